@@ -1,0 +1,179 @@
+# zerotick — top-level build.  `make help` lists the targets.
+#
+# Everything built goes under build/.  Every target that needs a tool first runs
+# tools/deps.sh, which installs missing Debian packages (as root) or says what to install.
+
+CPUS     ?= 4
+MEM      ?= 512M
+BOOTARGS ?=
+REPRO    ?= 0
+# icount shift used by REPRO=1: 2^SHIFT ns of guest time per instruction.
+ICOUNT_SHIFT ?= 4
+
+CROSS   ?= aarch64-linux-gnu-
+CC      := $(CROSS)gcc
+LD      := $(CROSS)ld
+OBJCOPY := $(CROSS)objcopy
+OBJDUMP := $(CROSS)objdump
+HOSTCC  ?= gcc
+PYTHON  := /usr/bin/python3
+QEMU    := qemu-system-aarch64
+B       := build
+
+DEPS := tools/deps.sh
+
+# ---------------------------------------------------------------- kernel
+KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
+	-ffreestanding -nostdlib -fno-builtin -fno-stack-protector -fno-pic -fno-pie \
+	-mgeneral-regs-only -mcmodel=small -fno-omit-frame-pointer -fno-common \
+	-mno-outline-atomics -fno-asynchronous-unwind-tables -fno-unwind-tables \
+	-Iinclude -Iarch/aarch64 -MMD -MP
+KERNEL_ASFLAGS := -g -Iinclude -Iarch/aarch64 -D__ASSEMBLY__ -MMD -MP
+KERNEL_LDFLAGS := -nostdlib -static -no-pie -z max-page-size=4096 -z noexecstack \
+	--no-warn-rwx-segments -T linker.ld
+
+ARCH_SRCS   := $(wildcard arch/aarch64/*.c) $(wildcard arch/aarch64/*.S)
+KERNEL_SRCS := $(wildcard kernel/*.c) $(wildcard kernel/*.S)
+KERNEL_OBJS := $(patsubst %,$(B)/%.o,$(basename $(ARCH_SRCS) $(KERNEL_SRCS)))
+
+# ---------------------------------------------------------------- user programs
+USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
+	--specs=picolibc.specs -Iinclude -Iuser/lib -ffunction-sections -fdata-sections \
+	-fno-omit-frame-pointer -MMD -MP
+USER_LDFLAGS := --specs=picolibc.specs -nostartfiles -static -Wl,--gc-sections \
+	-Wl,-T,user/lib/user.ld -Wl,-z,max-page-size=4096 -Wl,--no-warn-rwx-segments
+USER_LIB_SRCS := $(wildcard user/lib/*.c) $(wildcard user/lib/*.S)
+USER_LIB_OBJS := $(patsubst %,$(B)/%.o,$(basename $(USER_LIB_SRCS)))
+USER_PROGS    := $(basename $(notdir $(wildcard user/*.c)))
+USER_BINS     := $(addprefix $(B)/initrd/bin/,$(USER_PROGS))
+
+.PHONY: all kernel run debug gdb test unit qemu-tests bench format check-format clean help deps-build
+all: $(B)/kernel.elf
+
+deps-build:
+	@$(DEPS) build
+
+$(B)/%.o: %.c | deps-build
+	@mkdir -p $(dir $@)
+	$(CC) $(KERNEL_CFLAGS) -c $< -o $@
+
+$(B)/%.o: %.S | deps-build
+	@mkdir -p $(dir $@)
+	$(CC) $(KERNEL_ASFLAGS) -c $< -o $@
+
+# User objects carry their own flags (picolibc, EL0 code) so they live in a separate tree.
+$(B)/user/%.o: user/%.c | deps-build
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -c $< -o $@
+
+$(B)/user/%.o: user/%.S | deps-build
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
+
+$(B)/initrd/bin/%: $(B)/user/%.o $(USER_LIB_OBJS) user/lib/user.ld
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_LDFLAGS) -o $@ $< $(USER_LIB_OBJS)
+
+# The user programs travel inside the kernel image as a cpio (newc) archive.
+$(B)/initrd.cpio: $(USER_BINS)
+	@mkdir -p $(B)/initrd/bin
+	cd $(B)/initrd && find bin -type f | LC_ALL=C sort | cpio -o -H newc --quiet > ../initrd.cpio
+
+$(B)/kernel/initrd_blob.o: $(B)/initrd.cpio
+
+$(B)/kernel.elf: $(KERNEL_OBJS) linker.ld
+	$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS)
+	@$(CROSS)size $@ | tail -n 1 | awk '{printf "kernel: text %d, data %d, bss %d bytes\n", $$1, $$2, $$3}'
+
+kernel: $(B)/kernel.elf
+
+# ---------------------------------------------------------------- QEMU
+QEMU_BASE := $(QEMU) -M virt,gic-version=3 -cpu cortex-a72 -m $(MEM) -nographic -nic none \
+	-semihosting-config enable=on,target=native,userspace=off
+ifeq ($(REPRO),1)
+QEMU_BASE += -icount shift=$(ICOUNT_SHIFT),sleep=off
+endif
+QEMU_CMD = $(QEMU_BASE) -smp $(CPUS) -kernel $(B)/kernel.elf $(if $(BOOTARGS),-append '$(BOOTARGS)')
+
+run: $(B)/kernel.elf
+	@$(DEPS) run
+	@echo "run: $(QEMU_CMD)"
+	@echo "run: (Ctrl-A x quits QEMU)"
+	@$(QEMU_CMD)
+
+debug: $(B)/kernel.elf
+	@$(DEPS) run
+	@echo "debug: $(QEMU_CMD) -s -S"
+	@echo "debug: QEMU is halted with a gdb stub on :1234; in another terminal run 'make gdb'"
+	@$(QEMU_CMD) -s -S
+
+gdb: $(B)/kernel.elf
+	@$(DEPS) debug
+	gdb-multiarch -q -x tools/gdbinit $(B)/kernel.elf
+
+# ---------------------------------------------------------------- tests
+HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter \
+	-fsanitize=address,undefined -fno-omit-frame-pointer -DZT_HOST \
+	-Iinclude -Iarch/host -Iarch/aarch64 -MMD -MP
+# Pure logic built for the host against the fake arch: every kernel/*.c, the fake arch,
+# and the arch files that are pure parsing (fdt.c).
+HOST_LIB_SRCS := $(wildcard kernel/*.c) $(wildcard arch/host/*.c) arch/aarch64/fdt.c
+HOST_LIB_OBJS := $(patsubst %.c,$(B)/host/%.o,$(HOST_LIB_SRCS))
+UNIT_SRCS     := $(wildcard tests/unit/test_*.c)
+UNIT_BINS     := $(patsubst tests/unit/%.c,$(B)/host/tests/%,$(UNIT_SRCS))
+
+$(B)/host/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOST_CFLAGS) -c $< -o $@
+
+$(B)/host/libzt.a: $(HOST_LIB_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(B)/host/tests/%: tests/unit/%.c $(B)/host/libzt.a
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOST_CFLAGS) -o $@ $< $(B)/host/libzt.a -lcmocka
+
+unit: deps-test $(UNIT_BINS)
+
+.PHONY: deps-test
+deps-test:
+	@$(DEPS) build run test
+
+test: deps-test
+	@$(MAKE) --no-print-directory $(B)/kernel.elf unit
+	@$(PYTHON) tools/runtests $(UNIT_BINS)
+
+bench: deps-test
+	@$(DEPS) bench
+	@$(MAKE) --no-print-directory $(B)/kernel.elf
+	@$(PYTHON) tools/bench
+
+# ---------------------------------------------------------------- housekeeping
+FORMAT_FILES = $(shell git ls-files '*.c' '*.h')
+
+format:
+	@$(DEPS) format
+	clang-format -i --style=file $(FORMAT_FILES)
+
+check-format:
+	@$(DEPS) format
+	@clang-format --dry-run --Werror --style=file $(FORMAT_FILES) && echo "check-format: clean"
+
+clean:
+	rm -rf $(B)
+
+help:
+	@echo "zerotick make targets:"
+	@echo "  make / make kernel   build $(B)/kernel.elf (user programs inside)"
+	@echo "  make run             boot it in QEMU (CPUS=$(CPUS), BOOTARGS='...', REPRO=1); Ctrl-A x quits"
+	@echo "  make test            host unit tests + QEMU tests; ends with 'N passed, N failed'"
+	@echo "  make bench           benchmarks -> bench/results.md"
+	@echo "  make debug           QEMU halted with a gdb stub on :1234"
+	@echo "  make gdb             gdb-multiarch attached to 'make debug', stopped at the first instruction"
+	@echo "  make format          clang-format every C file in place"
+	@echo "  make check-format    fail if any C file is not formatted"
+	@echo "  make clean           remove $(B)/"
+	@echo "Missing Debian packages are installed on demand (tools/deps.sh)."
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

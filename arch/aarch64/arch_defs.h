@@ -1,0 +1,131 @@
+/*
+ * arch_defs.h — aarch64 constants shared by C and assembly: the virtual memory layout,
+ * page and stack geometry, and the system-register bit values boot code needs.
+ *
+ * Virtual memory layout (4 KiB granule, 39-bit VAs, 3 translation levels):
+ *
+ *   0x0000_0000_0000_0000 .. 0x0000_007f_ffff_ffff   user (TTBR0, one table per process)
+ *   0xffff_ff80_0000_0000 .. 0xffff_ffbf_ffff_ffff   linear map: VA = PA + KERNEL_VA_OFFSET
+ *                                                    (RAM, the kernel image inside it, MMIO)
+ *   0xffff_ffc0_0000_0000 .. +1 GiB                  kernel stack window: 32 KiB slots, each
+ *                                                    a 16 KiB stack over 16 KiB left unmapped
+ *
+ * The kernel is linked at KERNEL_VA_OFFSET + KERNEL_LOAD_PA and loaded by QEMU at
+ * KERNEL_LOAD_PA (the ELF's physical addresses).  It is linked above 0x40100000 because QEMU
+ * writes the device tree at the start of RAM only if it fits below the image
+ * (../shared/qemu-notes.md).
+ */
+#ifndef ZT_ARCH_DEFS_H
+#define ZT_ARCH_DEFS_H
+
+#ifdef __ASSEMBLY__
+#define _UL(x) (x)
+#else
+#define _UL(x) x##UL
+#endif
+
+#define PAGE_SHIFT 12
+#define PAGE_SIZE  (1 << PAGE_SHIFT)
+
+#define KERNEL_VA_OFFSET 0xffffff8000000000
+#define KERNEL_LOAD_PA   0x40200000
+#define DTB_PA           0x40000000
+#define DTB_MAX_SIZE     0x100000
+
+/* Kernel stacks: 16 KiB, each in a 32 KiB-aligned slot whose upper half is never mapped.
+ * An overflowing stack pointer therefore has bit KSTACK_SHIFT set, which the EL1
+ * synchronous vector tests in two instructions (see vectors.S). */
+#define KSTACK_SHIFT  14
+#define KSTACK_SIZE   (1 << KSTACK_SHIFT)
+#define KSTACK_SLOT   (2 * KSTACK_SIZE)
+#define KSTACK_WINDOW 0xffffffc000000000
+#define KSTACK_SLOTS  32768 /* 1 GiB of window */
+
+#define USER_VA_TOP 0x0000008000000000 /* first address above user space */
+
+/* MAIR_EL1 attribute indexes (ARM ARM D8.5 "Memory attribute fields"). */
+#define MT_DEVICE_nGnRnE 0
+#define MT_NORMAL        1
+#define MT_NORMAL_NC     2
+#define MAIR_VALUE       0x000000000044ff00
+
+/* Translation table descriptor bits (ARM ARM D8.3). */
+#define PTE_VALID      (_UL(1) << 0)
+#define PTE_TABLE      (_UL(1) << 1) /* level 0-2: next-level table; level 3: page */
+#define PTE_PAGE       (_UL(1) << 1)
+#define PTE_ATTR(idx)  ((idx) << 2)
+#define PTE_AP_EL0     (_UL(1) << 6) /* AP[1]: EL0 may access */
+#define PTE_AP_RO      (_UL(1) << 7) /* AP[2]: read-only */
+#define PTE_SH_INNER   (_UL(3) << 8)
+#define PTE_AF         (_UL(1) << 10)
+#define PTE_NG         (_UL(1) << 11)
+#define PTE_PXN        (_UL(1) << 53)
+#define PTE_UXN        (_UL(1) << 54)
+#define PTE_ADDR_MASK  0x0000fffffffff000
+
+/* TCR_EL1: 39-bit VAs in both halves, 4 KiB granules, write-back inner-shareable walks.
+ * IPS and AS are filled in at boot from ID_AA64MMFR0_EL1. */
+#define TCR_T0SZ      (64 - 39)
+#define TCR_T1SZ      (_UL(25) << 16) /* 64 - 39 */
+#define TCR_IRGN0_WB  (_UL(1) << 8)
+#define TCR_ORGN0_WB  (_UL(1) << 10)
+#define TCR_SH0_INNER (_UL(3) << 12)
+#define TCR_TG0_4K    (_UL(0) << 14)
+#define TCR_IRGN1_WB  (_UL(1) << 24)
+#define TCR_ORGN1_WB  (_UL(1) << 26)
+#define TCR_SH1_INNER (_UL(3) << 28)
+#define TCR_TG1_4K    (_UL(2) << 30)
+#define TCR_BASE                                                                                  \
+    (TCR_T0SZ | TCR_T1SZ | TCR_IRGN0_WB | TCR_ORGN0_WB | TCR_SH0_INNER | TCR_TG0_4K |             \
+     TCR_IRGN1_WB | TCR_ORGN1_WB | TCR_SH1_INNER | TCR_TG1_4K)
+#define TCR_IPS_SHIFT 32
+#define TCR_AS        (_UL(1) << 36) /* 16-bit ASIDs */
+
+/* SCTLR_EL1: MMU, caches, stack alignment checks; EL0 may use WFI/WFE, read CTR_EL0, use
+ * DC ZVA and clean caches by VA (picolibc's memset and self-modifying-code helpers). */
+#define SCTLR_RES1  0x30d00800
+#define SCTLR_M     (_UL(1) << 0)
+#define SCTLR_C     (_UL(1) << 2)
+#define SCTLR_SA    (_UL(1) << 3)
+#define SCTLR_SA0   (_UL(1) << 4)
+#define SCTLR_I     (_UL(1) << 12)
+#define SCTLR_DZE   (_UL(1) << 14)
+#define SCTLR_UCT   (_UL(1) << 15)
+#define SCTLR_nTWI  (_UL(1) << 16)
+#define SCTLR_nTWE  (_UL(1) << 18)
+#define SCTLR_UCI   (_UL(1) << 26)
+#define SCTLR_VALUE                                                                               \
+    (SCTLR_RES1 | SCTLR_M | SCTLR_C | SCTLR_SA | SCTLR_SA0 | SCTLR_I | SCTLR_DZE | SCTLR_UCT |    \
+     SCTLR_nTWI | SCTLR_nTWE | SCTLR_UCI)
+
+/* Exception frame (struct trap_frame in trap.h): x0..x30, sp_el0, elr_el1, spsr_el1. */
+#define FRAME_X30   (30 * 8)
+#define FRAME_SP    (31 * 8)
+#define FRAME_ELR   (32 * 8)
+#define FRAME_SPSR  (33 * 8)
+#define FRAME_SIZE  (34 * 8)
+
+/* Offsets into struct arch_cpu (arch.h), the first member of every struct cpu, used by
+ * assembly: the emergency stack for a kernel stack overflow, and a secondary's boot stack. */
+#define ARCH_CPU_OVERFLOW_SP 0
+#define ARCH_CPU_BOOT_SP     8
+
+#ifndef __ASSEMBLY__
+#include <stdint.h>
+typedef uint64_t paddr_t;
+
+/* What vectors.S saves on every exception; FRAME_* above are its offsets. */
+struct trap_frame {
+    uint64_t x[31];
+    uint64_t sp_el0;
+    uint64_t elr;
+    uint64_t spsr;
+};
+_Static_assert(sizeof(struct trap_frame) == FRAME_SIZE, "trap_frame layout");
+_Static_assert(FRAME_SIZE % 16 == 0, "SP must stay 16-byte aligned");
+
+#define phys_to_virt(pa) ((void *)((uint64_t)(pa) + KERNEL_VA_OFFSET))
+#define virt_to_phys(va) ((paddr_t)((uint64_t)(va) - KERNEL_VA_OFFSET))
+#endif
+
+#endif

@@ -1,0 +1,228 @@
+/*
+ * boot.S — the first instructions every CPU runs.
+ *
+ * QEMU starts the boot CPU at _start with the MMU off, at EL1 (default) or EL2
+ * (-M virt,virtualization=on), x0-x3 zero: the device tree is not passed in a register but
+ * sits at DTB_PA (../shared/qemu-notes.md).  Secondary CPUs arrive at secondary_entry when
+ * the boot CPU calls PSCI CPU_ON, at the same EL, with x0 = the context argument, which is
+ * the virtual address of that CPU's struct cpu.
+ *
+ * What this file does, in order, on each CPU:
+ *   1. at EL2: configure EL2 so EL1 owns the machine, then drop to EL1 (el2_to_el1);
+ *   2. boot CPU only: zero .bss and build early_pgd, a single level-1 table of 1 GiB blocks
+ *      that maps the low 4 GiB both at VA = PA (TTBR0) and at VA = PA + KERNEL_VA_OFFSET
+ *      (TTBR1) — the same table serves both halves because index = PA >> 30 either way;
+ *   3. turn the MMU on (mmu_on) and jump from the physical to the linked (high) address;
+ *   4. take a stack, install the vectors and call C: kernel_main() or secondary_main().
+ * mmu.c later replaces early_pgd in TTBR1 with the final W^X tables (mmu_switch_ttbr1 below
+ * runs from the identity map while it does so).
+ *
+ * Until step 3 the code runs at physical addresses while linked at high virtual ones, so it
+ * may only use PC-relative addressing (adr/adrp), never a literal address.
+ */
+#include "arch_defs.h"
+
+/* System registers GNU as may not name for -mcpu=generic. */
+#define ICC_SRE_EL2 S3_4_C12_C9_5
+#define ICC_SRE_EL1 S3_0_C12_C12_5
+
+/* Early block descriptors: device memory (never executable) and normal write-back memory. */
+#define EARLY_DEVICE (PTE_VALID | PTE_ATTR(MT_DEVICE_nGnRnE) | PTE_AF | PTE_PXN | PTE_UXN)
+#define EARLY_NORMAL (PTE_VALID | PTE_ATTR(MT_NORMAL) | PTE_SH_INNER | PTE_AF)
+
+    .section .text.boot, "ax"
+    .global _start
+_start:
+    mrs     x19, cntvct_el0             // guest time at entry, for the boot-time report
+    bl      el2_to_el1
+
+    /* Zero .bss (physical addresses: PC-relative while the MMU is off). */
+    adrp    x0, __bss_start
+    add     x0, x0, :lo12:__bss_start
+    adrp    x1, __bss_end
+    add     x1, x1, :lo12:__bss_end
+1:  cmp     x0, x1
+    b.hs    2f
+    stp     xzr, xzr, [x0], #16
+    b       1b
+2:
+    /* early_pgd[0] = device block for 0-1 GiB (GIC, UART, ...), [1..3] = normal memory. */
+    adrp    x0, early_pgd
+    ldr     x1, =EARLY_DEVICE
+    str     x1, [x0]
+    ldr     x1, =EARLY_NORMAL
+    mov     x2, #1
+3:  orr     x3, x1, x2, lsl #30
+    str     x3, [x0, x2, lsl #3]
+    add     x2, x2, #1
+    cmp     x2, #4
+    b.lo    3b
+    dsb     ishst
+
+    bl      mmu_on
+    ldr     x0, =boot_high              // absolute (linked, high) address
+    br      x0
+
+boot_high:
+    adrp    x0, boot_stack_top
+    add     x0, x0, :lo12:boot_stack_top
+    mov     sp, x0
+    bl      install_vectors
+    mov     x0, x19                     // entry counter value
+    bl      kernel_main
+    b       park
+
+/*
+ * secondary_entry(x0 = struct cpu *, virtual): PSCI CPU_ON's entry point.
+ * The boot CPU filled cpu->arch.boot_sp before calling CPU_ON; early_pgd is already built.
+ */
+    .global secondary_entry
+secondary_entry:
+    mov     x20, x0
+    mrs     x19, cntvct_el0
+    bl      el2_to_el1
+    bl      mmu_on
+    ldr     x0, =secondary_high
+    br      x0
+
+secondary_high:
+    /* The stack lives in the stack window, which only the final tables map: switch TTBR1
+     * to them (mmu.c published their address before starting this CPU) before using it. */
+    adrp    x0, kernel_ttbr1_pa
+    ldr     x0, [x0, :lo12:kernel_ttbr1_pa]
+    bl      mmu_switch_ttbr1
+    ldr     x0, [x20, #ARCH_CPU_BOOT_SP]
+    mov     sp, x0
+    msr     tpidr_el1, x20
+    bl      install_vectors
+    mov     x0, x20
+    mov     x1, x19
+    bl      secondary_main
+    b       park
+
+park:
+    wfi
+    b       park
+
+/*
+ * el2_to_el1: if running at EL2, give EL1 the machine and return at EL1; else return.
+ * Clobbers x0, x1.  Register choices follow ARM ARM D13 (HCR_EL2, CNTHCTL_EL2, CPTR_EL2).
+ */
+el2_to_el1:
+    mrs     x0, CurrentEL
+    lsr     x0, x0, #2
+    cmp     x0, #2
+    b.ne    1f
+    mov     x0, #(1 << 31)              // HCR_EL2.RW: EL1 is AArch64; no traps to EL2
+    msr     hcr_el2, x0
+    mrs     x0, cnthctl_el2
+    orr     x0, x0, #3                  // EL1PCTEN | EL1PCEN: EL1 owns the physical counter
+    msr     cnthctl_el2, x0
+    msr     cntvoff_el2, xzr            // virtual counter == physical counter
+    mov     x0, #0x33ff                 // CPTR_EL2: RES1 bits only, FP/SIMD not trapped
+    msr     cptr_el2, x0
+    msr     hstr_el2, xzr
+    mrs     x0, ICC_SRE_EL2
+    orr     x0, x0, #0x1                // SRE: system-register interface at EL2
+    orr     x0, x0, #0x8                // Enable: EL1 may use its ICC_SRE_EL1
+    msr     ICC_SRE_EL2, x0
+    isb
+    mrs     x0, midr_el1                // EL1 reads of MIDR/MPIDR return these
+    msr     vpidr_el2, x0
+    mrs     x0, mpidr_el1
+    msr     vmpidr_el2, x0
+    ldr     x0, =SCTLR_RES1             // EL1 MMU off until mmu_on
+    msr     sctlr_el1, x0
+    mov     x0, #0x3c5                  // SPSR: EL1h, D, A, I, F masked
+    msr     spsr_el2, x0
+    msr     elr_el2, lr
+    eret
+1:  ret
+
+/*
+ * mmu_on: program MAIR/TCR/TTBRs with early_pgd in both halves and enable the MMU and
+ * caches.  Runs at its physical address; returns to the physical caller, which then
+ * branches to a high address.  Clobbers x0-x2.
+ */
+mmu_on:
+    ldr     x0, =MAIR_VALUE
+    msr     mair_el1, x0
+    ldr     x0, =TCR_BASE
+    mrs     x1, id_aa64mmfr0_el1
+    and     x2, x1, #0xf                // PARange -> TCR.IPS (same encoding)
+    orr     x0, x0, x2, lsl #TCR_IPS_SHIFT
+    ubfx    x2, x1, #4, #4              // ASIDBits: 2 means 16-bit ASIDs are available
+    cmp     x2, #2
+    b.ne    1f
+    orr     x0, x0, #TCR_AS
+1:  msr     tcr_el1, x0
+    adrp    x0, early_pgd
+    msr     ttbr0_el1, x0
+    msr     ttbr1_el1, x0
+    mov     x0, #(3 << 20)              // CPACR_EL1.FPEN: FP/SIMD usable at EL0 (and EL1)
+    msr     cpacr_el1, x0
+    isb
+    tlbi    vmalle1                     // nothing stale from before this boot
+    dsb     nsh
+    ldr     x0, =SCTLR_VALUE
+    msr     sctlr_el1, x0
+    isb                                 // the MMU is on from the next instruction
+    ret
+
+install_vectors:
+    adrp    x0, vectors
+    add     x0, x0, :lo12:vectors
+    msr     vbar_el1, x0
+    isb
+    ret
+
+/*
+ * mmu_switch_ttbr1(x0 = physical address of the new TTBR1 table).
+ * Called at its high address; runs the switch from the identity map (TTBR0 = early_pgd) so
+ * that no TTBR1 translation is in use while the old entries are invalidated — replacing the
+ * 1 GiB early blocks by page mappings while executing through them could otherwise meet TLB
+ * conflict aborts (ARM ARM D8.14, break-before-make).
+ */
+    .global mmu_switch_ttbr1
+mmu_switch_ttbr1:
+    adrp    x1, mmu_switch_ttbr1_low
+    add     x1, x1, :lo12:mmu_switch_ttbr1_low
+    ldr     x2, =KERNEL_VA_OFFSET
+    sub     x1, x1, x2                  // its physical (= identity-mapped) address
+    br      x1
+mmu_switch_ttbr1_low:
+    dsb     ishst                       // the new tables are visible to the walker
+    msr     ttbr1_el1, x0
+    isb
+    tlbi    vmalle1
+    dsb     nsh
+    isb
+    ret                                 // lr is a high address: back through the new TTBR1
+
+    .ltorg
+
+/* One level-1 table for both halves during boot (see the header comment). */
+    .section .bss.pgtable, "aw", %nobits
+    .balign PAGE_SIZE
+    .global early_pgd
+early_pgd:
+    .space  PAGE_SIZE
+
+/*
+ * The boot CPU's stack: KSTACK_SIZE at a KSTACK_SLOT-aligned address, with the 16 KiB below
+ * it and the 16 KiB above it left unmapped by mmu.c, so the overflow test in vectors.S works
+ * the same way as for stacks in the stack window.
+ */
+    .section .bss.stack, "aw", %nobits
+    .balign KSTACK_SLOT
+    .global boot_stack_guard_lo
+boot_stack_guard_lo:
+    .space  KSTACK_SLOT
+    .global boot_stack
+boot_stack:
+    .space  KSTACK_SIZE
+    .global boot_stack_top
+boot_stack_top:
+    .space  KSTACK_SIZE
+    .global boot_stack_guard_end
+boot_stack_guard_end:

@@ -1,0 +1,76 @@
+/*
+ * fdt.h — the flattened device tree parser's result: everything zerotick needs to know about
+ * the machine, read once at boot from the blob QEMU leaves at DTB_PA.
+ *
+ * fdt_parse() is pure: no allocation, no globals, no hardware.  It validates the blob's
+ * header and every offset and length before using it (a corrupted or truncated blob must
+ * yield an error, never an out-of-bounds read), so host unit tests run it over QEMU's own
+ * dumps and over corrupted copies.  Spec: devicetree.org Devicetree Specification v0.4,
+ * chapter 5 (the flattened format).
+ */
+#ifndef ZT_FDT_H
+#define ZT_FDT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FDT_MAGIC    0xd00dfeed
+#define FDT_MAX_CPUS 64 /* CPUs beyond this are counted in ncpus_total but not recorded */
+#define FDT_MAX_MEM  8
+#define FDT_MAX_GICR 4
+
+struct fdt_range {
+    uint64_t base;
+    uint64_t size;
+};
+
+enum fdt_psci_conduit {
+    FDT_PSCI_NONE = 0,
+    FDT_PSCI_HVC,
+    FDT_PSCI_SMC,
+};
+
+/* Indexes into timer_intid[], in the order of the arm,armv8-timer "interrupts" property. */
+enum fdt_timer {
+    FDT_TIMER_SEC_PHYS = 0,
+    FDT_TIMER_PHYS,
+    FDT_TIMER_VIRT,
+    FDT_TIMER_HYP,
+};
+
+struct fdt_info {
+    uint32_t totalsize;                /* header totalsize of the blob */
+
+    uint32_t nmem;                     /* /memory ranges (device_type = "memory") */
+    struct fdt_range mem[FDT_MAX_MEM];
+
+    uint32_t ncpus;                    /* cpus recorded in cpu_mpidr[], <= FDT_MAX_CPUS */
+    uint32_t ncpus_total;              /* cpu nodes under /cpus (device_type = "cpu") */
+    uint64_t cpu_mpidr[FDT_MAX_CPUS];  /* "reg" of each cpu node, in tree order */
+
+    struct fdt_range gicd;             /* compatible "arm,gic-v3": reg[0] */
+    uint32_t ngicr;                    /* #redistributor-regions (1 if absent) */
+    struct fdt_range gicr[FDT_MAX_GICR]; /* reg[1 .. ngicr] */
+
+    struct fdt_range uart;             /* compatible "arm,pl011", preferring /chosen/stdout-path */
+    uint32_t uart_intid;               /* its SPI as a GIC INTID (32 + number) */
+
+    uint32_t timer_intid[4];           /* arm,armv8-timer PPIs as INTIDs (16 + number) */
+
+    enum fdt_psci_conduit psci;        /* /psci "method": "hvc" or "smc" */
+
+    const char *bootargs;              /* /chosen/bootargs inside the blob, or NULL if absent */
+    uint32_t bootargs_len;             /* strlen of bootargs */
+};
+
+/*
+ * Parse the blob at `blob`, of which at most `max_len` bytes may be read.
+ * Returns 0 and fills `out`, or a negative errno-style value and writes one line into `err`
+ * (at most `errlen` bytes, NUL-terminated) naming what is wrong or missing, e.g.
+ * "no device tree: bad magic 0x00000000 at the start of RAM" or "missing node: /psci".
+ * Required: a valid header, a memory node, at least one cpu, a GICv3, a PL011, the
+ * architected timer and /psci with a known method.  /chosen/bootargs is optional.
+ */
+int fdt_parse(const void *blob, size_t max_len, struct fdt_info *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,262 @@
+/*
+ * gicv3.c — the GICv3 interrupt controller (ARM IHI 0069, "GICv3 and GICv4 Architecture
+ * Specification"): distributor, one redistributor per CPU, system-register CPU interface.
+ *
+ * What it does: puts every interrupt in Group 1 at one priority, routes SPIs to a single
+ * CPU by affinity (GICD_IROUTERn, affinity routing on), enables/disables SGIs and PPIs per
+ * CPU in that CPU's redistributor, sends SGIs (ICC_SGI1R_EL1), acknowledges and ends
+ * interrupts.  It makes no policy: which CPU gets which SPI is kernel/irq.c's decision.
+ *
+ * Reads of another CPU's enable state go to that CPU's redistributor frame in memory and
+ * never interrupt it.  Writes to GICD are serialised by gic_lock; each redistributor is
+ * written only by its own CPU (and by the boot CPU before that CPU starts).
+ */
+#include "arch.h"
+#include "kernel/spinlock.h"
+#include "platform.h"
+#include "uapi/zt_errno.h"
+
+/* Distributor (IHI 0069 12.9) */
+#define GICD_CTLR       0x0000
+#define GICD_TYPER      0x0004
+#define GICD_IGROUPR    0x0080
+#define GICD_ISENABLER  0x0100
+#define GICD_ICENABLER  0x0180
+#define GICD_ICPENDR    0x0280
+#define GICD_IPRIORITYR 0x0400
+#define GICD_ICFGR      0x0c00
+#define GICD_IROUTER    0x6000
+#define GICD_CTLR_RWP   (1u << 31)
+#define GICD_CTLR_ARE   (1u << 4)
+#define GICD_CTLR_G1    (1u << 1)
+
+/* Redistributor: RD_base frame, then SGI_base frame 64 KiB above (IHI 0069 12.10/12.11) */
+#define GICR_CTLR       0x0000
+#define GICR_TYPER      0x0008
+#define GICR_WAKER      0x0014
+#define GICR_SGI_BASE   0x10000
+#define GICR_IGROUPR0   (GICR_SGI_BASE + 0x0080)
+#define GICR_ISENABLER0 (GICR_SGI_BASE + 0x0100)
+#define GICR_ICENABLER0 (GICR_SGI_BASE + 0x0180)
+#define GICR_ICPENDR0   (GICR_SGI_BASE + 0x0280)
+#define GICR_IPRIORITYR (GICR_SGI_BASE + 0x0400)
+#define GICR_CTLR_RWP   (1u << 3)
+#define GICR_TYPER_LAST (1u << 4)
+#define GICR_TYPER_VLPI (1u << 1)
+#define GICR_WAKER_PS   (1u << 1)
+#define GICR_WAKER_CA   (1u << 2)
+
+#define IRQ_PRIORITY 0xa0
+
+static uint8_t *gicd;
+static uint8_t *gicr_of[64]; /* RD_base per logical CPU */
+static unsigned nr_intids;   /* supported INTIDs, from GICD_TYPER */
+static spinlock_t gic_lock;
+
+static inline uint32_t rd32(uint8_t *base, unsigned off)
+{
+    return *(volatile uint32_t *)(base + off);
+}
+
+static inline void wr32(uint8_t *base, unsigned off, uint32_t v)
+{
+    *(volatile uint32_t *)(base + off) = v;
+}
+
+static inline uint64_t rd64(uint8_t *base, unsigned off)
+{
+    return *(volatile uint64_t *)(base + off);
+}
+
+static inline void wr64(uint8_t *base, unsigned off, uint64_t v)
+{
+    *(volatile uint64_t *)(base + off) = v;
+}
+
+/* Wait until a register write (enable/disable, control) has taken effect. */
+static void gicd_wait_rwp(void)
+{
+    while (rd32(gicd, GICD_CTLR) & GICD_CTLR_RWP) {
+    }
+}
+
+static void gicr_wait_rwp(uint8_t *rd)
+{
+    while (rd32(rd, GICR_CTLR) & GICR_CTLR_RWP) {
+    }
+}
+
+/* Boot CPU, once: all SPIs Group 1, priority IRQ_PRIORITY, level, disabled, routed to CPU 0. */
+void gic_init_distributor(void)
+{
+    gicd = phys_to_virt(platform.gicd.base);
+    nr_intids = 32 * ((rd32(gicd, GICD_TYPER) & 0x1f) + 1);
+    if (nr_intids > 1020) {
+        nr_intids = 1020;
+    }
+    wr32(gicd, GICD_CTLR, rd32(gicd, GICD_CTLR) & ~GICD_CTLR_G1);
+    gicd_wait_rwp();
+    for (unsigned i = 32; i < nr_intids; i += 32) {
+        wr32(gicd, GICD_ICENABLER + i / 8, 0xffffffff);
+        wr32(gicd, GICD_ICPENDR + i / 8, 0xffffffff);
+        wr32(gicd, GICD_IGROUPR + i / 8, 0xffffffff);
+    }
+    for (unsigned i = 32; i < nr_intids; i += 4) {
+        wr32(gicd, GICD_IPRIORITYR + i, IRQ_PRIORITY * 0x01010101u);
+    }
+    for (unsigned i = 32; i < nr_intids; i += 16) {
+        wr32(gicd, GICD_ICFGR + i / 4, 0); /* level-sensitive */
+    }
+    gicd_wait_rwp();
+    for (unsigned i = 32; i < nr_intids; i++) {
+        wr64(gicd, GICD_IROUTER + 8 * i, platform.cpu_mpidr[0] & 0xff00ffffffull);
+    }
+    wr32(gicd, GICD_CTLR, GICD_CTLR_ARE | GICD_CTLR_G1 | (rd32(gicd, GICD_CTLR) & (1u << 6)));
+    gicd_wait_rwp();
+}
+
+/* GICR_TYPER holds the affinity as Aff3.Aff2.Aff1.Aff0 in bits 63:32. */
+static uint32_t mpidr_to_typer_aff(uint64_t mpidr)
+{
+    return (uint32_t)(((mpidr >> 32) & 0xff) << 24 | (mpidr & 0xffffff));
+}
+
+/* Find the redistributor frame whose GICR_TYPER affinity matches `mpidr`. */
+static uint8_t *gicr_find(uint64_t mpidr)
+{
+    uint32_t want = mpidr_to_typer_aff(mpidr);
+    for (unsigned r = 0; r < platform.ngicr; r++) {
+        uint8_t *rd = phys_to_virt(platform.gicr[r].base);
+        uint8_t *end = rd + platform.gicr[r].size;
+        while (rd < end) {
+            uint64_t typer = rd64(rd, GICR_TYPER);
+            if ((uint32_t)(typer >> 32) == want) {
+                return rd;
+            }
+            if (typer & GICR_TYPER_LAST) {
+                break;
+            }
+            rd += (typer & GICR_TYPER_VLPI) ? 0x40000 : 0x20000;
+        }
+    }
+    return 0;
+}
+
+/*
+ * This CPU's redistributor and CPU interface.  Wakes the redistributor, puts SGIs/PPIs in
+ * Group 1, disables all of them (the kernel enables what this CPU may take), then enables
+ * the system-register interface with every priority unmasked.
+ */
+int gic_init_cpu(unsigned id, uint64_t mpidr)
+{
+    uint8_t *rd = gicr_find(mpidr);
+    if (!rd) {
+        return -ENODEV;
+    }
+    gicr_of[id] = rd;
+    wr32(rd, GICR_WAKER, rd32(rd, GICR_WAKER) & ~GICR_WAKER_PS);
+    while (rd32(rd, GICR_WAKER) & GICR_WAKER_CA) {
+    }
+    wr32(rd, GICR_ICENABLER0, 0xffffffff);
+    wr32(rd, GICR_ICPENDR0, 0xffffffff);
+    wr32(rd, GICR_IGROUPR0, 0xffffffff);
+    for (unsigned i = 0; i < 32; i += 4) {
+        wr32(rd, GICR_IPRIORITYR + i, IRQ_PRIORITY * 0x01010101u);
+    }
+    gicr_wait_rwp(rd);
+
+    sysreg_write(ICC_SRE_EL1, sysreg_read(ICC_SRE_EL1) | 1); /* system registers, not MMIO */
+    isb();
+    sysreg_write(ICC_PMR_EL1, 0xff);  /* every priority may interrupt */
+    sysreg_write(ICC_BPR1_EL1, 0);    /* no priority grouping: no preemption between IRQs */
+    sysreg_write(ICC_CTLR_EL1, 0);    /* EOImode 0: EOIR drops priority and deactivates */
+    sysreg_write(ICC_IGRPEN1_EL1, 1);
+    isb();
+    return 0;
+}
+
+uint32_t gic_ack(void)
+{
+    uint32_t iar = (uint32_t)sysreg_read(ICC_IAR1_EL1);
+    dsb(sy); /* the device's state is read only after the acknowledge (IHI 0069 4.1.1) */
+    return iar;
+}
+
+void gic_eoi(uint32_t iar)
+{
+    sysreg_write(ICC_EOIR1_EL1, iar);
+    isb();
+}
+
+void arch_irq_set_enabled(unsigned intid, bool enabled)
+{
+    if (intid < 32) {
+        uint8_t *rd = gicr_of[arch_this_cpu_id()];
+        wr32(rd, enabled ? GICR_ISENABLER0 : GICR_ICENABLER0, 1u << intid);
+        gicr_wait_rwp(rd);
+        return;
+    }
+    if (intid >= nr_intids) {
+        return;
+    }
+    unsigned long flags = arch_irq_save();
+    spin_lock(&gic_lock);
+    wr32(gicd, (enabled ? GICD_ISENABLER : GICD_ICENABLER) + (intid / 32) * 4, 1u << (intid % 32));
+    gicd_wait_rwp();
+    spin_unlock(&gic_lock);
+    arch_irq_restore(flags);
+}
+
+bool arch_irq_is_enabled(unsigned cpu, unsigned intid)
+{
+    if (intid < 32) {
+        uint8_t *rd = cpu < 64 ? gicr_of[cpu] : 0;
+        return rd && (rd32(rd, GICR_ISENABLER0) >> intid) & 1;
+    }
+    if (intid >= nr_intids) {
+        return false;
+    }
+    return (rd32(gicd, GICD_ISENABLER + (intid / 32) * 4) >> (intid % 32)) & 1;
+}
+
+int arch_irq_route(unsigned intid, unsigned cpu)
+{
+    if (intid < 32 || intid >= nr_intids || cpu >= 64 || !arch_cpus[cpu]) {
+        return -EINVAL;
+    }
+    wr64(gicd, GICD_IROUTER + 8 * intid, arch_cpus[cpu]->mpidr & 0xff00ffffffull);
+    return 0;
+}
+
+int arch_irq_route_of(unsigned intid)
+{
+    if (intid < 32 || intid >= nr_intids) {
+        return -1;
+    }
+    uint64_t route = rd64(gicd, GICD_IROUTER + 8 * intid);
+    if (route & (1ull << 31)) {
+        return -1; /* 1-of-N routing: no single CPU */
+    }
+    for (unsigned i = 0; i < 64; i++) {
+        if (arch_cpus[i] && (arch_cpus[i]->mpidr & 0xff00ffffffull) == route) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+/* ICC_SGI1R_EL1: Aff3 [55:48], RS [47:44], Aff2 [39:32], INTID [27:24], Aff1 [23:16],
+ * TargetList [15:0] = bit (Aff0 % 16) with RS = Aff0 / 16. */
+void arch_send_sgi(unsigned cpu, unsigned sgi)
+{
+    if (cpu >= 64 || !arch_cpus[cpu] || sgi >= ARCH_SGI_COUNT) {
+        return;
+    }
+    uint64_t m = arch_cpus[cpu]->mpidr;
+    uint64_t aff0 = m & 0xff;
+    uint64_t v = ((m >> 32) & 0xff) << 48 | (aff0 / 16) << 44 | ((m >> 16) & 0xff) << 32 |
+                 (uint64_t)sgi << 24 | ((m >> 8) & 0xff) << 16 | (1ull << (aff0 % 16));
+    dsb(ishst); /* stores before the SGI are visible to its receiver */
+    sysreg_write(ICC_SGI1R_EL1, v);
+    isb();
+}

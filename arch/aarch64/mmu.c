@@ -1,0 +1,190 @@
+/*
+ * mmu.c — the kernel's translation tables (ARM ARM D8, VMSAv8-64 with 4 KiB granules and
+ * 39-bit virtual addresses: three levels, L1 entries 1 GiB, L2 2 MiB, L3 4 KiB).
+ *
+ * What it does: builds the final TTBR1 tables once at boot, replacing boot.S's 1 GiB
+ * early_pgd blocks: RAM is mapped RW + execute-never (2 MiB blocks where alignment allows),
+ * the kernel image W^X page by page (text RX, rodata R, data/bss RW XN), the boot stack's
+ * guard regions not at all, MMIO (the first GiB) as Device-nGnRnE XN.  Afterwards it maps
+ * and unmaps single kernel pages (the kernel stack window) on request.  User address
+ * spaces (TTBR0) are elsewhere.
+ *
+ * Invariants: kernel mappings are global (nG = 0) and never executable from EL0 (UXN);
+ * only text is executable at EL1.  A mapping is removed by writing an invalid entry and
+ * then a broadcast TLBI (…IS), so no other CPU is ever interrupted for TLB maintenance.
+ * Lock: kmap_lock serialises changes to the shared kernel tables (leaf lock, IRQs masked).
+ */
+#include "arch.h"
+#include "kernel/page.h"
+#include "kernel/panic.h"
+#include "kernel/spinlock.h"
+#include "platform.h"
+
+extern char __kernel_start[], __kernel_end[], __text_start[], __text_end[];
+extern char __rodata_start[], __rodata_end[], __data_start[];
+extern char boot_stack_guard_lo[], boot_stack[], boot_stack_top[], boot_stack_guard_end[];
+
+#define L1_SHIFT 30
+#define L2_SHIFT 21
+#define L2_SIZE  (1ull << L2_SHIFT)
+#define IDX(va, shift) (((va) >> (shift)) & 0x1ff)
+
+#define K_NORMAL (PTE_VALID | PTE_ATTR(MT_NORMAL) | PTE_SH_INNER | PTE_AF | PTE_UXN)
+#define K_RW     (K_NORMAL | PTE_PXN)
+#define K_RO     (K_NORMAL | PTE_PXN | PTE_AP_RO)
+#define K_RX     (K_NORMAL | PTE_AP_RO)
+#define K_DEVICE (PTE_VALID | PTE_ATTR(MT_DEVICE_nGnRnE) | PTE_AF | PTE_PXN | PTE_UXN)
+
+static uint64_t *kernel_l1;
+paddr_t kernel_ttbr1_pa; /* read by boot.S on secondary CPUs */
+static spinlock_t kmap_lock;
+/* An all-invalid table for TTBR0 while no user address space is active. */
+static uint64_t empty_l1[512] __attribute__((aligned(PAGE_SIZE)));
+
+static inline uint64_t va_of(const void *p)
+{
+    return (uint64_t)p;
+}
+
+/* The next-level table behind table[idx], allocating an empty one if `alloc`. */
+static uint64_t *next_table(uint64_t *table, unsigned idx, bool alloc)
+{
+    uint64_t e = table[idx];
+    if (e & PTE_VALID) {
+        if (!(e & PTE_TABLE)) {
+            panic("mmu: block mapping where a table was expected (entry %lx)", e);
+        }
+        return phys_to_virt(e & PTE_ADDR_MASK);
+    }
+    if (!alloc) {
+        return 0;
+    }
+    paddr_t pa = page_alloc();
+    if (!pa) {
+        return 0;
+    }
+    dsb(ishst); /* the zeroed table is visible to the walker before it is linked */
+    table[idx] = pa | PTE_VALID | PTE_TABLE;
+    return phys_to_virt(pa);
+}
+
+/* Map [va, va+size) to [pa, ...) in the kernel tables: 2 MiB blocks where possible. */
+static void map_range(uint64_t va, paddr_t pa, uint64_t size, uint64_t attr)
+{
+    while (size) {
+        uint64_t *l2 = next_table(kernel_l1, IDX(va, L1_SHIFT), true);
+        if (!l2) {
+            panic("mmu: out of memory for kernel page tables");
+        }
+        if ((va | pa) % L2_SIZE == 0 && size >= L2_SIZE) {
+            l2[IDX(va, L2_SHIFT)] = pa | attr; /* block: bits[1:0] = 01 */
+            va += L2_SIZE, pa += L2_SIZE, size -= L2_SIZE;
+            continue;
+        }
+        uint64_t *l3 = next_table(l2, IDX(va, L2_SHIFT), true);
+        if (!l3) {
+            panic("mmu: out of memory for kernel page tables");
+        }
+        l3[IDX(va, PAGE_SHIFT)] = pa | attr | PTE_PAGE;
+        va += PAGE_SIZE, pa += PAGE_SIZE, size -= PAGE_SIZE;
+    }
+}
+
+static void map_va_range(const void *start, const void *end, uint64_t attr)
+{
+    if (end > start) {
+        map_range(va_of(start), virt_to_phys(start), va_of(end) - va_of(start), attr);
+    }
+}
+
+/* Map one RAM range, carving the kernel image out of it with its own permissions. */
+static void map_ram(paddr_t base, uint64_t size)
+{
+    paddr_t kstart = virt_to_phys(__kernel_start), kend = virt_to_phys(__kernel_end);
+    paddr_t end = base + size;
+    if (kend <= base || kstart >= end) {
+        map_range(va_of(phys_to_virt(base)), base, size, K_RW);
+        return;
+    }
+    if (kstart > base) {
+        map_range(va_of(phys_to_virt(base)), base, kstart - base, K_RW);
+    }
+    map_va_range(__text_start, __text_end, K_RX);
+    map_va_range(__rodata_start, __rodata_end, K_RO);
+    map_va_range(__data_start, boot_stack_guard_lo, K_RW);
+    map_va_range(boot_stack, boot_stack_top, K_RW); /* guards on both sides stay unmapped */
+    map_va_range(boot_stack_guard_end, __kernel_end, K_RW);
+    if (end > kend) {
+        map_range(va_of(__kernel_end), kend, end - kend, K_RW);
+    }
+}
+
+/* Boot CPU: build the final kernel tables and switch TTBR1 to them. */
+void mmu_init(void)
+{
+    kernel_ttbr1_pa = page_alloc();
+    if (!kernel_ttbr1_pa) {
+        panic("mmu: no memory for the kernel's top-level table");
+    }
+    kernel_l1 = phys_to_virt(kernel_ttbr1_pa);
+    kernel_l1[0] = 0 | K_DEVICE; /* first GiB: GIC, UART, flash, PCIe windows (L1 block) */
+    for (unsigned i = 0; i < platform.nmem; i++) {
+        map_ram(platform.mem[i].base, platform.mem[i].size);
+    }
+    mmu_switch_ttbr1(kernel_ttbr1_pa);
+    mmu_init_secondary();
+}
+
+/* Every CPU, once TTBR1 holds the final tables: TTBR0 empty (no identity map any more). */
+void mmu_init_secondary(void)
+{
+    sysreg_write(ttbr0_el1, virt_to_phys(empty_l1));
+    isb();
+    __asm__ volatile("tlbi vmalle1" ::: "memory");
+    dsb(nsh);
+    isb();
+}
+
+/* The level-3 entry for a kernel VA in the stack window, allocating tables if asked. */
+static uint64_t *kernel_pte(uint64_t va, bool alloc)
+{
+    uint64_t *l2 = next_table(kernel_l1, IDX(va, L1_SHIFT), alloc);
+    uint64_t *l3 = l2 ? next_table(l2, IDX(va, L2_SHIFT), alloc) : 0;
+    return l3 ? &l3[IDX(va, PAGE_SHIFT)] : 0;
+}
+
+int arch_kmap_page(uint64_t va, paddr_t pa)
+{
+    unsigned long flags = spin_lock_irqsave(&kmap_lock);
+    uint64_t *pte = kernel_pte(va, true);
+    if (pte) {
+        *pte = pa | K_RW | PTE_PAGE;
+        dsb(ishst); /* invalid -> valid needs no TLB maintenance, only visibility */
+        isb();
+    }
+    spin_unlock_irqrestore(&kmap_lock, flags);
+    return pte ? 0 : -1;
+}
+
+paddr_t arch_kunmap_page(uint64_t va)
+{
+    unsigned long flags = spin_lock_irqsave(&kmap_lock);
+    uint64_t *pte = kernel_pte(va, false);
+    paddr_t pa = 0;
+    if (pte && (*pte & PTE_VALID)) {
+        pa = *pte & PTE_ADDR_MASK;
+        *pte = 0;
+        dsb(ishst);
+        __asm__ volatile("tlbi vaae1is, %0" ::"r"(va >> PAGE_SHIFT) : "memory");
+        dsb(ish);
+        isb();
+    }
+    spin_unlock_irqrestore(&kmap_lock, flags);
+    return pa;
+}
+
+bool arch_kva_is_mapped(uint64_t va)
+{
+    uint64_t *pte = kernel_pte(va, false);
+    return pte && (*pte & PTE_VALID);
+}

@@ -1,0 +1,51 @@
+/*
+ * platform.h — declarations shared inside arch/aarch64 (not visible to kernel/).
+ */
+#ifndef ZT_PLATFORM_H
+#define ZT_PLATFORM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arch.h"
+#include "fdt.h"
+
+#define ICC_SRE_EL1     S3_0_C12_C12_5
+#define ICC_PMR_EL1     S3_0_C4_C6_0
+#define ICC_BPR1_EL1    S3_0_C12_C12_3
+#define ICC_CTLR_EL1    S3_0_C12_C12_4
+#define ICC_IGRPEN1_EL1 S3_0_C12_C12_7
+#define ICC_IAR1_EL1    S3_0_C12_C12_0
+#define ICC_EOIR1_EL1   S3_0_C12_C12_1
+#define ICC_SGI1R_EL1   S3_0_C12_C11_5
+
+extern struct fdt_info platform;        /* the parsed device tree (fdt.h) */
+extern struct arch_cpu *arch_cpus[64];  /* by logical id, filled as CPUs are set up */
+
+/* pl011.c */
+void pl011_init(paddr_t base, unsigned intid);
+
+/* gicv3.c */
+void gic_init_distributor(void);
+int gic_init_cpu(unsigned id, uint64_t mpidr); /* this CPU's redistributor + CPU interface */
+uint32_t gic_ack(void);                        /* ICC_IAR1_EL1: INTID, 1023 if spurious */
+void gic_eoi(uint32_t iar);
+
+/* gtimer.c */
+void gtimer_init_cpu(void);
+
+/* psci.c */
+int psci_cpu_on(uint64_t mpidr, paddr_t entry, uint64_t context);
+_Noreturn void psci_system_off(void);
+void semihost_exit(int status);                 /* returns only if semihosting is off */
+bool semihost_check_fault(uint64_t elr);        /* trap.c: was this the probe's HLT? */
+
+/* mmu.c */
+void mmu_init(void);
+void mmu_init_secondary(void);
+
+/* boot.S */
+extern char secondary_entry[];
+void mmu_switch_ttbr1(paddr_t table);
+
+#endif

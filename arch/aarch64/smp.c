@@ -1,0 +1,148 @@
+/*
+ * smp.c — bringing CPUs up and down on QEMU virt: the boot CPU's platform setup (device
+ * tree, console, MMU, GIC, timer), secondary CPU start through PSCI CPU_ON, and power-off.
+ *
+ * Order on the boot CPU (arch_boot_init): per-CPU pointer, device tree (stop with one
+ * message if unusable), console at the tree's address, page allocator fed with RAM, final
+ * page tables, distributor, this CPU's redistributor and timer.  A secondary CPU runs
+ * boot.S, then secondary_main() calls arch_secondary_init() for its own MMU switch,
+ * redistributor and timer.
+ */
+#include "arch.h"
+#include "kernel/cpu.h"
+#include "kernel/lib.h"
+#include "kernel/page.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "platform.h"
+
+extern char __kernel_end[];
+
+struct fdt_info platform;
+struct arch_cpu *arch_cpus[64];
+static struct arch_boot_info boot_info;
+static char cmdline[512];
+
+/* The machine cannot be described: say why, then leave (QEMU exits via semihosting). */
+static _Noreturn void boot_stop(const char *why)
+{
+    printk("zerotick: cannot boot: %s\n", why);
+    printk("zerotick: boot stopped\n");
+    semihost_exit(PANIC_EXIT_STATUS);
+    arch_halt_cpu();
+}
+
+static void fill_boot_info(uint64_t entry_counter)
+{
+    boot_info.ncpus_total = platform.ncpus_total;
+    boot_info.ncpus = platform.ncpus;
+    for (unsigned i = 0; i < platform.ncpus; i++) {
+        boot_info.mpidr[i] = platform.cpu_mpidr[i];
+    }
+    boot_info.nmem = platform.nmem < ARCH_MAX_MEM ? platform.nmem : ARCH_MAX_MEM;
+    for (unsigned i = 0; i < boot_info.nmem; i++) {
+        boot_info.mem_base[i] = platform.mem[i].base;
+        boot_info.mem_size[i] = platform.mem[i].size;
+    }
+    size_t n = platform.bootargs ? platform.bootargs_len : 0;
+    if (n >= sizeof(cmdline)) {
+        printk("zerotick: command line longer than %zu bytes; truncated\n", sizeof(cmdline) - 1);
+        n = sizeof(cmdline) - 1;
+    }
+    memcpy(cmdline, platform.bootargs ? platform.bootargs : "", n);
+    cmdline[n] = 0;
+    boot_info.cmdline = cmdline;
+    boot_info.entry_counter = entry_counter;
+}
+
+/* RAM minus the device tree and the kernel image goes to the page allocator. */
+static void feed_page_allocator(void)
+{
+    paddr_t kend = virt_to_phys(__kernel_end);
+    for (unsigned i = 0; i < platform.nmem; i++) {
+        paddr_t base = platform.mem[i].base, end = base + platform.mem[i].size;
+        if (base <= DTB_PA && DTB_PA < end) {
+            base = KERNEL_LOAD_PA > base ? KERNEL_LOAD_PA : base; /* DTB + gap to the image */
+        }
+        if (base < kend && kend <= end) {
+            base = kend;
+        }
+        page_add_range(base, end - base);
+    }
+}
+
+static void setup_overflow_stack(struct cpu *c)
+{
+    paddr_t pa = page_alloc();
+    if (!pa) {
+        panic("smp: no memory for CPU %u's emergency stack", c->id);
+    }
+    c->arch.overflow_sp = (uint64_t)phys_to_virt(pa) + PAGE_SIZE;
+}
+
+static void setup_this_cpu_irqs(struct cpu *c)
+{
+    if (gic_init_cpu(c->id, c->arch.mpidr) != 0) {
+        panic("gic: no redistributor for CPU %u (MPIDR %lx)", c->id,
+              (unsigned long)c->arch.mpidr);
+    }
+    gtimer_init_cpu();
+}
+
+void arch_boot_init(struct cpu *boot_cpu, uint64_t entry_counter)
+{
+    char err[128];
+    boot_cpu->arch.id = 0;
+    arch_set_this_cpu(boot_cpu);
+    if (fdt_parse(phys_to_virt(DTB_PA), DTB_MAX_SIZE, &platform, err, sizeof(err)) != 0) {
+        boot_stop(err);
+    }
+    pl011_init(platform.uart.base, platform.uart_intid);
+    fill_boot_info(entry_counter);
+    boot_cpu->arch.mpidr = platform.cpu_mpidr[0];
+    arch_cpus[0] = &boot_cpu->arch;
+    feed_page_allocator();
+    mmu_init();
+    setup_overflow_stack(boot_cpu);
+    gic_init_distributor();
+    setup_this_cpu_irqs(boot_cpu);
+}
+
+const struct arch_boot_info *arch_boot_info(void)
+{
+    return &boot_info;
+}
+
+void arch_secondary_init(struct cpu *c)
+{
+    mmu_init_secondary();
+    setup_this_cpu_irqs(c);
+}
+
+int arch_cpu_start(unsigned id, struct cpu *c)
+{
+    c->arch.id = id;
+    c->arch.mpidr = boot_info.mpidr[id];
+    setup_overflow_stack(c);
+    arch_cpus[id] = &c->arch;
+    dsb(ish); /* the struct is written before the CPU can run */
+    int err = psci_cpu_on(c->arch.mpidr, virt_to_phys(secondary_entry), (uint64_t)c);
+    if (err) {
+        arch_cpus[id] = 0;
+    }
+    return err;
+}
+
+_Noreturn void arch_halt_cpu(void)
+{
+    arch_irq_disable();
+    for (;;) {
+        arch_wait_for_interrupt();
+    }
+}
+
+_Noreturn void arch_poweroff(int status)
+{
+    semihost_exit(status & 0xff);
+    psci_system_off();
+}

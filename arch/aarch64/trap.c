@@ -1,0 +1,225 @@
+/*
+ * trap.c — what happens after vectors.S has saved a frame: count the exception, decode it,
+ * and hand it to the kernel (IRQs to kernel/irq.c, SVCs to kernel/syscall.c, user faults to
+ * kernel/task.c); anything unexpected at EL1 panics with a register dump.
+ *
+ * Every exception is counted here, exactly once, in this CPU's struct cpu_stats (by kind
+ * and source; synchronous ones also by ESR class; IRQs by INTID in kernel/irq.c).  Tests
+ * compare these counts with QEMU's own exception log.
+ *
+ * Context: called from vectors.S with IRQs masked (PSTATE.I set on exception entry).  The
+ * kernel's user-return work (kernel_exit_to_user) also runs with IRQs masked and returns
+ * with them masked.  Spec: ARM ARM D1.10 (exception entry), D17.2.37 (ESR_EL1).
+ */
+#include "arch.h"
+#include "kernel/cpu.h"
+#include "kernel/irq.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/trap.h"
+#include "platform.h"
+
+#define ESR_EC(esr) ((unsigned)((esr) >> 26) & 0x3f)
+
+static const char *const ec_names[64] = {
+    [0x00] = "unknown reason",
+    [0x01] = "WFI/WFE",
+    [0x07] = "FP/SIMD access",
+    [0x0e] = "illegal execution state",
+    [0x11] = "SVC (AArch32)",
+    [0x15] = "SVC",
+    [0x16] = "HVC",
+    [0x17] = "SMC",
+    [0x18] = "system register access",
+    [0x20] = "instruction abort (lower EL)",
+    [0x21] = "instruction abort (same EL)",
+    [0x22] = "PC alignment fault",
+    [0x24] = "data abort (lower EL)",
+    [0x25] = "data abort (same EL)",
+    [0x26] = "SP alignment fault",
+    [0x2c] = "floating-point exception",
+    [0x2f] = "SError",
+    [0x30] = "breakpoint (lower EL)",
+    [0x31] = "breakpoint (same EL)",
+    [0x32] = "software step (lower EL)",
+    [0x33] = "software step (same EL)",
+    [0x34] = "watchpoint (lower EL)",
+    [0x35] = "watchpoint (same EL)",
+    [0x38] = "BKPT (AArch32)",
+    [0x3c] = "BRK",
+};
+
+const char *arch_exception_class_name(unsigned ec)
+{
+    const char *n = ec < 64 ? ec_names[ec] : 0;
+    return n ? n : "reserved exception class";
+}
+
+static const char *const kind_names[] = {"synchronous", "IRQ", "FIQ", "SError"};
+static const char *const source_names[] = {"EL1 with SP_EL0", "EL1", "EL0 (AArch64)",
+                                           "EL0 (AArch32)"};
+
+static void count(enum exc_kind kind, enum exc_from from)
+{
+    STAT_INC(exc[kind][from]);
+}
+
+/* Acknowledge one interrupt, let the kernel handle it, end it. */
+static void irq_entry(void)
+{
+    uint32_t iar = gic_ack();
+    unsigned intid = iar & 0xffffff;
+    if (intid >= 1020) {
+        STAT_INC(irq_spurious); /* nothing pending any more: ignore, no EOI */
+        return;
+    }
+    irq_dispatch(intid);
+    gic_eoi(iar);
+}
+
+void trap_el1_irq(struct trap_frame *f, unsigned long unused)
+{
+    count(EXC_IRQ, FROM_EL1);
+    irq_entry();
+}
+
+void trap_el1_sync(struct trap_frame *f, unsigned long unused)
+{
+    uint64_t esr = sysreg_read(esr_el1);
+    unsigned ec = ESR_EC(esr);
+    count(EXC_SYNC, FROM_EL1);
+    STAT_INC(sync_ec[ec]);
+    if (ec == 0x00 && semihost_check_fault(f->elr)) {
+        f->elr += 4; /* semihosting is off: skip the HLT, arch_poweroff falls back to PSCI */
+        return;
+    }
+    panic_frame(f, "unexpected exception at EL1: %s (ESR 0x%08lx, FAR 0x%016lx)",
+                arch_exception_class_name(ec), (unsigned long)esr,
+                (unsigned long)sysreg_read(far_el1));
+}
+
+void trap_el0_irq(struct trap_frame *f, unsigned long unused)
+{
+    count(EXC_IRQ, FROM_EL0);
+    kernel_entry_from_user(f);
+    irq_entry();
+    kernel_exit_to_user(f);
+}
+
+void trap_el0_sync(struct trap_frame *f, unsigned long unused)
+{
+    uint64_t esr = sysreg_read(esr_el1);
+    unsigned ec = ESR_EC(esr);
+    count(EXC_SYNC, FROM_EL0);
+    STAT_INC(sync_ec[ec]);
+    kernel_entry_from_user(f);
+    if (ec == 0x15) {
+        arch_irq_enable(); /* syscalls run preemptible by interrupts */
+        syscall_dispatch(f);
+        arch_irq_disable();
+    } else {
+        struct user_fault uf = {
+            .ec = ec,
+            .esr = esr,
+            .far = sysreg_read(far_el1),
+            .pc = f->elr,
+            .class_name = arch_exception_class_name(ec),
+        };
+        user_exception(f, &uf);
+    }
+    kernel_exit_to_user(f);
+}
+
+/* FIQ or SError from EL0: not expected on this platform; report and kill the task. */
+void trap_el0_fiq_serror(struct trap_frame *f, unsigned long kindsrc)
+{
+    enum exc_kind kind = (enum exc_kind)(kindsrc & 3);
+    count(kind, FROM_EL0);
+    kernel_entry_from_user(f);
+    struct user_fault uf = {
+        .ec = kind == EXC_SERROR ? 0x2f : 0,
+        .esr = sysreg_read(esr_el1),
+        .far = 0,
+        .pc = f->elr,
+        .class_name = kind == EXC_SERROR ? "SError" : "FIQ",
+    };
+    user_exception(f, &uf);
+    kernel_exit_to_user(f);
+}
+
+/* Vectors the kernel never expects (EL1 with SP_EL0, FIQ, SError, AArch32 EL0). */
+void trap_unexpected(struct trap_frame *f, unsigned long kindsrc)
+{
+    unsigned kind = kindsrc & 3, src = (kindsrc >> 2) & 3;
+    count((enum exc_kind)kind, src >= 2 ? FROM_EL0 : FROM_EL1);
+    panic_frame(f, "unexpected %s exception from %s (ESR 0x%08lx)", kind_names[kind],
+                source_names[src], (unsigned long)sysreg_read(esr_el1));
+}
+
+void trap_stack_overflow(struct trap_frame *f, uint64_t bad_sp)
+{
+    count(EXC_SYNC, FROM_EL1);
+    panic_frame(f, "kernel stack overflow: SP 0x%016lx ran into the guard page (FAR 0x%016lx)",
+                (unsigned long)bad_sp, (unsigned long)sysreg_read(far_el1));
+}
+
+/* Frame-pointer backtrace: [fp] = caller's fp, [fp + 8] = return address. */
+static void backtrace(uint64_t fp)
+{
+    printk("  backtrace:");
+    for (int depth = 0; depth < 16 && fp && (fp & 15) == 0; depth++) {
+        if (fp < KERNEL_VA_OFFSET || !arch_kva_is_mapped(fp) || !arch_kva_is_mapped(fp + 8)) {
+            break;
+        }
+        uint64_t lr = ((uint64_t *)fp)[1];
+        printk(" %lx", (unsigned long)lr);
+        fp = ((uint64_t *)fp)[0];
+    }
+    printk("\n");
+}
+
+void arch_dump_frame(const struct trap_frame *f)
+{
+    printk("  ELR  %016lx  SPSR %016lx  SP_EL0 %016lx  FAR %016lx\n", (unsigned long)f->elr,
+           (unsigned long)f->spsr, (unsigned long)f->sp_el0,
+           (unsigned long)sysreg_read(far_el1));
+    for (int i = 0; i < 31; i += 4) {
+        printk(" ");
+        for (int j = i; j < i + 4 && j < 31; j++) {
+            printk(" x%-2d %016lx", j, (unsigned long)f->x[j]);
+        }
+        printk("\n");
+    }
+    if ((f->spsr & 0xf) != 0) { /* the exception came from EL1: walk the kernel stack */
+        backtrace(f->x[29]);
+    }
+}
+
+static volatile int keep_recursing = 1;
+static volatile uint64_t *volatile bad_kernel_ptr = (volatile uint64_t *)0x10;
+
+/* Each level keeps 512 bytes live on the stack, so 16 KiB run out after ~32 levels. */
+static void __attribute__((noinline)) overflow_recurse(unsigned depth)
+{
+    volatile uint64_t pad[64];
+    pad[0] = depth;
+    if (keep_recursing) {
+        overflow_recurse(depth + 1);
+    }
+    pad[1] = pad[0];
+}
+
+void arch_debug_fault(int kind)
+{
+    switch (kind) {
+    case 1:
+        *bad_kernel_ptr = 0; /* VA 0x10: TTBR0 maps nothing while the kernel runs alone */
+        break;
+    case 2:
+        __asm__ volatile(".inst 0x00000000"); /* permanently undefined (UDF #0) */
+        break;
+    case 3:
+        overflow_recurse(0);
+        break;
+    }
+}

@@ -1,0 +1,133 @@
+/*
+ * arch.h — the only door from kernel/ to the hardware.
+ *
+ * kernel/ never touches a system register or a device; it calls these functions.  Two
+ * implementations exist: arch/aarch64/ (the real one) and arch/host/ (a fake that lets host
+ * unit tests build and run the kernel/ sources).  Each declaration carries its contract in one or two
+ * lines; "this CPU" means the CPU executing the call.  Hot, tiny operations (interrupt
+ * masking, the per-CPU pointer, the counter) are static inlines in <arch_inline.h>, which
+ * each arch provides.
+ */
+#ifndef ZT_ARCH_H
+#define ZT_ARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <arch_defs.h>
+
+struct cpu;
+struct trap_frame;
+
+/* Arch state at the start of every struct cpu (offsets used by assembly: arch_defs.h). */
+struct arch_cpu {
+    uint64_t overflow_sp; /* top of this CPU's emergency stack for kernel stack overflows */
+    uint64_t boot_sp;     /* stack a secondary CPU starts on */
+    uint64_t mpidr;       /* MPIDR_EL1 affinity value (from the device tree) */
+    uint32_t id;          /* logical CPU number, 0 = boot CPU */
+};
+
+#include <arch_inline.h>
+/* arch_inline.h provides, for every arch:
+ *   unsigned long arch_irq_save(void)           mask IRQs on this CPU, return the old state
+ *   void arch_irq_restore(unsigned long flags)  restore what arch_irq_save returned
+ *   void arch_irq_enable(void), arch_irq_disable(void)
+ *   bool arch_irqs_enabled(void)
+ *   struct cpu *arch_this_cpu(void)             this CPU's struct cpu (set by arch_set_this_cpu)
+ *   void arch_set_this_cpu(struct cpu *c)
+ *   unsigned arch_this_cpu_id(void)             this CPU's logical number
+ *   uint64_t arch_counter_read(void)            the free-running counter (CNTVCT_EL0)
+ *   void arch_cpu_relax(void)                   hint inside spin loops
+ *   void arch_wait_for_interrupt(void)          sleep until an interrupt is pending (WFI)
+ */
+
+/* ---- boot and platform ---------------------------------------------------------------- */
+
+#define ARCH_MAX_MEM 8
+
+struct arch_boot_info {
+    unsigned ncpus;             /* CPUs usable (<= MAX_CPUS), boot CPU is 0 */
+    unsigned ncpus_total;       /* CPUs the device tree lists */
+    uint64_t mpidr[64];         /* per logical CPU */
+    unsigned nmem;
+    paddr_t mem_base[ARCH_MAX_MEM];
+    uint64_t mem_size[ARCH_MAX_MEM];
+    const char *cmdline;        /* /chosen/bootargs, NUL-terminated, "" if absent */
+    uint64_t entry_counter;     /* counter value at the boot CPU's first instruction */
+};
+
+/* Bring up the boot CPU: console, device tree, MMU, interrupt controller, timer.  Stops the
+ * boot with one message if the device tree is missing or lacks a required node. */
+void arch_boot_init(struct cpu *boot_cpu, uint64_t entry_counter);
+const struct arch_boot_info *arch_boot_info(void);
+
+/* Per-CPU arch init on a secondary CPU, called first thing in secondary_main. */
+void arch_secondary_init(struct cpu *c);
+
+/* Start CPU `id` at secondary_main(c).  The kernel fills c->arch.boot_sp first.
+ * Returns 0, or a negative PSCI-derived error (the CPU stays off). */
+int arch_cpu_start(unsigned id, struct cpu *c);
+
+/* Power the machine off.  Under QEMU with semihosting, `status` becomes QEMU's exit status;
+ * without semihosting PSCI SYSTEM_OFF is used (status lost). */
+_Noreturn void arch_poweroff(int status);
+
+/* Stop this CPU for good (interrupts masked, WFI loop).  Used by panic on every CPU. */
+_Noreturn void arch_halt_cpu(void);
+
+/* ---- console ---------------------------------------------------------------------------- */
+
+/* Write one byte, polling (usable with IRQs masked, in panics, before anything is set up). */
+void arch_console_putc(char c);
+/* INTID of the console's receive interrupt, or 0 if none. */
+unsigned arch_console_intid(void);
+/* Drain received bytes: call `sink(byte)` for each; acknowledges the receive interrupt. */
+void arch_console_rx(void (*sink)(char c));
+
+/* ---- interrupt controller ---------------------------------------------------------------- */
+
+#define ARCH_NR_INTIDS  288 /* SGIs 0-15, PPIs 16-31, SPIs 32-287 (QEMU virt) */
+#define ARCH_SGI_COUNT  16
+
+/* Enable or disable delivery of an INTID.  SGIs/PPIs: on this CPU only.  SPIs: globally. */
+void arch_irq_set_enabled(unsigned intid, bool enabled);
+/* Is `intid` enabled for CPU `cpu`?  Reads the distributor/redistributor without
+ * disturbing that CPU. */
+bool arch_irq_is_enabled(unsigned cpu, unsigned intid);
+/* Route SPI `intid` to CPU `cpu` (by affinity).  Returns 0 or -EINVAL. */
+int arch_irq_route(unsigned intid, unsigned cpu);
+/* The CPU an SPI is routed to, or -1 if it is not routed to one CPU. */
+int arch_irq_route_of(unsigned intid);
+/* Send SGI `sgi` (0..15) to CPU `cpu`. */
+void arch_send_sgi(unsigned cpu, unsigned sgi);
+
+/* ---- timer --------------------------------------------------------------------------------- */
+
+/* Counter frequency in Hz (CNTFRQ_EL0). */
+uint64_t arch_counter_freq(void);
+/* Arm this CPU's one-shot timer to fire when the counter reaches `deadline` (absolute).
+ * A deadline in the past fires at once.  Replaces any earlier deadline. */
+void arch_timer_set_deadline(uint64_t deadline);
+/* Disarm this CPU's timer: no timer interrupt until the next arch_timer_set_deadline. */
+void arch_timer_disarm(void);
+/* INTID of the local timer (a PPI). */
+unsigned arch_timer_intid(void);
+
+/* ---- kernel memory --------------------------------------------------------------------- */
+
+/* Map one RW, execute-never kernel page at `va` (the stack window).  0 or -1 (no memory). */
+int arch_kmap_page(uint64_t va, paddr_t pa);
+/* Unmap it (broadcast TLB invalidate, no IPI); returns the page that was mapped, or 0. */
+paddr_t arch_kunmap_page(uint64_t va);
+bool arch_kva_is_mapped(uint64_t va);
+
+/* ---- diagnostics --------------------------------------------------------------------------- */
+
+/* Print the register dump of an exception frame (used by panic). */
+void arch_dump_frame(const struct trap_frame *f);
+/* Deliberately fault in the kernel (debug_fault=): kind 1 data abort, 2 undefined
+ * instruction, 3 stack overflow. */
+void arch_debug_fault(int kind);
+
+#endif

@@ -1,0 +1,99 @@
+/*
+ * bootargs.h — the kernel command line (/chosen/bootargs, from QEMU's -append).
+ *
+ * bootargs_parse() is pure (kernel/bootargs.c, unit-tested on the host): it never fails as
+ * a whole.  A bad or unknown parameter is ignored (the value in effect stays: the default, or
+ * what an earlier good parameter set) and adds one line to warn[] saying what was wrong and
+ * what is used instead; kernel_main prints those lines once the console is up.  When there
+ * are more problems than BOOTARGS_MAX_WARN, the last line says how many were not shown.
+ * partition_decide() turns the requested dataplane set into the final housekeeping/dataplane
+ * split once the number of CPUs is known.
+ *
+ * Parameters (Linux names where Linux has the concept):
+ *   dataplane=LIST        CPUs given to dataplane tasks; nohz_full=LIST and isolcpus=LIST
+ *                         mean the same (isolcpus' leading flag words such as "nohz,domain,"
+ *                         or "managed_irq," are skipped)
+ *   tick=nohz|periodic    nohz (default): timer armed only on contention; periodic: baseline
+ *   hz=N                  time-slice rate, 1..1000, default 100
+ *   tick_residual=0|1     1 Hz residual tick on dataplane CPUs; bare "debug_1hz_tick" too
+ *   isol_debug=0|1        report every interruption of an isolated task; bare
+ *                         "task_isolation_debug" too
+ *   quiet                 less boot output
+ *   init=PATH             first user program (default /bin/sh); everything after a lone "--"
+ *                         becomes its arguments, split like a shell does: words separated by
+ *                         spaces, '...' and "..." quote, backslash escapes the next character
+ *   debug_fault=KIND      deliberately fault in the kernel after boot to exercise the panic
+ *                         path: "data" (data abort), "undef" (undefined instruction),
+ *                         "overflow" (kernel stack overflow)
+ *   debug_exit=N          power off with exit status N (0..255) right after boot
+ * "--" itself ends kernel parameters.  Values are case-sensitive.  A later parameter overrides
+ * an earlier one.  The flags (tick_residual, isol_debug, quiet and their Linux names) may be
+ * bare (meaning 1), =1 or =0.  A value may be double-quoted, as on Linux (init="/bin/x").
+ * Init arguments beyond BOOTARGS_MAX_INIT_ARGS words or BOOTARGS_ARGBUF bytes are dropped
+ * (from the first one that does not fit on) with a warning.
+ */
+#ifndef ZT_KERNEL_BOOTARGS_H
+#define ZT_KERNEL_BOOTARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kernel/cpumask.h"
+
+#define BOOTARGS_MAX_WARN      8
+#define BOOTARGS_WARN_LEN      120
+#define BOOTARGS_PATH_MAX      64
+#define BOOTARGS_MAX_INIT_ARGS 16
+#define BOOTARGS_ARGBUF        512
+
+enum tick_mode {
+    TICK_NOHZ = 0,
+    TICK_PERIODIC,
+};
+
+enum debug_fault {
+    DEBUG_FAULT_NONE = 0,
+    DEBUG_FAULT_DATA,
+    DEBUG_FAULT_UNDEF,
+    DEBUG_FAULT_OVERFLOW,
+};
+
+struct bootargs {
+    bool has_dataplane;  /* a dataplane= (or alias) parameter parsed correctly */
+    cpumask_t dataplane; /* the set it asked for (not yet checked against the machine) */
+    enum tick_mode tick;
+    unsigned hz;
+    bool tick_residual;
+    bool isol_debug;
+    bool quiet;
+    enum debug_fault debug_fault;
+    int debug_exit; /* -1: none */
+
+    char init_path[BOOTARGS_PATH_MAX]; /* "" when not given */
+    int init_argc;                     /* arguments after "--" (not counting the program itself) */
+    char *init_argv[BOOTARGS_MAX_INIT_ARGS]; /* [0, init_argc) point into argbuf; rest NULL */
+    char argbuf[BOOTARGS_ARGBUF];
+
+    int nwarn;
+    char warn[BOOTARGS_MAX_WARN][BOOTARGS_WARN_LEN];
+};
+
+/*
+ * Parse `len` bytes of `cmdline` (need not be NUL-terminated; a NUL ends it early; NULL means
+ * empty) into *out, which is fully (re)initialised first.
+ */
+void bootargs_parse(const char *cmdline, size_t len, struct bootargs *out);
+
+/*
+ * Decide the partition for a machine with `ncpus` CPUs (1..MAX_CPUS).
+ * CPU 0 is always housekeeping: if requested it is removed from the dataplane set (which
+ * also covers "every CPU").  CPUs that do not exist are dropped.  Sets *housekeeping and
+ * *dataplane (disjoint, union = CPUs 0..ncpus-1) and returns the number of lines written to
+ * msg[] (0 when the request was used as given; at most maxmsg; msg may be NULL when maxmsg
+ * is 0), each saying what was wrong and what was done instead, e.g. "partition: CPU 0 is
+ * always housekeeping; dataplane 1-3 used instead".  ncpus outside 1..MAX_CPUS is clamped.
+ */
+int partition_decide(const struct bootargs *ba, unsigned ncpus, cpumask_t *housekeeping,
+                     cpumask_t *dataplane, char msg[][BOOTARGS_WARN_LEN], int maxmsg);
+
+#endif

@@ -1,0 +1,88 @@
+/*
+ * cpu.h — per-CPU identity and counters.
+ *
+ * struct cpu is owned by its CPU: only that CPU writes its counters (with relaxed atomic
+ * stores), and any CPU may read them at any time (relaxed loads) without disturbing the
+ * owner — this is how housekeeping CPUs report on dataplane CPUs.  Modules keep their own
+ * per-CPU state in their own arrays indexed by CPU number (sched.c's run queues, timer.c's
+ * timer queues); struct cpu holds only what every module shares.
+ */
+#ifndef ZT_KERNEL_CPU_H
+#define ZT_KERNEL_CPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arch.h"
+#include "kernel/cpumask.h"
+#include "kernel/ipi.h"
+
+enum exc_kind {
+    EXC_SYNC = 0,
+    EXC_IRQ,
+    EXC_FIQ,
+    EXC_SERROR,
+    EXC_NR_KINDS,
+};
+
+enum exc_from {
+    FROM_EL1 = 0,
+    FROM_EL0,
+    FROM_NR,
+};
+
+struct cpu_stats {
+    uint64_t exc[EXC_NR_KINDS][FROM_NR]; /* every exception taken, by kind and source */
+    uint64_t sync_ec[64];                /* synchronous exceptions by ESR exception class */
+    uint64_t irq[ARCH_NR_INTIDS];        /* acknowledged interrupts by INTID */
+    uint64_t irq_spurious;               /* acknowledges that returned 1020-1023 */
+    uint64_t ipi_recv[IPI_NR];
+    uint32_t ipi_sent[MAX_CPUS][IPI_NR]; /* sent by this CPU, per receiver and reason */
+    uint64_t ctx_switches;
+    uint64_t timer_arms;                 /* compare register written */
+    uint64_t timer_disarms;              /* timer switched off */
+};
+
+struct cpu {
+    struct arch_cpu arch;  /* must be first (assembly offsets) */
+    unsigned id;
+    bool online;           /* set by the CPU itself once it can take work */
+    bool dataplane;        /* fixed at boot by the partition */
+    uint64_t online_counter; /* counter value when it came online */
+    uint64_t kstack_top;   /* this CPU's idle/boot stack */
+    struct cpu_stats stats;
+} __attribute__((aligned(64)));
+
+extern struct cpu cpus[MAX_CPUS];
+extern unsigned ncpus;                  /* CPUs in the device tree (<= MAX_CPUS) */
+extern cpumask_t cpus_online;
+extern cpumask_t cpus_housekeeping;
+extern cpumask_t cpus_dataplane;
+
+static inline struct cpu *this_cpu(void)
+{
+    return arch_this_cpu();
+}
+
+static inline unsigned this_cpu_id(void)
+{
+    return arch_this_cpu_id();
+}
+
+/* Counter update by the owning CPU; readers elsewhere see whole values (64-bit aligned
+ * stores are single-copy atomic).  Only the owner writes, so load+store is race-free. */
+#define STAT_INC(field)                                                                           \
+    __atomic_store_n(&this_cpu()->stats.field, this_cpu()->stats.field + 1, __ATOMIC_RELAXED)
+#define STAT_READ(cpu, field) __atomic_load_n(&cpus[cpu].stats.field, __ATOMIC_RELAXED)
+
+static inline bool cpu_is_dataplane(unsigned cpu)
+{
+    return cpumask_has(cpus_dataplane, cpu);
+}
+
+/* Start every CPU the device tree lists; prints "smp: N of M CPUs online". */
+void smp_boot(void);
+/* Entered by each secondary CPU from arch code. */
+_Noreturn void secondary_main(struct cpu *c, uint64_t entry_counter);
+
+#endif

@@ -1,0 +1,26 @@
+/*
+ * page.h — the physical page allocator: 4 KiB pages from the RAM the device tree lists,
+ * minus the device tree and the kernel image.
+ *
+ * Pages are handed out from a free list (pages returned by page_free) and, when that is
+ * empty, from a bump pointer over never-used RAM, so initialisation costs nothing per page.
+ * One lock (page_lock) guards both; callable from any context with IRQs on or off.
+ * page_free_count() is exact at every moment and is what leak tests compare.
+ */
+#ifndef ZT_KERNEL_PAGE_H
+#define ZT_KERNEL_PAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch.h"
+
+/* Add [base, base+size) to the allocator (page-aligned inward).  Boot only. */
+void page_add_range(paddr_t base, uint64_t size);
+/* A zero-filled page, or 0 when memory is exhausted. */
+paddr_t page_alloc(void);
+void page_free(paddr_t pa);
+size_t page_free_count(void);
+size_t page_total_count(void);
+
+#endif

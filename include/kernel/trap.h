@@ -1,0 +1,30 @@
+/*
+ * trap.h — what the arch trap code calls in the kernel for exceptions from user space.
+ *
+ * Order for every exception from EL0: kernel_entry_from_user(), then the handler
+ * (syscall_dispatch, user_exception or the IRQ), then kernel_exit_to_user(), which does
+ * all pending work (reschedule, signals, exit, isolation, timer reprogramming) and returns
+ * with IRQs masked for the eret.
+ */
+#ifndef ZT_KERNEL_TRAP_H
+#define ZT_KERNEL_TRAP_H
+
+#include <stdint.h>
+
+struct trap_frame;
+
+struct user_fault {
+    unsigned ec;            /* ESR exception class */
+    uint64_t esr;
+    uint64_t far;           /* faulting address (data/instruction aborts) */
+    uint64_t pc;
+    const char *class_name; /* e.g. "data abort (lower EL)" */
+};
+
+void kernel_entry_from_user(struct trap_frame *f);
+void kernel_exit_to_user(struct trap_frame *f);
+void syscall_dispatch(struct trap_frame *f);
+void user_exception(struct trap_frame *f, const struct user_fault *uf);
+const char *arch_exception_class_name(unsigned ec);
+
+#endif

@@ -1,0 +1,114 @@
+/*
+ * main.c — the boot CPU's path from the first C instruction to user space.
+ *
+ * boot.S has zeroed .bss, turned the MMU on with 1 GiB blocks and called kernel_main on
+ * the boot stack with IRQs masked.  Each step below is one call; the order matters and is
+ * explained beside it.  Secondary CPUs enter through secondary_main (cpu.c).
+ */
+#include "arch.h"
+#include "kernel/bootargs.h"
+#include "kernel/cpu.h"
+#include "kernel/lib.h"
+#include "kernel/page.h"
+#include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "kernel/main.h"
+
+struct bootargs bootargs;
+
+static void print_banner(const struct arch_boot_info *bi)
+{
+    uint64_t mem = 0;
+    for (unsigned i = 0; i < bi->nmem; i++) {
+        mem += bi->mem_size[i];
+    }
+    printk("zerotick: tickless SMP kernel for aarch64\n");
+    printk("zerotick: %u CPUs in the device tree, %lu MiB RAM, counter %lu Hz\n",
+           bi->ncpus_total, (unsigned long)(mem >> 20), (unsigned long)arch_counter_freq());
+    printk("zerotick: command line \"%s\"\n", bi->cmdline);
+}
+
+/* Decide the housekeeping/dataplane split and print it in Linux cpulist form. */
+static void setup_partition(void)
+{
+    char msg[4][BOOTARGS_WARN_LEN];
+    int n = partition_decide(&bootargs, ncpus, &cpus_housekeeping, &cpus_dataplane, msg, 4);
+    for (int i = 0; i < n; i++) {
+        printk("%s\n", msg[i]);
+    }
+    for (unsigned c = 0; c < ncpus; c++) {
+        cpus[c].dataplane = cpumask_has(cpus_dataplane, c);
+    }
+    char hk[160], dp[160];
+    cpulist_format(cpus_housekeeping, hk, sizeof(hk));
+    cpulist_format(cpus_dataplane, dp, sizeof(dp));
+    printk("partition: housekeeping %s, dataplane %s\n", hk, dp);
+}
+
+static uint64_t counter_to_us(uint64_t delta)
+{
+    return delta * 1000000 / arch_counter_freq();
+}
+
+/* One line per CPU: role, MPIDR, when it came online, interrupts taken so far. */
+static void print_cpu_summary(uint64_t entry)
+{
+    printk("cpu  role          mpidr     online-at(us)  exceptions  irqs\n");
+    for (unsigned c = 0; c < ncpus; c++) {
+        struct cpu *p = &cpus[c];
+        if (!p->online) {
+            printk("%3u  %-12s  %08lx  offline\n", c, p->dataplane ? "dataplane" : "housekeeping",
+                   (unsigned long)p->arch.mpidr);
+            continue;
+        }
+        uint64_t exc = 0, irqs = 0;
+        for (int k = 0; k < EXC_NR_KINDS; k++) {
+            exc += STAT_READ(c, exc[k][FROM_EL1]) + STAT_READ(c, exc[k][FROM_EL0]);
+        }
+        irqs = STAT_READ(c, exc[EXC_IRQ][FROM_EL1]) + STAT_READ(c, exc[EXC_IRQ][FROM_EL0]);
+        printk("%3u  %-12s  %08lx  %13lu  %10lu  %4lu\n", c,
+               p->dataplane ? "dataplane" : "housekeeping", (unsigned long)p->arch.mpidr,
+               (unsigned long)counter_to_us(p->online_counter - entry), (unsigned long)exc,
+               (unsigned long)irqs);
+    }
+}
+
+static void report_smp(const struct arch_boot_info *bi)
+{
+    uint64_t last = 0;
+    for (unsigned c = 0; c < ncpus; c++) {
+        if (cpus[c].online && cpus[c].online_counter > last) {
+            last = cpus[c].online_counter;
+        }
+    }
+    if (!bootargs.quiet) {
+        print_cpu_summary(bi->entry_counter);
+    }
+    printk("boot: all CPUs online %lu us (%lu counter ticks) after the first instruction\n",
+           (unsigned long)counter_to_us(last - bi->entry_counter),
+           (unsigned long)(last - bi->entry_counter));
+    if (bi->ncpus_total > bi->ncpus) {
+        printk("smp: the device tree lists %u CPUs; zerotick supports %u, the rest stay off\n",
+               bi->ncpus_total, bi->ncpus);
+    }
+    printk("smp: %u of %u CPUs online\n", cpumask_weight(cpus_online), bi->ncpus_total);
+}
+
+void kernel_main(uint64_t entry_counter)
+{
+    struct cpu *boot = &cpus[0];
+    arch_boot_init(boot, entry_counter);     /* device tree, console, MMU, GIC, timer */
+    const struct arch_boot_info *bi = arch_boot_info();
+    ncpus = bi->ncpus;
+    bootargs_parse(bi->cmdline, strlen(bi->cmdline), &bootargs);
+    print_banner(bi);
+    for (int i = 0; i < bootargs.nwarn; i++) {
+        printk("%s\n", bootargs.warn[i]);  /* bad parameters: what was done instead */
+    }
+    setup_partition();                      /* before any CPU runs: routing depends on it */
+    sched_init_cpu(boot);                   /* the boot CPU's run queue and idle task */
+    smp_boot();                             /* PSCI CPU_ON for the others, wait for them */
+    report_smp(bi);                         /* ends with "smp: N of N CPUs online" */
+    kernel_late_init();                     /* user space, or the debug hooks */
+    sched_idle();                           /* the boot stack becomes CPU 0's idle task */
+}

@@ -1,0 +1,61 @@
+/*
+ * panic.c — stop everything when a kernel invariant breaks (contract in panic.h).
+ *
+ * The first CPU to panic wins; a CPU that panics while another panic is under way halts
+ * quietly.  Order: claim, stop the other CPUs (IPI_STOP; a CPU with IRQs masked may miss
+ * it, which only matters if it keeps printing), take over the console, print, power off
+ * with PANIC_EXIT_STATUS.
+ */
+#include "kernel/panic.h"
+#include "arch.h"
+#include "kernel/cpu.h"
+#include "kernel/ipi.h"
+#include "kernel/printk.h"
+
+static int panicking;
+
+int panic_in_progress(void)
+{
+    return __atomic_load_n(&panicking, __ATOMIC_RELAXED);
+}
+
+static void panic_begin(void)
+{
+    arch_irq_disable();
+    if (__atomic_exchange_n(&panicking, 1, __ATOMIC_ACQ_REL)) {
+        arch_halt_cpu();
+    }
+    ipi_stop_others();
+    printk_panic_mode();
+}
+
+static _Noreturn void panic_end(void)
+{
+    printk("panic: stopping (exit status %d)\n", PANIC_EXIT_STATUS);
+    arch_poweroff(PANIC_EXIT_STATUS);
+}
+
+_Noreturn void panic(const char *fmt, ...)
+{
+    va_list ap;
+    panic_begin();
+    printk("\npanic: CPU %u: ", this_cpu() ? this_cpu_id() : 0);
+    va_start(ap, fmt);
+    vprintk(fmt, ap);
+    va_end(ap);
+    printk("\n");
+    panic_end();
+}
+
+_Noreturn void panic_frame(const struct trap_frame *f, const char *fmt, ...)
+{
+    va_list ap;
+    panic_begin();
+    printk("\npanic: CPU %u: ", this_cpu() ? this_cpu_id() : 0);
+    va_start(ap, fmt);
+    vprintk(fmt, ap);
+    va_end(ap);
+    printk("\n");
+    arch_dump_frame(f);
+    panic_end();
+}
