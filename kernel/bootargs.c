@@ -1,0 +1,697 @@
+/*
+ * bootargs.c — the kernel command line, and the housekeeping/dataplane split it asks for.
+ *
+ * What it does: bootargs_parse() reads `key=value` parameters (see bootargs.h for the list)
+ * and the init arguments after a lone "--"; partition_decide() fits the requested dataplane
+ * set to the machine.  What it does not do: print anything, touch hardware, or reject a
+ * command line: every problem becomes one warning line naming what was wrong and what is used
+ * instead, and parsing goes on.  Nothing a user types can crash or hang the boot.
+ *
+ * Invariants: only the `len` bytes given are read (an embedded NUL ends the line early);
+ * every write is bounded (warn[], init_path, argbuf, init_argv); every warning is
+ * NUL-terminated; a later parameter overrides an earlier one, and a bad one leaves the value
+ * then in effect (which the warning names).
+ *
+ * Pure code, no locks, no globals: callable from any context, before the console or the MMU
+ * is up (kernel_main is meant to call both once, on the boot CPU).  Tokenising follows Linux's
+ * next_arg() (a value may be double-quoted; quotes keep blanks inside one parameter); the init
+ * arguments are split like a POSIX shell splits words (no expansions).
+ */
+#include "kernel/bootargs.h"
+#include "uapi/zt_errno.h"
+
+#include <stddef.h>
+
+#define DEFAULT_HZ   100
+#define MAX_HZ       1000
+#define DEFAULT_INIT "/bin/sh"
+#define CLIP_LEN     32 /* user text quoted in a warning is cut to this many characters */
+
+/* A slice of the command line: not NUL-terminated. */
+struct text {
+    const char *s;
+    size_t len;
+};
+
+/* ------------------------------------------------------------------ small text helpers */
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static bool text_is(struct text t, const char *word)
+{
+    size_t i = 0;
+
+    while (i < t.len && word[i] != '\0' && t.s[i] == word[i]) {
+        i++;
+    }
+    return i == t.len && word[i] == '\0';
+}
+
+/* True if t starts with prefix; then t is advanced past it. */
+static bool text_skip_prefix(struct text *t, const char *prefix)
+{
+    size_t i = 0;
+
+    while (prefix[i] != '\0') {
+        if (i >= t->len || t->s[i] != prefix[i]) {
+            return false;
+        }
+        i++;
+    }
+    t->s += i;
+    t->len -= i;
+    return true;
+}
+
+/* Decimal, no sign.  0, -EINVAL (not a number), or -ERANGE (does not fit an unsigned). */
+static int text_to_uint(struct text t, unsigned *out)
+{
+    unsigned v = 0;
+
+    if (t.len == 0) {
+        return -EINVAL;
+    }
+    for (size_t i = 0; i < t.len; i++) {
+        if (t.s[i] < '0' || t.s[i] > '9') {
+            return -EINVAL;
+        }
+    }
+    for (size_t i = 0; i < t.len; i++) {
+        unsigned d = (unsigned)(t.s[i] - '0');
+        if (v > (~0u - d) / 10) {
+            return -ERANGE;
+        }
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 0;
+}
+
+/*
+ * Text builder for one message line: appends what fits, silently drops the rest, and keeps
+ * the line NUL-terminated at every step (size is always > 0 here).
+ */
+struct tb {
+    char *buf;
+    size_t size;
+    size_t len;
+};
+
+static void tb_init(struct tb *tb, char *buf, size_t size)
+{
+    tb->buf = buf;
+    tb->size = size;
+    tb->len = 0;
+    buf[0] = '\0';
+}
+
+static void tb_char(struct tb *tb, char c)
+{
+    if (tb->len + 1 < tb->size) {
+        tb->buf[tb->len++] = c;
+        tb->buf[tb->len] = '\0';
+    }
+}
+
+static void tb_str(struct tb *tb, const char *s)
+{
+    while (*s != '\0') {
+        tb_char(tb, *s++);
+    }
+}
+
+static void tb_uint(struct tb *tb, unsigned v)
+{
+    char digits[10];
+    int n = 0;
+
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    while (n > 0) {
+        tb_char(tb, digits[--n]);
+    }
+}
+
+/* User text: cut to CLIP_LEN with "...", control characters shown as '?'. */
+static void tb_user(struct tb *tb, struct text t)
+{
+    size_t n = t.len > CLIP_LEN ? CLIP_LEN - 3 : t.len;
+
+    for (size_t i = 0; i < n; i++) {
+        char c = t.s[i];
+        tb_char(tb, (c < ' ' || c > '~') ? '?' : c);
+    }
+    if (n < t.len) {
+        tb_str(tb, "...");
+    }
+}
+
+static void tb_cpulist(struct tb *tb, cpumask_t m)
+{
+    int need = cpulist_format(m, tb->buf + tb->len, tb->size - tb->len);
+    size_t room = tb->size - tb->len - 1;
+
+    tb->len += (size_t)need < room ? (size_t)need : room;
+}
+
+/* ------------------------------------------------------------------ warnings */
+
+struct parser {
+    struct bootargs *ba;
+    int nproblems;                    /* all problems seen, even those without a slot */
+    char overflow[BOOTARGS_WARN_LEN]; /* where the text of slot-less problems goes */
+};
+
+/* Start the next warning line, "bootargs: " already in it. */
+static void warn_begin(struct parser *p, struct tb *tb)
+{
+    char *line = p->nproblems < BOOTARGS_MAX_WARN ? p->ba->warn[p->nproblems] : p->overflow;
+
+    p->nproblems++;
+    tb_init(tb, line, BOOTARGS_WARN_LEN);
+    tb_str(tb, "bootargs: ");
+}
+
+/* Settle nwarn; when some problems had no slot, the last slot counts them instead. */
+static void warn_finish(struct parser *p)
+{
+    struct tb tb;
+
+    if (p->nproblems <= BOOTARGS_MAX_WARN) {
+        p->ba->nwarn = p->nproblems;
+        return;
+    }
+    tb_init(&tb, p->ba->warn[BOOTARGS_MAX_WARN - 1], BOOTARGS_WARN_LEN);
+    tb_str(&tb, "bootargs: ");
+    tb_uint(&tb, (unsigned)(p->nproblems - (BOOTARGS_MAX_WARN - 1)));
+    tb_str(&tb, " more warnings not shown");
+    p->ba->nwarn = BOOTARGS_MAX_WARN;
+}
+
+/* "NAME=VALUE" as the user wrote it (VALUE clipped), the usual start of a warning. */
+static void tb_param(struct tb *tb, struct text name, struct text value)
+{
+    tb_user(tb, name);
+    tb_char(tb, '=');
+    tb_user(tb, value);
+}
+
+/* ------------------------------------------------------------------ parameters */
+
+struct param;
+
+struct param_token {
+    struct text name;
+    struct text value;
+    bool has_value;          /* an '=' was present; without one the value is empty */
+    const struct param *prm; /* the table entry whose name matched */
+};
+
+struct param {
+    const char *name;
+    void (*set)(struct parser *p, const struct param_token *t);
+    const char *canon;  /* for flags: the name used when reporting the value in effect */
+    size_t flag_offset; /* for flags: offsetof the bool in struct bootargs */
+};
+
+static void tail_dataplane(struct tb *tb, const struct bootargs *ba)
+{
+    if (!ba->has_dataplane || ba->dataplane == 0) {
+        tb_str(tb, "; no dataplane CPUs");
+        return;
+    }
+    tb_str(tb, "; using dataplane=");
+    tb_cpulist(tb, ba->dataplane);
+}
+
+/* dataplane=, nohz_full=, isolcpus= (whose leading Linux flag words are skipped). */
+static void set_dataplane(struct parser *p, const struct param_token *t)
+{
+    struct text list = t->value;
+    cpumask_t m = 0;
+    unsigned bad = 0;
+    struct tb tb;
+    int rc;
+
+    if (text_is(t->name, "isolcpus")) {
+        while (text_skip_prefix(&list, "nohz,") || text_skip_prefix(&list, "domain,") ||
+               text_skip_prefix(&list, "managed_irq,")) {
+        }
+    }
+    rc = cpulist_parse(list.s, list.len, &m, &bad);
+    if (rc == 0) {
+        p->ba->has_dataplane = true;
+        p->ba->dataplane = m;
+        return;
+    }
+    warn_begin(p, &tb);
+    if (rc == -ERANGE) {
+        tb_param(&tb, t->name, t->value);
+        if (bad == ~0u) {
+            tb_str(&tb, ": CPU number too large (max ");
+        } else {
+            tb_str(&tb, ": CPU ");
+            tb_uint(&tb, bad);
+            tb_str(&tb, " does not exist (max ");
+        }
+        tb_uint(&tb, MAX_CPUS - 1);
+        tb_char(&tb, ')');
+    } else {
+        tb_param(&tb, t->name, t->value);
+        tb_str(&tb, " is not a CPU list");
+    }
+    tail_dataplane(&tb, p->ba);
+}
+
+static void set_tick(struct parser *p, const struct param_token *t)
+{
+    struct tb tb;
+
+    if (text_is(t->value, "nohz")) {
+        p->ba->tick = TICK_NOHZ;
+    } else if (text_is(t->value, "periodic")) {
+        p->ba->tick = TICK_PERIODIC;
+    } else {
+        warn_begin(p, &tb);
+        tb_param(&tb, t->name, t->value);
+        tb_str(&tb, " unknown (nohz|periodic); using tick=");
+        tb_str(&tb, p->ba->tick == TICK_PERIODIC ? "periodic" : "nohz");
+    }
+}
+
+/* Shared by hz= and debug_exit=: a number in lo..hi, or a warning ending in "; ". */
+static bool number_in_range(struct parser *p, const struct param_token *t, unsigned lo, unsigned hi,
+                            unsigned *out, struct tb *tb)
+{
+    int rc = text_to_uint(t->value, out);
+
+    if (rc == 0 && *out >= lo && *out <= hi) {
+        return true;
+    }
+    warn_begin(p, tb);
+    tb_param(tb, t->name, t->value);
+    if (rc == -EINVAL) {
+        tb_str(tb, " is not a number; ");
+    } else {
+        tb_str(tb, " out of range ");
+        tb_uint(tb, lo);
+        tb_str(tb, "..");
+        tb_uint(tb, hi);
+        tb_str(tb, "; ");
+    }
+    return false;
+}
+
+static void set_hz(struct parser *p, const struct param_token *t)
+{
+    unsigned v;
+    struct tb tb;
+
+    if (number_in_range(p, t, 1, MAX_HZ, &v, &tb)) {
+        p->ba->hz = v;
+        return;
+    }
+    tb_str(&tb, "using hz=");
+    tb_uint(&tb, p->ba->hz);
+}
+
+static void set_debug_exit(struct parser *p, const struct param_token *t)
+{
+    unsigned v;
+    struct tb tb;
+
+    if (number_in_range(p, t, 0, 255, &v, &tb)) {
+        p->ba->debug_exit = (int)v;
+        return;
+    }
+    if (p->ba->debug_exit < 0) {
+        tb_str(&tb, "no debug_exit");
+    } else {
+        tb_str(&tb, "using debug_exit=");
+        tb_uint(&tb, (unsigned)p->ba->debug_exit);
+    }
+}
+
+static void set_debug_fault(struct parser *p, const struct param_token *t)
+{
+    static const char *const kinds[] = {
+        [DEBUG_FAULT_DATA] = "data",
+        [DEBUG_FAULT_UNDEF] = "undef",
+        [DEBUG_FAULT_OVERFLOW] = "overflow",
+    };
+    struct tb tb;
+
+    for (unsigned k = DEBUG_FAULT_DATA; k <= DEBUG_FAULT_OVERFLOW; k++) {
+        if (text_is(t->value, kinds[k])) {
+            p->ba->debug_fault = (enum debug_fault)k;
+            return;
+        }
+    }
+    warn_begin(p, &tb);
+    tb_param(&tb, t->name, t->value);
+    tb_str(&tb, " unknown (data|undef|overflow); ");
+    if (p->ba->debug_fault == DEBUG_FAULT_NONE) {
+        tb_str(&tb, "no debug_fault");
+    } else {
+        tb_str(&tb, "using debug_fault=");
+        tb_str(&tb, kinds[p->ba->debug_fault]);
+    }
+}
+
+static void set_init(struct parser *p, const struct param_token *t)
+{
+    struct bootargs *ba = p->ba;
+    struct tb tb;
+
+    if (t->value.len > 0 && t->value.len < BOOTARGS_PATH_MAX) {
+        for (size_t i = 0; i < t->value.len; i++) {
+            ba->init_path[i] = t->value.s[i];
+        }
+        ba->init_path[t->value.len] = '\0';
+        return;
+    }
+    warn_begin(p, &tb);
+    tb_str(&tb, t->value.len == 0 ? "init= is empty; using " : "init= path too long; using ");
+    tb_str(&tb, ba->init_path[0] != '\0' ? ba->init_path : DEFAULT_INIT);
+}
+
+/* Flags: bare (meaning 1), =1 or =0. */
+static void set_flag(struct parser *p, const struct param_token *t)
+{
+    bool *flag = (bool *)((char *)p->ba + t->prm->flag_offset);
+    struct tb tb;
+
+    if (!t->has_value || text_is(t->value, "1")) {
+        *flag = true;
+    } else if (text_is(t->value, "0")) {
+        *flag = false;
+    } else {
+        warn_begin(p, &tb);
+        tb_param(&tb, t->name, t->value);
+        tb_str(&tb, " is not 0 or 1; using ");
+        tb_str(&tb, t->prm->canon);
+        tb_str(&tb, *flag ? "=1" : "=0");
+    }
+}
+
+/* A flag entry names its bool twice: by offset to set it, by name to report its value. */
+static const struct param params[] = {
+    {"dataplane", set_dataplane, NULL, 0},
+    {"nohz_full", set_dataplane, NULL, 0},
+    {"isolcpus", set_dataplane, NULL, 0},
+    {"tick", set_tick, NULL, 0},
+    {"hz", set_hz, NULL, 0},
+    {"init", set_init, NULL, 0},
+    {"debug_fault", set_debug_fault, NULL, 0},
+    {"debug_exit", set_debug_exit, NULL, 0},
+    {"tick_residual", set_flag, "tick_residual", offsetof(struct bootargs, tick_residual)},
+    {"debug_1hz_tick", set_flag, "tick_residual", offsetof(struct bootargs, tick_residual)},
+    {"isol_debug", set_flag, "isol_debug", offsetof(struct bootargs, isol_debug)},
+    {"task_isolation_debug", set_flag, "isol_debug", offsetof(struct bootargs, isol_debug)},
+    {"quiet", set_flag, "quiet", offsetof(struct bootargs, quiet)},
+};
+
+/* Apply one parameter token; `whole` is the token as written, for the unknown warning. */
+static void apply_param(struct parser *p, struct param_token *t, struct text whole)
+{
+    struct tb tb;
+
+    for (size_t i = 0; i < sizeof(params) / sizeof(params[0]); i++) {
+        if (text_is(t->name, params[i].name)) {
+            t->prm = &params[i];
+            t->prm->set(p, t);
+            return;
+        }
+    }
+    warn_begin(p, &tb);
+    tb_str(&tb, "unknown parameter '");
+    tb_user(&tb, whole);
+    tb_str(&tb, "' ignored");
+}
+
+/* ------------------------------------------------------------------ tokenising */
+
+static size_t skip_blanks(struct text line, size_t pos)
+{
+    while (pos < line.len && is_blank(line.s[pos])) {
+        pos++;
+    }
+    return pos;
+}
+
+/*
+ * The parameter token starting at pos (not blank): runs to the next blank outside double
+ * quotes.  Returns its end; *open_quote tells whether a quote was left open.
+ */
+static size_t param_token_end(struct text line, size_t pos, bool *open_quote)
+{
+    bool in_quote = false;
+
+    while (pos < line.len && (in_quote || !is_blank(line.s[pos]))) {
+        if (line.s[pos] == '"') {
+            in_quote = !in_quote;
+        }
+        pos++;
+    }
+    *open_quote = in_quote;
+    return pos;
+}
+
+/* Drop one leading '"' and, if there was one, a trailing '"' too (as Linux's next_arg). */
+static struct text strip_quotes(struct text t)
+{
+    if (t.len > 0 && t.s[0] == '"') {
+        t.s++;
+        t.len--;
+        if (t.len > 0 && t.s[t.len - 1] == '"') {
+            t.len--;
+        }
+    }
+    return t;
+}
+
+static struct param_token param_split(struct text whole)
+{
+    struct text t = strip_quotes(whole);
+    struct param_token pt = {.name = t, .value = {t.s + t.len, 0}, .has_value = false, .prm = NULL};
+
+    for (size_t i = 0; i < t.len; i++) {
+        if (t.s[i] == '=') {
+            pt.name.len = i;
+            pt.value.s = t.s + i + 1;
+            pt.value.len = t.len - i - 1;
+            pt.has_value = true;
+            pt.value = strip_quotes(pt.value);
+            break;
+        }
+    }
+    return pt;
+}
+
+/* ------------------------------------------------------------------ init arguments */
+
+/* Bounded writer into argbuf; `fits` goes false once a character had no room. */
+struct wordbuf {
+    char *buf;
+    size_t size;
+    size_t used;
+    bool fits;
+};
+
+static void word_put(struct wordbuf *w, char c)
+{
+    if (w->used + 1 < w->size) { /* always leave room for the word's NUL */
+        w->buf[w->used++] = c;
+    } else {
+        w->fits = false;
+    }
+}
+
+/*
+ * One shell word starting at pos (not blank), written to w without its NUL.  Returns the
+ * position after it; *open_quote is set when the line ended inside quotes.
+ */
+static size_t shell_word(struct text line, size_t pos, struct wordbuf *w, bool *open_quote)
+{
+    char quote = 0; /* 0, '\'' or '"' */
+
+    for (; pos < line.len; pos++) {
+        char c = line.s[pos];
+        bool has_next = pos + 1 < line.len;
+
+        if (quote == 0 && is_blank(c)) {
+            break;
+        } else if (quote == 0 && (c == '\'' || c == '"')) {
+            quote = c;
+        } else if (quote == c) {
+            quote = 0;
+        } else if (c == '\\' && has_next &&
+                   (quote == 0 ||
+                    (quote == '"' && (line.s[pos + 1] == '"' || line.s[pos + 1] == '\\')))) {
+            word_put(w, line.s[++pos]);
+        } else {
+            word_put(w, c);
+        }
+    }
+    *open_quote = quote != 0;
+    return pos;
+}
+
+/* Split line[pos..] into init_argv/argbuf.  Once one word is dropped, all later ones are. */
+static void split_init_args(struct parser *p, struct text line, size_t pos)
+{
+    struct bootargs *ba = p->ba;
+    struct wordbuf w = {.buf = ba->argbuf, .size = sizeof(ba->argbuf), .used = 0, .fits = true};
+    bool open_quote = false;
+    unsigned dropped = 0;
+    struct tb tb;
+
+    for (pos = skip_blanks(line, pos); pos < line.len; pos = skip_blanks(line, pos)) {
+        size_t start = w.used;
+        pos = shell_word(line, pos, &w, &open_quote);
+        if (!w.fits || dropped > 0 || ba->init_argc == BOOTARGS_MAX_INIT_ARGS) {
+            dropped++;
+            w.used = start;
+            w.fits = true;
+            continue;
+        }
+        w.buf[w.used++] = '\0';
+        ba->init_argv[ba->init_argc++] = &ba->argbuf[start];
+    }
+    if (open_quote) {
+        warn_begin(p, &tb);
+        tb_str(&tb, "unterminated quote in init arguments; rest taken as one word");
+    }
+    if (dropped > 0) {
+        warn_begin(p, &tb);
+        tb_str(&tb, "init arguments over the limit (");
+        tb_uint(&tb, BOOTARGS_MAX_INIT_ARGS);
+        tb_str(&tb, " words, ");
+        tb_uint(&tb, BOOTARGS_ARGBUF);
+        tb_str(&tb, " bytes); last ");
+        tb_uint(&tb, dropped);
+        tb_str(&tb, " dropped");
+    }
+}
+
+/* ------------------------------------------------------------------ entry points */
+
+static void bootargs_defaults(struct bootargs *ba)
+{
+    ba->has_dataplane = false;
+    ba->dataplane = 0;
+    ba->tick = TICK_NOHZ;
+    ba->hz = DEFAULT_HZ;
+    ba->tick_residual = false;
+    ba->isol_debug = false;
+    ba->quiet = false;
+    ba->debug_fault = DEBUG_FAULT_NONE;
+    ba->debug_exit = -1;
+    ba->init_path[0] = '\0';
+    ba->init_argc = 0;
+    for (int i = 0; i < BOOTARGS_MAX_INIT_ARGS; i++) {
+        ba->init_argv[i] = NULL;
+    }
+    ba->argbuf[0] = '\0';
+    ba->nwarn = 0;
+    for (int i = 0; i < BOOTARGS_MAX_WARN; i++) {
+        ba->warn[i][0] = '\0';
+    }
+}
+
+void bootargs_parse(const char *cmdline, size_t len, struct bootargs *out)
+{
+    struct parser p; /* fields set one by one: an initializer would zero overflow[] */
+    struct text line = {cmdline, 0};
+    size_t pos = 0;
+
+    p.ba = out;
+    p.nproblems = 0;
+    bootargs_defaults(out);
+    while (cmdline != NULL && line.len < len && cmdline[line.len] != '\0') {
+        line.len++;
+    }
+    for (pos = skip_blanks(line, pos); pos < line.len; pos = skip_blanks(line, pos)) {
+        bool open_quote;
+        size_t end = param_token_end(line, pos, &open_quote);
+        struct text whole = {line.s + pos, end - pos};
+
+        pos = end;
+        if (text_is(whole, "--")) {
+            split_init_args(&p, line, pos);
+            break;
+        }
+        if (open_quote) {
+            struct tb tb;
+            warn_begin(&p, &tb);
+            tb_str(&tb, "unterminated quote in '");
+            tb_user(&tb, whole);
+            tb_str(&tb, "'; rest of line taken as its value");
+        }
+        struct param_token t = param_split(whole);
+        apply_param(&p, &t, whole);
+    }
+    warn_finish(&p);
+}
+
+/* Adds one finished line to msg[] if there is room; returns the new count. */
+static int msg_add(char msg[][BOOTARGS_WARN_LEN], int maxmsg, int n, const char *line)
+{
+    if (msg == NULL || n >= maxmsg) {
+        return n;
+    }
+    for (int i = 0; i < BOOTARGS_WARN_LEN; i++) {
+        msg[n][i] = line[i];
+        if (line[i] == '\0') {
+            break;
+        }
+    }
+    return n + 1;
+}
+
+int partition_decide(const struct bootargs *ba, unsigned ncpus, cpumask_t *housekeeping,
+                     cpumask_t *dataplane, char msg[][BOOTARGS_WARN_LEN], int maxmsg)
+{
+    unsigned n = ncpus < 1 ? 1 : (ncpus > MAX_CPUS ? MAX_CPUS : ncpus);
+    cpumask_t exist = cpumask_first_n(n);
+    cpumask_t want = (ba != NULL && ba->has_dataplane) ? ba->dataplane : 0;
+    cpumask_t dp = want & exist & ~CPUMASK_BIT(0);
+    char line[BOOTARGS_WARN_LEN];
+    struct tb tb;
+    int nmsg = 0;
+
+    if (want & ~exist) {
+        cpumask_t gone = want & ~exist;
+        bool one = (gone & (gone - 1)) == 0;
+        tb_init(&tb, line, sizeof(line));
+        tb_str(&tb, one ? "partition: CPU " : "partition: CPUs ");
+        tb_cpulist(&tb, gone);
+        tb_str(&tb, one ? " does not exist on this " : " do not exist on this ");
+        tb_uint(&tb, n);
+        tb_str(&tb, "-CPU machine; dropped");
+        nmsg = msg_add(msg, maxmsg, nmsg, line);
+    }
+    if (want & exist & CPUMASK_BIT(0)) {
+        tb_init(&tb, line, sizeof(line));
+        tb_str(&tb, "partition: CPU 0 is always housekeeping; ");
+        if (dp != 0) {
+            tb_str(&tb, "dataplane ");
+            tb_cpulist(&tb, dp);
+            tb_str(&tb, " used instead");
+        } else {
+            tb_str(&tb, "removed from dataplane");
+        }
+        nmsg = msg_add(msg, maxmsg, nmsg, line);
+    }
+    if (want != 0 && dp == 0) {
+        nmsg = msg_add(msg, maxmsg, nmsg, "partition: no dataplane CPUs remain");
+    }
+    *dataplane = dp;
+    *housekeeping = exist & ~dp;
+    return nmsg;
+}
