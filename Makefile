@@ -22,6 +22,13 @@ B       := build
 
 DEPS := tools/deps.sh
 
+# Quiet by default ("CC file"); V=1 shows every command.
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
 # ---------------------------------------------------------------- kernel
 KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-ffreestanding -nostdlib -fno-builtin -fno-stack-protector -fno-pic -fno-pie \
@@ -41,7 +48,7 @@ USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	--specs=picolibc.specs -Iinclude -Iuser/lib -ffunction-sections -fdata-sections \
 	-fno-omit-frame-pointer -MMD -MP
 USER_LDFLAGS := --specs=picolibc.specs -nostartfiles -static -Wl,--gc-sections \
-	-Wl,-T,user/lib/user.ld -Wl,-z,max-page-size=4096 -Wl,--no-warn-rwx-segments
+	-T user/lib/user.ld -Wl,-z,max-page-size=4096 -Wl,--no-warn-rwx-segments
 USER_LIB_SRCS := $(wildcard user/lib/*.c) $(wildcard user/lib/*.S)
 USER_LIB_OBJS := $(patsubst %,$(B)/%.o,$(basename $(USER_LIB_SRCS)))
 USER_PROGS    := $(basename $(notdir $(wildcard user/*.c)))
@@ -55,34 +62,41 @@ deps-build:
 
 $(B)/%.o: %.c | deps-build
 	@mkdir -p $(dir $@)
-	$(CC) $(KERNEL_CFLAGS) -c $< -o $@
+	@echo "  CC      $<"
+	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 
 $(B)/%.o: %.S | deps-build
 	@mkdir -p $(dir $@)
-	$(CC) $(KERNEL_ASFLAGS) -c $< -o $@
+	@echo "  AS      $<"
+	$(Q)$(CC) $(KERNEL_ASFLAGS) -c $< -o $@
 
 # User objects carry their own flags (picolibc, EL0 code) so they live in a separate tree.
 $(B)/user/%.o: user/%.c | deps-build
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -c $< -o $@
+	@echo "  CC      $<"
+	$(Q)$(CC) $(USER_CFLAGS) -c $< -o $@
 
 $(B)/user/%.o: user/%.S | deps-build
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
+	@echo "  AS      $<"
+	$(Q)$(CC) $(USER_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
 
 $(B)/initrd/bin/%: $(B)/user/%.o $(USER_LIB_OBJS) user/lib/user.ld
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_LDFLAGS) -o $@ $< $(USER_LIB_OBJS)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(USER_LDFLAGS) -o $@ $< $(USER_LIB_OBJS)
 
 # The user programs travel inside the kernel image as a cpio (newc) archive.
 $(B)/initrd.cpio: $(USER_BINS)
 	@mkdir -p $(B)/initrd/bin
-	cd $(B)/initrd && find bin -type f | LC_ALL=C sort | cpio -o -H newc --quiet > ../initrd.cpio
+	@echo "  CPIO    $@"
+	$(Q)cd $(B)/initrd && find bin -type f | LC_ALL=C sort | cpio -o -H newc --quiet > ../initrd.cpio
 
 $(B)/kernel/initrd_blob.o: $(B)/initrd.cpio
 
 $(B)/kernel.elf: $(KERNEL_OBJS) linker.ld
-	$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS)
+	@echo "  LD      $@"
+	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS)
 	@$(CROSS)size $@ | tail -n 1 | awk '{printf "kernel: text %d, data %d, bss %d bytes\n", $$1, $$2, $$3}'
 
 kernel: $(B)/kernel.elf
@@ -124,17 +138,47 @@ UNIT_BINS     := $(patsubst tests/unit/%.c,$(B)/host/tests/%,$(UNIT_SRCS))
 
 $(B)/host/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(HOST_CFLAGS) -c $< -o $@
+	@echo "  HOSTCC  $<"
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -c $< -o $@
 
 $(B)/host/libzt.a: $(HOST_LIB_OBJS)
-	rm -f $@
-	ar rcs $@ $^
+	$(Q)rm -f $@
+	$(Q)ar rcs $@ $^
 
 $(B)/host/tests/%: tests/unit/%.c $(B)/host/libzt.a
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(HOST_CFLAGS) -o $@ $< $(B)/host/libzt.a -lcmocka
+	@echo "  HOSTLD  $@"
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ $< $(B)/host/libzt.a -lcmocka
 
 unit: deps-test $(UNIT_BINS)
+
+# QEMU's own device trees, read by tests/unit/test_fdt.c from the repository root; the test
+# checks the values these options produce (memory size, CPUs, PSCI conduit, bootargs text).
+# -append needs a -kernel; QEMU exits right after dumping, so any file will do.
+DTB_DUMPS  := $(addprefix $(B)/dtb/virt-,1.dtb 4.dtb 64.dtb 4-el2.dtb 4-noargs.dtb)
+DTB_QEMU   := $(QEMU) -cpu cortex-a72 -m 512M -nic none
+DTB_APPEND := dataplane=2-3 hello
+
+$(B)/dtb/dummy-kernel:
+	@mkdir -p $(dir $@)
+	$(Q)echo 'not a kernel: lets qemu take -append while dumping its device tree' > $@
+
+$(B)/dtb/virt-1.dtb $(B)/dtb/virt-4.dtb $(B)/dtb/virt-64.dtb: $(B)/dtb/virt-%.dtb: \
+		$(B)/dtb/dummy-kernel | deps-test
+	@echo "  DTB     $@"
+	$(Q)$(DTB_QEMU) -M virt,gic-version=3,dumpdtb=$@ -smp $* -kernel $< -append '$(DTB_APPEND)'
+
+$(B)/dtb/virt-4-el2.dtb: $(B)/dtb/dummy-kernel | deps-test
+	@echo "  DTB     $@"
+	$(Q)$(DTB_QEMU) -M virt,gic-version=3,virtualization=on,dumpdtb=$@ -smp 4 -kernel $< \
+		-append '$(DTB_APPEND)'
+
+$(B)/dtb/virt-4-noargs.dtb: | deps-test
+	@mkdir -p $(dir $@)
+	@echo "  DTB     $@"
+	$(Q)$(DTB_QEMU) -M virt,gic-version=3,dumpdtb=$@ -smp 4
+
+unit: $(DTB_DUMPS)
 
 .PHONY: deps-test
 deps-test:

@@ -122,6 +122,69 @@ int arch_kmap_page(uint64_t va, paddr_t pa);
 paddr_t arch_kunmap_page(uint64_t va);
 bool arch_kva_is_mapped(uint64_t va);
 
+/* ---- tasks: kernel context, user registers, FP/SIMD ---------------------------------------- */
+
+/* Callee-saved state of a task switched out in the kernel (switch.S). */
+struct arch_context {
+    uint64_t x19_x28[10];
+    uint64_t fp, lr, sp;
+};
+
+/* User FP/SIMD registers: q0-q31, FPSR, FPCR. */
+struct arch_fpsimd {
+    uint64_t q[64];
+    uint64_t fpsr, fpcr;
+} __attribute__((aligned(16)));
+
+/* Switch from the running context to `next`; returns in next's context with the value of
+ * `prev_task` that was passed by whichever switch resumed it.  IRQs must be masked. */
+struct task *arch_context_switch(struct arch_context *prev, struct arch_context *next,
+                                 struct task *prev_task);
+/* Prepare a context that, when switched to, calls first_run(prev_task) on the stack below
+ * `frame` and then returns to user space with the registers in *frame. */
+void arch_context_init(struct arch_context *c, struct trap_frame *frame,
+                       void (*first_run)(struct task *prev));
+void arch_fpsimd_save(struct arch_fpsimd *s);
+void arch_fpsimd_restore(const struct arch_fpsimd *s);
+/* The user thread pointer (TPIDR_EL0). */
+uint64_t arch_tls_read(void);
+void arch_tls_write(uint64_t v);
+/* A user frame that starts at `pc` with stack pointer `sp`, all other registers 0. */
+void arch_user_frame_init(struct trap_frame *f, uint64_t pc, uint64_t sp);
+
+/* Push a signal frame for `sig` on the user stack of frame f (address space vm) and set f
+ * to enter `handler` with the frame as argument and `restorer` as return address.
+ * 0, or -1 if the user stack cannot hold it. */
+struct vm;
+int arch_signal_push(struct vm *vm, struct trap_frame *f, int sig, uint64_t handler,
+                     uint64_t restorer, uint64_t blocked);
+/* rt_sigreturn: restore f from the frame at the user SP.  0, or -1 if it is not a frame. */
+int arch_signal_pop(struct vm *vm, struct trap_frame *f, uint64_t *blocked);
+
+/* ---- user address spaces ----------------------------------------------------------------- */
+
+struct arch_as {
+    paddr_t root;  /* top-level table */
+    uint16_t asid; /* address-space id tagging this space's TLB entries */
+};
+
+/* Create an empty address space.  0, -ENOMEM, or -EAGAIN when no ASID is free. */
+int arch_as_init(struct arch_as *as);
+/* Free its tables (every page must already be unmapped) and invalidate its TLB entries on
+ * all CPUs (broadcast TLBI, no IPI).  The space must not be active on any CPU. */
+void arch_as_destroy(struct arch_as *as);
+/* Map user page `va` to `pa` with PROT_READ/WRITE/EXEC bits (zt_syscall.h).  0 or -ENOMEM. */
+int arch_as_map(struct arch_as *as, uint64_t va, paddr_t pa, unsigned prot);
+/* Unmap user page `va`: returns the page that was mapped there, or 0. */
+paddr_t arch_as_unmap(struct arch_as *as, uint64_t va);
+/* Software walk: the page mapped at `va` (0 if none) and its PROT_ bits in *prot. */
+paddr_t arch_as_lookup(const struct arch_as *as, uint64_t va, unsigned *prot);
+/* Make `as` this CPU's user address space (NULL: none). */
+void arch_as_activate(const struct arch_as *as);
+/* Make instructions the kernel wrote at kernel address `kva` (len bytes, e.g. a user page
+ * seen through the linear map) visible to instruction fetch on every CPU. */
+void arch_sync_icache(const void *kva, size_t len);
+
 /* ---- diagnostics --------------------------------------------------------------------------- */
 
 /* Print the register dump of an exception frame (used by panic). */

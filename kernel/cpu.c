@@ -11,6 +11,7 @@
 #include "kernel/kstack.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
+#include "kernel/timer.h"
 
 struct cpu cpus[MAX_CPUS];
 unsigned ncpus;
@@ -71,6 +72,8 @@ _Noreturn void secondary_main(struct cpu *c, uint64_t entry_counter)
 {
     arch_secondary_init(c);
     sched_init_cpu(c);
+    timer_init_cpu(c->id);
+    ipi_init_cpu();
     mark_online(c);
     sched_idle(); /* never returns */
 }

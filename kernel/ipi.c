@@ -63,3 +63,10 @@ void ipi_receive(unsigned sgi)
         break;
     }
 }
+
+void ipi_init_cpu(void)
+{
+    for (unsigned sgi = 0; sgi < ARCH_SGI_COUNT; sgi++) {
+        arch_irq_set_enabled(sgi, true);
+    }
+}

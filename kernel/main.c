@@ -13,6 +13,13 @@
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/main.h"
+#include "kernel/futex.h"
+#include "kernel/ipi.h"
+#include "kernel/panic.h"
+#include "kernel/task.h"
+#include "kernel/timer.h"
+#include "kernel/tty.h"
+#include "uapi/zt_errno.h"
 
 struct bootargs bootargs;
 
@@ -94,6 +101,39 @@ static void report_smp(const struct arch_boot_info *bi)
     printk("smp: %u of %u CPUs online\n", cpumask_weight(cpus_online), bi->ncpus_total);
 }
 
+/* The first user process: /bin/init, told what to run by init= and the words after "--". */
+static void start_init(void)
+{
+    char *argv[BOOTARGS_MAX_INIT_ARGS + 3];
+    int argc = 0;
+    argv[argc++] = "/bin/init";
+    if (bootargs.init_path[0]) {
+        argv[argc++] = bootargs.init_path;
+        for (int i = 0; i < bootargs.init_argc; i++) {
+            argv[argc++] = bootargs.init_argv[i];
+        }
+    }
+    argv[argc] = 0;
+    int r = proc_start_init(argv, argc);
+    if (r < 0) {
+        printk("init: cannot start /bin/init (error %d); powering off\n", r);
+        arch_poweroff(127);
+    }
+}
+
+void kernel_late_init(void)
+{
+    if (bootargs.debug_fault != DEBUG_FAULT_NONE) {
+        printk("debug_fault: faulting on purpose now\n");
+        arch_debug_fault(bootargs.debug_fault);
+    }
+    if (bootargs.debug_exit >= 0) {
+        printk("debug_exit: powering off with status %d\n", bootargs.debug_exit);
+        arch_poweroff(bootargs.debug_exit);
+    }
+    start_init();
+}
+
 void kernel_main(uint64_t entry_counter)
 {
     struct cpu *boot = &cpus[0];
@@ -106,7 +146,11 @@ void kernel_main(uint64_t entry_counter)
         printk("%s\n", bootargs.warn[i]);  /* bad parameters: what was done instead */
     }
     setup_partition();                      /* before any CPU runs: routing depends on it */
+    futex_init();                           /* wait queues user space will sleep on */
     sched_init_cpu(boot);                   /* the boot CPU's run queue and idle task */
+    timer_init_cpu(0);                      /* its timer queue; timer interrupt handler */
+    ipi_init_cpu();                         /* SGIs: the only way other CPUs reach it */
+    tty_init(0);                            /* console input, routed to the boot CPU */
     smp_boot();                             /* PSCI CPU_ON for the others, wait for them */
     report_smp(bi);                         /* ends with "smp: N of N CPUs online" */
     kernel_late_init();                     /* user space, or the debug hooks */

@@ -1,13 +1,449 @@
+/*
+ * sched.c — per-CPU run queues, context switches, placement (contract in sched.h).
+ *
+ * Invariants (checked where cheap):
+ *   - A task is in at most one run queue, and only while TASK_RUNNABLE and not running.
+ *   - rq->current is the task whose registers are on that CPU, or will be once the switch
+ *     in progress completes; a task's `on_cpu` stays true until its switch-out is complete,
+ *     and no other CPU may run it (or free it) before that.
+ *   - t->cpu changes only while t is TASK_WAKING (owned by whoever set that state) or
+ *     under the lock of the run queue it moves to.
+ *   - Only CPUs in t->affinity ever run t.
+ * Locks: rq->lock per CPU, a leaf except that place_task takes one rq lock with none held.
+ * All entry points run with IRQs masked inside (they save and restore).
+ */
 #include "kernel/sched.h"
 #include "arch.h"
+#include "kernel/acct.h"
 #include "kernel/cpu.h"
-void sched_init_cpu(struct cpu *c) { (void)c; }
-void sched_ipi(unsigned reason) { (void)reason; }
-_Noreturn void sched_idle(void)
+#include "kernel/ipi.h"
+#include "kernel/lib.h"
+#include "kernel/panic.h"
+#include "kernel/task.h"
+#include "kernel/timer.h"
+#include "kernel/trap.h"
+#include "uapi/zt_errno.h"
+
+struct runqueue {
+    spinlock_t lock;
+    struct task *current;
+    struct task *idle;
+    struct list queue;       /* runnable tasks waiting for this CPU */
+    unsigned nr_queued;
+    bool need_resched;       /* written by this CPU only */
+    uint64_t slice_end;      /* when the running task's slice ends */
+    struct task *fp_owner;   /* whose user FP/SIMD state is in this CPU's registers */
+} __attribute__((aligned(64)));
+
+static struct runqueue rqs[MAX_CPUS];
+static struct task idle_tasks[MAX_CPUS];
+
+static inline struct runqueue *this_rq(void)
+{
+    return &rqs[this_cpu_id()];
+}
+
+bool sched_is_idle_task(const struct task *t)
+{
+    return t && t->proc == 0;
+}
+
+static unsigned rq_nr_running(const struct runqueue *rq)
+{
+    const struct task *cur = __atomic_load_n(&rq->current, __ATOMIC_RELAXED);
+    unsigned running = cur && cur != rq->idle && cur->state == TASK_RUNNABLE;
+    return __atomic_load_n(&rq->nr_queued, __ATOMIC_RELAXED) + running;
+}
+
+unsigned sched_nr_running(unsigned cpu)
+{
+    return cpu < MAX_CPUS ? rq_nr_running(&rqs[cpu]) : 0;
+}
+
+bool sched_can_stop_tick(unsigned cpu)
+{
+    return sched_nr_running(cpu) <= 1;
+}
+
+struct task *sched_current(unsigned cpu)
+{
+    return __atomic_load_n(&rqs[cpu].current, __ATOMIC_RELAXED);
+}
+
+struct task *current(void)
+{
+    return this_rq()->current;
+}
+
+void sched_set_need_resched(void)
+{
+    this_rq()->need_resched = true;
+}
+
+bool sched_need_resched(void)
+{
+    return this_rq()->need_resched;
+}
+
+uint64_t sched_slice_end(unsigned cpu)
+{
+    return rqs[cpu].slice_end;
+}
+
+void sched_slice_check(uint64_t now)
+{
+    struct runqueue *rq = this_rq();
+    if (!sched_can_stop_tick(this_cpu_id()) && now >= rq->slice_end) {
+        rq->need_resched = true;
+    }
+}
+
+void sched_init_cpu(struct cpu *c)
+{
+    struct runqueue *rq = &rqs[c->id];
+    struct task *idle = &idle_tasks[c->id];
+    list_init(&rq->queue);
+    ksnprintf(idle->name, sizeof(idle->name), "idle/%u", c->id);
+    idle->cpu = c->id;
+    idle->affinity = CPUMASK_BIT(c->id);
+    idle->on_cpu = true;
+    idle->state = TASK_RUNNABLE;
+    list_init(&idle->rq_link);
+    rq->idle = idle;
+    rq->current = idle;
+    acct_init_cpu(c->id);
+}
+
+/* ---- queue operations (rq->lock held) ---- */
+
+static void enqueue(struct runqueue *rq, struct task *t)
+{
+    list_add_tail(&rq->queue, &t->rq_link);
+    __atomic_store_n(&rq->nr_queued, rq->nr_queued + 1, __ATOMIC_RELAXED);
+}
+
+static struct task *dequeue_head(struct runqueue *rq)
+{
+    struct task *t = container_of(rq->queue.next, struct task, rq_link);
+    list_del(&t->rq_link);
+    __atomic_store_n(&rq->nr_queued, rq->nr_queued - 1, __ATOMIC_RELAXED);
+    return t;
+}
+
+static void dequeue(struct runqueue *rq, struct task *t)
+{
+    list_del(&t->rq_link);
+    __atomic_store_n(&rq->nr_queued, rq->nr_queued - 1, __ATOMIC_RELAXED);
+}
+
+/* Lock the run queue of the CPU t belongs to, following t if it moves meanwhile. */
+static struct runqueue *lock_task_rq(struct task *t)
 {
     for (;;) {
-        arch_irq_disable();
-        arch_wait_for_interrupt();
-        arch_irq_enable();
+        unsigned cpu = __atomic_load_n(&t->cpu, __ATOMIC_ACQUIRE);
+        struct runqueue *rq = &rqs[cpu];
+        spin_lock(&rq->lock);
+        if (__atomic_load_n(&t->cpu, __ATOMIC_RELAXED) == cpu) {
+            return rq;
+        }
+        spin_unlock(&rq->lock);
     }
+}
+
+/* ---- placement ---- */
+
+static unsigned least_loaded(cpumask_t candidates, const unsigned *nr, unsigned prev)
+{
+    unsigned best = MAX_CPUS;
+    for (unsigned c = 0; c < MAX_CPUS; c++) {
+        if (cpumask_has(candidates, c) && (best == MAX_CPUS || nr[c] < nr[best])) {
+            best = c;
+        }
+    }
+    if (best != MAX_CPUS && cpumask_has(candidates, prev) && nr[prev] <= nr[best]) {
+        best = prev; /* stay where the caches are, unless that is busier */
+    }
+    return best;
+}
+
+unsigned sched_pick_cpu(cpumask_t affinity, cpumask_t online, cpumask_t housekeeping,
+                        const unsigned *nr_running, unsigned prev)
+{
+    cpumask_t allowed = affinity & online;
+    if (allowed & housekeeping) {
+        return least_loaded(allowed & housekeeping, nr_running, prev);
+    }
+    return least_loaded(allowed, nr_running, prev);
+}
+
+/* A task just became runnable on `cpu` (not this CPU, or this CPU from an IRQ):
+ * wake that CPU if idle; if it now has two runnable tasks, kick it to arm its slice. */
+static void notify_cpu(unsigned cpu, bool was_idle, unsigned nr_running)
+{
+    if (cpu == this_cpu_id()) {
+        if (was_idle) {
+            this_rq()->need_resched = true;
+        }
+        return;
+    }
+    if (was_idle) {
+        ipi_send(cpu, IPI_WAKEUP);
+    } else if (nr_running == 2) {
+        ipi_send(cpu, IPI_KICK);
+    }
+}
+
+/* Put t (TASK_WAKING, off every CPU, on no queue) on a run queue. */
+static void place_task(struct task *t)
+{
+    unsigned nr[MAX_CPUS];
+    for (unsigned c = 0; c < ncpus; c++) {
+        nr[c] = rq_nr_running(&rqs[c]);
+    }
+    for (unsigned c = ncpus; c < MAX_CPUS; c++) {
+        nr[c] = ~0u;
+    }
+    cpumask_t online = __atomic_load_n(&cpus_online, __ATOMIC_RELAXED);
+    unsigned cpu = sched_pick_cpu(t->affinity, online, cpus_housekeeping, nr, t->cpu);
+    if (cpu >= MAX_CPUS) {
+        cpu = 0; /* affinity lost every online CPU: sched_set_affinity prevents this */
+    }
+    struct runqueue *rq = &rqs[cpu];
+    spin_lock(&rq->lock);
+    __atomic_store_n(&t->cpu, cpu, __ATOMIC_RELEASE);
+    t->state = TASK_RUNNABLE;
+    enqueue(rq, t);
+    bool was_idle = rq->current == rq->idle;
+    unsigned n = rq_nr_running(rq);
+    spin_unlock(&rq->lock);
+    notify_cpu(cpu, was_idle, n);
+}
+
+static void wait_off_cpu(struct task *t)
+{
+    while (__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE)) {
+        arch_cpu_relax();
+    }
+}
+
+void sched_start_task(struct task *t)
+{
+    unsigned long flags = arch_irq_save();
+    t->state = TASK_WAKING;
+    list_init(&t->rq_link);
+    place_task(t);
+    arch_irq_restore(flags);
+}
+
+void sched_prepare_sleep(struct task *t)
+{
+    struct runqueue *rq = lock_task_rq(t);
+    t->state = TASK_SLEEPING;
+    spin_unlock(&rq->lock);
+}
+
+void sched_wakeup(struct task *t)
+{
+    unsigned long flags = arch_irq_save();
+    struct runqueue *rq = lock_task_rq(t);
+    if (t->state != TASK_SLEEPING) {
+        spin_unlock(&rq->lock);
+        arch_irq_restore(flags);
+        return;
+    }
+    if (rq->current == t) { /* still on its way into schedule(): it just keeps running */
+        t->state = TASK_RUNNABLE;
+        spin_unlock(&rq->lock);
+        arch_irq_restore(flags);
+        return;
+    }
+    t->state = TASK_WAKING;
+    spin_unlock(&rq->lock);
+    wait_off_cpu(t);
+    place_task(t);
+    arch_irq_restore(flags);
+}
+
+int sched_set_affinity(struct task *t, cpumask_t mask)
+{
+    if (!(mask & __atomic_load_n(&cpus_online, __ATOMIC_RELAXED))) {
+        return -EINVAL;
+    }
+    unsigned long flags = arch_irq_save();
+    struct runqueue *rq = lock_task_rq(t);
+    __atomic_store_n(&t->affinity, mask, __ATOMIC_RELAXED);
+    unsigned cpu = t->cpu;
+    if (cpumask_has(mask, cpu) || t->state != TASK_RUNNABLE) {
+        spin_unlock(&rq->lock); /* sleeping or waking tasks are placed by their wakeup */
+    } else if (rq->current != t) {
+        dequeue(rq, t);
+        t->state = TASK_WAKING;
+        spin_unlock(&rq->lock);
+        wait_off_cpu(t);
+        place_task(t);
+    } else {
+        spin_unlock(&rq->lock); /* running: schedule() there moves it */
+        if (cpu == this_cpu_id()) {
+            this_rq()->need_resched = true;
+        } else {
+            ipi_send(cpu, IPI_RESCHEDULE);
+        }
+    }
+    arch_irq_restore(flags);
+    return 0;
+}
+
+/* ---- switching ---- */
+
+static bool is_user_task(const struct task *t)
+{
+    return t->proc != 0;
+}
+
+/* On the new task's stack, right after the switch: give the old task up. */
+static void finish_switch(struct task *prev)
+{
+    struct runqueue *rq = this_rq();
+    struct task *me = rq->current;
+    if (is_user_task(me)) {
+        if (rq->fp_owner != me) {
+            arch_fpsimd_restore(&me->fp);
+            rq->fp_owner = me;
+        }
+        arch_tls_write(me->tls);
+    }
+    bool dead = prev->state == TASK_DEAD;
+    bool migrate = prev->need_migrate;
+    prev->need_migrate = false;
+    __atomic_store_n(&prev->on_cpu, false, __ATOMIC_RELEASE);
+    if (dead) {
+        if (rq->fp_owner == prev) {
+            rq->fp_owner = 0;
+        }
+        task_free(prev);
+    } else if (migrate) {
+        place_task(prev);
+    }
+}
+
+static void switch_address_space(struct task *prev, struct task *next)
+{
+    if (!is_user_task(next)) {
+        arch_as_activate(0); /* idle holds no user mappings (see vm_destroy) */
+    } else if (!is_user_task(prev) || prev->proc != next->proc) {
+        arch_as_activate(&next->proc->vm.as);
+    }
+}
+
+/* The FP state in the registers belongs to prev: keep a copy in case prev runs elsewhere. */
+static void save_user_state(struct runqueue *rq, struct task *prev)
+{
+    if (is_user_task(prev) && prev->state != TASK_DEAD) {
+        arch_fpsimd_save(&prev->fp);
+        prev->tls = arch_tls_read();
+        rq->fp_owner = prev;
+    }
+}
+
+/* Pick the next task under rq->lock; decides what happens to prev. */
+static struct task *pick_next(struct runqueue *rq, struct task *prev, unsigned cpu)
+{
+    bool prev_runnable = prev != rq->idle && prev->state == TASK_RUNNABLE;
+    if (prev_runnable && !cpumask_has(prev->affinity, cpu)) {
+        prev->state = TASK_WAKING; /* finish_switch places it on an allowed CPU */
+        prev->need_migrate = true;
+        prev_runnable = false;
+    }
+    if (!list_empty(&rq->queue)) {
+        struct task *next = dequeue_head(rq);
+        if (prev_runnable) {
+            enqueue(rq, prev); /* round robin: behind everyone who waited */
+        }
+        return next;
+    }
+    return prev_runnable ? prev : rq->idle;
+}
+
+void schedule(void)
+{
+    unsigned long flags = arch_irq_save();
+    unsigned cpu = this_cpu_id();
+    struct runqueue *rq = &rqs[cpu];
+    spin_lock(&rq->lock);
+    struct task *prev = rq->current;
+    rq->need_resched = false;
+    struct task *next = pick_next(rq, prev, cpu);
+    if (next == prev) {
+        spin_unlock(&rq->lock);
+        arch_irq_restore(flags);
+        return;
+    }
+    uint64_t now = arch_counter_read();
+    next->on_cpu = true;
+    next->cpu = cpu;
+    __atomic_store_n(&rq->current, next, __ATOMIC_RELEASE);
+    rq->slice_end = now + timer_slice_ticks();
+    spin_unlock(&rq->lock);
+
+    acct_switch(prev, next, now);
+    STAT_INC(ctx_switches);
+    save_user_state(rq, prev);
+    switch_address_space(prev, next);
+    prev = arch_context_switch(&prev->ctx, &next->ctx, prev);
+    finish_switch(prev);
+    arch_irq_restore(flags);
+}
+
+void sched_yield(void)
+{
+    sched_set_need_resched();
+    schedule();
+}
+
+/* A new task's first instructions in the kernel (arch_context_init's first_run). */
+void sched_task_first_run(struct task *prev)
+{
+    finish_switch(prev);
+    kernel_first_return_to_user(current()->frame);
+}
+
+void sched_ipi(unsigned reason)
+{
+    switch (reason) {
+    case IPI_RESCHEDULE:
+    case IPI_WAKEUP:
+        this_rq()->need_resched = true;
+        break;
+    case IPI_KICK:
+    default:
+        break; /* the interrupt itself leads to timer_reprogram on the way out */
+    }
+}
+
+_Noreturn void sched_idle(void)
+{
+    struct runqueue *rq = this_rq();
+    for (;;) {
+        arch_irq_disable();
+        if (!list_empty(&rq->queue) || rq->need_resched) {
+            schedule();
+        } else {
+            timer_reprogram();
+            arch_wait_for_interrupt(); /* wakes on a pending IRQ even though masked */
+        }
+        arch_irq_enable(); /* take whatever interrupt woke us */
+    }
+}
+
+/* The current task has exited: it never runs again; the next task frees it. */
+_Noreturn void sched_exit_current(void)
+{
+    arch_irq_disable();
+    struct task *t = current();
+    struct runqueue *rq = this_rq();
+    spin_lock(&rq->lock);
+    t->state = TASK_DEAD;
+    spin_unlock(&rq->lock);
+    schedule();
+    panic("sched: dead task %d was scheduled again", t->tid);
 }

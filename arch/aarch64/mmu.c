@@ -19,6 +19,8 @@
 #include "kernel/panic.h"
 #include "kernel/spinlock.h"
 #include "platform.h"
+#include "uapi/zt_errno.h"
+#include "uapi/zt_syscall.h"
 
 extern char __kernel_start[], __kernel_end[], __text_start[], __text_end[];
 extern char __rodata_start[], __rodata_end[], __data_start[];
@@ -187,4 +189,160 @@ bool arch_kva_is_mapped(uint64_t va)
 {
     uint64_t *pte = kernel_pte(va, false);
     return pte && (*pte & PTE_VALID);
+}
+
+/* ---- user address spaces (TTBR0) ------------------------------------------------------ */
+
+#define ASID_MAX 4096 /* plenty for this kernel; 0 is reserved for "none" */
+
+static spinlock_t asid_lock;
+static uint64_t asid_used[ASID_MAX / 64];
+static unsigned asid_next = 1;
+
+static int asid_alloc(void)
+{
+    unsigned long flags = spin_lock_irqsave(&asid_lock);
+    int asid = -1;
+    for (unsigned n = 0; n < ASID_MAX; n++) {
+        unsigned a = (asid_next + n) % ASID_MAX;
+        if (a && !(asid_used[a / 64] & (1ull << (a % 64)))) {
+            asid_used[a / 64] |= 1ull << (a % 64);
+            asid_next = a + 1;
+            asid = (int)a;
+            break;
+        }
+    }
+    spin_unlock_irqrestore(&asid_lock, flags);
+    return asid;
+}
+
+static void asid_free(unsigned a)
+{
+    unsigned long flags = spin_lock_irqsave(&asid_lock);
+    asid_used[a / 64] &= ~(1ull << (a % 64));
+    spin_unlock_irqrestore(&asid_lock, flags);
+}
+
+int arch_as_init(struct arch_as *as)
+{
+    int asid = asid_alloc();
+    if (asid < 0) {
+        return -EAGAIN;
+    }
+    as->root = page_alloc();
+    if (!as->root) {
+        asid_free((unsigned)asid);
+        return -ENOMEM;
+    }
+    as->asid = (uint16_t)asid;
+    return 0;
+}
+
+void arch_as_destroy(struct arch_as *as)
+{
+    uint64_t *l1 = phys_to_virt(as->root);
+    for (unsigned i = 0; i < 512; i++) {
+        if (!(l1[i] & PTE_VALID)) {
+            continue;
+        }
+        uint64_t *l2 = phys_to_virt(l1[i] & PTE_ADDR_MASK);
+        for (unsigned j = 0; j < 512; j++) {
+            if (l2[j] & PTE_VALID) {
+                page_free(l2[j] & PTE_ADDR_MASK);
+            }
+        }
+        page_free(l1[i] & PTE_ADDR_MASK);
+    }
+    page_free(as->root);
+    /* Drop every TLB entry tagged with this ASID on all CPUs before it can be reused. */
+    dsb(ishst);
+    __asm__ volatile("tlbi aside1is, %0" ::"r"((uint64_t)as->asid << 48) : "memory");
+    dsb(ish);
+    asid_free(as->asid);
+    as->root = 0;
+}
+
+static uint64_t user_pte_bits(unsigned prot)
+{
+    uint64_t e = PTE_VALID | PTE_PAGE | PTE_ATTR(MT_NORMAL) | PTE_SH_INNER | PTE_AF | PTE_NG |
+                 PTE_AP_EL0 | PTE_PXN; /* the kernel never executes user pages */
+    if (!(prot & PROT_WRITE)) {
+        e |= PTE_AP_RO;
+    }
+    if (!(prot & PROT_EXEC)) {
+        e |= PTE_UXN;
+    }
+    return e;
+}
+
+static uint64_t *user_pte(const struct arch_as *as, uint64_t va, bool alloc)
+{
+    uint64_t *l1 = phys_to_virt(as->root);
+    uint64_t *l2 = next_table(l1, IDX(va, L1_SHIFT), alloc);
+    uint64_t *l3 = l2 ? next_table(l2, IDX(va, L2_SHIFT), alloc) : 0;
+    return l3 ? &l3[IDX(va, PAGE_SHIFT)] : 0;
+}
+
+int arch_as_map(struct arch_as *as, uint64_t va, paddr_t pa, unsigned prot)
+{
+    if (va >= USER_VA_TOP) {
+        return -EINVAL;
+    }
+    uint64_t *pte = user_pte(as, va, true);
+    if (!pte) {
+        return -ENOMEM;
+    }
+    *pte = pa | user_pte_bits(prot);
+    dsb(ishst); /* invalid -> valid: visible to the walker, no TLB maintenance needed */
+    return 0;
+}
+
+paddr_t arch_as_unmap(struct arch_as *as, uint64_t va)
+{
+    uint64_t *pte = va < USER_VA_TOP ? user_pte(as, va, false) : 0;
+    if (!pte || !(*pte & PTE_VALID)) {
+        return 0;
+    }
+    paddr_t pa = *pte & PTE_ADDR_MASK;
+    *pte = 0;
+    dsb(ishst);
+    __asm__ volatile("tlbi vae1is, %0" ::"r"((uint64_t)as->asid << 48 | (va >> PAGE_SHIFT))
+                     : "memory");
+    dsb(ish);
+    return pa;
+}
+
+paddr_t arch_as_lookup(const struct arch_as *as, uint64_t va, unsigned *prot)
+{
+    uint64_t *pte = va < USER_VA_TOP ? user_pte(as, va, false) : 0;
+    if (!pte || !(*pte & PTE_VALID)) {
+        return 0;
+    }
+    if (prot) {
+        *prot = PROT_READ | (*pte & PTE_AP_RO ? 0 : PROT_WRITE) | (*pte & PTE_UXN ? 0 : PROT_EXEC);
+    }
+    return *pte & PTE_ADDR_MASK;
+}
+
+void arch_as_activate(const struct arch_as *as)
+{
+    uint64_t ttbr = as ? (as->root | (uint64_t)as->asid << 48) : virt_to_phys(empty_l1);
+    sysreg_write(ttbr0_el1, ttbr);
+    isb();
+}
+
+void arch_sync_icache(const void *kva, size_t len)
+{
+    /* The kernel wrote code through its linear-map alias: clean those data cache lines to
+     * the point of unification, then invalidate every CPU's instruction cache by broadcast
+     * (ARM ARM B2.4.4, "concurrent modification and execution of instructions"). */
+    uint64_t line = 4u << (sysreg_read(ctr_el0) >> 16 & 0xf); /* DminLine, bytes */
+    uint64_t end = (uint64_t)kva + len;
+    for (uint64_t a = (uint64_t)kva & ~(line - 1); a < end; a += line) {
+        __asm__ volatile("dc cvau, %0" ::"r"(a) : "memory");
+    }
+    dsb(ish);
+    __asm__ volatile("ic ialluis" ::: "memory");
+    dsb(ish);
+    isb();
 }

@@ -115,7 +115,7 @@ void trap_el0_sync(struct trap_frame *f, unsigned long unused)
     kernel_entry_from_user(f);
     if (ec == 0x15) {
         arch_irq_enable(); /* syscalls run preemptible by interrupts */
-        syscall_dispatch(f);
+        syscall_dispatch(f, (unsigned)(esr & 0xffff));
         arch_irq_disable();
     } else {
         struct user_fault uf = {

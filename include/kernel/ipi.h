@@ -26,6 +26,8 @@ const char *ipi_reason_name(unsigned reason);
 void ipi_send(unsigned cpu, enum ipi_reason reason);
 /* Stop every other online CPU (panic, power-off); does not wait. */
 void ipi_stop_others(void);
+/* Accept IPIs on this CPU (every SGI enabled in its redistributor). */
+void ipi_init_cpu(void);
 /* Called by irq dispatch for INTIDs 0..15 on the receiving CPU. */
 void ipi_receive(unsigned sgi);
 

@@ -1,7 +1,69 @@
+/*
+ * sched.h — per-CPU run queues and the scheduler.
+ *
+ * Each CPU has its own run queue (a FIFO of runnable tasks, the running task kept aside)
+ * under its own lock; there is no global scheduler lock.  Round-robin within a CPU; a
+ * time slice of 1/hz is enforced by the local timer only while a CPU has more than one
+ * runnable task (sched_can_stop_tick).  Tasks are placed on CPUs when they start and when
+ * they wake: never on a CPU outside their affinity, and on a dataplane CPU only when the
+ * affinity contains no online housekeeping CPU (a mask mixing both kinds runs on
+ * housekeeping).  Nothing is moved afterwards except by an affinity change.
+ * The kernel is not preemptible: switches happen on the way back to user space, when a
+ * task blocks, and in the idle loop.
+ */
 #ifndef ZT_KERNEL_SCHED_H
 #define ZT_KERNEL_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/cpumask.h"
+
 struct cpu;
+struct task;
+
 void sched_init_cpu(struct cpu *c);
 _Noreturn void sched_idle(void);
+
+/* Switch to the next runnable task if the current one should give way (or cannot run). */
+void schedule(void);
+/* The current task has exited: switch away for good (the next task frees it). */
+_Noreturn void sched_exit_current(void);
+/* First instructions of a new task in the kernel (arch_context_init's first_run). */
+void sched_task_first_run(struct task *prev);
+/* sched_yield(): put the current task at the tail of its queue and schedule. */
+void sched_yield(void);
+/* Make a new task runnable on a CPU of its affinity. */
+void sched_start_task(struct task *t);
+/* Mark the current task asleep (call with the wait queue lock held; see wait.c). */
+void sched_prepare_sleep(struct task *t);
+/* Make a sleeping task runnable again. */
+void sched_wakeup(struct task *t);
+/* Change t's affinity (non-empty subset of online CPUs); moves it if needed. */
+int sched_set_affinity(struct task *t, cpumask_t mask);
+
+/* The current task must give way at the next opportunity. */
+void sched_set_need_resched(void);
+bool sched_need_resched(void);
+/* Timer interrupt: end the slice if it is over.  Returns true if a switch is due. */
+void sched_slice_check(uint64_t now);
+/* Time slice end for timer.c (valid when !sched_can_stop_tick). */
+uint64_t sched_slice_end(unsigned cpu);
+
+/* Can `cpu` run without a time-slice interrupt?  True with at most one runnable task. */
+bool sched_can_stop_tick(unsigned cpu);
+/* Runnable tasks on `cpu`, the running one included (idle excluded). */
+unsigned sched_nr_running(unsigned cpu);
+/* The task running on `cpu` (its idle task when idle). */
+struct task *sched_current(unsigned cpu);
+bool sched_is_idle_task(const struct task *t);
+/* Receive an IPI of the scheduling kinds. */
 void sched_ipi(unsigned reason);
+
+/* Pure placement decision, unit-tested: the CPU for a task with `affinity`, given which
+ * CPUs are online, housekeeping, and how many tasks each runs; `prev` is where it ran last
+ * (preferred when allowed and not busier than the best).  MAX_CPUS if none is allowed. */
+unsigned sched_pick_cpu(cpumask_t affinity, cpumask_t online, cpumask_t housekeeping,
+                        const unsigned *nr_running, unsigned prev);
+
 #endif

@@ -23,7 +23,11 @@ struct user_fault {
 
 void kernel_entry_from_user(struct trap_frame *f);
 void kernel_exit_to_user(struct trap_frame *f);
-void syscall_dispatch(struct trap_frame *f);
+/* A new task's way out to its first user instruction. */
+void kernel_first_return_to_user(struct trap_frame *f);
+/* svc_imm: the SVC instruction's immediate (ignored for dispatch, as on Linux; the
+ * measurement-window markers 0x5a5a/0xa5a5 are visible to tracing). */
+void syscall_dispatch(struct trap_frame *f, unsigned svc_imm);
 void user_exception(struct trap_frame *f, const struct user_fault *uf);
 const char *arch_exception_class_name(unsigned ec);
 

@@ -1,0 +1,37 @@
+/*
+ * acct.h — CPU-time accounting without a tick.
+ *
+ * Every transition is timestamped with the counter: entry to the kernel from user space,
+ * return to user space, and every context switch.  The time since the CPU's previous
+ * timestamp is charged to whoever ran in that interval: the task's user or system time and
+ * the CPU's user, system or idle time.  The result is exact whether a tick runs or not.
+ * Each CPU writes only its own state; other CPUs read it with relaxed loads.
+ */
+#ifndef ZT_KERNEL_ACCT_H
+#define ZT_KERNEL_ACCT_H
+
+#include <stdint.h>
+
+struct task;
+
+struct cpu_acct {
+    uint64_t user_ticks;
+    uint64_t sys_ticks;
+    uint64_t idle_ticks;
+    uint64_t stamp; /* counter value of the last transition */
+};
+
+void acct_init_cpu(unsigned cpu);
+/* User -> kernel on this CPU: charge the interval to t's user time. */
+void acct_enter_kernel(struct task *t);
+/* Kernel -> user: charge the interval to t's system time. */
+void acct_exit_kernel(struct task *t);
+/* Context switch at `now`: charge the interval to prev (system time, or idle). */
+void acct_switch(struct task *prev, struct task *next, uint64_t now);
+/* Totals for CPU `cpu` (readable from any CPU). */
+void acct_cpu_read(unsigned cpu, struct cpu_acct *out);
+/* t's user and system ticks including the interval in progress if t is running here. */
+void acct_task_read(const struct task *t, uint64_t *user, uint64_t *sys);
+uint64_t acct_ticks_to_ns(uint64_t ticks);
+
+#endif

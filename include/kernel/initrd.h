@@ -1,0 +1,18 @@
+/*
+ * initrd.h — the archive of user programs linked into the kernel image (cpio "newc" format,
+ * built by the Makefile from build/initrd/bin/).  Read-only; no locking needed.
+ */
+#ifndef ZT_KERNEL_INITRD_H
+#define ZT_KERNEL_INITRD_H
+
+#include <stddef.h>
+
+/* Find `path` ("/bin/sh" or "bin/sh") in the archive at [blob, blob+len).
+ * Returns 0 and sets *data and *size, or -ENOENT; -EINVAL if the archive is malformed. */
+int cpio_find(const void *blob, size_t len, const char *path, const void **data, size_t *size);
+/* The same in the kernel's own archive. */
+int initrd_find(const char *path, const void **data, size_t *size);
+/* Call fn(name) for every file (e.g. to list /bin); returns the number of files. */
+int initrd_list(void (*fn)(const char *name, size_t size));
+
+#endif

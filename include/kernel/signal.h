@@ -1,0 +1,46 @@
+/*
+ * signal.h — signals: kill, faults turned into signals, default actions and user handlers.
+ *
+ * A signal is recorded as pending (on the process, or on one thread for faults and
+ * tgkill) under proc_lock; the target is then kicked: woken from an interruptible sleep
+ * (-EINTR) or, if it runs on another CPU, sent IPI_SIGNAL so it enters the kernel.  Pending
+ * signals are acted on only in signal_deliver(), on the way back to user space: ignore,
+ * terminate the process (default action), or run the handler installed with rt_sigaction
+ * (a frame with the interrupted registers is pushed on the user stack; rt_sigreturn pops it).
+ */
+#ifndef ZT_KERNEL_SIGNAL_H
+#define ZT_KERNEL_SIGNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct task;
+struct process;
+struct trap_frame;
+
+#define SA_SIGINFO   0x00000004
+#define SA_RESTORER  0x04000000
+#define SA_NODEFER   0x40000000
+#define SA_RESETHAND 0x80000000
+#define SIG_DFL      0
+#define SIG_IGN      1
+
+/* Is a signal pending that would interrupt a sleep (or the process exiting)? */
+bool signal_pending(const struct task *t);
+/* Send sig to process p / to thread t (proc_lock held).  0 or -EINVAL. */
+int signal_send_proc_locked(struct process *p, int sig);
+int signal_send_task_locked(struct task *t, int sig);
+/* Make t notice pending work: interrupt its sleep, or IPI its CPU if it runs elsewhere. */
+void signal_kick(struct task *t);
+/* On the way to user space: act on pending signals.  May not return (process death). */
+void signal_deliver(struct trap_frame *f);
+/* rt_sigaction / rt_sigprocmask / rt_sigreturn */
+long sys_rt_sigaction(int sig, uint64_t act, uint64_t oldact, uint64_t sigsetsize);
+long sys_rt_sigprocmask(int how, uint64_t set, uint64_t oldset, uint64_t sigsetsize);
+long sys_rt_sigreturn(struct trap_frame *f);
+/* A fault the current task took in user space: deliver `sig`; when the default action
+ * kills, print "pid P (NAME) killed: WHAT at ADDR (pc PC)" first. */
+void signal_fault(int sig, const char *what, uint64_t addr, uint64_t pc);
+const char *signal_name(int sig);
+
+#endif

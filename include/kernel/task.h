@@ -1,0 +1,155 @@
+/*
+ * task.h — processes (an address space and the things its threads share) and tasks (one
+ * thread each, the unit the scheduler runs).
+ *
+ * Lifetime: a process is created by spawn (proc_spawn) with one task; clone adds tasks.
+ * A task that exits becomes TASK_DEAD and is freed by the next task to run on its CPU, once
+ * it is off that CPU (sched.c).  When the last task of a process exits, the process frees
+ * its memory, becomes a zombie and wakes its parent; wait4 reaps it.  Orphans are given to
+ * init (pid 1).
+ *
+ * Locks (in this order when nested): proc_lock (global: the process tree, pids, thread
+ * lists, exit/zombie transitions, signal state) -> a wait queue's lock -> a run queue lock.
+ * A process's vm_lock is independent of these (never held while taking them).
+ */
+#ifndef ZT_KERNEL_TASK_H
+#define ZT_KERNEL_TASK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arch.h"
+#include "kernel/cpumask.h"
+#include "kernel/list.h"
+#include "kernel/spinlock.h"
+#include "kernel/timer.h"
+#include "kernel/vm.h"
+#include "kernel/wait.h"
+#include "uapi/zt_syscall.h"
+
+enum task_state {
+    TASK_RUNNABLE = 0, /* on a run queue, or running */
+    TASK_SLEEPING,     /* blocked on a wait queue or timer; a wakeup makes it runnable */
+    TASK_WAKING,       /* being placed on a run queue by its waker */
+    TASK_DEAD,         /* exited; freed once off its CPU */
+};
+
+struct process;
+
+struct sigaction_k {
+    uint64_t handler;  /* 0 = SIG_DFL, 1 = SIG_IGN, else user address */
+    uint64_t flags;
+    uint64_t restorer;
+    uint64_t mask;
+};
+
+struct task {
+    struct arch_context ctx;  /* kernel registers while switched out */
+    struct arch_fpsimd fp;    /* user FP/SIMD registers while switched out */
+    uint64_t tls;             /* user TPIDR_EL0 while switched out */
+
+    int tid;
+    struct process *proc;     /* NULL for idle tasks */
+    char name[ZT_NAME_LEN];
+
+    /* scheduling (guarded by the run queue lock of `cpu`) */
+    enum task_state state;
+    bool on_cpu;              /* its registers are live on `cpu` (switch-out not finished) */
+    bool need_migrate;        /* its affinity no longer includes `cpu` */
+    unsigned cpu;
+    cpumask_t affinity;
+    struct list rq_link;      /* on its run queue while waiting to run */
+
+    uint64_t kstack_top;
+    struct trap_frame *frame; /* user registers, at the top of the kernel stack */
+
+    /* blocking */
+    struct waitq *waiting_on; /* wait queue it sleeps on (guarded by that queue's lock) */
+    struct list wait_link;
+    int wake_reason;          /* 0 woken, -EINTR interrupted, -ETIMEDOUT timer */
+    struct timer sleep_timer;
+    uint64_t futex_key;       /* address it waits on in FUTEX_WAIT, 0 otherwise */
+
+    /* accounting, in counter ticks (acct.c) */
+    uint64_t user_ticks;
+    uint64_t sys_ticks;
+    uint64_t acct_stamp;
+
+    /* threads */
+    struct list thread_link;  /* in proc->threads (proc_lock) */
+    uint64_t clear_child_tid; /* user address zeroed and futex-woken at exit */
+
+    /* signals (proc_lock) */
+    uint64_t sig_pending;     /* sent to this thread */
+    uint64_t sig_blocked;
+
+    /* task isolation (isolate.c) */
+    unsigned isol_flags;      /* PR_TASK_ISOLATION_* while isolated, else 0 */
+};
+
+enum proc_state {
+    PROC_ALIVE = 0,
+    PROC_ZOMBIE, /* all threads gone; exit status kept for wait4 */
+};
+
+struct process {
+    int pid;
+    char name[ZT_NAME_LEN];
+    enum proc_state state;
+    int wait_status;          /* Linux wait status once a zombie */
+    bool exiting;             /* exit_group or fatal signal under way */
+    int exit_status_pending;  /* wait status exit_group chose */
+
+    struct process *parent;
+    struct list children;     /* its children (proc_lock) */
+    struct list sibling;      /* in parent->children */
+    struct list all_link;     /* in the list of all processes */
+    struct waitq child_exit;  /* the parent's wait4 sleeps here */
+
+    struct list threads;      /* its tasks (proc_lock) */
+    unsigned nthreads;        /* alive (not yet exited) */
+
+    struct vm vm;             /* address space (vm.h) */
+
+    uint64_t sig_pending;     /* sent to the process (proc_lock) */
+    struct sigaction_k sigactions[ZT_NSIG];
+
+    uint64_t dead_user_ticks; /* accounting of threads that already exited */
+    uint64_t dead_sys_ticks;
+};
+
+extern spinlock_t proc_lock;
+
+/* The task running on this CPU. */
+struct task *current(void);
+
+/* Start the first process: /bin/init with `argv`.  Returns its pid or -errno. */
+int proc_start_init(char *const argv[], int argc);
+
+/* spawn(): a new process running `path` with `argv`, child of the current process. */
+int proc_spawn(const char *path, char *const argv[], int argc, cpumask_t affinity);
+
+/* clone() for threads: a new task in the current process starting at the caller's frame
+ * with x0 = 0, SP = `stack`, TLS = `tls`.  Returns the new tid or -errno. */
+int task_clone(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint64_t ctid);
+
+/* End the current task (exit) or its whole process (exit_group) with Linux wait
+ * status `wstatus` (exit code << 8, or signal number).  Never returns. */
+_Noreturn void task_exit(int wstatus);
+_Noreturn void proc_exit_group(int wstatus);
+
+/* wait4 for the current process.  Returns the reaped pid, 0 (WNOHANG, none ready) or
+ * -errno; fills *wstatus. */
+int proc_wait(int pid, int *wstatus, int options);
+
+/* Look up a task by tid / process by pid (proc_lock must be held). */
+struct task *task_find_locked(int tid);
+struct process *proc_find_locked(int pid);
+
+/* Free a dead task (called by sched.c once it is off its CPU). */
+void task_free(struct task *t);
+
+/* Fill `out` with up to n entries; returns the number of tasks in total. */
+int task_list_info(struct zt_task_info *out, int n);
+
+#endif

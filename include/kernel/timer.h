@@ -1,0 +1,64 @@
+/*
+ * timer.h — per-CPU queues of absolute deadlines, and the one function that programs the
+ * local timer.
+ *
+ * Each CPU owns a queue of timers sorted by deadline.  A timer is armed on the CPU that
+ * calls timer_arm (a task's own sleep lives on the task's CPU; kernel-internal timers are
+ * armed only on housekeeping CPUs, see work.c).  Callbacks run in that CPU's timer
+ * interrupt with IRQs masked.
+ *
+ * timer_reprogram() is the only writer of the hardware compare register.  It runs on every
+ * return to user space and before idling, computes
+ *     deadline = min(earliest queued timer,
+ *                    end of the time slice     if !sched_can_stop_tick(cpu),
+ *                    next periodic tick        if tick=periodic,
+ *                    next residual tick        if tick_residual=1 on a dataplane CPU)
+ * and writes it once, or disarms the timer when there is no deadline.  It touches the
+ * hardware only when the deadline changed.
+ */
+#ifndef ZT_KERNEL_TIMER_H
+#define ZT_KERNEL_TIMER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/list.h"
+
+struct timer;
+typedef void (*timer_fn)(struct timer *t);
+
+struct timer {
+    uint64_t deadline;   /* absolute counter value */
+    timer_fn fn;
+    struct list link;    /* in its CPU's queue while armed */
+    int cpu;             /* queue it is armed on, -1 when not armed */
+    int owner_tid;       /* who armed it (isolstat, isol_debug): task id, 0 = kernel */
+    uint64_t armed_by;   /* return address of timer_arm's caller */
+};
+
+void timer_init(struct timer *t, timer_fn fn);
+/* Arm (or re-arm) t on this CPU's queue for `deadline`. */
+void timer_arm(struct timer *t, uint64_t deadline);
+/* Disarm t wherever it is queued; true if it was armed (its callback will not run). */
+bool timer_cancel(struct timer *t);
+/* Program this CPU's hardware timer from its state (see above).  IRQs masked. */
+void timer_reprogram(void);
+/* Per-CPU setup; registers the interrupt on the boot CPU. */
+void timer_init_cpu(unsigned cpu);
+/* Counter ticks per time slice (1/hz s). */
+uint64_t timer_slice_ticks(void);
+
+/* Pure decision, unit-tested on the host: the deadline to program, 0 for none. */
+struct timer_inputs {
+    uint64_t earliest_timer;  /* 0 if the queue is empty */
+    bool can_stop_tick;
+    uint64_t slice_end;
+    uint64_t periodic_next;   /* 0 unless tick=periodic */
+    uint64_t residual_next;   /* 0 unless the residual tick applies */
+};
+uint64_t timer_compute_deadline(const struct timer_inputs *in);
+
+/* Armed timers on `cpu` for reports: fills up to n, returns how many are armed. */
+int timer_list(unsigned cpu, struct timer *out, int n);
+
+#endif

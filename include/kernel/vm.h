@@ -1,0 +1,68 @@
+/*
+ * vm.h — user address spaces: regions (VMAs), mmap/munmap/brk, and safe access to user
+ * memory from the kernel.
+ *
+ * Nothing is demand-paged: every page of a region is allocated, zeroed and mapped when the
+ * region is created, so a user task never takes a page fault it did not cause by touching
+ * memory it does not own.  The kernel reads and writes user memory only through
+ * copy_from_user/copy_to_user, which walk the page tables in software under vm->lock and
+ * copy through the kernel's linear map: a bad user pointer is an -EFAULT, never a kernel
+ * fault.  vm->lock is a leaf lock except for the page allocator.
+ */
+#ifndef ZT_KERNEL_VM_H
+#define ZT_KERNEL_VM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch.h"
+#include "kernel/list.h"
+#include "kernel/spinlock.h"
+
+#define USER_STACK_TOP  0x0000007ffff00000ull /* main thread's stack ends here */
+#define USER_STACK_SIZE (256 * 1024)
+#define USER_MMAP_TOP   0x0000007f00000000ull /* mmap regions grow down from here */
+#define USER_BRK_MAX    (256ull << 20)        /* heap limit above the program's end */
+
+enum vma_kind {
+    VMA_IMAGE = 0, /* ELF segment */
+    VMA_STACK,
+    VMA_HEAP,
+    VMA_MMAP,
+};
+
+struct vma {
+    uint64_t start, end; /* page-aligned, end exclusive */
+    unsigned prot;       /* PROT_* */
+    enum vma_kind kind;
+    struct list link;    /* in vm->vmas, sorted by start */
+};
+
+struct vm {
+    spinlock_t lock;
+    struct arch_as as;
+    struct list vmas;
+    uint64_t brk_start;  /* end of the loaded image, page-aligned */
+    uint64_t brk;        /* current break (byte granular, as the program sees it) */
+    size_t pages;        /* pages mapped */
+};
+
+int vm_init(struct vm *vm);
+/* Unmap and free everything; the address space must not be active on any CPU. */
+void vm_destroy(struct vm *vm);
+/* Map [start, start+len) fresh zeroed pages with `prot`.  0 or -ENOMEM/-EINVAL/-EEXIST. */
+int vm_map_region(struct vm *vm, uint64_t start, uint64_t len, unsigned prot, enum vma_kind kind);
+long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned flags, long fd,
+             uint64_t off);
+int vm_munmap(struct vm *vm, uint64_t addr, uint64_t len);
+long vm_brk(struct vm *vm, uint64_t newbrk);
+
+/* Copy between kernel and user memory of `vm`.  0 or -EFAULT (nothing partial is promised). */
+int copy_from_user(struct vm *vm, void *dst, uint64_t usrc, size_t n);
+int copy_to_user(struct vm *vm, uint64_t udst, const void *src, size_t n);
+/* Copy a NUL-terminated string of at most max-1 bytes.  Length, -EFAULT or -ENAMETOOLONG. */
+long strncpy_from_user(struct vm *vm, char *dst, uint64_t usrc, size_t max);
+/* Loader access: write into the user pages regardless of their protection. */
+int vm_write_initial(struct vm *vm, uint64_t udst, const void *src, size_t n);
+
+#endif

@@ -1,0 +1,182 @@
+/*
+ * zt_syscall.h — the system-call ABI, shared by the kernel and user space.
+ *
+ * Calling convention (Linux/aarch64): number in x8, arguments in x0-x5, `svc #0` (the
+ * immediate is ignored, as on Linux; the test programs use #0x5a5a and #0xa5a5 to mark
+ * measurement windows in QEMU's log), result or -errno (zt_errno.h) in x0.
+ * Calls that exist in Linux keep Linux's number and semantics (the subset documented with
+ * each); zerotick's own calls are numbered from 1024 so they can never collide.
+ *
+ * Process creation is spawn(), not fork+execve: with no copy-on-write and no demand
+ * paging (a dataplane task must never take a page fault it did not ask for), fork would
+ * copy the whole address space only for execve to throw it away.  spawn builds the new
+ * address space directly from the ELF and can place the new process on its CPUs from its
+ * first instruction.  clone() exists only for threads (CLONE_VM | CLONE_THREAD).
+ */
+#ifndef ZT_UAPI_SYSCALL_H
+#define ZT_UAPI_SYSCALL_H
+
+/* ---- Linux calls (asm-generic numbers) ---- */
+#define SYS_ioctl             29  /* only TIOCSPGRP/TIOCGPGRP on fd 0: the foreground pid */
+#define SYS_read              63  /* fd 0: console bytes, blocks until at least one */
+#define SYS_write             64  /* fd 1, 2: console */
+#define SYS_exit              93  /* this thread */
+#define SYS_exit_group        94  /* every thread of the process */
+#define SYS_set_tid_address   96
+#define SYS_futex             98  /* FUTEX_WAIT, FUTEX_WAKE (private or not: same) */
+#define SYS_nanosleep         101
+#define SYS_clock_gettime     113 /* MONOTONIC, REALTIME (= monotonic since boot),
+                                     PROCESS_CPUTIME_ID, THREAD_CPUTIME_ID */
+#define SYS_clock_nanosleep   115 /* relative, or TIMER_ABSTIME on MONOTONIC */
+#define SYS_sched_setaffinity 122
+#define SYS_sched_getaffinity 123
+#define SYS_sched_yield       124
+#define SYS_kill              129
+#define SYS_tgkill            131
+#define SYS_rt_sigaction      134 /* handler, SA_RESTORER/SA_SIGINFO/SA_RESETHAND subset */
+#define SYS_rt_sigprocmask    135
+#define SYS_rt_sigreturn      139
+#define SYS_uname             160
+#define SYS_prctl             167 /* PR_SET_NAME, PR_GET_NAME, task isolation (zt_prctl.h) */
+#define SYS_getcpu            168
+#define SYS_getpid            172
+#define SYS_getppid           173
+#define SYS_gettid            178
+#define SYS_brk               214
+#define SYS_munmap            215
+#define SYS_clone             220 /* threads only: flags must include CLONE_VM|CLONE_THREAD */
+#define SYS_mmap              222 /* MAP_PRIVATE|MAP_ANONYMOUS (fd -1), populated at once */
+#define SYS_wait4             260 /* pid > 0 or -1; WNOHANG; Linux status encoding */
+
+/* ---- zerotick calls ---- */
+#define SYS_zt_spawn    1024 /* spawn(path, argv, attr) -> pid (see struct zt_spawn_attr) */
+#define SYS_zt_tasks    1025 /* zt_tasks(struct zt_task_info *buf, n) -> tasks in total */
+#define SYS_zt_cpus     1026 /* zt_cpus(struct zt_cpu_info *buf, n) -> CPUs in total */
+#define SYS_zt_poweroff 1027 /* zt_poweroff(status): power the machine off */
+#define SYS_zt_meminfo  1028 /* zt_meminfo(struct zt_meminfo *) */
+
+/* Signals (Linux numbers). */
+#define SIGHUP  1
+#define SIGINT  2
+#define SIGQUIT 3
+#define SIGILL  4
+#define SIGTRAP 5
+#define SIGABRT 6
+#define SIGBUS  7
+#define SIGFPE  8
+#define SIGKILL 9
+#define SIGUSR1 10
+#define SIGSEGV 11
+#define SIGUSR2 12
+#define SIGPIPE 13
+#define SIGALRM 14
+#define SIGTERM 15
+#define SIGCHLD 17
+#define ZT_NSIG 64
+
+/* clone flags (Linux values) */
+#define CLONE_VM             0x00000100
+#define CLONE_FS             0x00000200
+#define CLONE_FILES          0x00000400
+#define CLONE_SIGHAND        0x00000800
+#define CLONE_THREAD         0x00010000
+#define CLONE_SYSVSEM        0x00040000
+#define CLONE_SETTLS         0x00080000
+#define CLONE_PARENT_SETTID  0x00100000
+#define CLONE_CHILD_CLEARTID 0x00200000
+#define CLONE_CHILD_SETTID   0x01000000
+
+/* mmap */
+#define PROT_NONE     0
+#define PROT_READ     1
+#define PROT_WRITE    2
+#define PROT_EXEC     4
+#define MAP_SHARED    0x01
+#define MAP_PRIVATE   0x02
+#define MAP_FIXED     0x10
+#define MAP_ANONYMOUS 0x20
+#define MAP_FAILED    ((void *)-1)
+
+/* futex */
+#define FUTEX_WAIT         0
+#define FUTEX_WAKE         1
+#define FUTEX_PRIVATE_FLAG 128
+
+/* wait4 */
+#define WNOHANG 1
+
+/* clocks */
+#define CLOCK_REALTIME           0
+#define CLOCK_MONOTONIC          1
+#define CLOCK_PROCESS_CPUTIME_ID 2
+#define CLOCK_THREAD_CPUTIME_ID  3
+#define TIMER_ABSTIME            1
+
+/* ioctl on the console */
+#define TIOCGPGRP 0x540f
+#define TIOCSPGRP 0x5410
+
+#ifndef __ASSEMBLY__
+#include <stdint.h>
+
+struct zt_spawn_attr {
+    uint64_t affinity; /* CPUs the new process's first thread may run on; 0 = the default
+                          (the housekeeping CPUs) */
+    uint32_t flags;    /* none defined yet: must be 0 */
+    uint32_t reserved;
+};
+
+#define ZT_NAME_LEN 16
+
+/* One thread, as `ps` shows it. */
+struct zt_task_info {
+    int32_t pid;      /* process id */
+    int32_t tid;      /* thread id (== pid for the main thread) */
+    int32_t ppid;
+    int32_t cpu;      /* CPU it runs on or last ran on */
+    char state;       /* 'R' running, 'r' runnable (waiting for its CPU), 'S' sleeping,
+                         'Z' exited, not yet reaped */
+    uint8_t isolated; /* task isolation mode (0 = off; zt_prctl.h flags) */
+    uint8_t pad[2];
+    char name[ZT_NAME_LEN];
+    uint64_t affinity;
+    uint64_t user_ns; /* time in user space */
+    uint64_t sys_ns;  /* time in the kernel on its behalf */
+};
+
+/* One CPU, as `cpus` shows it.  Read from kernel counters without disturbing that CPU. */
+struct zt_cpu_info {
+    uint32_t cpu;
+    uint8_t online;
+    uint8_t dataplane;
+    uint8_t pad[2];
+    int32_t cur_pid;  /* running task, 0 when idle */
+    int32_t cur_tid;
+    char cur_name[ZT_NAME_LEN];
+    uint32_t nr_running; /* runnable tasks on its run queue, the running one included */
+    uint32_t pad2;
+    uint64_t exc_sync;   /* exceptions taken, by kind, from EL0 and EL1 together */
+    uint64_t exc_irq;
+    uint64_t exc_fiq;
+    uint64_t exc_serror;
+    uint64_t syscalls;   /* SVCs from EL0 */
+    uint64_t irq_timer;  /* interrupts by source */
+    uint64_t irq_ipi;
+    uint64_t irq_uart;
+    uint64_t irq_other;
+    uint64_t ctx_switches;
+    uint64_t timer_arms;
+    uint64_t timer_disarms;
+    uint64_t user_ns;    /* time in user space, in the kernel, idle */
+    uint64_t sys_ns;
+    uint64_t idle_ns;
+};
+
+struct zt_meminfo {
+    uint64_t page_size;
+    uint64_t total_pages;
+    uint64_t free_pages;
+};
+#endif
+
+#endif

@@ -1,0 +1,468 @@
+/*
+ * syscall.c — system-call dispatch and the calls that are only argument checking around
+ * another module (ABI in include/uapi/zt_syscall.h).
+ *
+ * Every call checks all of its arguments before changing anything, returns -errno for
+ * bad input, and reads or writes user memory only with copy_from_user/copy_to_user.
+ * Runs in the calling task's context with IRQs enabled.
+ */
+#include "arch.h"
+#include "kernel/acct.h"
+#include "kernel/cpu.h"
+#include "kernel/futex.h"
+#include "kernel/lib.h"
+#include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "kernel/signal.h"
+#include "kernel/syscall.h"
+#include "kernel/task.h"
+#include "kernel/trap.h"
+#include "kernel/tty.h"
+#include "kernel/wait.h"
+#include "uapi/zt_errno.h"
+#include "uapi/zt_prctl.h"
+#include "uapi/zt_syscall.h"
+
+#define A(i) arch_frame_arg(f, i)
+
+struct timespec_k {
+    int64_t sec;
+    int64_t nsec;
+};
+
+static struct vm *my_vm(void)
+{
+    return &current()->proc->vm;
+}
+
+/* ---- console I/O ---- */
+
+static long sys_read(struct trap_frame *f)
+{
+    int fd = (int)A(0);
+    if (fd != 0) {
+        return -EBADF;
+    }
+    return tty_read(A(1), A(2));
+}
+
+static long sys_write(struct trap_frame *f)
+{
+    int fd = (int)A(0);
+    uint64_t ubuf = A(1), n = A(2), done = 0;
+    char tmp[256];
+    if (fd < 0 || fd > 2) {
+        return -EBADF;
+    }
+    while (done < n) {
+        size_t chunk = MIN(n - done, sizeof(tmp));
+        if (copy_from_user(my_vm(), tmp, ubuf + done, chunk) != 0) {
+            return done ? (long)done : -EFAULT;
+        }
+        console_write(tmp, chunk);
+        done += chunk;
+    }
+    return (long)done;
+}
+
+static long sys_ioctl(struct trap_frame *f)
+{
+    int fd = (int)A(0), pid;
+    if (fd < 0 || fd > 2) {
+        return -EBADF;
+    }
+    switch (A(1)) {
+    case TIOCSPGRP:
+        if (copy_from_user(my_vm(), &pid, A(2), sizeof(pid))) {
+            return -EFAULT;
+        }
+        tty_set_foreground(pid);
+        return 0;
+    case TIOCGPGRP:
+        pid = tty_foreground();
+        return copy_to_user(my_vm(), A(2), &pid, sizeof(pid)) ? -EFAULT : 0;
+    default:
+        return -25; /* ENOTTY: no other terminal controls */
+    }
+}
+
+/* ---- identity and scheduling ---- */
+
+static long sys_getpid(struct trap_frame *f)
+{
+    return current()->proc->pid;
+}
+
+static long sys_getppid(struct trap_frame *f)
+{
+    struct process *parent = current()->proc->parent;
+    return parent ? parent->pid : 0;
+}
+
+static long sys_gettid(struct trap_frame *f)
+{
+    return current()->tid;
+}
+
+static long sys_sched_yield(struct trap_frame *f)
+{
+    sched_yield();
+    return 0;
+}
+
+static long sys_getcpu(struct trap_frame *f)
+{
+    unsigned cpu = this_cpu_id(), node = 0;
+    if (A(0) && copy_to_user(my_vm(), A(0), &cpu, sizeof(cpu))) {
+        return -EFAULT;
+    }
+    if (A(1) && copy_to_user(my_vm(), A(1), &node, sizeof(node))) {
+        return -EFAULT;
+    }
+    return 0;
+}
+
+/* The task `tid` names (0 = the caller); proc_lock held by the caller. */
+static struct task *task_of(int tid)
+{
+    return tid == 0 ? current() : tid > 0 ? task_find_locked(tid) : 0;
+}
+
+static long sys_sched_setaffinity(struct trap_frame *f)
+{
+    cpumask_t mask;
+    if (A(1) < sizeof(mask)) {
+        return -EINVAL;
+    }
+    if (copy_from_user(my_vm(), &mask, A(2), sizeof(mask))) {
+        return -EFAULT;
+    }
+    mask &= __atomic_load_n(&cpus_online, __ATOMIC_RELAXED);
+    if (!mask) {
+        return -EINVAL;
+    }
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    struct task *t = task_of((int)A(0));
+    long r = t ? sched_set_affinity(t, mask) : -ESRCH;
+    spin_unlock_irqrestore(&proc_lock, flags);
+    if (r == 0 && t == current()) {
+        schedule(); /* move now if this CPU is no longer allowed */
+    }
+    return r;
+}
+
+static long sys_sched_getaffinity(struct trap_frame *f)
+{
+    if (A(1) < sizeof(cpumask_t) || (A(1) & 7)) {
+        return -EINVAL;
+    }
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    struct task *t = task_of((int)A(0));
+    cpumask_t mask = t ? t->affinity : 0;
+    spin_unlock_irqrestore(&proc_lock, flags);
+    if (!t) {
+        return -ESRCH;
+    }
+    return copy_to_user(my_vm(), A(2), &mask, sizeof(mask)) ? -EFAULT : (long)sizeof(mask);
+}
+
+/* ---- time ---- */
+
+static uint64_t ns_to_ticks(uint64_t sec, uint64_t nsec)
+{
+    uint64_t freq = arch_counter_freq();
+    return sec * freq + nsec * freq / 1000000000ull;
+}
+
+static int read_timespec(uint64_t uptr, struct timespec_k *ts)
+{
+    if (copy_from_user(my_vm(), ts, uptr, sizeof(*ts))) {
+        return -EFAULT;
+    }
+    if (ts->sec < 0 || ts->nsec < 0 || ts->nsec >= 1000000000 || ts->sec > (1ll << 32)) {
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static long write_ns(uint64_t uptr, uint64_t ns)
+{
+    struct timespec_k ts = {(int64_t)(ns / 1000000000ull), (int64_t)(ns % 1000000000ull)};
+    return copy_to_user(my_vm(), uptr, &ts, sizeof(ts)) ? -EFAULT : 0;
+}
+
+/* Sleep until `deadline`; on a signal, report the time left in *urem (if given). */
+static long sleep_and_report(uint64_t deadline, uint64_t urem)
+{
+    int r = sleep_until(deadline);
+    if (r == -EINTR && urem) {
+        uint64_t now = arch_counter_read();
+        write_ns(urem, now < deadline ? acct_ticks_to_ns(deadline - now) : 0);
+    }
+    return r;
+}
+
+static long sys_nanosleep(struct trap_frame *f)
+{
+    struct timespec_k ts;
+    int r = read_timespec(A(0), &ts);
+    if (r) {
+        return r;
+    }
+    uint64_t deadline = arch_counter_read() + ns_to_ticks((uint64_t)ts.sec, (uint64_t)ts.nsec);
+    return sleep_and_report(deadline, A(1));
+}
+
+static long sys_clock_nanosleep(struct trap_frame *f)
+{
+    struct timespec_k ts;
+    int clk = (int)A(0), flags = (int)A(1);
+    if ((clk != CLOCK_MONOTONIC && clk != CLOCK_REALTIME) || (flags & ~TIMER_ABSTIME)) {
+        return -EINVAL;
+    }
+    int r = read_timespec(A(2), &ts);
+    if (r) {
+        return r;
+    }
+    uint64_t t = ns_to_ticks((uint64_t)ts.sec, (uint64_t)ts.nsec);
+    uint64_t deadline = (flags & TIMER_ABSTIME) ? t : arch_counter_read() + t;
+    return sleep_and_report(deadline, (flags & TIMER_ABSTIME) ? 0 : A(3));
+}
+
+static uint64_t process_cpu_ns(struct process *p)
+{
+    uint64_t total = 0, user, sys;
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    total = p->dead_user_ticks + p->dead_sys_ticks;
+    list_for_each(pos, &p->threads)
+    {
+        acct_task_read(container_of(pos, struct task, thread_link), &user, &sys);
+        total += user + sys;
+    }
+    spin_unlock_irqrestore(&proc_lock, flags);
+    return acct_ticks_to_ns(total);
+}
+
+static long sys_clock_gettime(struct trap_frame *f)
+{
+    uint64_t user, sys, ns;
+    switch ((int)A(0)) {
+    case CLOCK_REALTIME:
+    case CLOCK_MONOTONIC:
+        ns = acct_ticks_to_ns(arch_counter_read());
+        break;
+    case CLOCK_PROCESS_CPUTIME_ID:
+        ns = process_cpu_ns(current()->proc);
+        break;
+    case CLOCK_THREAD_CPUTIME_ID:
+        acct_task_read(current(), &user, &sys);
+        ns = acct_ticks_to_ns(user + sys);
+        break;
+    default:
+        return -EINVAL;
+    }
+    return write_ns(A(1), ns);
+}
+
+/* ---- memory ---- */
+
+static long sys_mmap(struct trap_frame *f)
+{
+    return vm_mmap(my_vm(), A(0), A(1), (unsigned)A(2), (unsigned)A(3), (long)A(4), A(5));
+}
+
+static long sys_munmap(struct trap_frame *f)
+{
+    return vm_munmap(my_vm(), A(0), A(1));
+}
+
+static long sys_brk(struct trap_frame *f)
+{
+    return vm_brk(my_vm(), A(0));
+}
+
+/* ---- threads, processes, signals ---- */
+
+static long sys_exit(struct trap_frame *f)
+{
+    task_exit((int)((A(0) & 0xff) << 8));
+}
+
+static long sys_exit_group(struct trap_frame *f)
+{
+    proc_exit_group((int)((A(0) & 0xff) << 8));
+}
+
+static long sys_set_tid_address(struct trap_frame *f)
+{
+    current()->clear_child_tid = A(0);
+    return current()->tid;
+}
+
+static long sys_clone(struct trap_frame *f)
+{
+    return task_clone(A(0), A(1), A(2), A(3), A(4));
+}
+
+static long sys_futex(struct trap_frame *f)
+{
+    int op = (int)A(1) & ~FUTEX_PRIVATE_FLAG;
+    if (op == FUTEX_WAKE) {
+        return futex_wake(my_vm(), A(0), (int)A(2) < 0 ? 0 : (int)A(2));
+    }
+    if (op != FUTEX_WAIT) {
+        return -ENOSYS;
+    }
+    uint64_t deadline = 0;
+    if (A(3)) {
+        struct timespec_k ts;
+        int r = read_timespec(A(3), &ts);
+        if (r) {
+            return r;
+        }
+        deadline = arch_counter_read() + ns_to_ticks((uint64_t)ts.sec, (uint64_t)ts.nsec);
+    }
+    return futex_wait(my_vm(), A(0), (uint32_t)A(2), deadline);
+}
+
+static long sys_wait4(struct trap_frame *f)
+{
+    int status = 0;
+    if (A(3)) {
+        return -EINVAL; /* no resource usage reports */
+    }
+    int r = proc_wait((int)A(0), &status, (int)A(2));
+    if (r > 0 && A(1) && copy_to_user(my_vm(), A(1), &status, sizeof(status))) {
+        return -EFAULT;
+    }
+    return r;
+}
+
+static long sys_kill(struct trap_frame *f)
+{
+    int pid = (int)A(0), sig = (int)A(1);
+    if (pid <= 0 || sig < 0 || sig > ZT_NSIG) {
+        return -EINVAL; /* no process groups: one process at a time */
+    }
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    struct process *p = proc_find_locked(pid);
+    long r = !p ? -ESRCH : sig ? signal_send_proc_locked(p, sig) : 0;
+    spin_unlock_irqrestore(&proc_lock, flags);
+    return r;
+}
+
+static long sys_tgkill(struct trap_frame *f)
+{
+    int tgid = (int)A(0), tid = (int)A(1), sig = (int)A(2);
+    if (tgid <= 0 || tid <= 0 || sig < 0 || sig > ZT_NSIG) {
+        return -EINVAL;
+    }
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    struct task *t = task_find_locked(tid);
+    long r = (!t || t->proc->pid != tgid) ? -ESRCH : sig ? signal_send_task_locked(t, sig) : 0;
+    spin_unlock_irqrestore(&proc_lock, flags);
+    return r;
+}
+
+static long sys_rt_sigaction_f(struct trap_frame *f)
+{
+    return sys_rt_sigaction((int)A(0), A(1), A(2), A(3));
+}
+
+static long sys_rt_sigprocmask_f(struct trap_frame *f)
+{
+    return sys_rt_sigprocmask((int)A(0), A(1), A(2), A(3));
+}
+
+static long sys_rt_sigreturn_f(struct trap_frame *f)
+{
+    return sys_rt_sigreturn(f);
+}
+
+static long sys_prctl(struct trap_frame *f)
+{
+    struct task *t = current();
+    char name[ZT_NAME_LEN];
+    switch (A(0)) {
+    case PR_SET_NAME:
+        if (strncpy_from_user(my_vm(), name, A(1), sizeof(name)) < 0) {
+            name[sizeof(name) - 1] = 0; /* Linux truncates long names */
+            if (copy_from_user(my_vm(), name, A(1), sizeof(name) - 1)) {
+                return -EFAULT;
+            }
+        }
+        kstrlcpy(t->name, name, sizeof(t->name));
+        return 0;
+    case PR_GET_NAME:
+        return copy_to_user(my_vm(), A(1), t->name, sizeof(t->name)) ? -EFAULT : 0;
+    default:
+        return -EINVAL;
+    }
+}
+
+static long sys_uname(struct trap_frame *f)
+{
+    static const char fields[6][65] = {"zerotick", "zerotick", ZT_RELEASE,
+                                       "tickless SMP kernel", "aarch64", "(none)"};
+    return copy_to_user(my_vm(), A(0), fields, sizeof(fields)) ? -EFAULT : 0;
+}
+
+typedef long (*syscall_fn)(struct trap_frame *f);
+
+static const syscall_fn linux_calls[] = {
+    [SYS_ioctl] = sys_ioctl,
+    [SYS_read] = sys_read,
+    [SYS_write] = sys_write,
+    [SYS_exit] = sys_exit,
+    [SYS_exit_group] = sys_exit_group,
+    [SYS_set_tid_address] = sys_set_tid_address,
+    [SYS_futex] = sys_futex,
+    [SYS_nanosleep] = sys_nanosleep,
+    [SYS_clock_gettime] = sys_clock_gettime,
+    [SYS_clock_nanosleep] = sys_clock_nanosleep,
+    [SYS_sched_setaffinity] = sys_sched_setaffinity,
+    [SYS_sched_getaffinity] = sys_sched_getaffinity,
+    [SYS_sched_yield] = sys_sched_yield,
+    [SYS_kill] = sys_kill,
+    [SYS_tgkill] = sys_tgkill,
+    [SYS_rt_sigaction] = sys_rt_sigaction_f,
+    [SYS_rt_sigprocmask] = sys_rt_sigprocmask_f,
+    [SYS_rt_sigreturn] = sys_rt_sigreturn_f,
+    [SYS_uname] = sys_uname,
+    [SYS_prctl] = sys_prctl,
+    [SYS_getcpu] = sys_getcpu,
+    [SYS_getpid] = sys_getpid,
+    [SYS_getppid] = sys_getppid,
+    [SYS_gettid] = sys_gettid,
+    [SYS_brk] = sys_brk,
+    [SYS_munmap] = sys_munmap,
+    [SYS_clone] = sys_clone,
+    [SYS_mmap] = sys_mmap,
+    [SYS_wait4] = sys_wait4,
+};
+
+static const syscall_fn zt_calls[] = {
+    [SYS_zt_spawn - 1024] = sys_zt_spawn,
+    [SYS_zt_tasks - 1024] = sys_zt_tasks,
+    [SYS_zt_cpus - 1024] = sys_zt_cpus,
+    [SYS_zt_poweroff - 1024] = sys_zt_poweroff,
+    [SYS_zt_meminfo - 1024] = sys_zt_meminfo,
+};
+
+static syscall_fn lookup(uint64_t nr)
+{
+    if (nr < ARRAY_SIZE(linux_calls)) {
+        return linux_calls[nr];
+    }
+    if (nr >= 1024 && nr - 1024 < ARRAY_SIZE(zt_calls)) {
+        return zt_calls[nr - 1024];
+    }
+    return 0;
+}
+
+void syscall_dispatch(struct trap_frame *f, unsigned svc_imm)
+{
+    uint64_t nr = arch_frame_sysno(f);
+    syscall_fn fn = lookup(nr);
+    arch_frame_set_return(f, fn ? (uint64_t)fn(f) : (uint64_t)-ENOSYS);
+}

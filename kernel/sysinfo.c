@@ -1,0 +1,200 @@
+/*
+ * sysinfo.c — zerotick's own system calls: spawn, the read-only views that ps and cpus
+ * show (tasks, CPUs, memory), and power-off.
+ *
+ * The views read other CPUs' counters and run queues with relaxed loads: a snapshot that
+ * may be a few events stale, never a request to the CPU being observed.
+ */
+#include "arch.h"
+#include "kernel/acct.h"
+#include "kernel/cpu.h"
+#include "kernel/ipi.h"
+#include "kernel/kmem.h"
+#include "kernel/lib.h"
+#include "kernel/page.h"
+#include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "kernel/syscall.h"
+#include "kernel/task.h"
+#include "uapi/zt_errno.h"
+#include "uapi/zt_syscall.h"
+
+#define A(i)          arch_frame_arg(f, i)
+#define PATH_MAX_LEN  256
+#define SPAWN_MAX_ARGS 64
+
+static struct vm *my_vm(void)
+{
+    return &current()->proc->vm;
+}
+
+/* Copy a NULL-terminated user argv into `buf` (one page): pointers first, strings after. */
+static int copy_argv(uint64_t uargv, char *buf, char ***argv_out, int *argc_out)
+{
+    char **argv = (char **)buf;
+    char *strings = buf + (SPAWN_MAX_ARGS + 1) * sizeof(char *);
+    size_t room = PAGE_SIZE - (SPAWN_MAX_ARGS + 1) * sizeof(char *);
+    int argc = 0;
+    for (;; argc++) {
+        uint64_t up;
+        if (copy_from_user(my_vm(), &up, uargv + (uint64_t)argc * 8, sizeof(up))) {
+            return -EFAULT;
+        }
+        if (!up) {
+            break;
+        }
+        if (argc == SPAWN_MAX_ARGS) {
+            return -E2BIG;
+        }
+        long n = strncpy_from_user(my_vm(), strings, up, room);
+        if (n < 0) {
+            return n == -ENAMETOOLONG ? -E2BIG : (int)n;
+        }
+        argv[argc] = strings;
+        strings += n + 1;
+        room -= (size_t)n + 1;
+    }
+    argv[argc] = 0;
+    *argv_out = argv;
+    *argc_out = argc;
+    return 0;
+}
+
+/* spawn(path, argv, attr): the new process's pid or -errno. */
+long sys_zt_spawn(struct trap_frame *f)
+{
+    char path[PATH_MAX_LEN];
+    struct zt_spawn_attr attr = {0, 0, 0};
+    long r = strncpy_from_user(my_vm(), path, A(0), sizeof(path));
+    if (r < 0) {
+        return r;
+    }
+    if (A(2) && copy_from_user(my_vm(), &attr, A(2), sizeof(attr))) {
+        return -EFAULT;
+    }
+    cpumask_t online = __atomic_load_n(&cpus_online, __ATOMIC_RELAXED);
+    cpumask_t affinity = attr.affinity ? attr.affinity & online : cpus_housekeeping;
+    if (attr.flags || !affinity) {
+        return -EINVAL;
+    }
+    char *buf = kmem_alloc(PAGE_SIZE), **argv = 0;
+    int argc = 0;
+    if (!buf) {
+        return -ENOMEM;
+    }
+    r = A(1) ? copy_argv(A(1), buf, &argv, &argc) : 0;
+    if (r == 0 && !A(1)) {
+        argv = (char **)buf;
+        argv[0] = path;
+        argc = 1;
+    }
+    if (r == 0) {
+        r = argc ? proc_spawn(path, argv, argc, affinity) : -EINVAL;
+    }
+    kmem_free(buf, PAGE_SIZE);
+    return r;
+}
+
+/* zt_tasks(buf, n): copies min(n, total) entries, returns the total. */
+long sys_zt_tasks(struct trap_frame *f)
+{
+    const int chunk = (int)(PAGE_SIZE / sizeof(struct zt_task_info));
+    int n = (int)A(1);
+    if (n < 0) {
+        return -EINVAL;
+    }
+    struct zt_task_info *tmp = kmem_alloc(PAGE_SIZE);
+    if (!tmp) {
+        return -ENOMEM;
+    }
+    int total = task_list_info(tmp, chunk);
+    int copy = MIN(MIN(n, total), chunk);
+    long r = total;
+    if (copy > 0 && copy_to_user(my_vm(), A(0), tmp, (size_t)copy * sizeof(*tmp))) {
+        r = -EFAULT;
+    }
+    kmem_free(tmp, PAGE_SIZE);
+    return r;
+}
+
+static void count_irqs(unsigned c, struct zt_cpu_info *ci)
+{
+    unsigned timer = arch_timer_intid(), uart = arch_console_intid();
+    for (unsigned id = 0; id < ARCH_NR_INTIDS; id++) {
+        uint64_t n = STAT_READ(c, irq[id]);
+        if (id < ARCH_SGI_COUNT) {
+            ci->irq_ipi += n;
+        } else if (id == timer) {
+            ci->irq_timer += n;
+        } else if (uart && id == uart) {
+            ci->irq_uart += n;
+        } else {
+            ci->irq_other += n;
+        }
+    }
+}
+
+static void fill_cpu(unsigned c, struct zt_cpu_info *ci)
+{
+    struct cpu_acct acct;
+    memset(ci, 0, sizeof(*ci));
+    ci->cpu = c;
+    ci->online = cpumask_has(cpus_online, c);
+    ci->dataplane = cpu_is_dataplane(c);
+    if (!ci->online) {
+        return;
+    }
+    struct task *cur = sched_current(c);
+    if (cur && !sched_is_idle_task(cur)) {
+        ci->cur_pid = cur->proc->pid;
+        ci->cur_tid = cur->tid;
+        kstrlcpy(ci->cur_name, cur->name, sizeof(ci->cur_name));
+    }
+    ci->nr_running = sched_nr_running(c);
+    ci->exc_sync = STAT_READ(c, exc[EXC_SYNC][FROM_EL0]) + STAT_READ(c, exc[EXC_SYNC][FROM_EL1]);
+    ci->exc_irq = STAT_READ(c, exc[EXC_IRQ][FROM_EL0]) + STAT_READ(c, exc[EXC_IRQ][FROM_EL1]);
+    ci->exc_fiq = STAT_READ(c, exc[EXC_FIQ][FROM_EL0]) + STAT_READ(c, exc[EXC_FIQ][FROM_EL1]);
+    ci->exc_serror =
+        STAT_READ(c, exc[EXC_SERROR][FROM_EL0]) + STAT_READ(c, exc[EXC_SERROR][FROM_EL1]);
+    ci->syscalls = STAT_READ(c, sync_ec[0x15]);
+    count_irqs(c, ci);
+    ci->ctx_switches = STAT_READ(c, ctx_switches);
+    ci->timer_arms = STAT_READ(c, timer_arms);
+    ci->timer_disarms = STAT_READ(c, timer_disarms);
+    acct_cpu_read(c, &acct);
+    ci->user_ns = acct_ticks_to_ns(acct.user_ticks);
+    ci->sys_ns = acct_ticks_to_ns(acct.sys_ticks);
+    ci->idle_ns = acct_ticks_to_ns(acct.idle_ticks);
+}
+
+/* zt_cpus(buf, n): fills min(n, ncpus) entries, returns ncpus. */
+long sys_zt_cpus(struct trap_frame *f)
+{
+    int n = (int)A(1);
+    struct zt_cpu_info ci;
+    if (n < 0) {
+        return -EINVAL;
+    }
+    for (unsigned c = 0; c < ncpus && (int)c < n; c++) {
+        fill_cpu(c, &ci);
+        if (copy_to_user(my_vm(), A(0) + c * sizeof(ci), &ci, sizeof(ci))) {
+            return -EFAULT;
+        }
+    }
+    return (long)ncpus;
+}
+
+long sys_zt_poweroff(struct trap_frame *f)
+{
+    int status = (int)(A(0) & 0xff);
+    printk("poweroff: requested by pid %d, exit status %d\n", current()->proc->pid, status);
+    arch_irq_disable();
+    ipi_stop_others();
+    arch_poweroff(status);
+}
+
+long sys_zt_meminfo(struct trap_frame *f)
+{
+    struct zt_meminfo mi = {PAGE_SIZE, page_total_count(), page_free_count()};
+    return copy_to_user(my_vm(), A(0), &mi, sizeof(mi)) ? -EFAULT : 0;
+}

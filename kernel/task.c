@@ -1,0 +1,494 @@
+/*
+ * task.c — processes and tasks: spawn, clone, exit, wait (contract in include/kernel/task.h).
+ *
+ * Lock order: proc_lock -> wait queue locks -> run queue locks.  proc_lock guards the
+ * process list and tree, every thread list, process state and signal state.  A task's
+ * memory is freed by sched.c once it is off its CPU; a process's memory is freed by its
+ * last exiting thread, and its struct by the parent's wait4.
+ */
+#include "kernel/task.h"
+#include "kernel/acct.h"
+#include "kernel/cpu.h"
+#include "kernel/elf.h"
+#include "kernel/futex.h"
+#include "kernel/initrd.h"
+#include "kernel/kmem.h"
+#include "kernel/kstack.h"
+#include "kernel/lib.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "kernel/signal.h"
+#include "kernel/trap.h"
+#include "uapi/zt_errno.h"
+
+spinlock_t proc_lock;
+static struct list all_procs = LIST_INIT(all_procs);
+static int next_id = 1;
+static struct process *init_proc;
+
+#define ARG_MAX_BYTES 4096
+#define ARG_MAX_COUNT 64
+
+static int alloc_id(void)
+{
+    return __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED);
+}
+
+/* A task with a kernel stack whose first switch-in returns to user space via its frame. */
+static struct task *task_alloc(struct process *p, int tid)
+{
+    struct task *t = kmem_alloc(sizeof(*t));
+    if (!t) {
+        return 0;
+    }
+    t->kstack_top = kstack_alloc();
+    if (!t->kstack_top) {
+        kmem_free(t, sizeof(*t));
+        return 0;
+    }
+    t->tid = tid;
+    t->proc = p;
+    t->frame = (struct trap_frame *)(t->kstack_top - sizeof(struct trap_frame));
+    t->state = TASK_WAKING;
+    list_init(&t->rq_link);
+    list_init(&t->wait_link);
+    list_init(&t->thread_link);
+    timer_init(&t->sleep_timer, 0);
+    arch_context_init(&t->ctx, t->frame, sched_task_first_run);
+    return t;
+}
+
+void task_free(struct task *t)
+{
+    kstack_free(t->kstack_top);
+    kmem_free(t, sizeof(*t));
+}
+
+static struct process *proc_alloc(const char *name)
+{
+    struct process *p = kmem_alloc(sizeof(*p));
+    if (!p) {
+        return 0;
+    }
+    if (vm_init(&p->vm) != 0) {
+        kmem_free(p, sizeof(*p));
+        return 0;
+    }
+    p->pid = alloc_id();
+    kstrlcpy(p->name, name, sizeof(p->name));
+    list_init(&p->children);
+    list_init(&p->sibling);
+    list_init(&p->threads);
+    list_init(&p->all_link);
+    waitq_init(&p->child_exit);
+    return p;
+}
+
+static void proc_free(struct process *p)
+{
+    kmem_free(p, sizeof(*p));
+}
+
+static const char *basename(const char *path)
+{
+    const char *b = path;
+    for (const char *s = path; *s; s++) {
+        if (*s == '/') {
+            b = s + 1;
+        }
+    }
+    return b;
+}
+
+/* Copy argv strings to the top of the new stack and build argc/argv/envp/auxv below
+ * them (the Linux initial stack).  Returns the initial SP or 0 if the arguments do not fit. */
+static uint64_t build_stack(struct vm *vm, char *const argv[], int argc)
+{
+    uint64_t sp = USER_STACK_TOP, ptrs[ARG_MAX_COUNT + 1];
+    for (int i = argc - 1; i >= 0; i--) {
+        size_t n = strlen(argv[i]) + 1;
+        sp -= n;
+        if (vm_write_initial(vm, sp, argv[i], n) != 0) {
+            return 0;
+        }
+        ptrs[i] = sp;
+    }
+    ptrs[argc] = 0;
+    uint64_t words = 1 + (uint64_t)argc + 1 + 1 + 2; /* argc, argv, NULL, envp NULL, auxv */
+    sp = (sp - words * 8) & ~(uint64_t)15;
+    uint64_t head[ARG_MAX_COUNT + 6] = {(uint64_t)argc};
+    memcpy(&head[1], ptrs, ((size_t)argc + 1) * 8);
+    /* envp terminator and AT_NULL auxv pair are already zero */
+    return vm_write_initial(vm, sp, head, words * 8) == 0 ? sp : 0;
+}
+
+static int check_args(char *const argv[], int argc)
+{
+    size_t bytes = 0;
+    if (argc < 0 || argc > ARG_MAX_COUNT) {
+        return -E2BIG;
+    }
+    for (int i = 0; i < argc; i++) {
+        bytes += strlen(argv[i]) + 1;
+    }
+    return bytes > ARG_MAX_BYTES ? -E2BIG : 0;
+}
+
+/* Load `path` into p's empty address space and prepare t to start it. */
+static int load_program(struct process *p, struct task *t, const char *path, char *const argv[],
+                        int argc)
+{
+    const void *file;
+    size_t size;
+    struct elf_image img;
+    const char *why;
+    int r = initrd_find(path, &file, &size);
+    if (r) {
+        return r;
+    }
+    if ((r = elf_check(file, size, &img, &why)) != 0) {
+        return r;
+    }
+    if ((r = elf_load(&p->vm, file, &img)) != 0) {
+        return r;
+    }
+    r = vm_map_region(&p->vm, USER_STACK_TOP - USER_STACK_SIZE, USER_STACK_SIZE,
+                      PROT_READ | PROT_WRITE, VMA_STACK);
+    if (r) {
+        return r;
+    }
+    uint64_t sp = build_stack(&p->vm, argv, argc);
+    if (!sp) {
+        return -E2BIG;
+    }
+    p->vm.brk_start = p->vm.brk = img.end;
+    arch_user_frame_init(t->frame, img.entry, sp);
+    return 0;
+}
+
+/* Create a process running `path`; parent NULL for init.  Returns it, or NULL and *err. */
+static struct process *proc_create(struct process *parent, const char *path, char *const argv[],
+                                   int argc, cpumask_t affinity, int *err)
+{
+    struct process *p = proc_alloc(basename(path));
+    struct task *t = p ? task_alloc(p, p->pid) : 0;
+    *err = -ENOMEM;
+    if (t) {
+        *err = load_program(p, t, path, argv, argc);
+    }
+    if (*err) {
+        if (t) {
+            task_free(t);
+        }
+        if (p) {
+            vm_destroy(&p->vm);
+            proc_free(p);
+        }
+        return 0;
+    }
+    kstrlcpy(t->name, p->name, sizeof(t->name));
+    t->affinity = affinity;
+    t->cpu = cpumask_first(affinity);
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    p->parent = parent;
+    if (parent) {
+        list_add_tail(&parent->children, &p->sibling);
+    }
+    list_add_tail(&all_procs, &p->all_link);
+    list_add_tail(&p->threads, &t->thread_link);
+    p->nthreads = 1;
+    spin_unlock_irqrestore(&proc_lock, flags);
+    sched_start_task(t);
+    return p;
+}
+
+int proc_start_init(char *const argv[], int argc)
+{
+    int err = check_args(argv, argc);
+    if (err) {
+        return err;
+    }
+    init_proc = proc_create(0, argv[0], argv, argc, cpus_housekeeping, &err);
+    return init_proc ? init_proc->pid : err;
+}
+
+int proc_spawn(const char *path, char *const argv[], int argc, cpumask_t affinity)
+{
+    int err = check_args(argv, argc);
+    if (err) {
+        return err;
+    }
+    struct process *p = proc_create(current()->proc, path, argv, argc, affinity, &err);
+    return p ? p->pid : err;
+}
+
+int task_clone(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint64_t ctid)
+{
+    const uint64_t need = CLONE_VM | CLONE_THREAD | CLONE_SIGHAND;
+    const uint64_t known = need | CLONE_FS | CLONE_FILES | CLONE_SYSVSEM | CLONE_SETTLS |
+                           CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID;
+    if ((flags & need) != need || (flags & ~known & ~0xffull) || (stack & 15) || !stack) {
+        return -EINVAL; /* threads only: processes are made by spawn */
+    }
+    struct task *me = current();
+    struct process *p = me->proc;
+    int tid = alloc_id();
+    if ((flags & CLONE_PARENT_SETTID) && copy_to_user(&p->vm, ptid, &tid, sizeof(tid))) {
+        return -EFAULT;
+    }
+    if ((flags & CLONE_CHILD_SETTID) && copy_to_user(&p->vm, ctid, &tid, sizeof(tid))) {
+        return -EFAULT;
+    }
+    struct task *t = task_alloc(p, tid);
+    if (!t) {
+        return -ENOMEM;
+    }
+    *t->frame = *me->frame; /* same registers, then: */
+    arch_frame_set_return(t->frame, 0);
+    t->frame->sp_el0 = stack;
+    arch_fpsimd_save(&t->fp);
+    t->tls = (flags & CLONE_SETTLS) ? tls : arch_tls_read();
+    t->clear_child_tid = (flags & CLONE_CHILD_CLEARTID) ? ctid : 0;
+    t->affinity = me->affinity;
+    t->cpu = me->cpu;
+    t->sig_blocked = me->sig_blocked;
+    kstrlcpy(t->name, me->name, sizeof(t->name));
+    unsigned long irq = spin_lock_irqsave(&proc_lock);
+    if (p->exiting) {
+        spin_unlock_irqrestore(&proc_lock, irq);
+        task_free(t);
+        return -EAGAIN;
+    }
+    list_add_tail(&p->threads, &t->thread_link);
+    p->nthreads++;
+    spin_unlock_irqrestore(&proc_lock, irq);
+    sched_start_task(t);
+    return tid;
+}
+
+/* Give p's children to init and wake init if one of them is already a zombie (proc_lock). */
+static void reparent_children(struct process *p)
+{
+    bool zombie = false;
+    list_for_each_safe(pos, tmp, &p->children)
+    {
+        struct process *c = container_of(pos, struct process, sibling);
+        list_del(&c->sibling);
+        c->parent = init_proc;
+        list_add_tail(&init_proc->children, &c->sibling);
+        zombie |= c->state == PROC_ZOMBIE;
+    }
+    if (zombie) {
+        waitq_wake_all(&init_proc->child_exit);
+    }
+}
+
+static int wstatus_code(int wstatus)
+{
+    return (wstatus & 0x7f) ? 128 + (wstatus & 0x7f) : (wstatus >> 8) & 0xff;
+}
+
+/* The last thread is leaving: free the memory, become a zombie, tell the parent. */
+static void proc_become_zombie(struct process *p, int wstatus)
+{
+    arch_as_activate(0);
+    vm_destroy(&p->vm);
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    p->wait_status = p->exiting ? p->exit_status_pending : wstatus;
+    p->state = PROC_ZOMBIE;
+    if (p == init_proc) {
+        spin_unlock_irqrestore(&proc_lock, flags);
+        int code = wstatus_code(p->wait_status);
+        printk("init exited with status %d\n", code);
+        arch_poweroff(code);
+    }
+    reparent_children(p);
+    waitq_wake_all(&p->parent->child_exit); /* under proc_lock: the parent cannot go away */
+    spin_unlock_irqrestore(&proc_lock, flags);
+}
+
+_Noreturn void task_exit(int wstatus)
+{
+    struct task *t = current();
+    struct process *p = t->proc;
+    if (t->clear_child_tid) {
+        int zero = 0;
+        if (copy_to_user(&p->vm, t->clear_child_tid, &zero, sizeof(zero)) == 0) {
+            futex_wake(&p->vm, t->clear_child_tid, 1);
+        }
+    }
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    list_del(&t->thread_link);
+    bool last = --p->nthreads == 0;
+    uint64_t user, sys;
+    acct_task_read(t, &user, &sys);
+    p->dead_user_ticks += user;
+    p->dead_sys_ticks += sys;
+    spin_unlock_irqrestore(&proc_lock, flags);
+    if (last) {
+        proc_become_zombie(p, wstatus);
+    }
+    sched_exit_current();
+}
+
+_Noreturn void proc_exit_group(int wstatus)
+{
+    struct task *me = current();
+    struct process *p = me->proc;
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    if (!p->exiting) {
+        p->exiting = true;
+        p->exit_status_pending = wstatus;
+    }
+    list_for_each(pos, &p->threads)
+    {
+        struct task *t = container_of(pos, struct task, thread_link);
+        if (t != me) {
+            signal_kick(t); /* it notices p->exiting on its way back to user space */
+        }
+    }
+    spin_unlock_irqrestore(&proc_lock, flags);
+    task_exit(wstatus);
+}
+
+/* A child of `me` matching `pid` (-1: any) that is a zombie; *any set if one matches. */
+static struct process *find_zombie(struct process *me, int pid, bool *any)
+{
+    *any = false;
+    list_for_each(pos, &me->children)
+    {
+        struct process *c = container_of(pos, struct process, sibling);
+        if (pid == -1 || c->pid == pid) {
+            *any = true;
+            if (c->state == PROC_ZOMBIE) {
+                return c;
+            }
+        }
+    }
+    return 0;
+}
+
+int proc_wait(int pid, int *wstatus, int options)
+{
+    struct process *me = current()->proc;
+    if (pid == 0 || pid < -1 || (options & ~WNOHANG)) {
+        return -EINVAL;
+    }
+    for (;;) {
+        unsigned long flags = spin_lock_irqsave(&proc_lock);
+        bool any;
+        struct process *z = find_zombie(me, pid, &any);
+        if (z) {
+            list_del(&z->sibling);
+            list_del(&z->all_link);
+            spin_unlock_irqrestore(&proc_lock, flags);
+            int zpid = z->pid;
+            *wstatus = z->wait_status;
+            proc_free(z);
+            return zpid;
+        }
+        if (!any || (options & WNOHANG)) {
+            spin_unlock_irqrestore(&proc_lock, flags);
+            return any ? 0 : -ECHILD;
+        }
+        spin_lock(&me->child_exit.lock);
+        spin_unlock(&proc_lock);
+        int r = waitq_sleep_locked(&me->child_exit, flags, 0);
+        if (r == -EINTR) {
+            return r;
+        }
+    }
+}
+
+struct task *task_find_locked(int tid)
+{
+    list_for_each(pp, &all_procs)
+    {
+        struct process *p = container_of(pp, struct process, all_link);
+        list_for_each(tp, &p->threads)
+        {
+            struct task *t = container_of(tp, struct task, thread_link);
+            if (t->tid == tid) {
+                return t;
+            }
+        }
+    }
+    return 0;
+}
+
+struct process *proc_find_locked(int pid)
+{
+    list_for_each(pp, &all_procs)
+    {
+        struct process *p = container_of(pp, struct process, all_link);
+        if (p->pid == pid && p->state == PROC_ALIVE) {
+            return p;
+        }
+    }
+    return 0;
+}
+
+static char state_letter(const struct task *t)
+{
+    switch (t->state) {
+    case TASK_RUNNABLE:
+        return sched_current(t->cpu) == t ? 'R' : 'r';
+    case TASK_SLEEPING:
+        return 'S';
+    case TASK_WAKING:
+        return 'r';
+    default:
+        return 'Z';
+    }
+}
+
+static void fill_info(struct zt_task_info *out, const struct process *p, const struct task *t)
+{
+    uint64_t user = 0, sys = 0;
+    out->pid = p->pid;
+    out->ppid = p->parent ? p->parent->pid : 0;
+    kstrlcpy(out->name, t ? t->name : p->name, sizeof(out->name));
+    if (t) {
+        acct_task_read(t, &user, &sys);
+        out->tid = t->tid;
+        out->cpu = (int32_t)t->cpu;
+        out->state = state_letter(t);
+        out->isolated = (uint8_t)t->isol_flags;
+        out->affinity = t->affinity;
+    } else {
+        out->tid = p->pid;
+        out->cpu = -1;
+        out->state = 'Z';
+        user = p->dead_user_ticks;
+        sys = p->dead_sys_ticks;
+    }
+    out->user_ns = acct_ticks_to_ns(user);
+    out->sys_ns = acct_ticks_to_ns(sys);
+}
+
+int task_list_info(struct zt_task_info *out, int n)
+{
+    int count = 0;
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    list_for_each(pp, &all_procs)
+    {
+        struct process *p = container_of(pp, struct process, all_link);
+        if (p->state == PROC_ZOMBIE) {
+            if (count < n) {
+                fill_info(&out[count], p, 0);
+            }
+            count++;
+            continue;
+        }
+        list_for_each(tp, &p->threads)
+        {
+            if (count < n) {
+                fill_info(&out[count], p, container_of(tp, struct task, thread_link));
+            }
+            count++;
+        }
+    }
+    spin_unlock_irqrestore(&proc_lock, flags);
+    return count;
+}

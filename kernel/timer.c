@@ -1,0 +1,211 @@
+/*
+ * timer.c — per-CPU timer queues and the single place that programs the local timer
+ * (contract in include/kernel/timer.h).
+ *
+ * State per CPU: a queue sorted by deadline under tq->lock (a leaf lock; remote CPUs take
+ * it only to cancel), the deadline last written to the hardware (0 = disarmed), and the
+ * periodic/residual tick bookkeeping for the research modes.  Only the owning CPU touches
+ * its hardware timer.
+ */
+#include "kernel/timer.h"
+#include "arch.h"
+#include "kernel/cpu.h"
+#include "kernel/irq.h"
+#include "kernel/main.h"
+#include "kernel/panic.h"
+#include "kernel/sched.h"
+#include "kernel/spinlock.h"
+#include "kernel/task.h"
+
+struct timer_queue {
+    spinlock_t lock;
+    struct list timers;     /* sorted by deadline */
+    uint64_t programmed;    /* deadline in the hardware, 0 when disarmed */
+    uint64_t periodic_next; /* tick=periodic: next tick */
+    uint64_t residual_next; /* tick_residual on a dataplane CPU: next 1 Hz tick */
+} __attribute__((aligned(64)));
+
+static struct timer_queue tqs[MAX_CPUS];
+static uint64_t slice_ticks;
+static uint64_t period_ticks;
+
+uint64_t timer_slice_ticks(void)
+{
+    return slice_ticks;
+}
+
+void timer_init(struct timer *t, timer_fn fn)
+{
+    t->fn = fn;
+    t->cpu = -1;
+    list_init(&t->link);
+}
+
+void timer_arm(struct timer *t, uint64_t deadline)
+{
+    uint64_t caller = (uint64_t)__builtin_return_address(0);
+    timer_cancel(t);
+    unsigned cpu = this_cpu_id();
+    struct timer_queue *tq = &tqs[cpu];
+    struct task *cur = current();
+    unsigned long flags = spin_lock_irqsave(&tq->lock);
+    t->deadline = deadline;
+    t->cpu = (int)cpu;
+    t->owner_tid = cur ? cur->tid : 0;
+    t->armed_by = caller;
+    struct list *pos = tq->timers.next;
+    while (pos != &tq->timers && container_of(pos, struct timer, link)->deadline <= deadline) {
+        pos = pos->next;
+    }
+    list_insert_between(&t->link, pos->prev, pos);
+    spin_unlock_irqrestore(&tq->lock, flags);
+}
+
+bool timer_cancel(struct timer *t)
+{
+    for (;;) {
+        int cpu = __atomic_load_n(&t->cpu, __ATOMIC_ACQUIRE);
+        if (cpu < 0) {
+            return false;
+        }
+        struct timer_queue *tq = &tqs[cpu];
+        unsigned long flags = spin_lock_irqsave(&tq->lock);
+        if (t->cpu == cpu) {
+            list_del(&t->link);
+            t->cpu = -1;
+            spin_unlock_irqrestore(&tq->lock, flags);
+            return true;
+        }
+        spin_unlock_irqrestore(&tq->lock, flags);
+    }
+}
+
+uint64_t timer_compute_deadline(const struct timer_inputs *in)
+{
+    uint64_t candidates[4] = {
+        in->earliest_timer,
+        in->can_stop_tick ? 0 : in->slice_end,
+        in->periodic_next,
+        in->residual_next,
+    };
+    uint64_t best = 0;
+    for (unsigned i = 0; i < 4; i++) {
+        if (candidates[i] && (!best || candidates[i] < best)) {
+            best = candidates[i];
+        }
+    }
+    return best;
+}
+
+void timer_reprogram(void)
+{
+    unsigned cpu = this_cpu_id();
+    struct timer_queue *tq = &tqs[cpu];
+    struct timer_inputs in = {
+        .can_stop_tick = sched_can_stop_tick(cpu),
+        .slice_end = sched_slice_end(cpu),
+        .periodic_next = tq->periodic_next,
+        .residual_next = tq->residual_next,
+    };
+    spin_lock(&tq->lock);
+    if (!list_empty(&tq->timers)) {
+        in.earliest_timer = container_of(tq->timers.next, struct timer, link)->deadline;
+    }
+    spin_unlock(&tq->lock);
+    uint64_t deadline = timer_compute_deadline(&in);
+    if (deadline == tq->programmed) {
+        return;
+    }
+    if (deadline) {
+        arch_timer_set_deadline(deadline);
+        STAT_INC(timer_arms);
+    } else {
+        arch_timer_disarm();
+        STAT_INC(timer_disarms);
+    }
+    tq->programmed = deadline;
+}
+
+/* Run every expired timer of this CPU (IRQ context). */
+static void run_expired(struct timer_queue *tq, uint64_t now)
+{
+    spin_lock(&tq->lock);
+    while (!list_empty(&tq->timers)) {
+        struct timer *t = container_of(tq->timers.next, struct timer, link);
+        if (t->deadline > now) {
+            break;
+        }
+        list_del(&t->link);
+        __atomic_store_n(&t->cpu, -1, __ATOMIC_RELEASE);
+        spin_unlock(&tq->lock);
+        t->fn(t);
+        spin_lock(&tq->lock);
+    }
+    spin_unlock(&tq->lock);
+}
+
+/* Advance a periodic deadline past `now`, skipping ticks QEMU delivered late. */
+static uint64_t next_period(uint64_t next, uint64_t period, uint64_t now)
+{
+    if (!next || !period) {
+        return next;
+    }
+    while (next <= now) {
+        next += period;
+    }
+    return next;
+}
+
+static void timer_interrupt(unsigned intid)
+{
+    unsigned cpu = this_cpu_id();
+    struct timer_queue *tq = &tqs[cpu];
+    uint64_t now = arch_counter_read();
+    tq->programmed = 0; /* the compare value is in the past: it must be rewritten */
+    run_expired(tq, now);
+    tq->periodic_next = next_period(tq->periodic_next, period_ticks, now);
+    tq->residual_next = next_period(tq->residual_next, arch_counter_freq(), now);
+    if (bootargs.tick == TICK_PERIODIC) {
+        sched_set_need_resched(); /* a classic tick preempts at every period if contended */
+    }
+    sched_slice_check(now);
+    timer_reprogram();
+}
+
+void timer_init_cpu(unsigned cpu)
+{
+    struct timer_queue *tq = &tqs[cpu];
+    list_init(&tq->timers);
+    if (cpu == 0) {
+        slice_ticks = arch_counter_freq() / bootargs.hz;
+        period_ticks = slice_ticks;
+        if (irq_register(arch_timer_intid(), timer_interrupt) != 0) {
+            panic("timer: cannot register INTID %u", arch_timer_intid());
+        }
+    }
+    uint64_t now = arch_counter_read();
+    if (bootargs.tick == TICK_PERIODIC) {
+        tq->periodic_next = now + period_ticks;
+    }
+    if (bootargs.tick_residual && cpu_is_dataplane(cpu)) {
+        tq->residual_next = now + arch_counter_freq();
+    }
+    tq->programmed = ~0ull; /* unknown: force the first reprogram to write */
+    arch_irq_set_enabled(arch_timer_intid(), true);
+}
+
+int timer_list(unsigned cpu, struct timer *out, int n)
+{
+    struct timer_queue *tq = &tqs[cpu];
+    int count = 0;
+    unsigned long flags = spin_lock_irqsave(&tq->lock);
+    list_for_each(pos, &tq->timers)
+    {
+        if (count < n) {
+            out[count] = *container_of(pos, struct timer, link);
+        }
+        count++;
+    }
+    spin_unlock_irqrestore(&tq->lock, flags);
+    return count;
+}

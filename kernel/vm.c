@@ -1,0 +1,303 @@
+/*
+ * vm.c — user address spaces (contract in include/kernel/vm.h).
+ *
+ * A region (struct vma) is created fully populated and removed fully unmapped: the page
+ * tables hold exactly the pages of the regions.  mmap places regions top-down below
+ * USER_MMAP_TOP in the first gap that fits; MAP_FIXED replaces whatever was there.
+ * munmap may cut a region in pieces.  Every change and every user copy runs under
+ * vm->lock, so a concurrent munmap in another thread can never free a page while the
+ * kernel copies through it.
+ */
+#include "kernel/vm.h"
+#include "kernel/kmem.h"
+#include "kernel/lib.h"
+#include "kernel/page.h"
+#include "uapi/zt_errno.h"
+#include "uapi/zt_syscall.h"
+
+#define PAGE_MASK ((uint64_t)PAGE_SIZE - 1)
+
+static uint64_t page_round_up(uint64_t v)
+{
+    return (v + PAGE_MASK) & ~PAGE_MASK;
+}
+
+int vm_init(struct vm *vm)
+{
+    vm->lock = (spinlock_t)SPINLOCK_INIT;
+    list_init(&vm->vmas);
+    vm->pages = 0;
+    return arch_as_init(&vm->as);
+}
+
+static void unmap_pages(struct vm *vm, uint64_t start, uint64_t end)
+{
+    for (uint64_t va = start; va < end; va += PAGE_SIZE) {
+        paddr_t pa = arch_as_unmap(&vm->as, va);
+        if (pa) {
+            page_free(pa);
+            vm->pages--;
+        }
+    }
+}
+
+void vm_destroy(struct vm *vm)
+{
+    list_for_each_safe(pos, tmp, &vm->vmas)
+    {
+        struct vma *v = container_of(pos, struct vma, link);
+        unmap_pages(vm, v->start, v->end);
+        list_del(&v->link);
+        kmem_free(v, sizeof(*v));
+    }
+    arch_as_destroy(&vm->as);
+}
+
+/* The first region ending above `addr`, or the list head. */
+static struct list *first_after(struct vm *vm, uint64_t addr)
+{
+    list_for_each(pos, &vm->vmas)
+    {
+        if (container_of(pos, struct vma, link)->end > addr) {
+            return pos;
+        }
+    }
+    return &vm->vmas;
+}
+
+static bool range_is_free(struct vm *vm, uint64_t start, uint64_t end)
+{
+    struct list *pos = first_after(vm, start);
+    return pos == &vm->vmas || container_of(pos, struct vma, link)->start >= end;
+}
+
+/* Insert a populated region (lock held).  On failure nothing stays mapped. */
+static int map_region_locked(struct vm *vm, uint64_t start, uint64_t end, unsigned prot,
+                             enum vma_kind kind)
+{
+    struct vma *v = kmem_alloc(sizeof(*v));
+    if (!v) {
+        return -ENOMEM;
+    }
+    for (uint64_t va = start; va < end; va += PAGE_SIZE) {
+        paddr_t pa = page_alloc();
+        if (!pa || arch_as_map(&vm->as, va, pa, prot) != 0) {
+            page_free(pa);
+            unmap_pages(vm, start, va);
+            kmem_free(v, sizeof(*v));
+            return -ENOMEM;
+        }
+        vm->pages++;
+    }
+    v->start = start;
+    v->end = end;
+    v->prot = prot;
+    v->kind = kind;
+    struct list *pos = first_after(vm, start);
+    list_insert_between(&v->link, pos->prev, pos);
+    return 0;
+}
+
+static bool range_is_valid(uint64_t start, uint64_t len)
+{
+    return len && (start & PAGE_MASK) == 0 && start >= PAGE_SIZE && start + len > start &&
+           start + len <= USER_VA_TOP;
+}
+
+int vm_map_region(struct vm *vm, uint64_t start, uint64_t len, unsigned prot, enum vma_kind kind)
+{
+    len = page_round_up(len);
+    if (!range_is_valid(start, len)) {
+        return -EINVAL;
+    }
+    unsigned long flags = spin_lock_irqsave(&vm->lock);
+    int r = range_is_free(vm, start, start + len)
+                ? map_region_locked(vm, start, start + len, prot, kind)
+                : -EEXIST;
+    spin_unlock_irqrestore(&vm->lock, flags);
+    return r;
+}
+
+/* Remove [start, end) from every region it touches (lock held), splitting as needed. */
+static int unmap_range_locked(struct vm *vm, uint64_t start, uint64_t end)
+{
+    list_for_each_safe(pos, tmp, &vm->vmas)
+    {
+        struct vma *v = container_of(pos, struct vma, link);
+        if (v->end <= start || v->start >= end) {
+            continue;
+        }
+        if (v->start < start && v->end > end) { /* a hole in the middle: split in two */
+            struct vma *tail = kmem_alloc(sizeof(*tail));
+            if (!tail) {
+                return -ENOMEM;
+            }
+            *tail = *v;
+            tail->start = end;
+            list_insert_between(&tail->link, &v->link, v->link.next);
+            v->end = start;
+            unmap_pages(vm, start, end);
+            return 0;
+        }
+        uint64_t cut_start = MAX(v->start, start), cut_end = MIN(v->end, end);
+        unmap_pages(vm, cut_start, cut_end);
+        if (cut_start == v->start && cut_end == v->end) {
+            list_del(&v->link);
+            kmem_free(v, sizeof(*v));
+        } else if (cut_start == v->start) {
+            v->start = cut_end;
+        } else {
+            v->end = cut_start;
+        }
+    }
+    return 0;
+}
+
+/* Highest gap of `len` bytes below USER_MMAP_TOP (lock held); 0 if none. */
+static uint64_t find_gap(struct vm *vm, uint64_t len)
+{
+    uint64_t top = USER_MMAP_TOP;
+    if (len > top) {
+        return 0;
+    }
+    for (struct list *pos = vm->vmas.prev; pos != &vm->vmas; pos = pos->prev) {
+        struct vma *v = container_of(pos, struct vma, link);
+        if (v->start >= top) {
+            continue;
+        }
+        if (v->end <= top - len) {
+            return top - len;
+        }
+        if (v->start < len) {
+            return 0;
+        }
+        top = v->start;
+    }
+    return top - len >= vm->brk_start + USER_BRK_MAX ? top - len : 0;
+}
+
+long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned flags, long fd,
+             uint64_t off)
+{
+    if (!len || len > USER_VA_TOP || (prot & ~(unsigned)(PROT_READ | PROT_WRITE | PROT_EXEC))) {
+        return -EINVAL;
+    }
+    if (!(flags & MAP_ANONYMOUS) || fd != -1) {
+        return -EBADF; /* no files to map */
+    }
+    if ((flags & (MAP_PRIVATE | MAP_SHARED)) == 0 || (prot & PROT_WRITE && prot & PROT_EXEC)) {
+        return -EINVAL; /* W^X holds for user memory too */
+    }
+    len = page_round_up(len);
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
+    long r;
+    if (flags & MAP_FIXED) {
+        r = range_is_valid(addr, len) ? unmap_range_locked(vm, addr, addr + len) : -EINVAL;
+    } else {
+        addr = find_gap(vm, len);
+        r = addr ? 0 : -ENOMEM;
+    }
+    if (r == 0) {
+        r = map_region_locked(vm, addr, addr + len, prot, VMA_MMAP);
+    }
+    spin_unlock_irqrestore(&vm->lock, irq);
+    return r == 0 ? (long)addr : r;
+}
+
+int vm_munmap(struct vm *vm, uint64_t addr, uint64_t len)
+{
+    len = page_round_up(len);
+    if (!range_is_valid(addr, len)) {
+        return -EINVAL;
+    }
+    unsigned long flags = spin_lock_irqsave(&vm->lock);
+    int r = unmap_range_locked(vm, addr, addr + len);
+    spin_unlock_irqrestore(&vm->lock, flags);
+    return r;
+}
+
+/* brk(0) reports the break; otherwise move it within [brk_start, brk_start + USER_BRK_MAX)
+ * and return the new break, or the old one if the move is impossible (Linux semantics). */
+long vm_brk(struct vm *vm, uint64_t newbrk)
+{
+    unsigned long flags = spin_lock_irqsave(&vm->lock);
+    uint64_t old = vm->brk;
+    if (newbrk < vm->brk_start || newbrk > vm->brk_start + USER_BRK_MAX) {
+        spin_unlock_irqrestore(&vm->lock, flags);
+        return (long)old;
+    }
+    uint64_t old_end = page_round_up(old), new_end = page_round_up(newbrk);
+    int r = 0;
+    if (new_end > old_end) {
+        r = range_is_free(vm, old_end, new_end)
+                ? map_region_locked(vm, old_end, new_end, PROT_READ | PROT_WRITE, VMA_HEAP)
+                : -ENOMEM;
+    } else if (new_end < old_end) {
+        r = unmap_range_locked(vm, new_end, old_end);
+    }
+    if (r == 0) {
+        vm->brk = newbrk;
+    }
+    spin_unlock_irqrestore(&vm->lock, flags);
+    return (long)vm->brk;
+}
+
+/* Copy n bytes between user `uaddr` and kernel `kbuf` in either direction (lock held).
+ * Every page must be mapped with `need` (PROT_READ or PROT_WRITE; 0 = any). */
+static int user_copy_locked(struct vm *vm, uint64_t uaddr, void *kbuf, size_t n, unsigned need,
+                            bool to_user)
+{
+    if (uaddr + n < uaddr || uaddr + n > USER_VA_TOP) {
+        return -EFAULT;
+    }
+    char *k = kbuf;
+    while (n) {
+        unsigned prot;
+        paddr_t pa = arch_as_lookup(&vm->as, uaddr & ~PAGE_MASK, &prot);
+        if (!pa || (prot & need) != need) {
+            return -EFAULT;
+        }
+        size_t chunk = MIN(n, PAGE_SIZE - (uaddr & PAGE_MASK));
+        char *u = (char *)phys_to_virt(pa) + (uaddr & PAGE_MASK);
+        memcpy(to_user ? u : k, to_user ? k : u, chunk);
+        uaddr += chunk, k += chunk, n -= chunk;
+    }
+    return 0;
+}
+
+int copy_from_user(struct vm *vm, void *dst, uint64_t usrc, size_t n)
+{
+    unsigned long flags = spin_lock_irqsave(&vm->lock);
+    int r = user_copy_locked(vm, usrc, dst, n, PROT_READ, false);
+    spin_unlock_irqrestore(&vm->lock, flags);
+    return r;
+}
+
+int copy_to_user(struct vm *vm, uint64_t udst, const void *src, size_t n)
+{
+    unsigned long flags = spin_lock_irqsave(&vm->lock);
+    int r = user_copy_locked(vm, udst, (void *)src, n, PROT_WRITE, true);
+    spin_unlock_irqrestore(&vm->lock, flags);
+    return r;
+}
+
+int vm_write_initial(struct vm *vm, uint64_t udst, const void *src, size_t n)
+{
+    unsigned long flags = spin_lock_irqsave(&vm->lock);
+    int r = user_copy_locked(vm, udst, (void *)src, n, 0, true);
+    spin_unlock_irqrestore(&vm->lock, flags);
+    return r;
+}
+
+long strncpy_from_user(struct vm *vm, char *dst, uint64_t usrc, size_t max)
+{
+    for (size_t i = 0; i < max; i++) {
+        if (copy_from_user(vm, &dst[i], usrc + i, 1) != 0) {
+            return -EFAULT;
+        }
+        if (dst[i] == 0) {
+            return (long)i;
+        }
+    }
+    return -ENAMETOOLONG;
+}
