@@ -46,7 +46,9 @@ struct fdt_info {
 
     uint32_t ncpus;                    /* cpus recorded in cpu_mpidr[], <= FDT_MAX_CPUS */
     uint32_t ncpus_total;              /* cpu nodes under /cpus (device_type = "cpu") */
-    uint64_t cpu_mpidr[FDT_MAX_CPUS];  /* "reg" of each cpu node, in tree order */
+    uint64_t cpu_mpidr[FDT_MAX_CPUS];  /* "reg" of each cpu node, in tree order: affinity
+                                          fields only (QEMU: cpu N = (N/16) << 8 | N%16),
+                                          without MPIDR_EL1's RES1 bit 31 */
 
     struct fdt_range gicd;             /* compatible "arm,gic-v3": reg[0] */
     uint32_t ngicr;                    /* #redistributor-regions (1 if absent) */
@@ -59,17 +61,21 @@ struct fdt_info {
 
     enum fdt_psci_conduit psci;        /* /psci "method": "hvc" or "smc" */
 
-    const char *bootargs;              /* /chosen/bootargs inside the blob, or NULL if absent */
+    const char *bootargs;              /* /chosen/bootargs inside the blob (valid while the blob
+                                          is), NUL-terminated, or NULL if absent */
     uint32_t bootargs_len;             /* strlen of bootargs */
 };
 
 /*
- * Parse the blob at `blob`, of which at most `max_len` bytes may be read.
- * Returns 0 and fills `out`, or a negative errno-style value and writes one line into `err`
- * (at most `errlen` bytes, NUL-terminated) naming what is wrong or missing, e.g.
- * "no device tree: bad magic 0x00000000 at the start of RAM" or "missing node: /psci".
+ * Parse the blob at `blob` (8-byte aligned), of which at most `max_len` bytes may be read.
+ * Returns 0 and fills `out`, or -EINVAL (-22: malformed or unsupported) or -ENOENT (-2: a
+ * required node is missing), zeroes `out` and writes one line into `err` (at most `errlen`
+ * bytes, always NUL-terminated; err may be NULL) naming what is wrong or missing, e.g.
+ * "no device tree: bad magic 0x00000000 at the start of RAM" or
+ * "device tree: missing node /psci".  On success err holds "".
  * Required: a valid header, a memory node, at least one cpu, a GICv3, a PL011, the
  * architected timer and /psci with a known method.  /chosen/bootargs is optional.
+ * Pure: no globals, no allocation, callable in any context (fdt.c says more).
  */
 int fdt_parse(const void *blob, size_t max_len, struct fdt_info *out, char *err, size_t errlen);
 
