@@ -81,13 +81,31 @@ $(B)/user/%.o: user/%.S | deps-build
 	@echo "  AS      $<"
 	$(Q)$(CC) $(USER_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
 
-$(B)/initrd/bin/%: $(B)/user/%.o $(USER_LIB_OBJS) user/lib/user.ld
+# Programs keep their symbols in build/user/bin (for gdb); the archive gets stripped copies.
+.PRECIOUS: $(B)/user/bin/% $(B)/user/%.o
+$(B)/user/bin/%: $(B)/user/%.o $(USER_LIB_OBJS) user/lib/user.ld
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(USER_LDFLAGS) -o $@ $< $(USER_LIB_OBJS)
 
+$(B)/initrd/bin/%: $(B)/user/bin/%
+	@mkdir -p $(dir $@)
+	$(Q)$(CROSS)strip -o $@ $<
+
+# Two files in /bin that are not programs, so usertests can check that spawn refuses them
+# with -ENOEXEC: plain text, and an ELF header cut short.
+INITRD_DATA := $(B)/initrd/bin/notelf $(B)/initrd/bin/badelf
+
+$(B)/initrd/bin/notelf:
+	@mkdir -p $(dir $@)
+	printf 'not a program: spawn must refuse it with ENOEXEC\n' > $@
+
+$(B)/initrd/bin/badelf:
+	@mkdir -p $(dir $@)
+	printf '\177ELF\002\001\001\000' > $@
+
 # The user programs travel inside the kernel image as a cpio (newc) archive.
-$(B)/initrd.cpio: $(USER_BINS)
+$(B)/initrd.cpio: $(USER_BINS) $(INITRD_DATA)
 	@mkdir -p $(B)/initrd/bin
 	@echo "  CPIO    $@"
 	$(Q)cd $(B)/initrd && find bin -type f | LC_ALL=C sort | cpio -o -H newc --quiet > ../initrd.cpio
@@ -127,7 +145,7 @@ gdb: $(B)/kernel.elf
 
 # ---------------------------------------------------------------- tests
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter \
-	-fsanitize=address,undefined -fno-omit-frame-pointer -DZT_HOST \
+	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -DZT_HOST \
 	-Iinclude -Iarch/host -Iarch/aarch64 -MMD -MP
 # Pure logic built for the host against the fake arch: every kernel/*.c, the fake arch,
 # and the arch files that are pure parsing (fdt.c).

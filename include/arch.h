@@ -121,6 +121,9 @@ int arch_kmap_page(uint64_t va, paddr_t pa);
 /* Unmap it (broadcast TLB invalidate, no IPI); returns the page that was mapped, or 0. */
 paddr_t arch_kunmap_page(uint64_t va);
 bool arch_kva_is_mapped(uint64_t va);
+/* Allocate now every translation table that mapping pages in [va, va+len) will need, so
+ * later arch_kmap_page calls there allocate nothing (boot only).  0 or -ENOMEM. */
+int arch_kmap_prepare(uint64_t va, uint64_t len);
 
 /* ---- tasks: kernel context, user registers, FP/SIMD ---------------------------------------- */
 
@@ -189,8 +192,9 @@ void arch_sync_icache(const void *kva, size_t len);
 
 /* Print the register dump of an exception frame (used by panic). */
 void arch_dump_frame(const struct trap_frame *f);
-/* Deliberately fault in the kernel (debug_fault=): kind 1 data abort, 2 undefined
- * instruction, 3 stack overflow. */
+/* Deliberately fault in the kernel (debug_fault=, enum debug_fault in bootargs.h): 1 data
+ * abort, 2 undefined instruction, 3 stack overflow, 4 store to text, 5 execute data,
+ * 6 read the boot stack's guard page. */
 void arch_debug_fault(int kind);
 
 #endif

@@ -1,57 +1,74 @@
 /*
  * kmem.c — kernel objects in power-of-two size classes (contract in include/kernel/kmem.h).
  *
- * Classes of 32 bytes to one page; each keeps a free list threaded through its free
- * objects and refills from a fresh page, carving it into objects.  Whole-page objects come
- * straight from the page allocator and go back to it.  One lock per class (leaf, IRQs
- * masked).  Memory in a class is never returned: after warm-up, allocating and freeing
- * the same mix of objects leaves the free page count unchanged, which is what leak tests
- * check.
+ * Each class keeps a list of slab pages that have free objects.  A slab page starts with a
+ * header (its class, how many objects are in use, its own free list); objects follow.
+ * Freeing the last object of a page gives the page back to the page allocator, so the
+ * free page count returns exactly to where it was once every object is freed — which is
+ * what the leak tests compare.  Objects over half a page are whole pages.
+ * Lock: one per class (leaf, IRQs masked).
  */
 #include "kernel/kmem.h"
 #include "arch.h"
 #include "kernel/lib.h"
+#include "kernel/list.h"
 #include "kernel/page.h"
+#include "kernel/panic.h"
 #include "kernel/spinlock.h"
 
 #define MIN_SHIFT 5
-#define NCLASSES  (PAGE_SHIFT - MIN_SHIFT) /* 32 .. 2048; 4096 goes to the page allocator */
+#define NCLASSES  (PAGE_SHIFT - 1 - MIN_SHIFT + 1) /* 32 .. 2048 bytes */
 
 struct free_obj {
     struct free_obj *next;
 };
 
+struct slab {
+    struct list link;       /* in its class's partial list while it has free objects */
+    struct free_obj *free;  /* free objects in this page */
+    unsigned in_use;
+    unsigned capacity;
+} __attribute__((aligned(64)));
+
 struct size_class {
     spinlock_t lock;
-    struct free_obj *free;
+    struct list partial;    /* slabs with at least one free object */
 };
 
 static struct size_class classes[NCLASSES];
 
-static int class_of(size_t size)
+static unsigned class_of(size_t size)
 {
-    int c = 0;
+    unsigned c = 0;
     while (((size_t)1 << (c + MIN_SHIFT)) < size) {
         c++;
     }
     return c;
 }
 
-/* Carve a new page into objects of class c (lock held). */
-static bool refill(struct size_class *sc, int c)
+static size_t class_size(unsigned c)
+{
+    return (size_t)1 << (c + MIN_SHIFT);
+}
+
+/* A fresh slab for class c, every object on its free list. */
+static struct slab *slab_new(unsigned c)
 {
     paddr_t pa = page_alloc();
     if (!pa) {
-        return false;
+        return 0;
     }
-    size_t obj = (size_t)1 << (c + MIN_SHIFT);
-    char *base = phys_to_virt(pa);
-    for (size_t off = 0; off + obj <= PAGE_SIZE; off += obj) {
-        struct free_obj *o = (struct free_obj *)(base + off);
-        o->next = sc->free;
-        sc->free = o;
+    struct slab *s = phys_to_virt(pa);
+    size_t obj = class_size(c);
+    size_t first = (sizeof(*s) + obj - 1) / obj * obj; /* objects stay size-aligned */
+    list_init(&s->link);
+    for (size_t off = PAGE_SIZE - obj; off >= first && off < PAGE_SIZE; off -= obj) {
+        struct free_obj *o = (struct free_obj *)((char *)s + off);
+        o->next = s->free;
+        s->free = o;
+        s->capacity++;
     }
-    return true;
+    return s;
 }
 
 void *kmem_alloc(size_t size)
@@ -60,20 +77,28 @@ void *kmem_alloc(size_t size)
         paddr_t pa = size <= PAGE_SIZE ? page_alloc() : 0;
         return pa ? phys_to_virt(pa) : 0;
     }
-    int c = class_of(size);
+    unsigned c = class_of(size);
     struct size_class *sc = &classes[c];
     unsigned long flags = spin_lock_irqsave(&sc->lock);
-    struct free_obj *o = sc->free;
-    if (!o && refill(sc, c)) {
-        o = sc->free;
+    if (!sc->partial.next) {
+        list_init(&sc->partial);
     }
-    if (o) {
-        sc->free = o->next;
+    if (list_empty(&sc->partial)) {
+        struct slab *fresh = slab_new(c);
+        if (!fresh) {
+            spin_unlock_irqrestore(&sc->lock, flags);
+            return 0;
+        }
+        list_add_head(&sc->partial, &fresh->link);
+    }
+    struct slab *s = container_of(sc->partial.next, struct slab, link);
+    struct free_obj *o = s->free;
+    s->free = o->next;
+    if (++s->in_use == s->capacity) {
+        list_del(&s->link);
     }
     spin_unlock_irqrestore(&sc->lock, flags);
-    if (o) {
-        memset(o, 0, (size_t)1 << (c + MIN_SHIFT));
-    }
+    memset(o, 0, class_size(c));
     return o;
 }
 
@@ -87,9 +112,24 @@ void kmem_free(void *p, size_t size)
         return;
     }
     struct size_class *sc = &classes[class_of(size)];
+    struct slab *s = (struct slab *)((uintptr_t)p & ~(uintptr_t)(PAGE_SIZE - 1));
     unsigned long flags = spin_lock_irqsave(&sc->lock);
+    ASSERT(s->in_use > 0);
+    bool was_full = s->in_use == s->capacity;
     struct free_obj *o = p;
-    o->next = sc->free;
-    sc->free = o;
+    o->next = s->free;
+    s->free = o;
+    s->in_use--;
+    if (s->in_use == 0) {
+        if (!was_full) {
+            list_del(&s->link);
+        }
+        spin_unlock_irqrestore(&sc->lock, flags);
+        page_free(virt_to_phys(s));
+        return;
+    }
+    if (was_full) {
+        list_add_head(&sc->partial, &s->link);
+    }
     spin_unlock_irqrestore(&sc->lock, flags);
 }

@@ -11,6 +11,7 @@
 #include "kernel/kstack.h"
 #include "arch.h"
 #include "kernel/page.h"
+#include "kernel/panic.h"
 #include "kernel/spinlock.h"
 
 #define MAX_FREE_SLOTS 1024
@@ -19,6 +20,17 @@ static spinlock_t kstack_lock;
 static uint32_t next_slot = 1;
 static uint32_t free_slots[MAX_FREE_SLOTS];
 static unsigned nfree;
+
+/* Slots whose page tables exist from boot: stacks there allocate only their own pages, so
+ * free page counts depend only on the number of live tasks (leak tests rely on it). */
+#define PREPARED_SLOTS 1024
+
+void kstack_init(void)
+{
+    if (arch_kmap_prepare(KSTACK_WINDOW, (uint64_t)PREPARED_SLOTS * KSTACK_SLOT) != 0) {
+        panic("kstack: no memory for the stack window's page tables");
+    }
+}
 
 static uint32_t slot_take(void)
 {

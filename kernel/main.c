@@ -15,6 +15,7 @@
 #include "kernel/main.h"
 #include "kernel/futex.h"
 #include "kernel/ipi.h"
+#include "kernel/kstack.h"
 #include "kernel/panic.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
@@ -146,6 +147,7 @@ void kernel_main(uint64_t entry_counter)
         printk("%s\n", bootargs.warn[i]);  /* bad parameters: what was done instead */
     }
     setup_partition();                      /* before any CPU runs: routing depends on it */
+    kstack_init();                          /* page tables of the kernel stack window */
     futex_init();                           /* wait queues user space will sleep on */
     sched_init_cpu(boot);                   /* the boot CPU's run queue and idle task */
     timer_init_cpu(0);                      /* its timer queue; timer interrupt handler */

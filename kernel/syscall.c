@@ -54,6 +54,9 @@ static long sys_write(struct trap_frame *f)
     if (fd < 0 || fd > 2) {
         return -EBADF;
     }
+    if (vm_check_range(my_vm(), ubuf, n, PROT_READ)) {
+        return -EFAULT; /* nothing is written from a buffer that is not all there */
+    }
     while (done < n) {
         size_t chunk = MIN(n - done, sizeof(tmp));
         if (copy_from_user(my_vm(), tmp, ubuf + done, chunk) != 0) {
@@ -330,6 +333,9 @@ static long sys_wait4(struct trap_frame *f)
     int status = 0;
     if (A(3)) {
         return -EINVAL; /* no resource usage reports */
+    }
+    if (A(1) && vm_check_range(my_vm(), A(1), sizeof(status), PROT_WRITE)) {
+        return -EFAULT; /* checked before reaping: the child stays waitable */
     }
     int r = proc_wait((int)A(0), &status, (int)A(2));
     if (r > 0 && A(1) && copy_to_user(my_vm(), A(1), &status, sizeof(status))) {

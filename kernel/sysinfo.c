@@ -21,19 +21,18 @@
 
 #define A(i)          arch_frame_arg(f, i)
 #define PATH_MAX_LEN  256
-#define SPAWN_MAX_ARGS 64
+#define SPAWN_MAX_ARGS 256
 
 static struct vm *my_vm(void)
 {
     return &current()->proc->vm;
 }
 
-/* Copy a NULL-terminated user argv into `buf` (one page): pointers first, strings after. */
-static int copy_argv(uint64_t uargv, char *buf, char ***argv_out, int *argc_out)
+/* Copy a NULL-terminated user argv: pointers into `ptrs` (one page, up to SPAWN_MAX_ARGS),
+ * strings into `strings` (one page). */
+static int copy_argv(uint64_t uargv, char **ptrs, char *strings, int *argc_out)
 {
-    char **argv = (char **)buf;
-    char *strings = buf + (SPAWN_MAX_ARGS + 1) * sizeof(char *);
-    size_t room = PAGE_SIZE - (SPAWN_MAX_ARGS + 1) * sizeof(char *);
+    size_t room = PAGE_SIZE;
     int argc = 0;
     for (;; argc++) {
         uint64_t up;
@@ -50,12 +49,11 @@ static int copy_argv(uint64_t uargv, char *buf, char ***argv_out, int *argc_out)
         if (n < 0) {
             return n == -ENAMETOOLONG ? -E2BIG : (int)n;
         }
-        argv[argc] = strings;
+        ptrs[argc] = strings;
         strings += n + 1;
         room -= (size_t)n + 1;
     }
-    argv[argc] = 0;
-    *argv_out = argv;
+    ptrs[argc] = 0;
     *argc_out = argc;
     return 0;
 }
@@ -77,25 +75,24 @@ long sys_zt_spawn(struct trap_frame *f)
     if (attr.flags || !affinity) {
         return -EINVAL;
     }
-    char *buf = kmem_alloc(PAGE_SIZE), **argv = 0;
+    char **argv = kmem_alloc(PAGE_SIZE), *strings = kmem_alloc(PAGE_SIZE);
     int argc = 0;
-    if (!buf) {
-        return -ENOMEM;
-    }
-    r = A(1) ? copy_argv(A(1), buf, &argv, &argc) : 0;
-    if (r == 0 && !A(1)) {
-        argv = (char **)buf;
-        argv[0] = path;
+    r = argv && strings ? 0 : -ENOMEM;
+    if (r == 0 && A(1)) {
+        r = copy_argv(A(1), argv, strings, &argc);
+    } else if (r == 0) {
+        argv[0] = path; /* no argv: the program gets its path as argv[0] */
+        argv[1] = 0;
         argc = 1;
     }
     if (r == 0) {
         r = argc ? proc_spawn(path, argv, argc, affinity) : -EINVAL;
     }
-    kmem_free(buf, PAGE_SIZE);
+    kmem_free(argv, PAGE_SIZE);
+    kmem_free(strings, PAGE_SIZE);
     return r;
 }
 
-/* zt_tasks(buf, n): copies min(n, total) entries, returns the total. */
 long sys_zt_tasks(struct trap_frame *f)
 {
     const int chunk = (int)(PAGE_SIZE / sizeof(struct zt_task_info));

@@ -27,8 +27,8 @@ static struct list all_procs = LIST_INIT(all_procs);
 static int next_id = 1;
 static struct process *init_proc;
 
-#define ARG_MAX_BYTES 4096
-#define ARG_MAX_COUNT 64
+#define ARG_MAX_BYTES 8192
+#define ARG_MAX_COUNT 256
 
 static int alloc_id(void)
 {
@@ -59,10 +59,31 @@ static struct task *task_alloc(struct process *p, int tid)
     return t;
 }
 
-void task_free(struct task *t)
+/* Give back a task's memory (never ran, or dead and off its CPU). */
+static void task_release(struct task *t)
 {
     kstack_free(t->kstack_top);
     kmem_free(t, sizeof(*t));
+}
+
+static void proc_finish(struct process *p);
+
+/* A dead task is off its CPU (sched.c calls this on the next task's stack): free it,
+ * then make its exit visible. */
+void task_free(struct task *t)
+{
+    struct process *p = t->proc;
+    uint64_t ctid = t->clear_child_tid;
+    task_release(t);
+    if (ctid) {
+        int zero = 0;
+        if (copy_to_user(&p->vm, ctid, &zero, sizeof(zero)) == 0) {
+            futex_wake(&p->vm, ctid, 1);
+        }
+    }
+    if (__atomic_sub_fetch(&p->unfreed_tasks, 1, __ATOMIC_ACQ_REL) == 0) {
+        proc_finish(p);
+    }
 }
 
 static struct process *proc_alloc(const char *name)
@@ -105,22 +126,25 @@ static const char *basename(const char *path)
  * them (the Linux initial stack).  Returns the initial SP or 0 if the arguments do not fit. */
 static uint64_t build_stack(struct vm *vm, char *const argv[], int argc)
 {
-    uint64_t sp = USER_STACK_TOP, ptrs[ARG_MAX_COUNT + 1];
+    uint64_t str = USER_STACK_TOP;
     for (int i = argc - 1; i >= 0; i--) {
+        str -= strlen(argv[i]) + 1;
+    }
+    uint64_t words = 1 + (uint64_t)argc + 1 + 1 + 2; /* argc, argv, NULL, envp NULL, auxv */
+    uint64_t sp = (str - words * 8) & ~(uint64_t)15, w = (uint64_t)argc;
+    if (vm_write_initial(vm, sp, &w, 8) != 0) {
+        return 0;
+    }
+    for (int i = 0; i < argc; i++) {
         size_t n = strlen(argv[i]) + 1;
-        sp -= n;
-        if (vm_write_initial(vm, sp, argv[i], n) != 0) {
+        if (vm_write_initial(vm, sp + 8 + (uint64_t)i * 8, &str, 8) != 0 ||
+            vm_write_initial(vm, str, argv[i], n) != 0) {
             return 0;
         }
-        ptrs[i] = sp;
+        str += n;
     }
-    ptrs[argc] = 0;
-    uint64_t words = 1 + (uint64_t)argc + 1 + 1 + 2; /* argc, argv, NULL, envp NULL, auxv */
-    sp = (sp - words * 8) & ~(uint64_t)15;
-    uint64_t head[ARG_MAX_COUNT + 6] = {(uint64_t)argc};
-    memcpy(&head[1], ptrs, ((size_t)argc + 1) * 8);
-    /* envp terminator and AT_NULL auxv pair are already zero */
-    return vm_write_initial(vm, sp, head, words * 8) == 0 ? sp : 0;
+    /* argv's NULL, envp's NULL and the AT_NULL auxv pair: the stack is zero-filled. */
+    return sp;
 }
 
 static int check_args(char *const argv[], int argc)
@@ -179,7 +203,7 @@ static struct process *proc_create(struct process *parent, const char *path, cha
     }
     if (*err) {
         if (t) {
-            task_free(t);
+            task_release(t);
         }
         if (p) {
             vm_destroy(&p->vm);
@@ -198,6 +222,7 @@ static struct process *proc_create(struct process *parent, const char *path, cha
     list_add_tail(&all_procs, &p->all_link);
     list_add_tail(&p->threads, &t->thread_link);
     p->nthreads = 1;
+    p->unfreed_tasks = 1;
     spin_unlock_irqrestore(&proc_lock, flags);
     sched_start_task(t);
     return p;
@@ -257,11 +282,12 @@ int task_clone(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint
     unsigned long irq = spin_lock_irqsave(&proc_lock);
     if (p->exiting) {
         spin_unlock_irqrestore(&proc_lock, irq);
-        task_free(t);
+        task_release(t);
         return -EAGAIN;
     }
     list_add_tail(&p->threads, &t->thread_link);
     p->nthreads++;
+    __atomic_add_fetch(&p->unfreed_tasks, 1, __ATOMIC_RELAXED);
     spin_unlock_irqrestore(&proc_lock, irq);
     sched_start_task(t);
     return tid;
@@ -289,13 +315,14 @@ static int wstatus_code(int wstatus)
     return (wstatus & 0x7f) ? 128 + (wstatus & 0x7f) : (wstatus >> 8) & 0xff;
 }
 
-/* The last thread is leaving: free the memory, become a zombie, tell the parent. */
-static void proc_become_zombie(struct process *p, int wstatus)
+/* The process's last task has been freed: free its memory, become a zombie, tell the
+ * parent (or power off, for init).  Runs on whatever task came next on that CPU, where the
+ * process's address space is no longer active. */
+static void proc_finish(struct process *p)
 {
-    arch_as_activate(0);
     vm_destroy(&p->vm);
     unsigned long flags = spin_lock_irqsave(&proc_lock);
-    p->wait_status = p->exiting ? p->exit_status_pending : wstatus;
+    p->wait_status = p->exiting ? p->exit_status_pending : p->last_exit_status;
     p->state = PROC_ZOMBIE;
     if (p == init_proc) {
         spin_unlock_irqrestore(&proc_lock, flags);
@@ -312,24 +339,17 @@ _Noreturn void task_exit(int wstatus)
 {
     struct task *t = current();
     struct process *p = t->proc;
-    if (t->clear_child_tid) {
-        int zero = 0;
-        if (copy_to_user(&p->vm, t->clear_child_tid, &zero, sizeof(zero)) == 0) {
-            futex_wake(&p->vm, t->clear_child_tid, 1);
-        }
-    }
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     list_del(&t->thread_link);
-    bool last = --p->nthreads == 0;
+    if (--p->nthreads == 0) {
+        p->last_exit_status = wstatus;
+    }
     uint64_t user, sys;
     acct_task_read(t, &user, &sys);
     p->dead_user_ticks += user;
     p->dead_sys_ticks += sys;
     spin_unlock_irqrestore(&proc_lock, flags);
-    if (last) {
-        proc_become_zombie(p, wstatus);
-    }
-    sched_exit_current();
+    sched_exit_current(); /* task_free, on the next task, does the rest */
 }
 
 _Noreturn void proc_exit_group(int wstatus)

@@ -25,6 +25,10 @@ struct timer_queue {
     uint64_t residual_next; /* tick_residual on a dataplane CPU: next 1 Hz tick */
 } __attribute__((aligned(64)));
 
+/* `programmed` value meaning "the hardware state is unknown or expired": the next
+ * timer_reprogram writes it whatever the new deadline is. */
+#define PROGRAMMED_STALE (~0ull)
+
 static struct timer_queue tqs[MAX_CPUS];
 static uint64_t slice_ticks;
 static uint64_t period_ticks;
@@ -102,7 +106,10 @@ void timer_reprogram(void)
     unsigned cpu = this_cpu_id();
     struct timer_queue *tq = &tqs[cpu];
     struct timer_inputs in = {
-        .can_stop_tick = sched_can_stop_tick(cpu),
+        /* A slice that already ended has done its job (need_resched is set): the switch
+         * on the way out starts a new one.  Re-arming it in the past from inside the
+         * kernel would only interrupt the kernel again and again. */
+        .can_stop_tick = sched_can_stop_tick(cpu) || sched_need_resched(),
         .slice_end = sched_slice_end(cpu),
         .periodic_next = tq->periodic_next,
         .residual_next = tq->residual_next,
@@ -161,7 +168,7 @@ static void timer_interrupt(unsigned intid)
     unsigned cpu = this_cpu_id();
     struct timer_queue *tq = &tqs[cpu];
     uint64_t now = arch_counter_read();
-    tq->programmed = 0; /* the compare value is in the past: it must be rewritten */
+    tq->programmed = PROGRAMMED_STALE; /* the compare value has passed: always rewrite */
     run_expired(tq, now);
     tq->periodic_next = next_period(tq->periodic_next, period_ticks, now);
     tq->residual_next = next_period(tq->residual_next, arch_counter_freq(), now);
@@ -190,7 +197,7 @@ void timer_init_cpu(unsigned cpu)
     if (bootargs.tick_residual && cpu_is_dataplane(cpu)) {
         tq->residual_next = now + arch_counter_freq();
     }
-    tq->programmed = ~0ull; /* unknown: force the first reprogram to write */
+    tq->programmed = PROGRAMMED_STALE; /* unknown: the first reprogram must write */
     arch_irq_set_enabled(arch_timer_intid(), true);
 }
 

@@ -13,6 +13,7 @@
 #include "kernel/task.h"
 #include "kernel/wait.h"
 #include "uapi/zt_errno.h"
+#include "uapi/zt_syscall.h"
 
 #define RX_SIZE 1024
 
@@ -83,6 +84,9 @@ long tty_read(uint64_t ubuf, size_t n)
     char tmp[128];
     if (n == 0) {
         return 0;
+    }
+    if (vm_check_range(&current()->proc->vm, ubuf, MIN(n, sizeof(tmp)), PROT_WRITE)) {
+        return -EFAULT; /* before waiting: a bad buffer must not block or lose input */
     }
     for (;;) {
         unsigned long flags = spin_lock_irqsave(&rx.wq.lock);

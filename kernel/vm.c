@@ -182,11 +182,11 @@ long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned
     if (!len || len > USER_VA_TOP || (prot & ~(unsigned)(PROT_READ | PROT_WRITE | PROT_EXEC))) {
         return -EINVAL;
     }
-    if (!(flags & MAP_ANONYMOUS) || fd != -1) {
-        return -EBADF; /* no files to map */
-    }
     if ((flags & (MAP_PRIVATE | MAP_SHARED)) == 0 || (prot & PROT_WRITE && prot & PROT_EXEC)) {
         return -EINVAL; /* W^X holds for user memory too */
+    }
+    if (!(flags & MAP_ANONYMOUS) || fd != -1) {
+        return -EBADF; /* no files to map */
     }
     len = page_round_up(len);
     unsigned long irq = spin_lock_irqsave(&vm->lock);
@@ -263,6 +263,30 @@ static int user_copy_locked(struct vm *vm, uint64_t uaddr, void *kbuf, size_t n,
         uaddr += chunk, k += chunk, n -= chunk;
     }
     return 0;
+}
+
+/* Every page of [uaddr, uaddr+n) mapped with `need` (lock held)?  Stops at the first hole,
+ * so a huge n costs only as many steps as there are mapped pages before it. */
+static int check_range_locked(struct vm *vm, uint64_t uaddr, size_t n, unsigned need)
+{
+    if (uaddr + n < uaddr || uaddr + n > USER_VA_TOP) {
+        return -EFAULT;
+    }
+    for (uint64_t va = uaddr & ~PAGE_MASK; va < uaddr + n; va += PAGE_SIZE) {
+        unsigned prot;
+        if (!arch_as_lookup(&vm->as, va, &prot) || (prot & need) != need) {
+            return -EFAULT;
+        }
+    }
+    return 0;
+}
+
+int vm_check_range(struct vm *vm, uint64_t uaddr, size_t n, unsigned prot)
+{
+    unsigned long flags = spin_lock_irqsave(&vm->lock);
+    int r = check_range_locked(vm, uaddr, n, prot);
+    spin_unlock_irqrestore(&vm->lock, flags);
+    return r;
 }
 
 int copy_from_user(struct vm *vm, void *dst, uint64_t usrc, size_t n)

@@ -346,3 +346,14 @@ void arch_sync_icache(const void *kva, size_t len)
     dsb(ish);
     isb();
 }
+
+int arch_kmap_prepare(uint64_t va, uint64_t len)
+{
+    int r = 0;
+    unsigned long flags = spin_lock_irqsave(&kmap_lock);
+    for (uint64_t a = va & ~(L2_SIZE - 1); a < va + len && r == 0; a += L2_SIZE) {
+        r = kernel_pte(a, true) ? 0 : -ENOMEM;
+    }
+    spin_unlock_irqrestore(&kmap_lock, flags);
+    return r;
+}

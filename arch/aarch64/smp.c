@@ -32,8 +32,23 @@ static _Noreturn void boot_stop(const char *why)
     arch_halt_cpu();
 }
 
+/* Logical CPU 0 must be the CPU running this code: find it in the tree's list (whose
+ * "reg" values lack MPIDR_EL1's RES1 bit 31, hence the mask) and swap it to the front. */
+static void put_boot_cpu_first(void)
+{
+    uint64_t me = sysreg_read(mpidr_el1) & 0xff00ffffffull;
+    for (unsigned i = 1; i < platform.ncpus; i++) {
+        if ((platform.cpu_mpidr[i] & 0xff00ffffffull) == me) {
+            uint64_t t = platform.cpu_mpidr[0];
+            platform.cpu_mpidr[0] = platform.cpu_mpidr[i];
+            platform.cpu_mpidr[i] = t;
+        }
+    }
+}
+
 static void fill_boot_info(uint64_t entry_counter)
 {
+    put_boot_cpu_first();
     boot_info.ncpus_total = platform.ncpus_total;
     boot_info.ncpus = platform.ncpus;
     for (unsigned i = 0; i < platform.ncpus; i++) {

@@ -209,9 +209,21 @@ static void __attribute__((noinline)) overflow_recurse(unsigned depth)
     pad[1] = pad[0];
 }
 
+extern char boot_stack[];
+static volatile uint32_t data_word = 0xd65f03c0; /* "ret", in a RW, execute-never page */
+
 void arch_debug_fault(int kind)
 {
     switch (kind) {
+    case 4:
+        *(volatile uint32_t *)(void *)arch_debug_fault = 0; /* text is read-only */
+        break;
+    case 5:
+        ((void (*)(void))(uintptr_t)&data_word)(); /* data is execute-never */
+        break;
+    case 6:
+        (void)*(volatile uint64_t *)((uintptr_t)boot_stack - 8); /* guard: unmapped */
+        break;
     case 1:
         *bad_kernel_ptr = 0; /* VA 0x10: TTBR0 maps nothing while the kernel runs alone */
         break;

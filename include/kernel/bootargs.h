@@ -24,7 +24,9 @@
  *                         spaces, '...' and "..." quote, backslash escapes the next character
  *   debug_fault=KIND      deliberately fault in the kernel after boot to exercise the panic
  *                         path: "data" (data abort), "undef" (undefined instruction),
- *                         "overflow" (kernel stack overflow)
+ *                         "overflow" (kernel stack overflow), "write-text" (store into
+ *                         kernel text), "exec-data" (execute kernel data), "guard" (read
+ *                         the unmapped page below the boot stack)
  *   debug_exit=N          power off with exit status N (0..255) right after boot
  * "--" itself ends kernel parameters.  Values are case-sensitive.  A later parameter overrides
  * an earlier one.  The flags (tick_residual, isol_debug, quiet and their Linux names) may be
@@ -56,6 +58,9 @@ enum debug_fault {
     DEBUG_FAULT_DATA,
     DEBUG_FAULT_UNDEF,
     DEBUG_FAULT_OVERFLOW,
+    DEBUG_FAULT_WRITE_TEXT, /* store into kernel text: W^X must refuse */
+    DEBUG_FAULT_EXEC_DATA,  /* jump into kernel data: W^X must refuse */
+    DEBUG_FAULT_GUARD,      /* load from the boot stack's guard page */
 };
 
 struct bootargs {

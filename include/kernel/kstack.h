@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+/* Boot: build the stack window's page tables for the first slots. */
+void kstack_init(void);
 /* A new stack: returns its top (initial SP), or 0 when out of memory or slots. */
 uint64_t kstack_alloc(void);
 /* Free the stack whose top kstack_alloc returned; its pages go back to the allocator. */

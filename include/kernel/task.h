@@ -4,9 +4,11 @@
  *
  * Lifetime: a process is created by spawn (proc_spawn) with one task; clone adds tasks.
  * A task that exits becomes TASK_DEAD and is freed by the next task to run on its CPU, once
- * it is off that CPU (sched.c).  When the last task of a process exits, the process frees
- * its memory, becomes a zombie and wakes its parent; wait4 reaps it.  Orphans are given to
- * init (pid 1).
+ * it is off that CPU (sched.c, task_free).  Only then is its exit made visible: the
+ * CLONE_CHILD_CLEARTID word is cleared and futex-woken, and when the last task of a process
+ * is freed, the process frees its memory, becomes a zombie and wakes its parent; wait4
+ * reaps it.  So whoever observes an exit also observes every page of it freed (the leak
+ * tests count on this).  Orphans are given to init (pid 1).
  *
  * Locks (in this order when nested): proc_lock (global: the process tree, pids, thread
  * lists, exit/zombie transitions, signal state) -> a wait queue's lock -> a run queue lock.
@@ -108,6 +110,8 @@ struct process {
 
     struct list threads;      /* its tasks (proc_lock) */
     unsigned nthreads;        /* alive (not yet exited) */
+    unsigned unfreed_tasks;   /* tasks not yet freed; the last task_free ends the process */
+    int last_exit_status;     /* wait status of the last thread to exit */
 
     struct vm vm;             /* address space (vm.h) */
 

@@ -57,6 +57,9 @@ long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned
 int vm_munmap(struct vm *vm, uint64_t addr, uint64_t len);
 long vm_brk(struct vm *vm, uint64_t newbrk);
 
+/* Is all of [uaddr, uaddr+n) mapped with `prot` (PROT_READ/PROT_WRITE)?  0 or -EFAULT.
+ * Calls check with it before acting, so a bad buffer changes nothing. */
+int vm_check_range(struct vm *vm, uint64_t uaddr, size_t n, unsigned prot);
 /* Copy between kernel and user memory of `vm`.  0 or -EFAULT (nothing partial is promised). */
 int copy_from_user(struct vm *vm, void *dst, uint64_t usrc, size_t n);
 int copy_to_user(struct vm *vm, uint64_t udst, const void *src, size_t n);

@@ -1,0 +1,45 @@
+/*
+ * fake.h — what the host fake arch records, for unit tests to inspect and control.
+ */
+#ifndef ZT_FAKE_H
+#define ZT_FAKE_H
+
+#include <stddef.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define FAKE_COUNTER_FREQ 62500000ull /* as QEMU virt: 16 ns per tick */
+#define FAKE_MAX_PTES     4096
+
+struct fake_pte {
+    uint16_t asid;
+    uint64_t va;
+    uint64_t pa; /* 0 = free slot */
+    unsigned prot;
+};
+
+struct fake_state {
+    uint64_t timer_deadline[64]; /* programmed deadline per CPU, 0 = disarmed */
+    unsigned timer_writes;       /* hardware timer writes, all CPUs */
+    unsigned sgi_sent[64][16];   /* per receiving CPU and SGI */
+    bool irq_enabled[64][288];
+    int irq_route[288];          /* CPU + 1, 0 = never routed */
+    char console[8192];
+    size_t console_len;
+    char rx[256];                /* bytes the next arch_console_rx delivers */
+    size_t rx_len;
+    uint64_t tls;
+    int cpu_start_error;
+    struct fake_pte ptes[FAKE_MAX_PTES];
+    size_t mapped_pages;
+    unsigned map_fail_after;     /* if non-zero: the Nth arch_as_map from now fails */
+};
+
+extern struct fake_state fake;
+extern uint64_t fake_counter;
+extern unsigned long fake_irq_masked;
+extern struct cpu *fake_cpu;
+
+void fake_reset(void);
+
+#endif

@@ -1,0 +1,318 @@
+/*
+ * fake_arch.c — a fake implementation of include/arch.h for host unit tests.
+ *
+ * Hardware effects become observable variables (fake.h): the timer's programmed deadline,
+ * SGIs sent, interrupt enables and routes, console output, user page tables as a flat
+ * table.  What cannot be faked honestly — a real context switch — aborts the test with a
+ * message instead of pretending.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "arch.h"
+#include "fake.h"
+#include "uapi/zt_errno.h"
+#include "uapi/zt_syscall.h"
+
+struct cpu *fake_cpu;
+uint64_t fake_counter;
+unsigned long fake_irq_masked;
+struct fake_state fake;
+
+const char __initrd_start[1], __initrd_end[1];
+
+static _Noreturn void unsupported(const char *what)
+{
+    fprintf(stderr, "fake arch: %s is not available in host unit tests\n", what);
+    abort();
+}
+
+void fake_reset(void)
+{
+    memset(&fake, 0, sizeof(fake));
+    fake_counter = 0;
+    fake_irq_masked = 0;
+}
+
+/* ---- boot, power ---- */
+
+static struct arch_boot_info fake_boot_info;
+
+void arch_boot_init(struct cpu *boot_cpu, uint64_t entry_counter)
+{
+    arch_set_this_cpu(boot_cpu);
+    fake_boot_info.entry_counter = entry_counter;
+}
+
+const struct arch_boot_info *arch_boot_info(void)
+{
+    return &fake_boot_info;
+}
+
+void arch_secondary_init(struct cpu *c)
+{
+}
+
+int arch_cpu_start(unsigned id, struct cpu *c)
+{
+    return fake.cpu_start_error;
+}
+
+_Noreturn void arch_poweroff(int status)
+{
+    fprintf(stderr, "fake arch: poweroff(%d)\n", status);
+    exit(status);
+}
+
+_Noreturn void arch_halt_cpu(void)
+{
+    unsupported("arch_halt_cpu");
+}
+
+/* ---- console ---- */
+
+void arch_console_putc(char c)
+{
+    if (fake.console_len + 1 < sizeof(fake.console)) {
+        fake.console[fake.console_len++] = c;
+        fake.console[fake.console_len] = 0;
+    }
+}
+
+unsigned arch_console_intid(void)
+{
+    return 33;
+}
+
+void arch_console_rx(void (*sink)(char c))
+{
+    for (size_t i = 0; i < fake.rx_len; i++) {
+        sink(fake.rx[i]);
+    }
+    fake.rx_len = 0;
+}
+
+/* ---- interrupt controller ---- */
+
+void arch_irq_set_enabled(unsigned intid, bool enabled)
+{
+    if (intid < ARCH_NR_INTIDS) {
+        fake.irq_enabled[arch_this_cpu_id()][intid] = enabled;
+    }
+}
+
+bool arch_irq_is_enabled(unsigned cpu, unsigned intid)
+{
+    return cpu < 64 && intid < ARCH_NR_INTIDS && fake.irq_enabled[cpu][intid];
+}
+
+int arch_irq_route(unsigned intid, unsigned cpu)
+{
+    if (intid < 32 || intid >= ARCH_NR_INTIDS || cpu >= 64) {
+        return -EINVAL;
+    }
+    fake.irq_route[intid] = (int)cpu + 1;
+    return 0;
+}
+
+int arch_irq_route_of(unsigned intid)
+{
+    return intid < ARCH_NR_INTIDS ? fake.irq_route[intid] - 1 : -1;
+}
+
+void arch_send_sgi(unsigned cpu, unsigned sgi)
+{
+    if (cpu < 64 && sgi < ARCH_SGI_COUNT) {
+        fake.sgi_sent[cpu][sgi]++;
+    }
+}
+
+/* ---- timer ---- */
+
+uint64_t arch_counter_freq(void)
+{
+    return FAKE_COUNTER_FREQ;
+}
+
+void arch_timer_set_deadline(uint64_t deadline)
+{
+    fake.timer_deadline[arch_this_cpu_id()] = deadline;
+    fake.timer_writes++;
+}
+
+void arch_timer_disarm(void)
+{
+    fake.timer_deadline[arch_this_cpu_id()] = 0;
+    fake.timer_writes++;
+}
+
+unsigned arch_timer_intid(void)
+{
+    return 27;
+}
+
+/* ---- kernel memory ---- */
+
+int arch_kmap_page(uint64_t va, paddr_t pa)
+{
+    return 0;
+}
+
+paddr_t arch_kunmap_page(uint64_t va)
+{
+    return 0;
+}
+
+bool arch_kva_is_mapped(uint64_t va)
+{
+    return true;
+}
+
+int arch_kmap_prepare(uint64_t va, uint64_t len)
+{
+    return 0;
+}
+
+/* ---- tasks ---- */
+
+struct task *arch_context_switch(struct arch_context *prev, struct arch_context *next,
+                                 struct task *prev_task)
+{
+    unsupported("a real context switch");
+}
+
+void arch_context_init(struct arch_context *c, struct trap_frame *frame,
+                       void (*first_run)(struct task *prev))
+{
+    memset(c, 0, sizeof(*c));
+    c->sp = (uint64_t)(uintptr_t)frame;
+}
+
+void arch_fpsimd_save(struct arch_fpsimd *s)
+{
+}
+
+void arch_fpsimd_restore(const struct arch_fpsimd *s)
+{
+}
+
+uint64_t arch_tls_read(void)
+{
+    return fake.tls;
+}
+
+void arch_tls_write(uint64_t v)
+{
+    fake.tls = v;
+}
+
+void arch_user_frame_init(struct trap_frame *f, uint64_t pc, uint64_t sp)
+{
+    memset(f, 0, sizeof(*f));
+    f->elr = pc;
+    f->sp_el0 = sp;
+}
+
+int arch_signal_push(struct vm *vm, struct trap_frame *f, int sig, uint64_t handler,
+                     uint64_t restorer, uint64_t blocked)
+{
+    unsupported("arch_signal_push");
+}
+
+int arch_signal_pop(struct vm *vm, struct trap_frame *f, uint64_t *blocked)
+{
+    unsupported("arch_signal_pop");
+}
+
+/* ---- user address spaces: one flat table of (space, va) -> (pa, prot) ---- */
+
+static int fake_asid_next = 1;
+
+int arch_as_init(struct arch_as *as)
+{
+    as->root = 1;
+    as->asid = (uint16_t)fake_asid_next++;
+    return 0;
+}
+
+void arch_as_destroy(struct arch_as *as)
+{
+    as->root = 0;
+}
+
+static struct fake_pte *find_pte(const struct arch_as *as, uint64_t va)
+{
+    for (int i = 0; i < FAKE_MAX_PTES; i++) {
+        struct fake_pte *p = &fake.ptes[i];
+        if (p->pa && p->asid == as->asid && p->va == va) {
+            return p;
+        }
+    }
+    return 0;
+}
+
+int arch_as_map(struct arch_as *as, uint64_t va, paddr_t pa, unsigned prot)
+{
+    if (va >= USER_VA_TOP) {
+        return -EINVAL;
+    }
+    struct fake_pte *p = find_pte(as, va);
+    for (int i = 0; !p && i < FAKE_MAX_PTES; i++) {
+        if (!fake.ptes[i].pa) {
+            p = &fake.ptes[i];
+        }
+    }
+    if (!p || (fake.map_fail_after && --fake.map_fail_after == 0)) {
+        return -ENOMEM;
+    }
+    *p = (struct fake_pte){as->asid, va, pa, prot};
+    fake.mapped_pages++;
+    return 0;
+}
+
+paddr_t arch_as_unmap(struct arch_as *as, uint64_t va)
+{
+    struct fake_pte *p = find_pte(as, va);
+    if (!p) {
+        return 0;
+    }
+    paddr_t pa = p->pa;
+    memset(p, 0, sizeof(*p));
+    fake.mapped_pages--;
+    return pa;
+}
+
+paddr_t arch_as_lookup(const struct arch_as *as, uint64_t va, unsigned *prot)
+{
+    struct fake_pte *p = find_pte(as, va);
+    if (p && prot) {
+        *prot = p->prot;
+    }
+    return p ? p->pa : 0;
+}
+
+void arch_as_activate(const struct arch_as *as)
+{
+}
+
+void arch_sync_icache(const void *kva, size_t len)
+{
+}
+
+/* ---- diagnostics ---- */
+
+void arch_dump_frame(const struct trap_frame *f)
+{
+}
+
+void arch_debug_fault(int kind)
+{
+    unsupported("arch_debug_fault");
+}
+
+const char *arch_exception_class_name(unsigned ec)
+{
+    return "fake exception class";
+}

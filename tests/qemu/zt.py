@@ -1,0 +1,199 @@
+"""zt.py — boot zerotick under QEMU from pytest, and talk to its console.
+
+Two ways to run the kernel:
+
+* ``boot(...)`` runs QEMU to completion (the kernel powers off: init exits, a panic, or
+  ``debug_exit=N``) and returns a ``Boot`` with the console text and QEMU's exit status,
+  which under semihosting is the kernel's status.
+* ``Console(...)`` starts QEMU and lets a test type into the UART and wait for output,
+  for interactive shell sessions.
+
+Optionally QEMU's own exception log is recorded (``exclog=True``): ``-d int,tid`` writes one
+file per vCPU thread into the boot's log directory, which ``tools/exclog`` reads.  Nothing
+here measures wall-clock time; timeouts exist only so a hung kernel fails the test.
+"""
+
+import os
+import re
+import select
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from importlib.machinery import SourceFileLoader
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+KERNEL = REPO / "build" / "kernel.elf"
+BUILD = REPO / "build"
+QEMU = "qemu-system-aarch64"
+DEFAULT_TIMEOUT = 180  # seconds of host time before a boot counts as hung
+PANIC_STATUS = 125
+
+
+def exclog_module():
+    """tools/exclog, imported as a module."""
+    return SourceFileLoader("exclog", str(REPO / "tools" / "exclog")).load_module()
+
+
+def qemu_cmd(cpus=4, bootargs=None, mem="512M", el2=False, semihosting=True, dtb=None,
+             icount=None, extra=()):
+    machine = "virt,gic-version=3" + (",virtualization=on" if el2 else "")
+    cmd = [QEMU, "-M", machine, "-cpu", "cortex-a72", "-m", mem, "-nographic", "-nic", "none",
+           "-smp", str(cpus), "-kernel", str(KERNEL)]
+    if semihosting:
+        cmd += ["-semihosting-config", "enable=on,target=native,userspace=off"]
+    if bootargs:
+        cmd += ["-append", bootargs]
+    if dtb:
+        cmd += ["-dtb", str(dtb)]
+    if icount is not None:
+        cmd += ["-icount", f"shift={icount},sleep=off"]
+    return cmd + list(extra)
+
+
+class Boot:
+    """The outcome of one QEMU run."""
+
+    def __init__(self, cmd, console, status, log_dir):
+        self.cmd = cmd
+        self.console = console
+        self.status = status
+        self.log_dir = log_dir
+
+    def lines(self):
+        return self.console.replace("\r", "").split("\n")
+
+    def line_matching(self, pattern):
+        for line in self.lines():
+            if re.search(pattern, line):
+                return line
+        return None
+
+    def exclog(self, windows=False, irqs=False):
+        """QEMU's exception log of this boot, as tools/exclog's --json report (a dict)."""
+        assert self.log_dir, "boot(..., exclog=True) records the log"
+        ex = exclog_module()
+        files = sorted(str(p) for p in Path(self.log_dir).glob("exc*.log"))
+        return ex.report(ex.parse_files(files), want_windows=windows, want_irqs=irqs)
+
+    def __repr__(self):
+        tail = "\n".join(self.lines()[-40:])
+        return f"Boot(status={self.status}, cmd={' '.join(self.cmd)!r})\n--- console tail ---\n{tail}"
+
+
+def new_log_dir(prefix="qemu-"):
+    """A fresh directory under build/tmp for one boot's QEMU logs."""
+    base = BUILD / "tmp"
+    base.mkdir(parents=True, exist_ok=True)
+    return tempfile.mkdtemp(prefix=prefix, dir=base)
+
+
+def boot(cpus=4, bootargs=None, timeout=DEFAULT_TIMEOUT, exclog=False, trace_irqs=False,
+         stdin_data=None, **kw):
+    """Run QEMU until it exits; return a Boot.  A hang raises TimeoutError with the output."""
+    extra = list(kw.pop("extra", ()))
+    log_dir = None
+    if exclog or trace_irqs:
+        log_dir = new_log_dir()
+        what = ",".join((["int"] if exclog else []) + (["trace:gicv3_icc_iar1_read"]
+                                                         if trace_irqs else []))
+        extra += ["-d", what + ",tid", "-D", os.path.join(log_dir, "exc%d.log")]
+    cmd = qemu_cmd(cpus=cpus, bootargs=bootargs, extra=extra, **kw)
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        out, _ = proc.communicate(input=stdin_data, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        raise TimeoutError(f"QEMU did not exit within {timeout}s: {' '.join(cmd)}\n"
+                           + out.decode(errors="replace")[-4000:])
+    return Boot(cmd, out.decode(errors="replace"), proc.returncode, log_dir)
+
+
+class Console:
+    """An interactive QEMU: send bytes to the UART, wait for patterns in the output."""
+
+    def __init__(self, cpus=4, bootargs=None, **kw):
+        self.cmd = qemu_cmd(cpus=cpus, bootargs=bootargs, **kw)
+        self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, start_new_session=True)
+        self.output = ""
+        self.pos = 0  # expect() searches from here
+
+    def _read(self, deadline):
+        fd = self.proc.stdout.fileno()
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        ready, _, _ = select.select([fd], [], [], min(left, 1.0))
+        if ready:
+            data = os.read(fd, 65536)
+            if not data:
+                return False
+            self.output += data.decode(errors="replace").replace("\r", "")
+        return True
+
+    def expect(self, pattern, timeout=DEFAULT_TIMEOUT):
+        """Wait until `pattern` (regex) appears after the previous match; return the match."""
+        deadline = time.monotonic() + timeout
+        rx = re.compile(pattern)
+        while True:
+            m = rx.search(self.output, self.pos)
+            if m:
+                self.pos = m.end()
+                return m
+            if not self._read(deadline):
+                if self.proc.poll() is not None or time.monotonic() >= deadline:
+                    raise TimeoutError(f"never saw {pattern!r}; output tail:\n"
+                                       + self.output[-3000:])
+
+    def send(self, text):
+        self.proc.stdin.write(text.encode())
+        self.proc.stdin.flush()
+
+    def sendline(self, text):
+        self.send(text + "\r")
+
+    def wait(self, timeout=DEFAULT_TIMEOUT):
+        """Wait for QEMU to exit; returns its status (reads the rest of the output)."""
+        deadline = time.monotonic() + timeout
+        while self.proc.poll() is None and time.monotonic() < deadline:
+            self._read(deadline)
+        while self._read(time.monotonic() + 0.2):
+            pass
+        if self.proc.poll() is None:
+            self.close()
+            raise TimeoutError("QEMU did not exit; output tail:\n" + self.output[-3000:])
+        return self.proc.returncode
+
+    def close(self):
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def dump_dtb(path, cpus, el2=False, bootargs="x"):
+    """Have QEMU write its device tree for this machine shape to `path`."""
+    machine = "virt,gic-version=3" + (",virtualization=on" if el2 else "")
+    cmd = [QEMU, "-M", f"{machine},dumpdtb={path}", "-cpu", "cortex-a72", "-m", "512M",
+           "-nic", "none", "-smp", str(cpus), "-kernel", str(KERNEL), "-append", bootargs]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def dtb_to_dts(dtb):
+    return subprocess.run(["dtc", "-I", "dtb", "-O", "dts", str(dtb)], check=True,
+                          capture_output=True, text=True).stdout
+
+
+def dts_to_dtb(dts_text, dtb):
+    subprocess.run(["dtc", "-I", "dts", "-O", "dtb", "-o", str(dtb), "-"], input=dts_text,
+                   check=True, capture_output=True, text=True)
