@@ -13,6 +13,7 @@ file per vCPU thread into the boot's log directory, which ``tools/exclog`` reads
 here measures wall-clock time; timeouts exist only so a hung kernel fails the test.
 """
 
+import importlib.util
 import os
 import re
 import select
@@ -32,9 +33,18 @@ DEFAULT_TIMEOUT = 180  # seconds of host time before a boot counts as hung
 PANIC_STATUS = 125
 
 
+_exclog = None
+
+
 def exclog_module():
-    """tools/exclog, imported as a module."""
-    return SourceFileLoader("exclog", str(REPO / "tools" / "exclog")).load_module()
+    """tools/exclog, imported as a module (it has no .py suffix)."""
+    global _exclog
+    if _exclog is None:
+        loader = SourceFileLoader("exclog", str(REPO / "tools" / "exclog"))
+        spec = importlib.util.spec_from_loader("exclog", loader)
+        _exclog = importlib.util.module_from_spec(spec)
+        loader.exec_module(_exclog)
+    return _exclog
 
 
 def qemu_cmd(cpus=4, bootargs=None, mem="512M", el2=False, semihosting=True, dtb=None,

@@ -239,6 +239,9 @@ static void ba09_debug_params(TEST_STATE)
     assert_int_equal(parse("debug_fault=data")->debug_fault, DEBUG_FAULT_DATA);
     assert_int_equal(parse("debug_fault=undef")->debug_fault, DEBUG_FAULT_UNDEF);
     assert_int_equal(parse("debug_fault=overflow")->debug_fault, DEBUG_FAULT_OVERFLOW);
+    assert_int_equal(parse("debug_fault=write-text")->debug_fault, DEBUG_FAULT_WRITE_TEXT);
+    assert_int_equal(parse("debug_fault=exec-data")->debug_fault, DEBUG_FAULT_EXEC_DATA);
+    assert_int_equal(parse("debug_fault=guard")->debug_fault, DEBUG_FAULT_GUARD);
     assert_int_equal(parse("debug_exit=0")->debug_exit, 0);
     assert_int_equal(parse("debug_exit=255")->debug_exit, 255);
     expect_warnings(&g.ba, NULL);
@@ -361,10 +364,12 @@ static void ba16_bad_init(TEST_STATE)
 static void ba17_bad_debug_params(TEST_STATE)
 {
     expect_one_warning("debug_fault=segv",
-                       "bootargs: debug_fault=segv unknown (data|undef|overflow); no debug_fault");
+                       "bootargs: debug_fault=segv unknown "
+                       "(data|undef|overflow|write-text|exec-data|guard); no debug_fault");
     expect_one_warning(
         "debug_fault=data debug_fault=",
-        "bootargs: debug_fault= unknown (data|undef|overflow); using debug_fault=data");
+        "bootargs: debug_fault= unknown (data|undef|overflow|write-text|exec-data|guard); "
+        "using debug_fault=data");
     expect_one_warning("debug_exit=256",
                        "bootargs: debug_exit=256 out of range 0..255; no debug_exit");
     expect_one_warning("debug_exit=x", "bootargs: debug_exit=x is not a number; no debug_exit");
