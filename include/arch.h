@@ -3,10 +3,10 @@
  *
  * kernel/ never touches a system register or a device; it calls these functions.  Two
  * implementations exist: arch/aarch64/ (the real one) and arch/host/ (a fake that lets host
- * unit tests build and run the kernel/ sources).  Each declaration carries its contract in one or two
- * lines; "this CPU" means the CPU executing the call.  Hot, tiny operations (interrupt
- * masking, the per-CPU pointer, the counter) are static inlines in <arch_inline.h>, which
- * each arch provides.
+ * unit tests build and run the kernel/ sources).  Each declaration carries its contract in one or
+ * two lines; "this CPU" means the CPU executing the call.  Hot, tiny operations (interrupt masking,
+ * the per-CPU pointer, the counter) are static inlines in <arch_inline.h>, which each arch
+ * provides.
  */
 #ifndef ZT_ARCH_H
 #define ZT_ARCH_H
@@ -47,14 +47,14 @@ struct arch_cpu {
 #define ARCH_MAX_MEM 8
 
 struct arch_boot_info {
-    unsigned ncpus;             /* CPUs usable (<= MAX_CPUS), boot CPU is 0 */
-    unsigned ncpus_total;       /* CPUs the device tree lists */
-    uint64_t mpidr[64];         /* per logical CPU */
+    unsigned ncpus;       /* CPUs usable (<= MAX_CPUS), boot CPU is 0 */
+    unsigned ncpus_total; /* CPUs the device tree lists */
+    uint64_t mpidr[64];   /* per logical CPU */
     unsigned nmem;
     paddr_t mem_base[ARCH_MAX_MEM];
     uint64_t mem_size[ARCH_MAX_MEM];
-    const char *cmdline;        /* /chosen/bootargs, NUL-terminated, "" if absent */
-    uint64_t entry_counter;     /* counter value at the boot CPU's first instruction */
+    const char *cmdline;    /* /chosen/bootargs, NUL-terminated, "" if absent */
+    uint64_t entry_counter; /* counter value at the boot CPU's first instruction */
 };
 
 /* Bring up the boot CPU: console, device tree, MMU, interrupt controller, timer.  Stops the
@@ -87,8 +87,8 @@ void arch_console_rx(void (*sink)(char c));
 
 /* ---- interrupt controller ---------------------------------------------------------------- */
 
-#define ARCH_NR_INTIDS  288 /* SGIs 0-15, PPIs 16-31, SPIs 32-287 (QEMU virt) */
-#define ARCH_SGI_COUNT  16
+#define ARCH_NR_INTIDS 288 /* SGIs 0-15, PPIs 16-31, SPIs 32-287 (QEMU virt) */
+#define ARCH_SGI_COUNT 16
 
 /* Enable or disable delivery of an INTID.  SGIs/PPIs: on this CPU only.  SPIs: globally. */
 void arch_irq_set_enabled(unsigned intid, bool enabled);

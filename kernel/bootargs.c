@@ -340,12 +340,9 @@ static void set_debug_exit(struct parser *p, const struct param_token *t)
 static void set_debug_fault(struct parser *p, const struct param_token *t)
 {
     static const char *const kinds[] = {
-        [DEBUG_FAULT_DATA] = "data",
-        [DEBUG_FAULT_UNDEF] = "undef",
-        [DEBUG_FAULT_OVERFLOW] = "overflow",
-        [DEBUG_FAULT_WRITE_TEXT] = "write-text",
-        [DEBUG_FAULT_EXEC_DATA] = "exec-data",
-        [DEBUG_FAULT_GUARD] = "guard",
+        [DEBUG_FAULT_DATA] = "data",           [DEBUG_FAULT_UNDEF] = "undef",
+        [DEBUG_FAULT_OVERFLOW] = "overflow",   [DEBUG_FAULT_WRITE_TEXT] = "write-text",
+        [DEBUG_FAULT_EXEC_DATA] = "exec-data", [DEBUG_FAULT_GUARD] = "guard",
     };
     struct tb tb;
 

@@ -11,14 +11,14 @@
 
 #include <stdbool.h>
 
-#define PT_LOAD     1
-#define PT_INTERP   3
-#define PT_DYNAMIC  2
-#define ET_EXEC     2
-#define EM_AARCH64  183
-#define PF_X        1
-#define PF_W        2
-#define PF_R        4
+#define PT_LOAD    1
+#define PT_INTERP  3
+#define PT_DYNAMIC 2
+#define ET_EXEC    2
+#define EM_AARCH64 183
+#define PF_X       1
+#define PF_W       2
+#define PF_R       4
 
 struct elf64_ehdr {
     unsigned char ident[16];
@@ -51,8 +51,8 @@ static int check_header(const struct elf64_ehdr *eh, size_t len, const char **wh
     if (eh->type != ET_EXEC || eh->machine != EM_AARCH64) {
         return reject(why, "not an AArch64 static executable");
     }
-    if (eh->phentsize != sizeof(struct elf64_phdr) || eh->phnum == 0 ||
-        eh->phoff > len || eh->phnum > (len - eh->phoff) / sizeof(struct elf64_phdr)) {
+    if (eh->phentsize != sizeof(struct elf64_phdr) || eh->phnum == 0 || eh->phoff > len ||
+        eh->phnum > (len - eh->phoff) / sizeof(struct elf64_phdr)) {
         return reject(why, "program headers out of bounds");
     }
     return 0;
@@ -83,8 +83,8 @@ static int add_segment(const struct elf64_phdr *ph, size_t len, struct elf_image
     uint64_t end = (ph->vaddr + ph->memsz + PAGE_SIZE - 1) & ~(uint64_t)(PAGE_SIZE - 1);
     for (unsigned i = 0; i < out->nseg; i++) {
         uint64_t s = out->seg[i].vaddr & ~(uint64_t)(PAGE_SIZE - 1);
-        uint64_t e = (out->seg[i].vaddr + out->seg[i].memsz + PAGE_SIZE - 1) &
-                     ~(uint64_t)(PAGE_SIZE - 1);
+        uint64_t e =
+            (out->seg[i].vaddr + out->seg[i].memsz + PAGE_SIZE - 1) & ~(uint64_t)(PAGE_SIZE - 1);
         if (start < e && s < end) {
             return reject(why, "segments share a page");
         }

@@ -17,8 +17,8 @@ static const char *const reason_names[IPI_NR] = {
 
 const char *ipi_reason_name(unsigned reason)
 {
-    static const char *const sgi[IPI_NR] = {"sgi0", "sgi1", "sgi2",  "sgi3",  "sgi4",  "sgi5",
-                                            "sgi6", "sgi7", "sgi8",  "sgi9",  "sgi10", "sgi11",
+    static const char *const sgi[IPI_NR] = {"sgi0",  "sgi1",  "sgi2",  "sgi3", "sgi4",  "sgi5",
+                                            "sgi6",  "sgi7",  "sgi8",  "sgi9", "sgi10", "sgi11",
                                             "sgi12", "sgi13", "sgi14", "sgi15"};
     if (reason >= IPI_NR) {
         return "sgi?";

@@ -24,15 +24,15 @@ struct free_obj {
 };
 
 struct slab {
-    struct list link;       /* in its class's partial list while it has free objects */
-    struct free_obj *free;  /* free objects in this page */
+    struct list link;      /* in its class's partial list while it has free objects */
+    struct free_obj *free; /* free objects in this page */
     unsigned in_use;
     unsigned capacity;
 } __attribute__((aligned(64)));
 
 struct size_class {
     spinlock_t lock;
-    struct list partial;    /* slabs with at least one free object */
+    struct list partial; /* slabs with at least one free object */
 };
 
 static struct size_class classes[NCLASSES];

@@ -186,8 +186,8 @@ static long long arg_signed(va_list *ap, int lmod)
     }
 }
 
-static void fmt_one(struct out *o, char conv, va_list *ap, int lmod, int width, int prec,
-                    bool left, char pad)
+static void fmt_one(struct out *o, char conv, va_list *ap, int lmod, int width, int prec, bool left,
+                    char pad)
 {
     char tmp[32];
     size_t n;

@@ -31,8 +31,8 @@ static void print_banner(const struct arch_boot_info *bi)
         mem += bi->mem_size[i];
     }
     printk("zerotick: tickless SMP kernel for aarch64\n");
-    printk("zerotick: %u CPUs in the device tree, %lu MiB RAM, counter %lu Hz\n",
-           bi->ncpus_total, (unsigned long)(mem >> 20), (unsigned long)arch_counter_freq());
+    printk("zerotick: %u CPUs in the device tree, %lu MiB RAM, counter %lu Hz\n", bi->ncpus_total,
+           (unsigned long)(mem >> 20), (unsigned long)arch_counter_freq());
     printk("zerotick: command line \"%s\"\n", bi->cmdline);
 }
 
@@ -138,23 +138,23 @@ void kernel_late_init(void)
 void kernel_main(uint64_t entry_counter)
 {
     struct cpu *boot = &cpus[0];
-    arch_boot_init(boot, entry_counter);     /* device tree, console, MMU, GIC, timer */
+    arch_boot_init(boot, entry_counter); /* device tree, console, MMU, GIC, timer */
     const struct arch_boot_info *bi = arch_boot_info();
     ncpus = bi->ncpus;
     bootargs_parse(bi->cmdline, strlen(bi->cmdline), &bootargs);
     print_banner(bi);
     for (int i = 0; i < bootargs.nwarn; i++) {
-        printk("%s\n", bootargs.warn[i]);  /* bad parameters: what was done instead */
+        printk("%s\n", bootargs.warn[i]); /* bad parameters: what was done instead */
     }
-    setup_partition();                      /* before any CPU runs: routing depends on it */
-    kstack_init();                          /* page tables of the kernel stack window */
-    futex_init();                           /* wait queues user space will sleep on */
-    sched_init_cpu(boot);                   /* the boot CPU's run queue and idle task */
-    timer_init_cpu(0);                      /* its timer queue; timer interrupt handler */
-    ipi_init_cpu();                         /* SGIs: the only way other CPUs reach it */
-    tty_init(0);                            /* console input, routed to the boot CPU */
-    smp_boot();                             /* PSCI CPU_ON for the others, wait for them */
-    report_smp(bi);                         /* ends with "smp: N of N CPUs online" */
-    kernel_late_init();                     /* user space, or the debug hooks */
-    sched_idle();                           /* the boot stack becomes CPU 0's idle task */
+    setup_partition();    /* before any CPU runs: routing depends on it */
+    kstack_init();        /* page tables of the kernel stack window */
+    futex_init();         /* wait queues user space will sleep on */
+    sched_init_cpu(boot); /* the boot CPU's run queue and idle task */
+    timer_init_cpu(0);    /* its timer queue; timer interrupt handler */
+    ipi_init_cpu();       /* SGIs: the only way other CPUs reach it */
+    tty_init(0);          /* console input, routed to the boot CPU */
+    smp_boot();           /* PSCI CPU_ON for the others, wait for them */
+    report_smp(bi);       /* ends with "smp: N of N CPUs online" */
+    kernel_late_init();   /* user space, or the debug hooks */
+    sched_idle();         /* the boot stack becomes CPU 0's idle task */
 }

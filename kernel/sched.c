@@ -28,11 +28,11 @@ struct runqueue {
     spinlock_t lock;
     struct task *current;
     struct task *idle;
-    struct list queue;       /* runnable tasks waiting for this CPU */
+    struct list queue; /* runnable tasks waiting for this CPU */
     unsigned nr_queued;
-    bool need_resched;       /* written by this CPU only */
-    uint64_t slice_end;      /* when the running task's slice ends */
-    struct task *fp_owner;   /* whose user FP/SIMD state is in this CPU's registers */
+    bool need_resched;     /* written by this CPU only */
+    uint64_t slice_end;    /* when the running task's slice ends */
+    struct task *fp_owner; /* whose user FP/SIMD state is in this CPU's registers */
 } __attribute__((aligned(64)));
 
 static struct runqueue rqs[MAX_CPUS];

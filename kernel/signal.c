@@ -16,10 +16,11 @@
 #include "kernel/wait.h"
 #include "uapi/zt_errno.h"
 
-#define SIGBIT(sig)     (1ull << ((sig) - 1))
-#define UNBLOCKABLE     (SIGBIT(SIGKILL) | SIGBIT(19 /* SIGSTOP */))
-#define DEFAULT_IGNORED (SIGBIT(SIGCHLD) | SIGBIT(18) | SIGBIT(19) | SIGBIT(20) | SIGBIT(23) | \
-                         SIGBIT(28)) /* CHLD CONT STOP TSTP URG WINCH: no job control here */
+#define SIGBIT(sig) (1ull << ((sig)-1))
+#define UNBLOCKABLE (SIGBIT(SIGKILL) | SIGBIT(19 /* SIGSTOP */))
+#define DEFAULT_IGNORED                                                                            \
+    (SIGBIT(SIGCHLD) | SIGBIT(18) | SIGBIT(19) | SIGBIT(20) | SIGBIT(23) |                         \
+     SIGBIT(28)) /* CHLD CONT STOP TSTP URG WINCH: no job control here */
 
 static const char *const names[ZT_NSIG + 1] = {
     [SIGHUP] = "SIGHUP",   [SIGINT] = "SIGINT",   [SIGQUIT] = "SIGQUIT", [SIGILL] = "SIGILL",
@@ -128,16 +129,16 @@ void signal_deliver(struct trap_frame *f)
             return;
         }
         struct sigaction_k *sa = &p->sigactions[sig - 1];
-        bool ignored = sa->handler == SIG_IGN ||
-                       (sa->handler == SIG_DFL && (DEFAULT_IGNORED & SIGBIT(sig)));
+        bool ignored =
+            sa->handler == SIG_IGN || (sa->handler == SIG_DFL && (DEFAULT_IGNORED & SIGBIT(sig)));
         if (sig == SIGKILL || (!ignored && sa->handler == SIG_DFL)) {
             spin_unlock_irqrestore(&proc_lock, flags);
             proc_exit_group(sig); /* wait status: killed by sig */
         }
         if (!ignored && !run_handler(t, f, sig, sa)) {
             spin_unlock_irqrestore(&proc_lock, flags);
-            printk("pid %d (%s) killed: no room on the user stack for a %s handler frame\n",
-                   p->pid, p->name, signal_name(sig));
+            printk("pid %d (%s) killed: no room on the user stack for a %s handler frame\n", p->pid,
+                   p->name, signal_name(sig));
             proc_exit_group(SIGSEGV);
         }
         spin_unlock_irqrestore(&proc_lock, flags);

@@ -408,8 +408,8 @@ static long sys_prctl(struct trap_frame *f)
 
 static long sys_uname(struct trap_frame *f)
 {
-    static const char fields[6][65] = {"zerotick", "zerotick", ZT_RELEASE,
-                                       "tickless SMP kernel", "aarch64", "(none)"};
+    static const char fields[6][65] = {"zerotick", "zerotick", ZT_RELEASE, "tickless SMP kernel",
+                                       "aarch64",  "(none)"};
     return copy_to_user(my_vm(), A(0), fields, sizeof(fields)) ? -EFAULT : 0;
 }
 
@@ -448,10 +448,8 @@ static const syscall_fn linux_calls[] = {
 };
 
 static const syscall_fn zt_calls[] = {
-    [SYS_zt_spawn - 1024] = sys_zt_spawn,
-    [SYS_zt_tasks - 1024] = sys_zt_tasks,
-    [SYS_zt_cpus - 1024] = sys_zt_cpus,
-    [SYS_zt_poweroff - 1024] = sys_zt_poweroff,
+    [SYS_zt_spawn - 1024] = sys_zt_spawn,     [SYS_zt_tasks - 1024] = sys_zt_tasks,
+    [SYS_zt_cpus - 1024] = sys_zt_cpus,       [SYS_zt_poweroff - 1024] = sys_zt_poweroff,
     [SYS_zt_meminfo - 1024] = sys_zt_meminfo,
 };
 

@@ -19,8 +19,8 @@
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
 
-#define A(i)          arch_frame_arg(f, i)
-#define PATH_MAX_LEN  256
+#define A(i)           arch_frame_arg(f, i)
+#define PATH_MAX_LEN   256
 #define SPAWN_MAX_ARGS 256
 
 static struct vm *my_vm(void)

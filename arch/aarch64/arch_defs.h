@@ -50,18 +50,18 @@
 #define MAIR_VALUE       0x000000000044ff00
 
 /* Translation table descriptor bits (ARM ARM D8.3). */
-#define PTE_VALID      (_UL(1) << 0)
-#define PTE_TABLE      (_UL(1) << 1) /* level 0-2: next-level table; level 3: page */
-#define PTE_PAGE       (_UL(1) << 1)
-#define PTE_ATTR(idx)  ((idx) << 2)
-#define PTE_AP_EL0     (_UL(1) << 6) /* AP[1]: EL0 may access */
-#define PTE_AP_RO      (_UL(1) << 7) /* AP[2]: read-only */
-#define PTE_SH_INNER   (_UL(3) << 8)
-#define PTE_AF         (_UL(1) << 10)
-#define PTE_NG         (_UL(1) << 11)
-#define PTE_PXN        (_UL(1) << 53)
-#define PTE_UXN        (_UL(1) << 54)
-#define PTE_ADDR_MASK  0x0000fffffffff000
+#define PTE_VALID     (_UL(1) << 0)
+#define PTE_TABLE     (_UL(1) << 1) /* level 0-2: next-level table; level 3: page */
+#define PTE_PAGE      (_UL(1) << 1)
+#define PTE_ATTR(idx) ((idx) << 2)
+#define PTE_AP_EL0    (_UL(1) << 6) /* AP[1]: EL0 may access */
+#define PTE_AP_RO     (_UL(1) << 7) /* AP[2]: read-only */
+#define PTE_SH_INNER  (_UL(3) << 8)
+#define PTE_AF        (_UL(1) << 10)
+#define PTE_NG        (_UL(1) << 11)
+#define PTE_PXN       (_UL(1) << 53)
+#define PTE_UXN       (_UL(1) << 54)
+#define PTE_ADDR_MASK 0x0000fffffffff000
 
 /* TCR_EL1: 39-bit VAs in both halves, 4 KiB granules, write-back inner-shareable walks.
  * IPS and AS are filled in at boot from ID_AA64MMFR0_EL1. */
@@ -75,35 +75,35 @@
 #define TCR_ORGN1_WB  (_UL(1) << 26)
 #define TCR_SH1_INNER (_UL(3) << 28)
 #define TCR_TG1_4K    (_UL(2) << 30)
-#define TCR_BASE                                                                                  \
-    (TCR_T0SZ | TCR_T1SZ | TCR_IRGN0_WB | TCR_ORGN0_WB | TCR_SH0_INNER | TCR_TG0_4K |             \
+#define TCR_BASE                                                                                   \
+    (TCR_T0SZ | TCR_T1SZ | TCR_IRGN0_WB | TCR_ORGN0_WB | TCR_SH0_INNER | TCR_TG0_4K |              \
      TCR_IRGN1_WB | TCR_ORGN1_WB | TCR_SH1_INNER | TCR_TG1_4K)
 #define TCR_IPS_SHIFT 32
 #define TCR_AS        (_UL(1) << 36) /* 16-bit ASIDs */
 
 /* SCTLR_EL1: MMU, caches, stack alignment checks; EL0 may use WFI/WFE, read CTR_EL0, use
  * DC ZVA and clean caches by VA (picolibc's memset and self-modifying-code helpers). */
-#define SCTLR_RES1  0x30d00800
-#define SCTLR_M     (_UL(1) << 0)
-#define SCTLR_C     (_UL(1) << 2)
-#define SCTLR_SA    (_UL(1) << 3)
-#define SCTLR_SA0   (_UL(1) << 4)
-#define SCTLR_I     (_UL(1) << 12)
-#define SCTLR_DZE   (_UL(1) << 14)
-#define SCTLR_UCT   (_UL(1) << 15)
-#define SCTLR_nTWI  (_UL(1) << 16)
-#define SCTLR_nTWE  (_UL(1) << 18)
-#define SCTLR_UCI   (_UL(1) << 26)
-#define SCTLR_VALUE                                                                               \
-    (SCTLR_RES1 | SCTLR_M | SCTLR_C | SCTLR_SA | SCTLR_SA0 | SCTLR_I | SCTLR_DZE | SCTLR_UCT |    \
+#define SCTLR_RES1 0x30d00800
+#define SCTLR_M    (_UL(1) << 0)
+#define SCTLR_C    (_UL(1) << 2)
+#define SCTLR_SA   (_UL(1) << 3)
+#define SCTLR_SA0  (_UL(1) << 4)
+#define SCTLR_I    (_UL(1) << 12)
+#define SCTLR_DZE  (_UL(1) << 14)
+#define SCTLR_UCT  (_UL(1) << 15)
+#define SCTLR_nTWI (_UL(1) << 16)
+#define SCTLR_nTWE (_UL(1) << 18)
+#define SCTLR_UCI  (_UL(1) << 26)
+#define SCTLR_VALUE                                                                                \
+    (SCTLR_RES1 | SCTLR_M | SCTLR_C | SCTLR_SA | SCTLR_SA0 | SCTLR_I | SCTLR_DZE | SCTLR_UCT |     \
      SCTLR_nTWI | SCTLR_nTWE | SCTLR_UCI)
 
 /* Exception frame (struct trap_frame in trap.h): x0..x30, sp_el0, elr_el1, spsr_el1. */
-#define FRAME_X30   (30 * 8)
-#define FRAME_SP    (31 * 8)
-#define FRAME_ELR   (32 * 8)
-#define FRAME_SPSR  (33 * 8)
-#define FRAME_SIZE  (34 * 8)
+#define FRAME_X30  (30 * 8)
+#define FRAME_SP   (31 * 8)
+#define FRAME_ELR  (32 * 8)
+#define FRAME_SPSR (33 * 8)
+#define FRAME_SIZE (34 * 8)
 
 /* Offsets into struct arch_cpu (arch.h), the first member of every struct cpu, used by
  * assembly: the emergency stack for a kernel stack overflow, and a secondary's boot stack. */
@@ -125,7 +125,7 @@ _Static_assert(sizeof(struct trap_frame) == FRAME_SIZE, "trap_frame layout");
 _Static_assert(FRAME_SIZE % 16 == 0, "SP must stay 16-byte aligned");
 
 #define phys_to_virt(pa) ((void *)((uint64_t)(pa) + KERNEL_VA_OFFSET))
-#define virt_to_phys(va) ((paddr_t)((uint64_t)(va) - KERNEL_VA_OFFSET))
+#define virt_to_phys(va) ((paddr_t)((uint64_t)(va)-KERNEL_VA_OFFSET))
 #endif
 
 #endif

@@ -10,11 +10,11 @@
 
 struct cpu;
 
-#define sysreg_read(name)                                                                         \
-    ({                                                                                            \
-        uint64_t v_;                                                                              \
-        __asm__ volatile("mrs %0, " #name : "=r"(v_));                                            \
-        v_;                                                                                       \
+#define sysreg_read(name)                                                                          \
+    ({                                                                                             \
+        uint64_t v_;                                                                               \
+        __asm__ volatile("mrs %0, " #name : "=r"(v_));                                             \
+        v_;                                                                                        \
     })
 #define sysreg_write(name, v) __asm__ volatile("msr " #name ", %0" ::"r"((uint64_t)(v)))
 #define isb()                 __asm__ volatile("isb" ::: "memory")

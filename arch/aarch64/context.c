@@ -49,7 +49,7 @@ void arch_tls_write(uint64_t v)
 #define SIGFRAME_MAGIC 0x7a7e51675a7e0001ull
 
 struct sigframe {
-    int32_t info[32];        /* siginfo: signo, errno, code, ... */
+    int32_t info[32]; /* siginfo: signo, errno, code, ... */
     uint64_t x[31];
     uint64_t sp, pc, pstate;
     struct arch_fpsimd fp;

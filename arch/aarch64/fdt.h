@@ -39,31 +39,31 @@ enum fdt_timer {
 };
 
 struct fdt_info {
-    uint32_t totalsize;                /* header totalsize of the blob */
+    uint32_t totalsize; /* header totalsize of the blob */
 
-    uint32_t nmem;                     /* /memory ranges (device_type = "memory") */
+    uint32_t nmem; /* /memory ranges (device_type = "memory") */
     struct fdt_range mem[FDT_MAX_MEM];
 
-    uint32_t ncpus;                    /* cpus recorded in cpu_mpidr[], <= FDT_MAX_CPUS */
-    uint32_t ncpus_total;              /* cpu nodes under /cpus (device_type = "cpu") */
-    uint64_t cpu_mpidr[FDT_MAX_CPUS];  /* "reg" of each cpu node, in tree order: affinity
-                                          fields only (QEMU: cpu N = (N/16) << 8 | N%16),
-                                          without MPIDR_EL1's RES1 bit 31 */
+    uint32_t ncpus;                   /* cpus recorded in cpu_mpidr[], <= FDT_MAX_CPUS */
+    uint32_t ncpus_total;             /* cpu nodes under /cpus (device_type = "cpu") */
+    uint64_t cpu_mpidr[FDT_MAX_CPUS]; /* "reg" of each cpu node, in tree order: affinity
+                                         fields only (QEMU: cpu N = (N/16) << 8 | N%16),
+                                         without MPIDR_EL1's RES1 bit 31 */
 
-    struct fdt_range gicd;             /* compatible "arm,gic-v3": reg[0] */
-    uint32_t ngicr;                    /* #redistributor-regions (1 if absent) */
+    struct fdt_range gicd;               /* compatible "arm,gic-v3": reg[0] */
+    uint32_t ngicr;                      /* #redistributor-regions (1 if absent) */
     struct fdt_range gicr[FDT_MAX_GICR]; /* reg[1 .. ngicr] */
 
-    struct fdt_range uart;             /* compatible "arm,pl011", preferring /chosen/stdout-path */
-    uint32_t uart_intid;               /* its SPI as a GIC INTID (32 + number) */
+    struct fdt_range uart; /* compatible "arm,pl011", preferring /chosen/stdout-path */
+    uint32_t uart_intid;   /* its SPI as a GIC INTID (32 + number) */
 
-    uint32_t timer_intid[4];           /* arm,armv8-timer PPIs as INTIDs (16 + number) */
+    uint32_t timer_intid[4]; /* arm,armv8-timer PPIs as INTIDs (16 + number) */
 
-    enum fdt_psci_conduit psci;        /* /psci "method": "hvc" or "smc" */
+    enum fdt_psci_conduit psci; /* /psci "method": "hvc" or "smc" */
 
-    const char *bootargs;              /* /chosen/bootargs inside the blob (valid while the blob
-                                          is), NUL-terminated, or NULL if absent */
-    uint32_t bootargs_len;             /* strlen of bootargs */
+    const char *bootargs;  /* /chosen/bootargs inside the blob (valid while the blob
+                              is), NUL-terminated, or NULL if absent */
+    uint32_t bootargs_len; /* strlen of bootargs */
 };
 
 /*

@@ -167,9 +167,9 @@ int gic_init_cpu(unsigned id, uint64_t mpidr)
 
     sysreg_write(ICC_SRE_EL1, sysreg_read(ICC_SRE_EL1) | 1); /* system registers, not MMIO */
     isb();
-    sysreg_write(ICC_PMR_EL1, 0xff);  /* every priority may interrupt */
-    sysreg_write(ICC_BPR1_EL1, 0);    /* no priority grouping: no preemption between IRQs */
-    sysreg_write(ICC_CTLR_EL1, 0);    /* EOImode 0: EOIR drops priority and deactivates */
+    sysreg_write(ICC_PMR_EL1, 0xff); /* every priority may interrupt */
+    sysreg_write(ICC_BPR1_EL1, 0);   /* no priority grouping: no preemption between IRQs */
+    sysreg_write(ICC_CTLR_EL1, 0);   /* EOImode 0: EOIR drops priority and deactivates */
     sysreg_write(ICC_IGRPEN1_EL1, 1);
     isb();
     return 0;

@@ -15,8 +15,8 @@
 #include "arch.h"
 #include "platform.h"
 
-#define CNTV_CTL_ENABLE   (1 << 0)
-#define CNTKCTL_EL0VCTEN  (1 << 1)
+#define CNTV_CTL_ENABLE  (1 << 0)
+#define CNTKCTL_EL0VCTEN (1 << 1)
 
 /* Per CPU: timer off, EL0 may read the virtual counter and the frequency, nothing else. */
 void gtimer_init_cpu(void)

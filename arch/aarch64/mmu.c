@@ -26,9 +26,9 @@ extern char __kernel_start[], __kernel_end[], __text_start[], __text_end[];
 extern char __rodata_start[], __rodata_end[], __data_start[];
 extern char boot_stack_guard_lo[], boot_stack[], boot_stack_top[], boot_stack_guard_end[];
 
-#define L1_SHIFT 30
-#define L2_SHIFT 21
-#define L2_SIZE  (1ull << L2_SHIFT)
+#define L1_SHIFT       30
+#define L2_SHIFT       21
+#define L2_SIZE        (1ull << L2_SHIFT)
 #define IDX(va, shift) (((va) >> (shift)) & 0x1ff)
 
 #define K_NORMAL (PTE_VALID | PTE_ATTR(MT_NORMAL) | PTE_SH_INNER | PTE_AF | PTE_UXN)

@@ -19,8 +19,8 @@
 #define ICC_EOIR1_EL1   S3_0_C12_C12_1
 #define ICC_SGI1R_EL1   S3_0_C12_C11_5
 
-extern struct fdt_info platform;        /* the parsed device tree (fdt.h) */
-extern struct arch_cpu *arch_cpus[64];  /* by logical id, filled as CPUs are set up */
+extern struct fdt_info platform;       /* the parsed device tree (fdt.h) */
+extern struct arch_cpu *arch_cpus[64]; /* by logical id, filled as CPUs are set up */
 
 /* pl011.c */
 void pl011_init(paddr_t base, unsigned intid);
@@ -37,8 +37,8 @@ void gtimer_init_cpu(void);
 /* psci.c */
 int psci_cpu_on(uint64_t mpidr, paddr_t entry, uint64_t context);
 _Noreturn void psci_system_off(void);
-void semihost_exit(int status);                 /* returns only if semihosting is off */
-bool semihost_check_fault(uint64_t elr);        /* trap.c: was this the probe's HLT? */
+void semihost_exit(int status);          /* returns only if semihosting is off */
+bool semihost_check_fault(uint64_t elr); /* trap.c: was this the probe's HLT? */
 
 /* mmu.c */
 void mmu_init(void);

@@ -10,9 +10,9 @@
 #include "arch.h"
 #include "platform.h"
 
-#define PSCI_CPU_ON_64    0xc4000003
-#define PSCI_SYSTEM_OFF   0x84000008
-#define SEMIHOST_SYS_EXIT 0x18
+#define PSCI_CPU_ON_64               0xc4000003
+#define PSCI_SYSTEM_OFF              0x84000008
+#define SEMIHOST_SYS_EXIT            0x18
 #define ADP_STOPPED_APPLICATION_EXIT 0x20026
 
 static int64_t psci_call(uint64_t fn, uint64_t a1, uint64_t a2, uint64_t a3)

@@ -98,8 +98,7 @@ static void setup_overflow_stack(struct cpu *c)
 static void setup_this_cpu_irqs(struct cpu *c)
 {
     if (gic_init_cpu(c->id, c->arch.mpidr) != 0) {
-        panic("gic: no redistributor for CPU %u (MPIDR %lx)", c->id,
-              (unsigned long)c->arch.mpidr);
+        panic("gic: no redistributor for CPU %u (MPIDR %lx)", c->id, (unsigned long)c->arch.mpidr);
     }
     gtimer_init_cpu();
 }

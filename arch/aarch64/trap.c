@@ -181,8 +181,7 @@ static void backtrace(uint64_t fp)
 void arch_dump_frame(const struct trap_frame *f)
 {
     printk("  ELR  %016lx  SPSR %016lx  SP_EL0 %016lx  FAR %016lx\n", (unsigned long)f->elr,
-           (unsigned long)f->spsr, (unsigned long)f->sp_el0,
-           (unsigned long)sysreg_read(far_el1));
+           (unsigned long)f->spsr, (unsigned long)f->sp_el0, (unsigned long)sysreg_read(far_el1));
     for (int i = 0; i < 31; i += 4) {
         printk(" ");
         for (int j = i; j < i + 4 && j < 31; j++) {

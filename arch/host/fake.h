@@ -23,16 +23,16 @@ struct fake_state {
     unsigned timer_writes;       /* hardware timer writes, all CPUs */
     unsigned sgi_sent[64][16];   /* per receiving CPU and SGI */
     bool irq_enabled[64][288];
-    int irq_route[288];          /* CPU + 1, 0 = never routed */
+    int irq_route[288]; /* CPU + 1, 0 = never routed */
     char console[8192];
     size_t console_len;
-    char rx[256];                /* bytes the next arch_console_rx delivers */
+    char rx[256]; /* bytes the next arch_console_rx delivers */
     size_t rx_len;
     uint64_t tls;
     int cpu_start_error;
     struct fake_pte ptes[FAKE_MAX_PTES];
     size_t mapped_pages;
-    unsigned map_fail_after;     /* if non-zero: the Nth arch_as_map from now fails */
+    unsigned map_fail_after; /* if non-zero: the Nth arch_as_map from now fails */
 };
 
 extern struct fake_state fake;

@@ -39,22 +39,22 @@ struct cpu_stats {
     uint64_t ipi_recv[IPI_NR];
     uint32_t ipi_sent[MAX_CPUS][IPI_NR]; /* sent by this CPU, per receiver and reason */
     uint64_t ctx_switches;
-    uint64_t timer_arms;                 /* compare register written */
-    uint64_t timer_disarms;              /* timer switched off */
+    uint64_t timer_arms;    /* compare register written */
+    uint64_t timer_disarms; /* timer switched off */
 };
 
 struct cpu {
-    struct arch_cpu arch;  /* must be first (assembly offsets) */
+    struct arch_cpu arch; /* must be first (assembly offsets) */
     unsigned id;
-    bool online;           /* set by the CPU itself once it can take work */
-    bool dataplane;        /* fixed at boot by the partition */
+    bool online;             /* set by the CPU itself once it can take work */
+    bool dataplane;          /* fixed at boot by the partition */
     uint64_t online_counter; /* counter value when it came online */
-    uint64_t kstack_top;   /* this CPU's idle/boot stack */
+    uint64_t kstack_top;     /* this CPU's idle/boot stack */
     struct cpu_stats stats;
 } __attribute__((aligned(64)));
 
 extern struct cpu cpus[MAX_CPUS];
-extern unsigned ncpus;                  /* CPUs in the device tree (<= MAX_CPUS) */
+extern unsigned ncpus; /* CPUs in the device tree (<= MAX_CPUS) */
 extern cpumask_t cpus_online;
 extern cpumask_t cpus_housekeeping;
 extern cpumask_t cpus_dataplane;
@@ -71,7 +71,7 @@ static inline unsigned this_cpu_id(void)
 
 /* Counter update by the owning CPU; readers elsewhere see whole values (64-bit aligned
  * stores are single-copy atomic).  Only the owner writes, so load+store is race-free. */
-#define STAT_INC(field)                                                                           \
+#define STAT_INC(field)                                                                            \
     __atomic_store_n(&this_cpu()->stats.field, this_cpu()->stats.field + 1, __ATOMIC_RELAXED)
 #define STAT_READ(cpu, field) __atomic_load_n(&cpus[cpu].stats.field, __ATOMIC_RELAXED)
 

@@ -15,14 +15,14 @@
 #define ELF_MAX_SEGMENTS 8
 
 struct elf_segment {
-    uint64_t vaddr, memsz; /* where and how big in memory */
+    uint64_t vaddr, memsz;   /* where and how big in memory */
     uint64_t offset, filesz; /* what to copy from the file */
-    unsigned prot;         /* PROT_* */
+    unsigned prot;           /* PROT_* */
 };
 
 struct elf_image {
     uint64_t entry;
-    uint64_t end;          /* page-aligned end of the highest segment (where brk starts) */
+    uint64_t end; /* page-aligned end of the highest segment (where brk starts) */
     unsigned nseg;
     struct elf_segment seg[ELF_MAX_SEGMENTS];
 };

@@ -13,8 +13,11 @@ struct list {
     struct list *next, *prev;
 };
 
-#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
-#define LIST_INIT(name) {&(name), &(name)}
+#define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
+#define LIST_INIT(name)                                                                            \
+    {                                                                                              \
+        &(name), &(name)                                                                           \
+    }
 
 static inline void list_init(struct list *l)
 {
@@ -52,8 +55,10 @@ static inline void list_del(struct list *e)
     list_init(e);
 }
 
-#define list_for_each(pos, head) for (struct list *pos = (head)->next; pos != (head); pos = pos->next)
-#define list_for_each_safe(pos, tmp, head)                                                        \
-    for (struct list *pos = (head)->next, *tmp = pos->next; pos != (head); pos = tmp, tmp = pos->next)
+#define list_for_each(pos, head)                                                                   \
+    for (struct list *pos = (head)->next; pos != (head); pos = pos->next)
+#define list_for_each_safe(pos, tmp, head)                                                         \
+    for (struct list *pos = (head)->next, *tmp = pos->next; pos != (head);                         \
+         pos = tmp, tmp = pos->next)
 
 #endif

@@ -17,11 +17,11 @@ _Noreturn void panic_frame(const struct trap_frame *f, const char *fmt, ...)
 /* Is a panic under way?  (Other CPUs' IPI handlers stop when it is.) */
 int panic_in_progress(void);
 
-#define ASSERT(cond)                                                                              \
-    do {                                                                                          \
-        if (!(cond)) {                                                                            \
-            panic("assertion failed: %s (%s:%d)", #cond, __FILE__, __LINE__);                     \
-        }                                                                                         \
+#define ASSERT(cond)                                                                               \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            panic("assertion failed: %s (%s:%d)", #cond, __FILE__, __LINE__);                      \
+        }                                                                                          \
     } while (0)
 
 #endif

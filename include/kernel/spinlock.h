@@ -17,7 +17,10 @@ typedef struct {
     uint32_t owner; /* ticket now allowed in */
 } spinlock_t;
 
-#define SPINLOCK_INIT {0, 0}
+#define SPINLOCK_INIT                                                                              \
+    {                                                                                              \
+        0, 0                                                                                       \
+    }
 
 static inline void spin_lock(spinlock_t *l)
 {

@@ -39,28 +39,28 @@ enum task_state {
 struct process;
 
 struct sigaction_k {
-    uint64_t handler;  /* 0 = SIG_DFL, 1 = SIG_IGN, else user address */
+    uint64_t handler; /* 0 = SIG_DFL, 1 = SIG_IGN, else user address */
     uint64_t flags;
     uint64_t restorer;
     uint64_t mask;
 };
 
 struct task {
-    struct arch_context ctx;  /* kernel registers while switched out */
-    struct arch_fpsimd fp;    /* user FP/SIMD registers while switched out */
-    uint64_t tls;             /* user TPIDR_EL0 while switched out */
+    struct arch_context ctx; /* kernel registers while switched out */
+    struct arch_fpsimd fp;   /* user FP/SIMD registers while switched out */
+    uint64_t tls;            /* user TPIDR_EL0 while switched out */
 
     int tid;
-    struct process *proc;     /* NULL for idle tasks */
+    struct process *proc; /* NULL for idle tasks */
     char name[ZT_NAME_LEN];
 
     /* scheduling (guarded by the run queue lock of `cpu`) */
     enum task_state state;
-    bool on_cpu;              /* its registers are live on `cpu` (switch-out not finished) */
-    bool need_migrate;        /* its affinity no longer includes `cpu` */
+    bool on_cpu;       /* its registers are live on `cpu` (switch-out not finished) */
+    bool need_migrate; /* its affinity no longer includes `cpu` */
     unsigned cpu;
     cpumask_t affinity;
-    struct list rq_link;      /* on its run queue while waiting to run */
+    struct list rq_link; /* on its run queue while waiting to run */
 
     uint64_t kstack_top;
     struct trap_frame *frame; /* user registers, at the top of the kernel stack */
@@ -68,9 +68,9 @@ struct task {
     /* blocking */
     struct waitq *waiting_on; /* wait queue it sleeps on (guarded by that queue's lock) */
     struct list wait_link;
-    int wake_reason;          /* 0 woken, -EINTR interrupted, -ETIMEDOUT timer */
+    int wake_reason; /* 0 woken, -EINTR interrupted, -ETIMEDOUT timer */
     struct timer sleep_timer;
-    uint64_t futex_key;       /* address it waits on in FUTEX_WAIT, 0 otherwise */
+    uint64_t futex_key; /* address it waits on in FUTEX_WAIT, 0 otherwise */
 
     /* accounting, in counter ticks (acct.c) */
     uint64_t user_ticks;
@@ -82,11 +82,11 @@ struct task {
     uint64_t clear_child_tid; /* user address zeroed and futex-woken at exit */
 
     /* signals (proc_lock) */
-    uint64_t sig_pending;     /* sent to this thread */
+    uint64_t sig_pending; /* sent to this thread */
     uint64_t sig_blocked;
 
     /* task isolation (isolate.c) */
-    unsigned isol_flags;      /* PR_TASK_ISOLATION_* while isolated, else 0 */
+    unsigned isol_flags; /* PR_TASK_ISOLATION_* while isolated, else 0 */
 };
 
 enum proc_state {
@@ -98,24 +98,24 @@ struct process {
     int pid;
     char name[ZT_NAME_LEN];
     enum proc_state state;
-    int wait_status;          /* Linux wait status once a zombie */
-    bool exiting;             /* exit_group or fatal signal under way */
-    int exit_status_pending;  /* wait status exit_group chose */
+    int wait_status;         /* Linux wait status once a zombie */
+    bool exiting;            /* exit_group or fatal signal under way */
+    int exit_status_pending; /* wait status exit_group chose */
 
     struct process *parent;
-    struct list children;     /* its children (proc_lock) */
-    struct list sibling;      /* in parent->children */
-    struct list all_link;     /* in the list of all processes */
-    struct waitq child_exit;  /* the parent's wait4 sleeps here */
+    struct list children;    /* its children (proc_lock) */
+    struct list sibling;     /* in parent->children */
+    struct list all_link;    /* in the list of all processes */
+    struct waitq child_exit; /* the parent's wait4 sleeps here */
 
-    struct list threads;      /* its tasks (proc_lock) */
-    unsigned nthreads;        /* alive (not yet exited) */
-    unsigned unfreed_tasks;   /* tasks not yet freed; the last task_free ends the process */
-    int last_exit_status;     /* wait status of the last thread to exit */
+    struct list threads;    /* its tasks (proc_lock) */
+    unsigned nthreads;      /* alive (not yet exited) */
+    unsigned unfreed_tasks; /* tasks not yet freed; the last task_free ends the process */
+    int last_exit_status;   /* wait status of the last thread to exit */
 
-    struct vm vm;             /* address space (vm.h) */
+    struct vm vm; /* address space (vm.h) */
 
-    uint64_t sig_pending;     /* sent to the process (proc_lock) */
+    uint64_t sig_pending; /* sent to the process (proc_lock) */
     struct sigaction_k sigactions[ZT_NSIG];
 
     uint64_t dead_user_ticks; /* accounting of threads that already exited */

@@ -28,12 +28,12 @@ struct timer;
 typedef void (*timer_fn)(struct timer *t);
 
 struct timer {
-    uint64_t deadline;   /* absolute counter value */
+    uint64_t deadline; /* absolute counter value */
     timer_fn fn;
-    struct list link;    /* in its CPU's queue while armed */
-    int cpu;             /* queue it is armed on, -1 when not armed */
-    int owner_tid;       /* who armed it (isolstat, isol_debug): task id, 0 = kernel */
-    uint64_t armed_by;   /* return address of timer_arm's caller */
+    struct list link;  /* in its CPU's queue while armed */
+    int cpu;           /* queue it is armed on, -1 when not armed */
+    int owner_tid;     /* who armed it (isolstat, isol_debug): task id, 0 = kernel */
+    uint64_t armed_by; /* return address of timer_arm's caller */
 };
 
 void timer_init(struct timer *t, timer_fn fn);
@@ -50,11 +50,11 @@ uint64_t timer_slice_ticks(void);
 
 /* Pure decision, unit-tested on the host: the deadline to program, 0 for none. */
 struct timer_inputs {
-    uint64_t earliest_timer;  /* 0 if the queue is empty */
+    uint64_t earliest_timer; /* 0 if the queue is empty */
     bool can_stop_tick;
     uint64_t slice_end;
-    uint64_t periodic_next;   /* 0 unless tick=periodic */
-    uint64_t residual_next;   /* 0 unless the residual tick applies */
+    uint64_t periodic_next; /* 0 unless tick=periodic */
+    uint64_t residual_next; /* 0 unless the residual tick applies */
 };
 uint64_t timer_compute_deadline(const struct timer_inputs *in);
 

@@ -14,9 +14,9 @@
 struct trap_frame;
 
 struct user_fault {
-    unsigned ec;            /* ESR exception class */
+    unsigned ec; /* ESR exception class */
     uint64_t esr;
-    uint64_t far;           /* faulting address (data/instruction aborts) */
+    uint64_t far; /* faulting address (data/instruction aborts) */
     uint64_t pc;
     const char *class_name; /* e.g. "data abort (lower EL)" */
 };

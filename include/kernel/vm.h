@@ -35,16 +35,16 @@ struct vma {
     uint64_t start, end; /* page-aligned, end exclusive */
     unsigned prot;       /* PROT_* */
     enum vma_kind kind;
-    struct list link;    /* in vm->vmas, sorted by start */
+    struct list link; /* in vm->vmas, sorted by start */
 };
 
 struct vm {
     spinlock_t lock;
     struct arch_as as;
     struct list vmas;
-    uint64_t brk_start;  /* end of the loaded image, page-aligned */
-    uint64_t brk;        /* current break (byte granular, as the program sees it) */
-    size_t pages;        /* pages mapped */
+    uint64_t brk_start; /* end of the loaded image, page-aligned */
+    uint64_t brk;       /* current break (byte granular, as the program sees it) */
+    size_t pages;       /* pages mapped */
 };
 
 int vm_init(struct vm *vm);

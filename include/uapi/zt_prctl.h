@@ -10,11 +10,11 @@
 #define PR_SET_NAME 15
 #define PR_GET_NAME 16
 
-#define PR_SET_TASK_ISOLATION         48
-#define PR_GET_TASK_ISOLATION         49
-#define PR_TASK_ISOLATION_ENABLE      (1 << 0)
-#define PR_TASK_ISOLATION_STRICT      (1 << 1)
-#define PR_TASK_ISOLATION_SET_SIG(sig) (((sig) & 0x7f) << 8)
+#define PR_SET_TASK_ISOLATION           48
+#define PR_GET_TASK_ISOLATION           49
+#define PR_TASK_ISOLATION_ENABLE        (1 << 0)
+#define PR_TASK_ISOLATION_STRICT        (1 << 1)
+#define PR_TASK_ISOLATION_SET_SIG(sig)  (((sig)&0x7f) << 8)
 #define PR_TASK_ISOLATION_GET_SIG(bits) (((bits) >> 8) & 0x7f)
 
 #endif

@@ -17,15 +17,16 @@
 #define ZT_UAPI_SYSCALL_H
 
 /* ---- Linux calls (asm-generic numbers) ---- */
-#define SYS_ioctl             29  /* only TIOCSPGRP/TIOCGPGRP on fd 0: the foreground pid */
-#define SYS_read              63  /* fd 0: console bytes, blocks until at least one */
-#define SYS_write             64  /* fd 1, 2: console */
-#define SYS_exit              93  /* this thread */
-#define SYS_exit_group        94  /* every thread of the process */
-#define SYS_set_tid_address   96
-#define SYS_futex             98  /* FUTEX_WAIT, FUTEX_WAKE (private or not: same) */
-#define SYS_nanosleep         101
-#define SYS_clock_gettime     113 /* MONOTONIC, REALTIME (= monotonic since boot),
+#define SYS_ioctl           29 /* only TIOCSPGRP/TIOCGPGRP on fd 0: the foreground pid */
+#define SYS_read            63 /* fd 0: console bytes, blocks until at least one */
+#define SYS_write           64 /* fd 1, 2: console */
+#define SYS_exit            93 /* this thread */
+#define SYS_exit_group      94 /* every thread of the process */
+#define SYS_set_tid_address 96
+#define SYS_futex           98 /* FUTEX_WAIT, FUTEX_WAKE (private or not: same) */
+#define SYS_nanosleep       101
+#define SYS_clock_gettime                                                                          \
+    113                           /* MONOTONIC, REALTIME (= monotonic since boot),                 \
                                      PROCESS_CPUTIME_ID, THREAD_CPUTIME_ID */
 #define SYS_clock_nanosleep   115 /* relative, or TIMER_ABSTIME on MONOTONIC */
 #define SYS_sched_setaffinity 122
@@ -130,8 +131,8 @@ struct zt_spawn_attr {
 
 /* One thread, as `ps` shows it. */
 struct zt_task_info {
-    int32_t pid;      /* process id */
-    int32_t tid;      /* thread id (== pid for the main thread) */
+    int32_t pid; /* process id */
+    int32_t tid; /* thread id (== pid for the main thread) */
     int32_t ppid;
     int32_t cpu;      /* CPU it runs on or last ran on */
     char state;       /* 'R' running, 'r' runnable (waiting for its CPU), 'S' sleeping,
@@ -150,24 +151,24 @@ struct zt_cpu_info {
     uint8_t online;
     uint8_t dataplane;
     uint8_t pad[2];
-    int32_t cur_pid;  /* running task, 0 when idle */
+    int32_t cur_pid; /* running task, 0 when idle */
     int32_t cur_tid;
     char cur_name[ZT_NAME_LEN];
     uint32_t nr_running; /* runnable tasks on its run queue, the running one included */
     uint32_t pad2;
-    uint64_t exc_sync;   /* exceptions taken, by kind, from EL0 and EL1 together */
+    uint64_t exc_sync; /* exceptions taken, by kind, from EL0 and EL1 together */
     uint64_t exc_irq;
     uint64_t exc_fiq;
     uint64_t exc_serror;
-    uint64_t syscalls;   /* SVCs from EL0 */
-    uint64_t irq_timer;  /* interrupts by source */
+    uint64_t syscalls;  /* SVCs from EL0 */
+    uint64_t irq_timer; /* interrupts by source */
     uint64_t irq_ipi;
     uint64_t irq_uart;
     uint64_t irq_other;
     uint64_t ctx_switches;
     uint64_t timer_arms;
     uint64_t timer_disarms;
-    uint64_t user_ns;    /* time in user space, in the kernel, idle */
+    uint64_t user_ns; /* time in user space, in the kernel, idle */
     uint64_t sys_ns;
     uint64_t idle_ns;
 };
