@@ -7,6 +7,7 @@
 #include "kernel/ipi.h"
 #include "arch.h"
 #include "kernel/cpu.h"
+#include "kernel/main.h"
 #include "kernel/panic.h"
 #include "kernel/sched.h"
 
@@ -52,7 +53,7 @@ void ipi_receive(unsigned sgi)
     STAT_INC(ipi_recv[sgi]);
     switch (sgi) {
     case IPI_STOP:
-        arch_halt_cpu();
+        cpu_stop_self();
     case IPI_RESCHEDULE:
     case IPI_WAKEUP:
     case IPI_KICK:

@@ -20,6 +20,7 @@
 #include "kernel/task.h"
 #include "kernel/timer.h"
 #include "kernel/tty.h"
+#include "kernel/work.h"
 #include "uapi/zt_errno.h"
 
 struct bootargs bootargs;
@@ -102,6 +103,49 @@ static void report_smp(const struct arch_boot_info *bi)
     printk("smp: %u of %u CPUs online\n", cpumask_weight(cpus_online), bi->ncpus_total);
 }
 
+static cpumask_t cpus_stopped;
+
+_Noreturn void cpu_stop_self(void)
+{
+    __atomic_fetch_or(&cpus_stopped, CPUMASK_BIT(this_cpu_id()), __ATOMIC_RELEASE);
+    arch_halt_cpu();
+}
+
+/* One line per CPU: every exception it took since boot, by kind (QEMU's log must agree). */
+static void print_exit_stats(void)
+{
+    for (unsigned c = 0; c < ncpus; c++) {
+        if (!cpumask_has(cpus_online, c)) {
+            continue;
+        }
+        uint64_t k[EXC_NR_KINDS];
+        for (int i = 0; i < EXC_NR_KINDS; i++) {
+            k[i] = STAT_READ(c, exc[i][FROM_EL0]) + STAT_READ(c, exc[i][FROM_EL1]);
+        }
+        printk("exit-stats: cpu %u sync %lu irq %lu fiq %lu serror %lu svc %lu timer %lu\n", c,
+               (unsigned long)k[EXC_SYNC], (unsigned long)k[EXC_IRQ], (unsigned long)k[EXC_FIQ],
+               (unsigned long)k[EXC_SERROR], (unsigned long)STAT_READ(c, sync_ec[0x15]),
+               (unsigned long)STAT_READ(c, irq[arch_timer_intid()]));
+    }
+}
+
+_Noreturn void kernel_poweroff(int status)
+{
+    arch_irq_disable();
+    unsigned me = this_cpu_id();
+    cpumask_t others = __atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE) & ~CPUMASK_BIT(me);
+    ipi_stop_others();
+    uint64_t limit = arch_counter_read() + arch_counter_freq(); /* 1 s: then go anyway */
+    while ((__atomic_load_n(&cpus_stopped, __ATOMIC_ACQUIRE) & others) != others &&
+           arch_counter_read() < limit) {
+        arch_cpu_relax();
+    }
+    if (bootargs.exit_stats) {
+        print_exit_stats();
+    }
+    arch_poweroff(status);
+}
+
 /* The first user process: /bin/init, told what to run by init= and the words after "--". */
 static void start_init(void)
 {
@@ -118,7 +162,7 @@ static void start_init(void)
     int r = proc_start_init(argv, argc);
     if (r < 0) {
         printk("init: cannot start /bin/init (error %d); powering off\n", r);
-        arch_poweroff(127);
+        kernel_poweroff(127);
     }
 }
 
@@ -130,9 +174,10 @@ void kernel_late_init(void)
     }
     if (bootargs.debug_exit >= 0) {
         printk("debug_exit: powering off with status %d\n", bootargs.debug_exit);
-        arch_poweroff(bootargs.debug_exit);
+        kernel_poweroff(bootargs.debug_exit);
     }
-    start_init();
+    start_init(); /* first: init is pid 1 */
+    work_start(); /* the housekeeping worker thread */
 }
 
 void kernel_main(uint64_t entry_counter)

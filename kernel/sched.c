@@ -45,7 +45,7 @@ static inline struct runqueue *this_rq(void)
 
 bool sched_is_idle_task(const struct task *t)
 {
-    return t && t->proc == 0;
+    return t && t->is_idle;
 }
 
 static unsigned rq_nr_running(const struct runqueue *rq)
@@ -107,6 +107,7 @@ void sched_init_cpu(struct cpu *c)
     idle->cpu = c->id;
     idle->affinity = CPUMASK_BIT(c->id);
     idle->on_cpu = true;
+    idle->is_idle = true;
     idle->state = TASK_RUNNABLE;
     list_init(&idle->rq_link);
     rq->idle = idle;
@@ -329,7 +330,7 @@ static void finish_switch(struct task *prev)
 static void switch_address_space(struct task *prev, struct task *next)
 {
     if (!is_user_task(next)) {
-        arch_as_activate(0); /* idle holds no user mappings (see vm_destroy) */
+        arch_as_activate(0); /* kernel tasks hold no user mappings (see proc_finish) */
     } else if (!is_user_task(prev) || prev->proc != next->proc) {
         arch_as_activate(&next->proc->vm.as);
     }
@@ -405,6 +406,16 @@ void sched_task_first_run(struct task *prev)
 {
     finish_switch(prev);
     kernel_first_return_to_user(current()->frame);
+}
+
+/* A kernel thread's first instructions: it never returns to user space. */
+void sched_kthread_first_run(struct task *prev)
+{
+    finish_switch(prev);
+    arch_irq_enable();
+    struct task *me = current();
+    me->kfn(me->karg);
+    panic("kthread %s returned", me->name);
 }
 
 void sched_ipi(unsigned reason)

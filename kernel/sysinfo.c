@@ -11,6 +11,7 @@
 #include "kernel/ipi.h"
 #include "kernel/kmem.h"
 #include "kernel/lib.h"
+#include "kernel/main.h"
 #include "kernel/page.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
@@ -185,9 +186,7 @@ long sys_zt_poweroff(struct trap_frame *f)
 {
     int status = (int)(A(0) & 0xff);
     printk("poweroff: requested by pid %d, exit status %d\n", current()->proc->pid, status);
-    arch_irq_disable();
-    ipi_stop_others();
-    arch_poweroff(status);
+    kernel_poweroff(status);
 }
 
 long sys_zt_meminfo(struct trap_frame *f)

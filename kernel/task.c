@@ -15,6 +15,7 @@
 #include "kernel/kmem.h"
 #include "kernel/kstack.h"
 #include "kernel/lib.h"
+#include "kernel/main.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
@@ -59,6 +60,22 @@ static struct task *task_alloc(struct process *p, int tid)
     return t;
 }
 
+struct task *kthread_start(const char *name, void (*fn)(void *arg), void *arg, cpumask_t affinity)
+{
+    struct task *t = task_alloc(0, alloc_id());
+    if (!t) {
+        return 0;
+    }
+    arch_context_init(&t->ctx, t->frame, sched_kthread_first_run);
+    kstrlcpy(t->name, name, sizeof(t->name));
+    t->kfn = fn;
+    t->karg = arg;
+    t->affinity = affinity;
+    t->cpu = cpumask_first(affinity);
+    sched_start_task(t);
+    return t;
+}
+
 /* Give back a task's memory (never ran, or dead and off its CPU). */
 static void task_release(struct task *t)
 {
@@ -75,6 +92,9 @@ void task_free(struct task *t)
     struct process *p = t->proc;
     uint64_t ctid = t->clear_child_tid;
     task_release(t);
+    if (!p) {
+        return; /* a kernel thread */
+    }
     if (ctid) {
         int zero = 0;
         if (copy_to_user(&p->vm, ctid, &zero, sizeof(zero)) == 0) {
@@ -85,6 +105,8 @@ void task_free(struct task *t)
         proc_finish(p);
     }
 }
+
+static void proc_teardown(struct work *w);
 
 static struct process *proc_alloc(const char *name)
 {
@@ -103,6 +125,7 @@ static struct process *proc_alloc(const char *name)
     list_init(&p->threads);
     list_init(&p->all_link);
     waitq_init(&p->child_exit);
+    work_init(&p->teardown, "process teardown", proc_teardown);
     return p;
 }
 
@@ -316,10 +339,11 @@ static int wstatus_code(int wstatus)
 }
 
 /* The process's last task has been freed: free its memory, become a zombie, tell the
- * parent (or power off, for init).  Runs on whatever task came next on that CPU, where the
- * process's address space is no longer active. */
-static void proc_finish(struct process *p)
+ * parent (or power off, for init).  Deferred work, so a dataplane CPU whose task exited
+ * spends no time tearing its address space down; no CPU has that space active any more. */
+static void proc_teardown(struct work *w)
 {
+    struct process *p = container_of(w, struct process, teardown);
     vm_destroy(&p->vm);
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     p->wait_status = p->exiting ? p->exit_status_pending : p->last_exit_status;
@@ -328,11 +352,16 @@ static void proc_finish(struct process *p)
         spin_unlock_irqrestore(&proc_lock, flags);
         int code = wstatus_code(p->wait_status);
         printk("init exited with status %d\n", code);
-        arch_poweroff(code);
+        kernel_poweroff(code);
     }
     reparent_children(p);
     waitq_wake_all(&p->parent->child_exit); /* under proc_lock: the parent cannot go away */
     spin_unlock_irqrestore(&proc_lock, flags);
+}
+
+static void proc_finish(struct process *p)
+{
+    work_queue(&p->teardown);
 }
 
 _Noreturn void task_exit(int wstatus)

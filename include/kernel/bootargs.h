@@ -19,6 +19,8 @@
  *   isol_debug=0|1        report every interruption of an isolated task; bare
  *                         "task_isolation_debug" too
  *   quiet                 less boot output
+ *   exit_stats=0|1        at power-off, once every other CPU has stopped, print each CPU's
+ *                         exception counts (tests compare them with QEMU's log)
  *   init=PATH             first user program (default /bin/sh); everything after a lone "--"
  *                         becomes its arguments, split like a shell does: words separated by
  *                         spaces, '...' and "..." quote, backslash escapes the next character
@@ -71,6 +73,7 @@ struct bootargs {
     bool tick_residual;
     bool isol_debug;
     bool quiet;
+    bool exit_stats;          /* print every CPU's exception counts at power-off */
     enum debug_fault debug_fault;
     int debug_exit; /* -1: none */
 

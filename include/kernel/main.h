@@ -10,5 +10,10 @@ extern struct bootargs bootargs;
 
 /* After SMP bring-up on the boot CPU: debug hooks, then start init. */
 void kernel_late_init(void);
+/* Stop every other CPU, wait until they have, print the exit statistics if asked
+ * (exit_stats=1), power off with `status`. */
+_Noreturn void kernel_poweroff(int status);
+/* IPI_STOP on this CPU: record that it stopped, then halt. */
+_Noreturn void cpu_stop_self(void);
 
 #endif

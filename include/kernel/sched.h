@@ -31,6 +31,7 @@ void schedule(void);
 _Noreturn void sched_exit_current(void);
 /* First instructions of a new task in the kernel (arch_context_init's first_run). */
 void sched_task_first_run(struct task *prev);
+void sched_kthread_first_run(struct task *prev);
 /* sched_yield(): put the current task at the tail of its queue and schedule. */
 void sched_yield(void);
 /* Make a new task runnable on a CPU of its affinity. */

@@ -27,6 +27,7 @@
 #include "kernel/timer.h"
 #include "kernel/vm.h"
 #include "kernel/wait.h"
+#include "kernel/work.h"
 #include "uapi/zt_syscall.h"
 
 enum task_state {
@@ -51,7 +52,10 @@ struct task {
     uint64_t tls;            /* user TPIDR_EL0 while switched out */
 
     int tid;
-    struct process *proc; /* NULL for idle tasks */
+    struct process *proc;   /* NULL for kernel threads and idle tasks */
+    bool is_idle;           /* its CPU's idle task */
+    void (*kfn)(void *arg); /* kernel threads: the function they run */
+    void *karg;
     char name[ZT_NAME_LEN];
 
     /* scheduling (guarded by the run queue lock of `cpu`) */
@@ -114,6 +118,7 @@ struct process {
     int last_exit_status;   /* wait status of the last thread to exit */
 
     struct vm vm; /* address space (vm.h) */
+    struct work teardown; /* frees the memory and reports the exit, on housekeeping */
 
     uint64_t sig_pending; /* sent to the process (proc_lock) */
     struct sigaction_k sigactions[ZT_NSIG];
@@ -149,6 +154,9 @@ int proc_wait(int pid, int *wstatus, int options);
 /* Look up a task by tid / process by pid (proc_lock must be held). */
 struct task *task_find_locked(int tid);
 struct process *proc_find_locked(int pid);
+
+/* A kernel thread running fn(arg) forever on the CPUs of `affinity` (housekeeping work). */
+struct task *kthread_start(const char *name, void (*fn)(void *arg), void *arg, cpumask_t affinity);
 
 /* Free a dead task (called by sched.c once it is off its CPU). */
 void task_free(struct task *t);

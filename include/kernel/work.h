@@ -1,0 +1,45 @@
+/*
+ * work.h — deferred work, always run on housekeeping CPUs.
+ *
+ * work_queue() may be called from any CPU and any context (IRQs masked or not); the item
+ * runs later in the kernel worker thread, whose affinity is the housekeeping set.
+ * work_queue_delayed() runs it after a delay: the timer that waits is armed on a
+ * housekeeping CPU — on the caller's CPU if that is housekeeping, else by the worker on
+ * its own — so kernel-internal timers never live on a dataplane CPU.
+ * An item is queued at most once at a time; queueing a queued item does nothing.
+ */
+#ifndef ZT_KERNEL_WORK_H
+#define ZT_KERNEL_WORK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/list.h"
+#include "kernel/cpumask.h"
+#include "kernel/timer.h"
+
+struct work;
+typedef void (*work_fn)(struct work *w);
+
+struct work {
+    work_fn fn;
+    const char *name;
+    struct list link;     /* on the run or arm queue */
+    struct timer timer;   /* for delayed work */
+    uint64_t delay;       /* ticks, while waiting to be armed */
+    bool queued;          /* on a queue or timer: guarded by work_lock */
+    int queued_from_cpu;  /* the CPU that asked (reports) */
+};
+
+void work_init(struct work *w, const char *name, work_fn fn);
+/* Run w soon on a housekeeping CPU.  Returns false if it was already queued. */
+bool work_queue(struct work *w);
+/* Run w after `delay` counter ticks, on a housekeeping CPU. */
+bool work_queue_delayed(struct work *w, uint64_t delay);
+/* Boot: start the worker thread (after SMP bring-up). */
+void work_start(void);
+/* Items run since boot, and on which CPUs (for tests and reports). */
+uint64_t work_items_run(void);
+cpumask_t work_cpus_used(void);
+
+#endif

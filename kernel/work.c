@@ -1,0 +1,132 @@
+/*
+ * work.c — deferred work on housekeeping CPUs (contract in include/kernel/work.h).
+ *
+ * One worker thread, kworker, may run on any housekeeping CPU; it sleeps on work_wq.  Two
+ * queues under work_wq.lock: items to run now, and delayed items whose timer still has to
+ * be armed on a housekeeping CPU.  Lock order: work_wq.lock -> run queue locks (waking the
+ * worker); a timer queue lock is never held with work_wq.lock.
+ */
+#include "kernel/work.h"
+#include "arch.h"
+#include "kernel/cpu.h"
+#include "kernel/panic.h"
+#include "kernel/task.h"
+#include "kernel/wait.h"
+
+/* Its lock guards both queues and every item's `queued`. */
+static struct waitq work_wq = {SPINLOCK_INIT, LIST_INIT(work_wq.tasks)};
+static struct list run_queue = LIST_INIT(run_queue);
+static struct list arm_queue = LIST_INIT(arm_queue);
+static uint64_t items_run;
+static cpumask_t cpus_used;
+
+void work_init(struct work *w, const char *name, work_fn fn)
+{
+    w->fn = fn;
+    w->name = name;
+    list_init(&w->link);
+    timer_init(&w->timer, 0);
+    w->queued = false;
+}
+
+static void enqueue_locked(struct list *q, struct work *w)
+{
+    list_add_tail(q, &w->link);
+    waitq_wake_locked(&work_wq, 1);
+}
+
+bool work_queue(struct work *w)
+{
+    unsigned long flags = spin_lock_irqsave(&work_wq.lock);
+    bool fresh = !w->queued;
+    if (fresh) {
+        w->queued = true;
+        w->queued_from_cpu = (int)this_cpu_id();
+        enqueue_locked(&run_queue, w);
+    }
+    spin_unlock_irqrestore(&work_wq.lock, flags);
+    return fresh;
+}
+
+/* The delay is over (timer callback on a housekeeping CPU): run it. */
+static void delayed_fire(struct timer *t)
+{
+    struct work *w = container_of(t, struct work, timer);
+    spin_lock(&work_wq.lock);
+    enqueue_locked(&run_queue, w);
+    spin_unlock(&work_wq.lock);
+}
+
+bool work_queue_delayed(struct work *w, uint64_t delay)
+{
+    unsigned long flags = spin_lock_irqsave(&work_wq.lock);
+    if (w->queued) {
+        spin_unlock_irqrestore(&work_wq.lock, flags);
+        return false;
+    }
+    w->queued = true;
+    w->queued_from_cpu = (int)this_cpu_id();
+    w->timer.fn = delayed_fire;
+    bool here = !cpu_is_dataplane(this_cpu_id());
+    if (!here) {
+        w->delay = delay;
+        enqueue_locked(&arm_queue, w); /* the worker arms it on its own CPU */
+    }
+    spin_unlock_irqrestore(&work_wq.lock, flags);
+    if (here) {
+        timer_arm(&w->timer, arch_counter_read() + delay);
+    }
+    return true;
+}
+
+/* Take the next thing to do (lock held): an item to run, or one to arm. */
+static struct work *take(struct list *q)
+{
+    if (list_empty(q)) {
+        return 0;
+    }
+    struct work *w = container_of(q->next, struct work, link);
+    list_del(&w->link);
+    return w;
+}
+
+static void kworker(void *unused)
+{
+    for (;;) {
+        unsigned long flags = spin_lock_irqsave(&work_wq.lock);
+        struct work *arm = take(&arm_queue), *run = arm ? 0 : take(&run_queue);
+        if (!arm && !run) {
+            waitq_sleep_locked(&work_wq, flags, 0);
+            continue;
+        }
+        if (run) {
+            run->queued = false; /* it may queue itself again from its function */
+        }
+        spin_unlock_irqrestore(&work_wq.lock, flags);
+        ASSERT(!cpu_is_dataplane(this_cpu_id()));
+        if (arm) {
+            timer_arm(&arm->timer, arch_counter_read() + arm->delay);
+            continue;
+        }
+        __atomic_fetch_or(&cpus_used, CPUMASK_BIT(this_cpu_id()), __ATOMIC_RELAXED);
+        __atomic_fetch_add(&items_run, 1, __ATOMIC_RELAXED);
+        run->fn(run);
+    }
+}
+
+void work_start(void)
+{
+    if (!kthread_start("kworker", kworker, 0, cpus_housekeeping)) {
+        panic("work: cannot start the worker thread");
+    }
+}
+
+uint64_t work_items_run(void)
+{
+    return __atomic_load_n(&items_run, __ATOMIC_RELAXED);
+}
+
+cpumask_t work_cpus_used(void)
+{
+    return __atomic_load_n(&cpus_used, __ATOMIC_RELAXED);
+}
