@@ -1,14 +1,18 @@
 /*
- * irq.c — interrupt handler registry and dispatch (contract in include/kernel/irq.h).
+ * irq.c — interrupt handlers, dispatch and routing (contract in include/kernel/irq.h).
  *
  * The handler table is written only at boot, before any CPU enables interrupts, and read
  * without locks afterwards.  Every acknowledged INTID is counted on the CPU that took it.
+ * Routing policy lives here, not in the GIC driver: device interrupts (SPIs) go only to
+ * housekeeping CPUs, spread round-robin at boot; a request to route one to a dataplane CPU
+ * is refused.
  */
 #include "kernel/irq.h"
 #include "arch.h"
 #include "kernel/cpu.h"
 #include "kernel/ipi.h"
 #include "kernel/printk.h"
+#include "kernel/cpumask.h"
 #include "uapi/zt_errno.h"
 
 static irq_handler_t handlers[ARCH_NR_INTIDS];
@@ -42,4 +46,39 @@ void irq_dispatch(unsigned intid)
     /* Nothing should be enabled without a handler; disable it so it cannot storm. */
     arch_irq_set_enabled(intid, false);
     printk("irq: CPU %u: INTID %u has no handler; disabled\n", this_cpu_id(), intid);
+}
+
+int irq_route(unsigned intid, unsigned cpu)
+{
+    if (intid < 32 || intid >= ARCH_NR_INTIDS || cpu >= ncpus) {
+        return -EINVAL;
+    }
+    if (!cpumask_has(cpus_housekeeping, cpu)) {
+        printk("irq: refused to route INTID %u to CPU %u: dataplane CPUs take no device "
+               "interrupts\n", intid, cpu);
+        return -EPERM;
+    }
+    return arch_irq_route(intid, cpu);
+}
+
+/* Next housekeeping CPU after `cpu`, wrapping around. */
+static unsigned next_housekeeping(unsigned cpu)
+{
+    for (unsigned i = 1; i <= MAX_CPUS; i++) {
+        unsigned c = (cpu + i) % MAX_CPUS;
+        if (cpumask_has(cpus_housekeeping, c) && c < ncpus) {
+            return c;
+        }
+    }
+    return 0;
+}
+
+void irq_route_all_spis(void)
+{
+    unsigned cpu = cpumask_first(cpus_housekeeping);
+    for (unsigned intid = 32; intid < ARCH_NR_INTIDS; intid++) {
+        if (irq_route(intid, cpu) == 0) {
+            cpu = next_housekeeping(cpu);
+        }
+    }
 }

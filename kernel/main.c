@@ -15,6 +15,8 @@
 #include "kernel/main.h"
 #include "kernel/futex.h"
 #include "kernel/ipi.h"
+#include "kernel/irq.h"
+#include "kernel/irq.h"
 #include "kernel/kstack.h"
 #include "kernel/panic.h"
 #include "kernel/task.h"
@@ -127,6 +129,9 @@ static void print_exit_stats(void)
                (unsigned long)k[EXC_SERROR], (unsigned long)STAT_READ(c, sync_ec[0x15]),
                (unsigned long)STAT_READ(c, irq[arch_timer_intid()]));
     }
+    char cpus_used[160];
+    cpulist_format(work_cpus_used(), cpus_used, sizeof(cpus_used));
+    printk("exit-stats: work %lu items on cpus %s\n", (unsigned long)work_items_run(), cpus_used);
 }
 
 _Noreturn void kernel_poweroff(int status)
@@ -197,8 +202,9 @@ void kernel_main(uint64_t entry_counter)
     sched_init_cpu(boot); /* the boot CPU's run queue and idle task */
     timer_init_cpu(0);    /* its timer queue; timer interrupt handler */
     ipi_init_cpu();       /* SGIs: the only way other CPUs reach it */
-    tty_init(0);          /* console input, routed to the boot CPU */
+    tty_init();           /* console input interrupt */
     smp_boot();           /* PSCI CPU_ON for the others, wait for them */
+    irq_route_all_spis(); /* device interrupts: housekeeping CPUs only, spread */
     report_smp(bi);       /* ends with "smp: N of N CPUs online" */
     kernel_late_init();   /* user space, or the debug hooks */
     sched_idle();         /* the boot stack becomes CPU 0's idle task */

@@ -66,14 +66,14 @@ static void tty_interrupt(unsigned intid)
     }
 }
 
-void tty_init(unsigned cpu)
+void tty_init(void)
 {
     waitq_init(&rx.wq);
     unsigned intid = arch_console_intid();
     if (!intid) {
         return;
     }
-    if (irq_register(intid, tty_interrupt) != 0 || arch_irq_route(intid, cpu) != 0) {
+    if (irq_register(intid, tty_interrupt) != 0) {
         panic("tty: cannot take the console interrupt %u", intid);
     }
     arch_irq_set_enabled(intid, true);

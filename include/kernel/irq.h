@@ -16,5 +16,10 @@ typedef void (*irq_handler_t)(unsigned intid);
 /* Register `h` for `intid` (boot only).  Returns 0 or -EINVAL/-EBUSY. */
 int irq_register(unsigned intid, irq_handler_t h);
 void irq_dispatch(unsigned intid);
+/* Route SPI `intid` to `cpu`: 0, -EINVAL, or -EPERM (with a console message) when `cpu`
+ * is a dataplane CPU — device interrupts go to housekeeping only. */
+int irq_route(unsigned intid, unsigned cpu);
+/* Boot, after the partition is known: every SPI to a housekeeping CPU, spread over them. */
+void irq_route_all_spis(void);
 
 #endif

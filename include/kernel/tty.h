@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Boot: register the console's receive interrupt and route it to `cpu`. */
-void tty_init(unsigned cpu);
+/* Boot: register and enable the console's receive interrupt (irq.c routes it). */
+void tty_init(void);
 /* read(0): copy up to n bytes to user memory at ubuf, sleeping until at least one is
  * available.  Returns the count, -EINTR or -EFAULT. */
 long tty_read(uint64_t ubuf, size_t n);
