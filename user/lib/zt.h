@@ -1,0 +1,268 @@
+/*
+ * zt.h — the user-space API of zerotick: raw system calls, one wrapper per call of
+ * include/uapi/zt_syscall.h, process spawn/wait, threads, and time read straight from the
+ * generic timer.
+ *
+ * Two families of calls:
+ *   - zt_*():  return the kernel's answer unchanged: >= 0 on success, -E... (Linux numbers,
+ *              uapi/zt_errno.h) on failure.  errno is never touched.  This is what the test
+ *              programs use, because they check exact error codes.
+ *   - POSIX-style read/write/getpid/mmap/...: return -1 and set errno on failure, for code
+ *              written against the usual prototypes (and for picolibc itself).
+ *
+ * Numbering: picolibc numbers a few errno values, signals and clock ids differently from
+ * Linux.  On zerotick the kernel's (Linux) numbers are the only ones that mean anything, so
+ * this header includes picolibc's <errno.h>, <signal.h> and <time.h> first, drops their
+ * conflicting definitions, and takes the uapi ones.  Include zt.h before any libc header that
+ * defines errno values, signals or clocks.  errno set by the wrappers below holds Linux values
+ * too (strerror() of the few values picolibc numbers differently prints the wrong text).
+ *
+ * Threads: every thread has its own TLS block (picolibc's errno and the stdio line buffers
+ * live there); zt_thread_create() sets one up.  Nothing here takes a lock; the stdio line
+ * buffers are per thread, so lines from different threads never interleave mid-line.
+ */
+#ifndef ZT_USER_ZT_H
+#define ZT_USER_ZT_H
+
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+/* picolibc's numbers that differ from Linux: the uapi headers below define the Linux ones. */
+#undef ENAMETOOLONG
+#undef ENOSYS
+#undef ETIMEDOUT
+#undef SIGBUS
+#undef SIGUSR1
+#undef SIGUSR2
+#undef SIGCHLD
+#undef SIGCLD
+#undef SIGCONT
+#undef SIGEMT
+#undef SIGIO
+#undef SIGLOST
+#undef SIGPOLL
+#undef SIGSTOP
+#undef SIGSYS
+#undef SIGTSTP
+#undef SIGURG
+#undef CLOCK_REALTIME
+#undef CLOCK_MONOTONIC
+#undef CLOCK_PROCESS_CPUTIME_ID
+#undef CLOCK_THREAD_CPUTIME_ID
+#undef CLOCK_MONOTONIC_RAW
+#undef CLOCK_REALTIME_COARSE
+#undef CLOCK_MONOTONIC_COARSE
+#undef CLOCK_BOOTTIME
+#undef TIMER_ABSTIME
+
+#include "uapi/zt_errno.h"
+#include "uapi/zt_prctl.h"
+#include "uapi/zt_syscall.h"
+
+/* Linux signal numbers the uapi header does not list (picolibc's differ). */
+#define SIGSTKFLT 16
+#define SIGCONT   18
+#define SIGSTOP   19
+#define SIGTSTP   20
+#define SIGURG    23
+#define SIGIO     29
+#define SIGPWR    30
+#define SIGSYS    31
+
+
+/*
+ * Signal handlers: rt_sigaction with the Linux/aarch64 kernel layout (sigsetsize 8).  The
+ * uapi header names the supported flags but does not define them yet; these are Linux's
+ * values, prefixed so they cannot clash with picolibc's own SA_* numbering.
+ */
+#define ZT_SA_SIGINFO   0x00000004ul
+#define ZT_SA_RESTORER  0x04000000ul
+#define ZT_SA_NODEFER   0x40000000ul
+#define ZT_SA_RESETHAND 0x80000000ul
+#define ZT_SIG_BLOCK    0
+#define ZT_SIG_UNBLOCK  1
+#define ZT_SIG_SETMASK  2
+#define ZT_SIGBIT(sig)  (1ull << ((sig)-1))
+
+struct zt_sigaction {
+    void (*handler)(int sig); /* or SIG_DFL (0) / SIG_IGN (1) */
+    unsigned long flags;
+    void (*restorer)(void); /* returns from the handler: rt_sigreturn */
+    uint64_t mask;          /* signals blocked while the handler runs */
+};
+
+/* ---- raw calls (syscall.S) ---- */
+
+/* svc #0 with number n and six arguments; returns x0 (a result or -errno). */
+long zt_syscall6(long n, long a0, long a1, long a2, long a3, long a4, long a5);
+/* The same call issued with `svc #0x5a5a` / `svc #0xa5a5`: QEMU's exception log shows the
+ * immediate, so tools/exclog can cut a measurement window between the two.  The kernel
+ * ignores the immediate: the call does what number n does. */
+long zt_syscall6_mark_open(long n, long a0, long a1, long a2, long a3, long a4, long a5);
+long zt_syscall6_mark_close(long n, long a0, long a1, long a2, long a3, long a4, long a5);
+
+#define zt_syscall0(n)             zt_syscall6((n), 0, 0, 0, 0, 0, 0)
+#define zt_syscall1(n, a)          zt_syscall6((n), (long)(a), 0, 0, 0, 0, 0)
+#define zt_syscall2(n, a, b)       zt_syscall6((n), (long)(a), (long)(b), 0, 0, 0, 0)
+#define zt_syscall3(n, a, b, c)    zt_syscall6((n), (long)(a), (long)(b), (long)(c), 0, 0, 0)
+#define zt_syscall4(n, a, b, c, d) zt_syscall6((n), (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
+
+/* Open / close a measurement window on this CPU (a getpid with the marker immediate). */
+static inline void zt_window_open(void)
+{
+    zt_syscall6_mark_open(SYS_getpid, 0, 0, 0, 0, 0, 0);
+}
+
+static inline void zt_window_close(void)
+{
+    zt_syscall6_mark_close(SYS_getpid, 0, 0, 0, 0, 0, 0);
+}
+
+/* ---- one wrapper per call: >= 0 or -errno ---- */
+long zt_ioctl(int fd, unsigned long req, void *arg);
+long zt_read(int fd, void *buf, size_t n);
+long zt_write(int fd, const void *buf, size_t n);
+__attribute__((noreturn)) void zt_exit(int status);       /* this thread only */
+__attribute__((noreturn)) void zt_exit_group(int status); /* the whole process, no flush */
+long zt_set_tid_address(int *tidptr);
+long zt_futex(int *uaddr, int op, int val, const struct timespec *timeout);
+long zt_futex_wait(int *uaddr, int expected, const struct timespec *timeout);
+long zt_futex_wake(int *uaddr, int count);
+long zt_nanosleep(const struct timespec *req, struct timespec *rem);
+long zt_clock_gettime(int clock, struct timespec *ts);
+long zt_clock_nanosleep(int clock, int flags, const struct timespec *req, struct timespec *rem);
+long zt_sched_setaffinity(int tid, size_t size, const uint64_t *mask);
+long zt_sched_getaffinity(int tid, size_t size, uint64_t *mask);
+long zt_sched_yield(void);
+long zt_kill(int pid, int sig);
+long zt_tgkill(int tgid, int tid, int sig);
+long zt_rt_sigaction(int sig, const void *act, void *oldact, size_t sigsetsize);
+long zt_rt_sigprocmask(int how, const void *set, void *oldset, size_t sigsetsize);
+long zt_uname(void *buf);
+long zt_prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4, unsigned long a5);
+long zt_getcpu(unsigned *cpu, unsigned *node);
+long zt_getpid(void);
+long zt_getppid(void);
+long zt_gettid(void);
+long zt_brk(void *addr); /* Linux semantics: returns the break after the call */
+long zt_munmap(void *addr, size_t len);
+long zt_mmap(void *addr, size_t len, int prot, int flags, int fd, long off); /* address or -E */
+long zt_wait4(int pid, int *status, int options, void *rusage);
+long zt_spawn_attr(const char *path, char *const argv[], const struct zt_spawn_attr *attr);
+long zt_tasks(struct zt_task_info *buf, size_t n);
+long zt_cpus(struct zt_cpu_info *buf, size_t n);
+long zt_poweroff(int status);
+long zt_meminfo(struct zt_meminfo *mi);
+
+/* ---- conveniences ---- */
+
+/* Install handler for sig (with SA_RESTORER and our rt_sigreturn trampoline added). */
+long zt_signal(int sig, void (*handler)(int), unsigned long flags);
+/* The trampoline a handler returns into: calls rt_sigreturn (syscall.S). */
+void zt_sigreturn_trampoline(void);
+
+/* Start path with argv (NULL-terminated) on the CPUs of affinity (0 = the default set). */
+long zt_spawn(const char *path, char *const argv[], uint64_t affinity);
+/* Wait for pid (-1: any child); retries on -EINTR.  Returns the pid reaped or -errno. */
+long zt_wait(int pid, int *status);
+long zt_set_affinity(uint64_t mask); /* the calling thread */
+long zt_get_affinity(uint64_t *mask);
+int zt_cpu(void);          /* the CPU this thread runs on (getcpu), or -errno */
+int zt_nr_cpus(void);      /* CPUs in the machine (zt_cpus), at least 1 */
+void zt_sleep_ns(uint64_t ns);
+
+/* Linux wait status: low 7 bits = terminating signal (0: exited), bits 8-15 = exit code. */
+static inline bool zt_wifexited(int status)
+{
+    return (status & 0x7f) == 0;
+}
+
+static inline int zt_wexitstatus(int status)
+{
+    return (status >> 8) & 0xff;
+}
+
+static inline bool zt_wifsignaled(int status)
+{
+    return (status & 0x7f) != 0 && (status & 0x7f) != 0x7f;
+}
+
+static inline int zt_wtermsig(int status)
+{
+    return status & 0x7f;
+}
+
+/* The status a shell reports: the exit code, or 128 + signal. */
+static inline int zt_status_code(int status)
+{
+    return zt_wifsignaled(status) ? 128 + zt_wtermsig(status) : zt_wexitstatus(status);
+}
+
+/* "SIGSEGV" etc., or "SIG?" for numbers without a name. */
+const char *zt_signal_name(int sig);
+/* "EFAULT" etc. for a positive Linux errno value, or "E?". */
+const char *zt_errno_name(int err);
+
+/* ---- time, read from EL0 without entering the kernel ---- */
+static inline uint64_t zt_counter(void)
+{
+    uint64_t v;
+    /* isb: the read must not be hoisted above earlier instructions (ARM ARM D11.2.2). */
+    __asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(v)::"memory");
+    return v;
+}
+
+static inline uint64_t zt_counter_freq(void)
+{
+    uint64_t v;
+    __asm__ volatile("mrs %0, cntfrq_el0" : "=r"(v));
+    return v;
+}
+
+/* Counter ticks to ns without 64-bit overflow for any uptime. */
+static inline uint64_t zt_counter_to_ns(uint64_t ticks)
+{
+    uint64_t freq = zt_counter_freq();
+    return ticks / freq * 1000000000ull + ticks % freq * 1000000000ull / freq;
+}
+
+static inline uint64_t zt_now_ns(void)
+{
+    return zt_counter_to_ns(zt_counter());
+}
+
+/* ---- threads (thread.c) ---- */
+typedef struct zt_thread zt_thread_t;
+
+/*
+ * Start fn(arg) in a new thread of this process, pinned to cpu (or left on the default CPUs
+ * when cpu < 0).  When this returns the thread is already on its CPU.  Returns NULL and
+ * sets errno (Linux value) on failure: ENOMEM, EINVAL (cpu not usable), or what clone said.
+ */
+zt_thread_t *zt_thread_create(long (*fn)(void *arg), void *arg, int cpu);
+/* Wait for the thread to end, free its stack and TLS, and return fn's result. */
+long zt_thread_join(zt_thread_t *t);
+int zt_thread_tid(const zt_thread_t *t);
+
+/* ---- POSIX-style calls picolibc does not declare (errno set on failure) ---- */
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+int munmap(void *addr, size_t len);
+int prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4, unsigned long a5);
+pid_t gettid(void);
+pid_t wait4(pid_t pid, int *status, int options, void *rusage);
+pid_t waitpid(pid_t pid, int *status, int options);
+int sched_setaffinity(pid_t tid, size_t size, const void *mask);
+int sched_getaffinity(pid_t tid, size_t size, void *mask);
+int getcpu(unsigned *cpu, unsigned *node);
+int brk(void *addr);
+
+/* ---- stdio glue (stdio.c) ---- */
+/* Write out this thread's buffered stdout/stderr bytes. */
+void zt_stdio_flush(void);
+
+#endif

@@ -1,0 +1,615 @@
+/*
+ * sh — the zerotick shell.
+ *
+ *   sh                 interactive on the console: prompt `zt$ `, line editing (printable
+ *                      characters echo, Backspace/DEL erase, Enter runs, Ctrl-C drops the
+ *                      line, Ctrl-D on an empty line exits)
+ *   sh -c 'CMD'        runs CMD and exits with the status of its last foreground command,
+ *                      after waiting for its background jobs (so their output is complete)
+ *
+ * A command line is commands separated by `;` (one after the other) or ended by `&` (in the
+ * background).  Words split on blanks; '...' and "..." quote (a backslash escapes the next
+ * character outside single quotes).  `NAME args` runs /bin/NAME (or the path, if NAME holds a
+ * '/').  A foreground program becomes the console's foreground (ioctl TIOCSPGRP), so Ctrl-C
+ * sends it SIGINT; the shell takes the console back when it ends.
+ *
+ * Statuses are reported as `[pid 7] exited with status 3` / `[pid 7] killed by signal 11
+ * (SIGSEGV)`; a status of 0 is not reported, except `[pid 7] done` for background jobs in
+ * interactive mode.  Finished background jobs are reaped and reported before each prompt.
+ * Built-ins: see `help`.
+ */
+#include "zt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LINE_BYTES 256
+#define MAX_WORDS  32
+#define MAX_JOBS   32
+#define PATH_BYTES 128
+
+#define CTRL_C 0x03
+#define CTRL_D 0x04
+#define BS     0x08
+#define ESC    0x1b
+#define DEL    0x7f
+
+struct command {
+    char *argv[MAX_WORDS + 1];
+    int argc;
+    bool background;
+};
+
+struct job {
+    int pid;
+    char name[ZT_NAME_LEN];
+};
+
+static bool interactive;
+static int last_status;
+static struct job jobs[MAX_JOBS];
+
+/* ---------------------------------------------------------------- status reports */
+
+static void report(int pid, int status, bool background)
+{
+    if (zt_wifsignaled(status)) {
+        int sig = zt_wtermsig(status);
+
+        printf("[pid %d] killed by signal %d (%s)\n", pid, sig, zt_signal_name(sig));
+    } else if (zt_wexitstatus(status) != 0) {
+        printf("[pid %d] exited with status %d\n", pid, zt_wexitstatus(status));
+    } else if (background && interactive) {
+        printf("[pid %d] done\n", pid);
+    }
+}
+
+static void job_add(int pid, const char *name)
+{
+    for (int i = 0; i < MAX_JOBS; i++) {
+        if (jobs[i].pid == 0) {
+            jobs[i].pid = pid;
+            snprintf(jobs[i].name, sizeof(jobs[i].name), "%s", name);
+            return;
+        }
+    }
+    /* Table full: the job still runs and is reaped, just reported without a name. */
+}
+
+static bool job_remove(int pid)
+{
+    for (int i = 0; i < MAX_JOBS; i++) {
+        if (jobs[i].pid == pid) {
+            jobs[i].pid = 0;
+            return true;
+        }
+    }
+    return false;
+}
+
+static int jobs_running(void)
+{
+    int n = 0;
+
+    for (int i = 0; i < MAX_JOBS; i++) {
+        n += jobs[i].pid != 0;
+    }
+    return n;
+}
+
+/* Reap every finished child (background jobs, and orphans when we are pid 1). */
+static void reap_finished(void)
+{
+    int status;
+    long pid;
+
+    while ((pid = zt_wait4(-1, &status, WNOHANG, NULL)) > 0) {
+        if (job_remove((int)pid)) {
+            report((int)pid, status, true);
+        }
+    }
+}
+
+/* Wait for every background job (sh -c does this before exiting). */
+static void wait_all_jobs(void)
+{
+    int status;
+    long pid;
+
+    while (jobs_running() > 0 && (pid = zt_wait(-1, &status)) > 0) {
+        if (job_remove((int)pid)) {
+            report((int)pid, status, true);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- running programs */
+
+static void set_foreground(int pid)
+{
+    zt_ioctl(0, TIOCSPGRP, &pid);
+}
+
+static void resolve_path(const char *name, char *path, size_t size)
+{
+    snprintf(path, size, "%s%s", strchr(name, '/') ? "" : "/bin/", name);
+}
+
+static int run_program(struct command *c)
+{
+    char path[PATH_BYTES];
+    int status = 0;
+    long pid, r;
+
+    resolve_path(c->argv[0], path, sizeof(path));
+    fflush(stdout);
+    pid = zt_spawn(path, c->argv, 0);
+    if (pid < 0) {
+        if (pid == -ENOENT) {
+            printf("sh: %s: not found\n", c->argv[0]);
+            return 127;
+        }
+        printf("sh: %s: cannot run: %s\n", c->argv[0], zt_errno_name((int)-pid));
+        return 126;
+    }
+    if (c->background) {
+        job_add((int)pid, c->argv[0]);
+        if (interactive) {
+            printf("[pid %ld] %s &\n", pid, c->argv[0]);
+        }
+        return 0;
+    }
+    set_foreground((int)pid);
+    r = zt_wait((int)pid, &status);
+    set_foreground(0);
+    if (r < 0) {
+        printf("sh: wait4(%ld) failed: %s\n", pid, zt_errno_name((int)-r));
+        return 126;
+    }
+    report((int)pid, status, false);
+    return zt_status_code(status);
+}
+
+/* ---------------------------------------------------------------- built-ins */
+
+static bool parse_int(const char *s, long *out)
+{
+    char *end;
+
+    *out = strtol(s, &end, 10);
+    return *s != '\0' && *end == '\0';
+}
+
+static int builtin_help(struct command *c)
+{
+    printf("commands: PROGRAM [ARGS...] runs /bin/PROGRAM; `a ; b` in sequence, `a &` in the\n"
+           "background; '...' and \"...\" quote.  Ctrl-C ends the foreground program.\n"
+           "built-ins:\n"
+           "  help             this text\n"
+           "  ps               threads: pid, tid, name, cpu, state, user/system time\n"
+           "  cpus             per CPU: role, current task, exceptions, interrupts, time\n"
+           "  echo [WORDS]     print the words\n"
+           "  jobs             background jobs still running\n"
+           "  wait             wait for every background job\n"
+           "  kill [-SIG] PID  send a signal (default SIGTERM)\n"
+           "  exit [N]         leave the shell with status N (default: the last status)\n"
+           "  poweroff [N]     power the machine off; QEMU exits with N (default 0)\n"
+           "programs: ");
+    printf("hello, sleep, usertests, ... (see /bin)\n");
+    return 0;
+}
+
+static char state_name(char s)
+{
+    return s != 0 ? s : '?';
+}
+
+static int builtin_ps(struct command *c)
+{
+    struct zt_task_info *tasks = NULL;
+    long n = 16, total;
+
+    for (;;) {
+        free(tasks);
+        tasks = calloc((size_t)n, sizeof(*tasks));
+        if (tasks == NULL) {
+            printf("ps: out of memory\n");
+            return 1;
+        }
+        total = zt_tasks(tasks, (size_t)n);
+        if (total < 0) {
+            printf("ps: zt_tasks failed: %s\n", zt_errno_name((int)-total));
+            free(tasks);
+            return 1;
+        }
+        if (total <= n) {
+            break;
+        }
+        n = total + 8;
+    }
+    printf("  PID   TID  PPID CPU S NAME             AFFINITY   USER(ms)    SYS(ms)\n");
+    for (long i = 0; i < total; i++) {
+        struct zt_task_info *t = &tasks[i];
+
+        printf("%5d %5d %5d %3d %c %-16.16s %8llx %10llu %10llu\n", t->pid, t->tid, t->ppid,
+               t->cpu, state_name(t->state), t->name, (unsigned long long)t->affinity,
+               (unsigned long long)(t->user_ns / 1000000),
+               (unsigned long long)(t->sys_ns / 1000000));
+    }
+    free(tasks);
+    return 0;
+}
+
+static void print_cpu(const struct zt_cpu_info *c)
+{
+    printf("cpu%u: %s, %s, running ", c->cpu, c->dataplane ? "dataplane" : "housekeeping",
+           c->online ? "online" : "offline");
+    if (c->cur_pid == 0) {
+        printf("idle");
+    } else {
+        printf("pid %d tid %d (%.*s)", c->cur_pid, c->cur_tid, ZT_NAME_LEN, c->cur_name);
+    }
+    printf(", nr_running %u\n", c->nr_running);
+    printf("  exceptions: sync %llu irq %llu fiq %llu serror %llu; syscalls %llu\n",
+           (unsigned long long)c->exc_sync, (unsigned long long)c->exc_irq,
+           (unsigned long long)c->exc_fiq, (unsigned long long)c->exc_serror,
+           (unsigned long long)c->syscalls);
+    printf("  interrupts: timer %llu ipi %llu uart %llu other %llu\n",
+           (unsigned long long)c->irq_timer, (unsigned long long)c->irq_ipi,
+           (unsigned long long)c->irq_uart, (unsigned long long)c->irq_other);
+    printf("  context switches %llu; timer arms %llu disarms %llu\n",
+           (unsigned long long)c->ctx_switches, (unsigned long long)c->timer_arms,
+           (unsigned long long)c->timer_disarms);
+    printf("  time (ms): user %llu sys %llu idle %llu\n",
+           (unsigned long long)(c->user_ns / 1000000), (unsigned long long)(c->sys_ns / 1000000),
+           (unsigned long long)(c->idle_ns / 1000000));
+}
+
+static int builtin_cpus(struct command *c)
+{
+    struct zt_cpu_info *cpus;
+    long n = zt_cpus(NULL, 0), got;
+
+    if (n <= 0) {
+        printf("cpus: zt_cpus failed: %s\n", n < 0 ? zt_errno_name((int)-n) : "no CPUs");
+        return 1;
+    }
+    cpus = calloc((size_t)n, sizeof(*cpus));
+    if (cpus == NULL) {
+        printf("cpus: out of memory\n");
+        return 1;
+    }
+    got = zt_cpus(cpus, (size_t)n);
+    if (got < 0) {
+        printf("cpus: zt_cpus failed: %s\n", zt_errno_name((int)-got));
+        free(cpus);
+        return 1;
+    }
+    for (long i = 0; i < got && i < n; i++) {
+        print_cpu(&cpus[i]);
+    }
+    free(cpus);
+    return 0;
+}
+
+static int builtin_echo(struct command *c)
+{
+    for (int i = 1; i < c->argc; i++) {
+        printf("%s%s", i > 1 ? " " : "", c->argv[i]);
+    }
+    printf("\n");
+    return 0;
+}
+
+static int builtin_jobs(struct command *c)
+{
+    for (int i = 0; i < MAX_JOBS; i++) {
+        if (jobs[i].pid != 0) {
+            printf("[pid %d] %s\n", jobs[i].pid, jobs[i].name);
+        }
+    }
+    return 0;
+}
+
+static int builtin_wait(struct command *c)
+{
+    wait_all_jobs();
+    return 0;
+}
+
+static int signal_number(const char *s)
+{
+    long n;
+
+    if (strncmp(s, "SIG", 3) == 0) {
+        s += 3;
+    }
+    if (parse_int(s, &n)) {
+        return (int)n;
+    }
+    for (int sig = 1; sig < 32; sig++) {
+        if (strcmp(zt_signal_name(sig) + 3, s) == 0) {
+            return sig;
+        }
+    }
+    return -1;
+}
+
+static int builtin_kill(struct command *c)
+{
+    int sig = SIGTERM, arg = 1;
+    long pid, r;
+
+    if (c->argc > 1 && c->argv[1][0] == '-') {
+        sig = signal_number(c->argv[1] + 1);
+        arg = 2;
+    }
+    if (sig < 0 || c->argc != arg + 1 || !parse_int(c->argv[arg], &pid)) {
+        printf("usage: kill [-SIG] PID\n");
+        return 2;
+    }
+    r = zt_kill((int)pid, sig);
+    if (r < 0) {
+        printf("kill: %ld: %s\n", pid, zt_errno_name((int)-r));
+        return 1;
+    }
+    return 0;
+}
+
+static int status_arg(struct command *c, int fallback, bool *ok)
+{
+    long n = fallback;
+
+    *ok = c->argc == 1 || (c->argc == 2 && parse_int(c->argv[1], &n));
+    if (!*ok) {
+        printf("usage: %s [N]\n", c->argv[0]);
+    }
+    return (int)(n & 0xff);
+}
+
+static int builtin_exit(struct command *c)
+{
+    bool ok;
+    int status = status_arg(c, last_status, &ok);
+
+    if (!ok) {
+        return 2;
+    }
+    if (!interactive) {
+        wait_all_jobs();
+    }
+    exit(status);
+}
+
+static int builtin_poweroff(struct command *c)
+{
+    bool ok;
+    int status = status_arg(c, 0, &ok);
+    long r;
+
+    if (!ok) {
+        return 2;
+    }
+    fflush(stdout);
+    r = zt_poweroff(status);
+    printf("poweroff: %s\n", zt_errno_name((int)-r));
+    return 1;
+}
+
+struct builtin {
+    const char *name;
+    int (*fn)(struct command *c);
+};
+
+static const struct builtin builtins[] = {
+    {"help", builtin_help}, {"ps", builtin_ps},     {"cpus", builtin_cpus},
+    {"echo", builtin_echo}, {"jobs", builtin_jobs}, {"wait", builtin_wait},
+    {"kill", builtin_kill}, {"exit", builtin_exit}, {"poweroff", builtin_poweroff},
+};
+
+static int run_command(struct command *c)
+{
+    for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++) {
+        if (strcmp(c->argv[0], builtins[i].name) == 0) {
+            /* Built-ins always run in the shell itself, `&` or not. */
+            return builtins[i].fn(c);
+        }
+    }
+    return run_program(c);
+}
+
+/* ---------------------------------------------------------------- parsing */
+
+static bool is_blank(char ch)
+{
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
+}
+
+/*
+ * Split the next command off *cursor, in place: words are NUL-terminated inside the line
+ * (quotes removed, so a word never grows past the byte that ended it).  Returns false when
+ * the line is used up; true with c->argc == 0 for an empty command (`a ;; b`).  On an
+ * unterminated quote or too many words, sets *error and returns false.
+ */
+static bool parse_command(char **cursor, struct command *c, const char **error)
+{
+    char *in = *cursor;
+    char end = 0; /* the `;` or `&` that ended the command, 0 at the end of the line */
+
+    c->argc = 0;
+    while (end == 0) {
+        char *word, *out;
+        char quote = 0, stop;
+
+        while (is_blank(*in)) {
+            in++;
+        }
+        if (*in == '\0') {
+            break;
+        }
+        if (*in == ';' || *in == '&') {
+            end = *in++;
+            break;
+        }
+        if (c->argc == MAX_WORDS) {
+            *error = "too many words";
+            return false;
+        }
+        word = out = in;
+        while (*in != '\0' && (quote != 0 || (!is_blank(*in) && *in != ';' && *in != '&'))) {
+            if (quote != 0 && *in == quote) {
+                quote = 0;
+                in++;
+            } else if (quote == 0 && (*in == '\'' || *in == '"')) {
+                quote = *in++;
+            } else if (*in == '\\' && quote != '\'' && in[1] != '\0') {
+                *out++ = in[1];
+                in += 2;
+            } else {
+                *out++ = *in++;
+            }
+        }
+        if (quote != 0) {
+            *error = "unterminated quote";
+            return false;
+        }
+        stop = *in; /* saved: the terminator below may land on it */
+        in += stop != '\0';
+        *out = '\0';
+        c->argv[c->argc++] = word;
+        if (stop == ';' || stop == '&') {
+            end = stop;
+        }
+    }
+    c->argv[c->argc] = NULL;
+    c->background = end == '&';
+    *cursor = in;
+    return c->argc > 0 || end != 0;
+}
+
+/* Run every command of one line; last_status becomes the last foreground command's. */
+static void run_line(char *line)
+{
+    struct command c;
+    const char *error = NULL;
+    char *cursor = line;
+
+    while (parse_command(&cursor, &c, &error)) {
+        int status;
+
+        if (c.argc == 0) {
+            continue;
+        }
+        status = run_command(&c);
+        if (!c.background) {
+            last_status = status;
+        }
+    }
+    if (error != NULL) {
+        printf("sh: %s\n", error);
+        last_status = 2;
+    }
+}
+
+/* ---------------------------------------------------------------- interactive input */
+
+static void echo_bytes(const char *s, size_t n)
+{
+    fflush(stdout);
+    zt_write(1, s, n);
+}
+
+/*
+ * Read one line with editing into line[LINE_BYTES].  Returns false on Ctrl-D at an empty
+ * line or when the console cannot be read.  Ctrl-C returns an empty line.
+ */
+static bool read_line(char *line)
+{
+    size_t len = 0;
+    int escape = 0; /* bytes of an escape sequence (arrow keys) still to swallow */
+    static bool after_cr;
+
+    for (;;) {
+        char ch;
+        long r = zt_read(0, &ch, 1);
+
+        if (r == -EINTR) {
+            continue;
+        }
+        if (r <= 0) {
+            return false;
+        }
+        if (after_cr && ch == '\n') {
+            after_cr = false; /* the \n of a \r\n pair: Enter was already handled */
+            continue;
+        }
+        after_cr = ch == '\r';
+        if (escape > 0) {
+            escape = (escape == 2 && ch == '[') ? 1 : 0;
+            continue;
+        }
+        if (ch == '\r' || ch == '\n') {
+            echo_bytes("\n", 1);
+            line[len] = '\0';
+            return true;
+        } else if (ch == BS || ch == DEL) {
+            if (len > 0) {
+                len--;
+                echo_bytes("\b \b", 3);
+            }
+        } else if (ch == CTRL_C) {
+            echo_bytes("^C\n", 3);
+            line[0] = '\0';
+            return true;
+        } else if (ch == CTRL_D && len == 0) {
+            echo_bytes("\n", 1);
+            return false;
+        } else if (ch == ESC) {
+            escape = 2;
+        } else if ((ch >= ' ' && ch < DEL) || ch == '\t') {
+            if (len < LINE_BYTES - 1) {
+                line[len++] = ch == '\t' ? ' ' : ch;
+                echo_bytes(&line[len - 1], 1);
+            }
+        }
+        /* Any other control byte is ignored. */
+    }
+}
+
+static int interactive_loop(void)
+{
+    char line[LINE_BYTES];
+
+    interactive = true;
+    printf("zerotick shell: 'help' lists the commands\n");
+    for (;;) {
+        reap_finished();
+        printf("zt$ ");
+        fflush(stdout);
+        if (!read_line(line)) {
+            return last_status;
+        }
+        run_line(line);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 1) {
+        return interactive_loop();
+    }
+    if (argc == 3 && strcmp(argv[1], "-c") == 0) {
+        char *line = strdup(argv[2]);
+
+        if (line == NULL) {
+            printf("sh: out of memory\n");
+            return 2;
+        }
+        run_line(line);
+        wait_all_jobs();
+        return last_status;
+    }
+    printf("usage: sh [-c COMMANDS]\n");
+    return 2;
+}

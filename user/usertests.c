@@ -1,0 +1,1584 @@
+/*
+ * usertests — the system-call test suite (xv6's usertests, for zerotick's ABI).
+ *
+ *   usertests               run every test; ends with `ALL TESTS PASSED` (exit 0) or
+ *                           `SOME TESTS FAILED: name1 name2 ...` (exit 1)
+ *   usertests NAME...       run only those tests
+ *   usertests -l            list the tests
+ *   usertests -t NAME PPID  (internal) run one test in this process
+ *   usertests -h HELPER ... (internal) a helper a test spawns: faults, sleepers, exits
+ *
+ * Each test runs in its own process (`usertests -t NAME`), so a test that crashes or hangs
+ * takes only itself down: the runner kills it after its time limit.  The test process prints
+ * exactly one line, `test NAME: OK` or `test NAME: FAILED (what, with the numbers seen)`,
+ * and exits 0 or 1; the runner prints the line itself only when the process died without
+ * printing (killed by a signal, timed out).  Free pages (zt_meminfo) are counted before and
+ * after the whole suite: a difference fails the pseudo-test `leaks`.
+ *
+ * Expectations are Linux's where the call is Linux's (include/uapi/zt_syscall.h), plus
+ * zerotick's own rules: every bad pointer is -EFAULT, memory is populated at once, a fault
+ * kills only the faulting process, and nothing leaks a page.
+ */
+#include "zt.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PAGE       4096ul
+#define KADDR_VAL   0xffffff8040200000ul /* a kernel address: never accessible from EL0 */
+#define BADADDR_VAL 0x10ul               /* in the unmapped first page */
+/* Bad pointers, laundered so the compiler cannot see (and warn about) what they point to. */
+#define KADDR   launder(KADDR_VAL)
+#define BADADDR launder(BADADDR_VAL)
+#define SELF       "/bin/usertests"
+#define MS         1000000ull
+#define SPAWN_RUNS 1000
+
+/* ---------------------------------------------------------------- checking */
+
+static uintptr_t launder(uintptr_t v)
+{
+    __asm__("" : "+r"(v));
+    return v;
+}
+
+static const char *test_name = "?";
+
+__attribute__((noreturn, format(printf, 2, 3))) static void fail(int line, const char *fmt, ...)
+{
+    va_list ap;
+
+    printf("test %s: FAILED (line %d: ", test_name, line);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf(")\n");
+    exit(1);
+}
+
+/* A result as text: "-EFAULT" for an error, the number otherwise.  Four rotating buffers. */
+static const char *rstr(long v)
+{
+    static char bufs[4][32];
+    static unsigned next;
+    char *b = bufs[next++ % 4];
+
+    if (v < 0 && v >= -4095) {
+        snprintf(b, sizeof(bufs[0]), "-%s", zt_errno_name((int)-v));
+    } else {
+        snprintf(b, sizeof(bufs[0]), "%ld", v);
+    }
+    return b;
+}
+
+#define CHECK(cond, ...)                                                                       \
+    do {                                                                                       \
+        if (!(cond)) {                                                                         \
+            fail(__LINE__, __VA_ARGS__);                                                       \
+        }                                                                                      \
+    } while (0)
+
+/* call must return exactly want (a count, 0, or -E...). */
+#define EXPECT(call, want)                                                                     \
+    do {                                                                                       \
+        long got_ = (long)(call), want_ = (long)(want);                                        \
+        if (got_ != want_) {                                                                   \
+            fail(__LINE__, "%s returned %s, expected %s", #call, rstr(got_), rstr(want_));     \
+        }                                                                                      \
+    } while (0)
+
+static uint64_t free_pages(void)
+{
+    struct zt_meminfo mi;
+    long r = zt_meminfo(&mi);
+
+    CHECK(r == 0, "zt_meminfo returned %s", rstr(r));
+    return mi.free_pages;
+}
+
+static void *map_pages(size_t pages)
+{
+    long r = zt_mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+                     0);
+
+    CHECK(r > 0 && r % PAGE == 0, "mmap of %zu pages returned %s", pages, rstr(r));
+    return (void *)r;
+}
+
+static uint64_t ts_ns(const struct timespec *ts)
+{
+    return (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
+}
+
+static int nr_cpus(void)
+{
+    long n = zt_cpus(NULL, 0);
+
+    CHECK(n >= 1 && n <= 64, "zt_cpus(NULL, 0) returned %s", rstr(n));
+    return (int)n;
+}
+
+/* ---------------------------------------------------------------- helpers (children) */
+
+static long spawn_helper(const char *helper, const char *arg, uint64_t affinity)
+{
+    char *argv[] = {SELF, "-h", (char *)helper, (char *)arg, NULL};
+    long pid = zt_spawn(SELF, argv, affinity);
+
+    CHECK(pid > 0, "spawn of helper %s returned %s", helper, rstr(pid));
+    return pid;
+}
+
+static int wait_status(long pid)
+{
+    int status = 0;
+    long r = zt_wait((int)pid, &status);
+
+    CHECK(r == pid, "wait4(%ld) returned %s", pid, rstr(r));
+    return status;
+}
+
+static int run_helper(const char *helper, const char *arg)
+{
+    return wait_status(spawn_helper(helper, arg, 0));
+}
+
+static void expect_killed(const char *helper, int sig)
+{
+    int status = run_helper(helper, NULL);
+
+    CHECK(zt_wifsignaled(status) && zt_wtermsig(status) == sig,
+          "helper %s: wait status 0x%x (%s %d), expected killed by %s", helper, status,
+          zt_wifsignaled(status) ? "signal" : "exit code",
+          zt_wifsignaled(status) ? zt_wtermsig(status) : zt_wexitstatus(status),
+          zt_signal_name(sig));
+}
+
+static void expect_exit(const char *helper, const char *arg, int code)
+{
+    int status = run_helper(helper, arg);
+
+    CHECK(zt_wifexited(status) && zt_wexitstatus(status) == code,
+          "helper %s %s: wait status 0x%x, expected exit code %d", helper, arg ? arg : "", status,
+          code);
+}
+
+static void helper_sleep_ms(const char *arg)
+{
+    zt_sleep_ns((arg ? strtoull(arg, NULL, 10) : 1000000ull) * MS);
+    exit(0);
+}
+
+static long sleep_forever_fn(void *arg)
+{
+    zt_sleep_ns(1000000ull * 1000000000ull);
+    return 0;
+}
+
+static void helper_threads_sleep(const char *arg)
+{
+    int n = zt_nr_cpus();
+
+    for (int i = 0; i < 3; i++) {
+        if (zt_thread_create(sleep_forever_fn, NULL, n > 1 ? (i + 1) % n : -1) == NULL) {
+            exit(100 + i);
+        }
+    }
+    sleep_forever_fn(NULL);
+    exit(0);
+}
+
+static long exit_group_fn(void *arg)
+{
+    zt_exit_group(9);
+}
+
+static void helper_thread_exit_group(const char *arg)
+{
+    zt_thread_t *t = zt_thread_create(exit_group_fn, NULL, -1);
+
+    if (t == NULL) {
+        exit(100);
+    }
+    zt_thread_join(t); /* never returns: the thread ends the whole process */
+    exit(101);
+}
+
+static void helper_args(const char *arg)
+{
+    exit(0); /* main() checks the argument vector itself; see test_spawn_args */
+}
+
+static void helper_cpu(const char *arg)
+{
+    exit(zt_cpu());
+}
+
+static void helper_orphan(const char *arg)
+{
+    /* The grandchild outlives us, is reparented to pid 1, and checks that. */
+    spawn_helper("sleep-ms", "300", 0);
+    exit(0);
+}
+
+static void helper_exit(const char *arg)
+{
+    exit(arg ? atoi(arg) : 0);
+}
+
+static void helper_nullderef(const char *arg)
+{
+    *(volatile int *)0 = 1;
+    exit(0);
+}
+
+static void helper_kread(const char *arg)
+{
+    (void)*(volatile uint64_t *)KADDR;
+    exit(0);
+}
+
+static void helper_undef(const char *arg)
+{
+    __asm__ volatile(".inst 0x00000000"); /* permanently undefined (UDF #0) */
+    exit(0);
+}
+
+static void helper_sysreg(const char *arg)
+{
+    uint64_t v;
+
+    __asm__ volatile("mrs %0, sctlr_el1" : "=r"(v)); /* EL1 register: undefined at EL0 */
+    exit((int)(v & 1));
+}
+
+static void helper_brk_insn(const char *arg)
+{
+    __asm__ volatile("brk #0x7");
+    exit(0);
+}
+
+static void helper_sp_align(const char *arg)
+{
+    /* SP not 16-byte aligned at a load through SP: SP alignment fault when SCTLR_EL1.SA0=1. */
+    __asm__ volatile("mov x9, sp\n"
+                     "sub x10, x9, #24\n"
+                     "mov sp, x10\n"
+                     "ldr x11, [sp]\n"
+                     "mov sp, x9\n" ::
+                         : "x9", "x10", "x11", "memory");
+    exit(0);
+}
+
+static void helper_ldxr_align(const char *arg)
+{
+    static uint64_t words[2];
+    uintptr_t odd = (uintptr_t)words + 1;
+    uint64_t v;
+
+    /* Exclusive loads must be naturally aligned, whatever SCTLR_EL1.A says (ARM ARM B2.5). */
+    __asm__ volatile("ldxr %0, [%1]" : "=r"(v) : "r"(odd) : "memory");
+    exit((int)v);
+}
+
+static void helper_text_write(const char *arg)
+{
+    *(volatile uint32_t *)(uintptr_t)helper_text_write = 0xd503201f;
+    exit(0);
+}
+
+static void helper_exec_data(const char *arg)
+{
+    static uint32_t code[2] = {0xd65f03c0, 0}; /* ret, in a writable (never executable) page */
+    void (*fn)(void) = (void (*)(void))(uintptr_t)code;
+
+    fn();
+    exit(0);
+}
+
+static volatile bool recurse_forever = true;
+
+static int recurse(volatile char *prev)
+{
+    volatile char frame[1024];
+
+    frame[0] = prev ? prev[0] + 1 : 0;
+    return recurse_forever ? recurse(frame) + frame[1] : 0;
+}
+
+static void helper_stack_overflow(const char *arg)
+{
+    exit(recurse(NULL));
+}
+
+static void helper_unmapped(const char *arg)
+{
+    volatile char *p = map_pages(1);
+
+    p[0] = 1;
+    zt_munmap((void *)p, PAGE);
+    p[0] = 2;
+    exit(0);
+}
+
+static void helper_brk_shrunk(const char *arg)
+{
+    uintptr_t cur = (uintptr_t)zt_brk(NULL);
+    uintptr_t start = (cur + PAGE - 1) & ~(PAGE - 1);
+    volatile char *p = (volatile char *)start;
+
+    if ((uintptr_t)zt_brk((void *)(start + 16 * PAGE)) != start + 16 * PAGE) {
+        exit(100);
+    }
+    p[0] = 1;
+    zt_brk((void *)start);
+    p[0] = 2;
+    exit(0);
+}
+
+static void helper_sigusr1_resethand(const char *arg);
+
+struct helper {
+    const char *name;
+    void (*fn)(const char *arg);
+};
+
+static const struct helper helpers[] = {
+    {"sleep-ms", helper_sleep_ms},
+    {"threads-sleep", helper_threads_sleep},
+    {"thread-exit-group", helper_thread_exit_group},
+    {"args", helper_args},
+    {"cpu", helper_cpu},
+    {"orphan", helper_orphan},
+    {"exit", helper_exit},
+    {"nullderef", helper_nullderef},
+    {"kread", helper_kread},
+    {"undef", helper_undef},
+    {"sysreg", helper_sysreg},
+    {"brk-insn", helper_brk_insn},
+    {"sp-align", helper_sp_align},
+    {"ldxr-align", helper_ldxr_align},
+    {"text-write", helper_text_write},
+    {"exec-data", helper_exec_data},
+    {"stack-overflow", helper_stack_overflow},
+    {"unmapped", helper_unmapped},
+    {"brk-shrunk", helper_brk_shrunk},
+    {"sigusr1-resethand", helper_sigusr1_resethand},
+};
+
+/* ---------------------------------------------------------------- tests: console I/O */
+
+static void test_write(void)
+{
+    static const char out[] = "usertests: a line written to fd 1\n";
+    static const char err[] = "usertests: a line written to fd 2\n";
+
+    EXPECT(zt_write(1, out, sizeof(out) - 1), sizeof(out) - 1);
+    EXPECT(zt_write(2, err, sizeof(err) - 1), sizeof(err) - 1);
+    EXPECT(zt_write(1, out, 0), 0);
+}
+
+static void test_badfd(void)
+{
+    char c = 'x';
+
+    EXPECT(zt_write(3, &c, 1), -EBADF);
+    EXPECT(zt_write(-1, &c, 1), -EBADF);
+    EXPECT(zt_write(1000, &c, 1), -EBADF);
+    EXPECT(zt_read(3, &c, 1), -EBADF);
+    EXPECT(zt_read(-1, &c, 1), -EBADF);
+    EXPECT(zt_read(1 << 20, &c, 1), -EBADF);
+}
+
+static void test_badptr(void)
+{
+    char *page = map_pages(2);
+
+    EXPECT(zt_write(1, (void *)BADADDR, 5), -EFAULT);
+    EXPECT(zt_write(2, (void *)BADADDR, 5), -EFAULT);
+    EXPECT(zt_write(1, (void *)KADDR, 5), -EFAULT);
+    EXPECT(zt_write(1, (void *)-1ul, 5), -EFAULT);
+    EXPECT(zt_write(1, page, 1ul << 40), -EFAULT);
+    EXPECT(zt_munmap(page + PAGE, PAGE), 0);
+    memset(page, 'a', PAGE);
+    /* The buffer starts in a mapped page and runs into the unmapped one. */
+    EXPECT(zt_write(1, page + PAGE - 4, 16), -EFAULT);
+    /* read must check before it waits for console input, or these would block. */
+    EXPECT(zt_read(0, (void *)BADADDR, 1), -EFAULT);
+    EXPECT(zt_read(0, (void *)KADDR, 1), -EFAULT);
+    EXPECT(zt_read(0, page + PAGE, 1), -EFAULT);
+    EXPECT(zt_read(0, (void *)helper_exit, 1), -EFAULT); /* read-only text */
+}
+
+/* ---------------------------------------------------------------- tests: identity */
+
+static int runner_pid;
+
+static void test_getpid(void)
+{
+    long pid = zt_getpid();
+    int tid;
+
+    CHECK(pid > 1, "getpid returned %s", rstr(pid));
+    EXPECT(zt_gettid(), pid);
+    EXPECT(zt_getppid(), runner_pid);
+    EXPECT(zt_getpid(), pid);
+    EXPECT(zt_set_tid_address(&tid), pid);
+}
+
+static void test_yield(void)
+{
+    for (int i = 0; i < 1000; i++) {
+        EXPECT(zt_sched_yield(), 0);
+    }
+}
+
+/* ---------------------------------------------------------------- tests: CPUs */
+
+static void test_getcpu(void)
+{
+    unsigned cpu = 999, node = 999;
+    int n = nr_cpus();
+
+    EXPECT(zt_getcpu(&cpu, &node), 0);
+    CHECK(cpu < (unsigned)n, "getcpu said CPU %u of %d", cpu, n);
+    EXPECT(node, 0);
+    EXPECT(zt_getcpu(NULL, NULL), 0);
+    EXPECT(zt_getcpu((unsigned *)BADADDR, NULL), -EFAULT);
+    EXPECT(zt_getcpu(&cpu, (unsigned *)KADDR), -EFAULT);
+}
+
+static void test_affinity(void)
+{
+    int n = nr_cpus();
+    uint64_t all = n == 64 ? ~0ull : (1ull << n) - 1, mask = 0, orig;
+
+    EXPECT(zt_sched_getaffinity(0, sizeof(mask), &mask), sizeof(mask));
+    CHECK(mask != 0 && (mask & ~all) == 0, "affinity 0x%llx with %d CPUs",
+          (unsigned long long)mask, n);
+    orig = mask;
+    for (int cpu = 0; cpu < n; cpu++) {
+        EXPECT(zt_set_affinity(1ull << cpu), 0);
+        EXPECT(zt_cpu(), cpu);
+        zt_sched_yield();
+        EXPECT(zt_cpu(), cpu);
+        EXPECT(zt_get_affinity(&mask), 0);
+        EXPECT(mask, 1ull << cpu);
+    }
+    EXPECT(zt_set_affinity(0), -EINVAL);
+    if (n < 64) {
+        EXPECT(zt_set_affinity(1ull << 63), -EINVAL);
+    }
+    EXPECT(zt_sched_setaffinity(0, sizeof(mask), (uint64_t *)BADADDR), -EFAULT);
+    EXPECT(zt_sched_getaffinity(0, sizeof(mask), (uint64_t *)KADDR), -EFAULT);
+    EXPECT(zt_sched_getaffinity(0, 0, &mask), -EINVAL);
+    EXPECT(zt_sched_setaffinity(1000000, sizeof(orig), &orig), -ESRCH);
+    EXPECT(zt_sched_setaffinity(0, sizeof(orig), &orig), 0);
+}
+
+/* ---------------------------------------------------------------- tests: time */
+
+static void test_nanosleep(void)
+{
+    static const uint64_t delays_ms[] = {1, 10, 50};
+    struct timespec bad[] = {{0, -1}, {0, 1000000000}, {-1, 0}};
+    struct timespec zero = {0, 0};
+
+    for (size_t i = 0; i < sizeof(delays_ms) / sizeof(delays_ms[0]); i++) {
+        struct timespec req = {0, (long)(delays_ms[i] * MS)};
+        uint64_t t0 = zt_now_ns(), slept;
+
+        EXPECT(zt_nanosleep(&req, NULL), 0);
+        slept = zt_now_ns() - t0;
+        CHECK(slept >= delays_ms[i] * MS, "nanosleep(%llu ms) returned after %llu ns",
+              (unsigned long long)delays_ms[i], (unsigned long long)slept);
+    }
+    EXPECT(zt_nanosleep(&zero, NULL), 0);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        EXPECT(zt_nanosleep(&bad[i], NULL), -EINVAL);
+    }
+    EXPECT(zt_nanosleep((struct timespec *)BADADDR, NULL), -EFAULT);
+    EXPECT(zt_nanosleep((struct timespec *)KADDR, NULL), -EFAULT);
+}
+
+static void test_clock_nanosleep(void)
+{
+    struct timespec rel = {0, (long)(20 * MS)}, now, target;
+    uint64_t t0 = zt_now_ns();
+
+    EXPECT(zt_clock_nanosleep(CLOCK_MONOTONIC, 0, &rel, NULL), 0);
+    CHECK(zt_now_ns() - t0 >= 20 * MS, "relative clock_nanosleep(20 ms) slept %llu ns",
+          (unsigned long long)(zt_now_ns() - t0));
+    EXPECT(zt_clock_gettime(CLOCK_MONOTONIC, &target), 0);
+    target.tv_nsec += (long)(30 * MS);
+    if (target.tv_nsec >= 1000000000) {
+        target.tv_sec++;
+        target.tv_nsec -= 1000000000;
+    }
+    EXPECT(zt_clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &target, NULL), 0);
+    EXPECT(zt_clock_gettime(CLOCK_MONOTONIC, &now), 0);
+    CHECK(ts_ns(&now) >= ts_ns(&target), "TIMER_ABSTIME sleep woke at %llu ns, before %llu",
+          (unsigned long long)ts_ns(&now), (unsigned long long)ts_ns(&target));
+    EXPECT(zt_clock_nanosleep(99, 0, &rel, NULL), -EINVAL);
+    EXPECT(zt_clock_nanosleep(CLOCK_MONOTONIC, 0, (struct timespec *)BADADDR, NULL), -EFAULT);
+}
+
+static void busy_ns(uint64_t ns)
+{
+    uint64_t t0 = zt_now_ns();
+
+    while (zt_now_ns() - t0 < ns) {
+    }
+}
+
+static void test_clock_gettime(void)
+{
+    static const int clocks[] = {CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID,
+                                 CLOCK_THREAD_CPUTIME_ID};
+    struct timespec a, b, cpu0, cpu1;
+    uint64_t c0, c1, c2, c3;
+
+    for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
+        EXPECT(zt_clock_gettime(clocks[i], &a), 0);
+        EXPECT(zt_clock_gettime(clocks[i], &b), 0);
+        CHECK(a.tv_nsec >= 0 && a.tv_nsec < 1000000000, "clock %d: tv_nsec %ld", clocks[i],
+              a.tv_nsec);
+        CHECK(ts_ns(&b) >= ts_ns(&a), "clock %d went back: %llu then %llu", clocks[i],
+              (unsigned long long)ts_ns(&a), (unsigned long long)ts_ns(&b));
+    }
+    /* MONOTONIC runs at CNTVCT's rate: its interval lies between the bracketing reads. */
+    c0 = zt_now_ns();
+    EXPECT(zt_clock_gettime(CLOCK_MONOTONIC, &a), 0);
+    c1 = zt_now_ns();
+    zt_sleep_ns(20 * MS);
+    c2 = zt_now_ns();
+    EXPECT(zt_clock_gettime(CLOCK_MONOTONIC, &b), 0);
+    c3 = zt_now_ns();
+    CHECK(ts_ns(&b) - ts_ns(&a) + 1000 >= c2 - c1 && ts_ns(&b) - ts_ns(&a) <= c3 - c0 + 1000,
+          "MONOTONIC advanced %llu ns while CNTVCT advanced between %llu and %llu ns",
+          (unsigned long long)(ts_ns(&b) - ts_ns(&a)), (unsigned long long)(c2 - c1),
+          (unsigned long long)(c3 - c0));
+    /* CPU-time clocks advance while we compute. */
+    EXPECT(zt_clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0), 0);
+    busy_ns(30 * MS);
+    EXPECT(zt_clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1), 0);
+    CHECK(ts_ns(&cpu1) - ts_ns(&cpu0) >= 1 * MS,
+          "THREAD_CPUTIME advanced %llu ns over 30 ms of computing",
+          (unsigned long long)(ts_ns(&cpu1) - ts_ns(&cpu0)));
+    EXPECT(zt_clock_gettime(99, &a), -EINVAL);
+    EXPECT(zt_clock_gettime(-1, &a), -EINVAL);
+    EXPECT(zt_clock_gettime(CLOCK_MONOTONIC, (struct timespec *)BADADDR), -EFAULT);
+    EXPECT(zt_clock_gettime(CLOCK_MONOTONIC, (struct timespec *)KADDR), -EFAULT);
+}
+
+/* ---------------------------------------------------------------- tests: memory */
+
+static void test_mmap(void)
+{
+    const size_t pages = 64;
+    uint64_t before = free_pages(), after;
+    uint8_t *p = map_pages(pages);
+    long r;
+
+    /* Populated at once: the pages are gone from the free list before we touch them. */
+    after = free_pages();
+    CHECK(before - after >= pages, "mmap of %zu pages took only %lld pages from the free list",
+          pages, (long long)(before - after));
+    for (size_t i = 0; i < pages * PAGE; i++) {
+        CHECK(p[i] == 0, "fresh page byte %zu is 0x%x", i, p[i]);
+    }
+    for (size_t i = 0; i < pages * PAGE; i++) {
+        p[i] = (uint8_t)(i * 7 + 3);
+    }
+    for (size_t i = 0; i < pages * PAGE; i++) {
+        CHECK(p[i] == (uint8_t)(i * 7 + 3), "byte %zu reads 0x%x", i, p[i]);
+    }
+    /* Unmapping the middle leaves both ends usable. */
+    EXPECT(zt_munmap(p + PAGE, (pages - 2) * PAGE), 0);
+    p[0] = 1;
+    p[(pages - 1) * PAGE] = 2;
+    EXPECT(zt_munmap(p, PAGE), 0);
+    EXPECT(zt_munmap(p + (pages - 1) * PAGE, PAGE), 0);
+
+    EXPECT(zt_mmap(NULL, 0, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), -EINVAL);
+    EXPECT(zt_mmap(NULL, PAGE, PROT_READ | PROT_WRITE, 0, -1, 0), -EINVAL);
+    EXPECT(zt_mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_ANONYMOUS, -1, 0), -EINVAL);
+    r = zt_mmap(NULL, 1ul << 46, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(r == -ENOMEM || r == -EINVAL, "mmap of 64 TiB returned %s", rstr(r));
+    p = map_pages(1);
+    EXPECT(zt_munmap(p + 1, PAGE), -EINVAL);
+    EXPECT(zt_munmap(p, 0), -EINVAL);
+    EXPECT(zt_munmap(p, PAGE), 0);
+}
+
+static void test_mmap_fault(void)
+{
+    expect_killed("unmapped", SIGSEGV);
+}
+
+static void test_mmap_cycles(void)
+{
+    uint64_t before = 0, after;
+
+    for (int i = 0; i <= 100; i++) {
+        uint8_t *p;
+
+        if (i == 1) {
+            before = free_pages(); /* after one warm-up cycle (page tables stay) */
+        }
+        p = map_pages(8);
+        p[0] = p[8 * PAGE - 1] = (uint8_t)i;
+        EXPECT(zt_munmap(p, 8 * PAGE), 0);
+    }
+    after = free_pages();
+    CHECK(after == before, "free pages %llu before 100 mmap/munmap cycles, %llu after",
+          (unsigned long long)before, (unsigned long long)after);
+}
+
+static void test_brk(void)
+{
+    uintptr_t cur = (uintptr_t)zt_brk(NULL), want = cur + 64 * 1024;
+    uintptr_t first_page = (cur + PAGE - 1) & ~(PAGE - 1);
+    volatile uint8_t *p = (volatile uint8_t *)cur;
+
+    CHECK(cur > 0x400000 && cur < (1ul << 48), "brk(0) returned 0x%lx", (unsigned long)cur);
+    EXPECT(zt_brk((void *)want), want);
+    for (size_t i = 0; i < want - cur; i++) {
+        p[i] = (uint8_t)i;
+    }
+    for (size_t i = 0; i < want - cur; i++) {
+        CHECK(p[i] == (uint8_t)i, "heap byte %zu reads 0x%x", i, p[i]);
+    }
+    EXPECT(zt_brk((void *)cur), cur);
+    EXPECT(zt_brk((void *)want), want);
+    for (uintptr_t a = first_page; a < want; a++) {
+        CHECK(*(volatile uint8_t *)a == 0, "regrown heap at 0x%lx reads 0x%x",
+              (unsigned long)a, *(volatile uint8_t *)a);
+    }
+    EXPECT(zt_brk((void *)cur), cur);
+    /* Failures leave the break where it was (Linux semantics). */
+    EXPECT(zt_brk((void *)(cur + (1ul << 46))), cur);
+    EXPECT(zt_brk((void *)0x1000), cur);
+}
+
+static void test_brk_fault(void)
+{
+    expect_killed("brk-shrunk", SIGSEGV);
+}
+
+static void test_malloc(void)
+{
+    enum { N = 200 };
+    static uint8_t *blocks[N];
+    uint8_t *big = malloc(1 << 20);
+
+    CHECK(big != NULL, "malloc(1 MiB) failed");
+    memset(big, 0x5a, 1 << 20);
+    for (int i = 0; i < N; i++) {
+        blocks[i] = malloc((size_t)(i * 37 + 1));
+        CHECK(blocks[i] != NULL, "malloc(%d) failed", i * 37 + 1);
+        memset(blocks[i], i, (size_t)(i * 37 + 1));
+    }
+    for (int i = 0; i < N; i++) {
+        CHECK(blocks[i][i * 37] == (uint8_t)i, "block %d corrupted", i);
+        free(blocks[i]);
+    }
+    CHECK(big[12345] == 0x5a, "big block corrupted");
+    free(big);
+}
+
+/* ---------------------------------------------------------------- tests: threads */
+
+struct thread_arg {
+    int index;
+    int cpu_wanted;
+    int cpu_seen;
+    int tid;
+    int pid;
+    int *counter;
+};
+
+static long counting_fn(void *p)
+{
+    struct thread_arg *a = p;
+
+    a->tid = (int)zt_gettid();
+    a->pid = (int)zt_getpid();
+    a->cpu_seen = zt_cpu();
+    for (int i = 0; i < 10000; i++) {
+        __atomic_fetch_add(a->counter, 1, __ATOMIC_RELAXED);
+    }
+    return 1000 + a->index;
+}
+
+static void test_threads(void)
+{
+    enum { N = 4 };
+    struct thread_arg args[N];
+    zt_thread_t *threads[N];
+    int counter = 0, n = nr_cpus();
+    long pid = zt_getpid();
+
+    for (int i = 0; i < N; i++) {
+        args[i] = (struct thread_arg){.index = i, .counter = &counter};
+        args[i].cpu_wanted = n > 1 ? i % n : -1;
+        threads[i] = zt_thread_create(counting_fn, &args[i], args[i].cpu_wanted);
+        CHECK(threads[i] != NULL, "thread %d (CPU %d): create failed: %s", i,
+              args[i].cpu_wanted, zt_errno_name(errno));
+    }
+    for (int i = 0; i < N; i++) {
+        EXPECT(zt_thread_join(threads[i]), 1000 + i);
+    }
+    EXPECT(counter, N * 10000);
+    for (int i = 0; i < N; i++) {
+        EXPECT(args[i].pid, pid);
+        CHECK(args[i].tid > 0 && args[i].tid != pid, "thread %d has tid %d (pid %ld)", i,
+              args[i].tid, pid);
+        for (int j = 0; j < i; j++) {
+            CHECK(args[i].tid != args[j].tid, "threads %d and %d share tid %d", j, i,
+                  args[i].tid);
+        }
+        if (args[i].cpu_wanted >= 0) {
+            CHECK(args[i].cpu_seen == args[i].cpu_wanted, "thread %d ran on CPU %d, not %d", i,
+                  args[i].cpu_seen, args[i].cpu_wanted);
+        }
+    }
+}
+
+static __thread int tls_value = 42; /* in .tdata: each thread starts with its own 42 */
+
+static long tls_fn(void *p)
+{
+    int mine = (int)(uintptr_t)p;
+
+    if (tls_value != 42) {
+        return -1;
+    }
+    tls_value = mine;
+    errno = mine;
+    for (int i = 0; i < 100; i++) {
+        zt_sched_yield();
+        if (tls_value != mine || errno != mine) {
+            return -2;
+        }
+    }
+    return mine;
+}
+
+static void test_thread_tls(void)
+{
+    zt_thread_t *threads[4];
+    int n = nr_cpus();
+
+    tls_value = 7;
+    errno = 7;
+    for (int i = 0; i < 4; i++) {
+        threads[i] = zt_thread_create(tls_fn, (void *)(uintptr_t)(100 + i), n > 1 ? i % n : -1);
+        CHECK(threads[i] != NULL, "create failed: %s", zt_errno_name(errno));
+    }
+    for (int i = 0; i < 4; i++) {
+        EXPECT(zt_thread_join(threads[i]), 100 + i);
+    }
+    EXPECT(tls_value, 7);
+    EXPECT(errno, 7);
+}
+
+static long nop_fn(void *p)
+{
+    return (long)(uintptr_t)p;
+}
+
+static void test_thread_cycles(void)
+{
+    uint64_t before = 0, after;
+    int n = nr_cpus();
+
+    for (int i = 0; i <= 50; i++) {
+        zt_thread_t *t;
+
+        if (i == 1) {
+            before = free_pages();
+        }
+        t = zt_thread_create(nop_fn, (void *)(uintptr_t)i, n > 1 ? i % n : -1);
+        CHECK(t != NULL, "create %d failed: %s", i, zt_errno_name(errno));
+        EXPECT(zt_thread_join(t), i);
+    }
+    after = free_pages();
+    CHECK(after == before, "free pages %llu before 50 thread create/join cycles, %llu after",
+          (unsigned long long)before, (unsigned long long)after);
+}
+
+static void test_thread_exit_group(void)
+{
+    expect_exit("thread-exit-group", NULL, 9);
+}
+
+/* ---------------------------------------------------------------- tests: futex */
+
+static int futex_word;
+
+static long futex_waiter_fn(void *p)
+{
+    long waits = 0;
+
+    while (__atomic_load_n(&futex_word, __ATOMIC_ACQUIRE) == 0) {
+        long r = zt_futex_wait(&futex_word, 0, NULL);
+
+        if (r != 0 && r != -EAGAIN && r != -EINTR) {
+            return r;
+        }
+        waits++;
+    }
+    return waits;
+}
+
+static void test_futex(void)
+{
+    int word = 0;
+    struct timespec ts = {0, (long)(20 * MS)};
+    uint64_t t0;
+    zt_thread_t *t;
+    long r;
+
+    EXPECT(zt_futex_wait(&word, 1, NULL), -EAGAIN);
+    EXPECT(zt_futex_wake(&word, 1), 0);
+    t0 = zt_now_ns();
+    EXPECT(zt_futex_wait(&word, 0, &ts), -ETIMEDOUT);
+    CHECK(zt_now_ns() - t0 >= 20 * MS, "futex timeout of 20 ms returned after %llu ns",
+          (unsigned long long)(zt_now_ns() - t0));
+    EXPECT(zt_futex_wait((int *)BADADDR, 0, NULL), -EFAULT);
+    EXPECT(zt_futex_wait((int *)KADDR, 0, NULL), -EFAULT);
+    EXPECT(zt_futex_wait((int *)((uintptr_t)&word + 1), 0, NULL), -EINVAL);
+    r = zt_futex(&word, 99, 0, NULL);
+    CHECK(r == -ENOSYS || r == -EINVAL, "futex op 99 returned %s", rstr(r));
+
+    /* A real wait and wake between two threads (the join would hang if the wake were lost). */
+    futex_word = 0;
+    t = zt_thread_create(futex_waiter_fn, NULL, nr_cpus() > 1 ? 1 : -1);
+    CHECK(t != NULL, "create failed: %s", zt_errno_name(errno));
+    zt_sleep_ns(20 * MS);
+    __atomic_store_n(&futex_word, 1, __ATOMIC_RELEASE);
+    r = zt_futex_wake(&futex_word, 1);
+    CHECK(r == 0 || r == 1, "futex_wake(1) returned %s", rstr(r));
+    r = zt_thread_join(t);
+    CHECK(r >= 0, "waiter's futex_wait returned %s", rstr(r));
+}
+
+/* ---------------------------------------------------------------- tests: processes */
+
+static void test_kill(void)
+{
+    long pid = spawn_helper("sleep-ms", "1000000", 0);
+    int status;
+
+    zt_sleep_ns(10 * MS);
+    EXPECT(zt_kill((int)pid, SIGKILL), 0);
+    status = wait_status(pid);
+    CHECK(zt_wifsignaled(status) && zt_wtermsig(status) == SIGKILL,
+          "sleeper killed with SIGKILL: wait status 0x%x", status);
+    EXPECT(zt_kill((int)pid, SIGKILL), -ESRCH); /* reaped: gone */
+
+    pid = spawn_helper("sleep-ms", "1000000", 0);
+    EXPECT(zt_kill((int)pid, SIGTERM), 0);
+    status = wait_status(pid);
+    CHECK(zt_wifsignaled(status) && zt_wtermsig(status) == SIGTERM,
+          "sleeper killed with SIGTERM: wait status 0x%x", status);
+
+    EXPECT(zt_kill(1000000, SIGKILL), -ESRCH);
+    EXPECT(zt_kill((int)zt_getpid(), 999), -EINVAL);
+    EXPECT(zt_kill((int)zt_getpid(), -1), -EINVAL);
+}
+
+static void test_kill_threads(void)
+{
+    uint64_t before = 0, after;
+
+    for (int round = 0; round < 3; round++) {
+        long pid;
+        int status;
+
+        if (round == 1) {
+            before = free_pages();
+        }
+        pid = spawn_helper("threads-sleep", NULL, 0);
+        zt_sleep_ns(50 * MS);
+        EXPECT(zt_kill((int)pid, SIGKILL), 0);
+        status = wait_status(pid);
+        CHECK(zt_wifsignaled(status) && zt_wtermsig(status) == SIGKILL,
+              "4-thread sleeper killed with SIGKILL: wait status 0x%x", status);
+    }
+    after = free_pages();
+    CHECK(after == before, "free pages %llu before killing a 4-thread process, %llu after",
+          (unsigned long long)before, (unsigned long long)after);
+}
+
+static void test_wait(void)
+{
+    static const int codes[] = {0, 1, 42, 255};
+    char arg[8];
+    int status = -1;
+    long pid;
+
+    EXPECT(zt_wait4(-1, &status, 0, NULL), -ECHILD);
+    EXPECT(zt_wait4(-1, &status, WNOHANG, NULL), -ECHILD);
+    EXPECT(zt_wait4(1, &status, 0, NULL), -ECHILD);
+    EXPECT(zt_wait4(1000000, &status, 0, NULL), -ECHILD);
+
+    pid = spawn_helper("sleep-ms", "300", 0);
+    EXPECT(zt_wait4((int)pid, &status, WNOHANG, NULL), 0);
+    EXPECT(zt_wait4((int)pid, &status, 0, NULL), pid);
+    EXPECT(status, 0);
+
+    for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+        snprintf(arg, sizeof(arg), "%d", codes[i]);
+        expect_exit("exit", arg, codes[i]);
+    }
+
+    pid = spawn_helper("exit", "3", 0);
+    EXPECT(zt_wait4((int)pid, (int *)BADADDR, 0, NULL), -EFAULT);
+    EXPECT(zt_wait4((int)pid, NULL, 0, NULL), pid); /* still there after the -EFAULT */
+
+    pid = spawn_helper("exit", "0", 0);
+    EXPECT(zt_wait4((int)pid, &status, 0x1000, NULL), -EINVAL);
+    EXPECT(zt_wait4(-1, &status, 0, NULL), pid);
+}
+
+static void test_orphan(void)
+{
+    struct zt_task_info tasks[64];
+    long n;
+    bool found = false;
+
+    expect_exit("orphan", NULL, 0);
+    n = zt_tasks(tasks, 64);
+    CHECK(n > 0, "zt_tasks returned %s", rstr(n));
+    /* The grandchild sleeps 300 ms after its parent exited: it must now belong to pid 1. */
+    for (long i = 0; i < n && i < 64; i++) {
+        if (tasks[i].pid != runner_pid && tasks[i].pid != zt_getpid() && tasks[i].ppid == 1 &&
+            strcmp(tasks[i].name, "usertests") == 0) {
+            found = true;
+        }
+    }
+    CHECK(found, "no orphaned usertests task with ppid 1 among %ld tasks", n);
+}
+
+static void test_prctl(void)
+{
+    char name[ZT_NAME_LEN + 8];
+    struct zt_task_info tasks[64];
+    long n, pid = zt_getpid();
+    bool seen = false;
+
+    EXPECT(zt_prctl(9999, 0, 0, 0, 0), -EINVAL);
+    EXPECT(zt_prctl(PR_SET_NAME, (unsigned long)"ut-renamed", 0, 0, 0), 0);
+    memset(name, 'x', sizeof(name));
+    EXPECT(zt_prctl(PR_GET_NAME, (unsigned long)name, 0, 0, 0), 0);
+    CHECK(strcmp(name, "ut-renamed") == 0, "PR_GET_NAME gave \"%.16s\"", name);
+    n = zt_tasks(tasks, 64);
+    for (long i = 0; i < n && i < 64; i++) {
+        if (tasks[i].tid == pid) {
+            seen = strncmp(tasks[i].name, "ut-renamed", ZT_NAME_LEN) == 0;
+        }
+    }
+    CHECK(seen, "zt_tasks does not show the new name for tid %ld", pid);
+    EXPECT(zt_prctl(PR_SET_NAME, (unsigned long)"abcdefghijklmnopqrstuvwxyz", 0, 0, 0), 0);
+    EXPECT(zt_prctl(PR_GET_NAME, (unsigned long)name, 0, 0, 0), 0);
+    CHECK(strcmp(name, "abcdefghijklmno") == 0, "long name came back as \"%.24s\"", name);
+    EXPECT(zt_prctl(PR_SET_NAME, BADADDR, 0, 0, 0), -EFAULT);
+    EXPECT(zt_prctl(PR_GET_NAME, KADDR, 0, 0, 0), -EFAULT);
+}
+
+static void test_nosys(void)
+{
+    static const long numbers[] = {999, 1023, 2000, 100000, -1};
+
+    for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
+        long r = zt_syscall6(numbers[i], 1, 2, 3, 4, 5, 6);
+
+        CHECK(r == -ENOSYS, "syscall %ld returned %s, expected -ENOSYS", numbers[i], rstr(r));
+    }
+}
+
+static void test_markers(void)
+{
+    long pid = zt_getpid();
+
+    EXPECT(zt_syscall6_mark_open(SYS_getpid, 0, 0, 0, 0, 0, 0), pid);
+    EXPECT(zt_syscall6_mark_close(SYS_getpid, 0, 0, 0, 0, 0, 0), pid);
+}
+
+/* ---------------------------------------------------------------- tests: faults */
+
+static void test_fault_null(void)
+{
+    expect_killed("nullderef", SIGSEGV);
+}
+
+static void test_fault_kaddr(void)
+{
+    expect_killed("kread", SIGSEGV);
+}
+
+static void test_fault_undef(void)
+{
+    expect_killed("undef", SIGILL);
+}
+
+static void test_fault_sysreg(void)
+{
+    expect_killed("sysreg", SIGILL);
+}
+
+static void test_fault_brk_insn(void)
+{
+    expect_killed("brk-insn", SIGTRAP);
+}
+
+static void test_fault_sp_align(void)
+{
+    expect_killed("sp-align", SIGBUS);
+}
+
+static void test_fault_ldxr_align(void)
+{
+    expect_killed("ldxr-align", SIGBUS);
+}
+
+static void test_fault_text_write(void)
+{
+    expect_killed("text-write", SIGSEGV);
+}
+
+static void test_fault_exec_data(void)
+{
+    expect_killed("exec-data", SIGSEGV);
+}
+
+static void test_fault_stack_overflow(void)
+{
+    expect_killed("stack-overflow", SIGSEGV);
+}
+
+/* ---------------------------------------------------------------- tests: spawn */
+
+static void test_spawn_errors(void)
+{
+    char *argv[] = {"x", NULL};
+    char *bad_argv[] = {"x", (char *)BADADDR, NULL};
+    struct zt_spawn_attr attr = {0, 0, 0};
+    static char long_path[5000];
+
+    EXPECT(zt_spawn("/bin/does-not-exist", argv, 0), -ENOENT);
+    EXPECT(zt_spawn("", argv, 0), -ENOENT);
+    EXPECT(zt_spawn("/bin", argv, 0), -ENOENT);
+    EXPECT(zt_spawn((char *)BADADDR, argv, 0), -EFAULT);
+    EXPECT(zt_spawn((char *)KADDR, argv, 0), -EFAULT);
+    EXPECT(zt_spawn(SELF, (char **)BADADDR, 0), -EFAULT);
+    EXPECT(zt_spawn(SELF, bad_argv, 0), -EFAULT);
+    EXPECT(zt_spawn_attr(SELF, argv, (struct zt_spawn_attr *)BADADDR), -EFAULT);
+    attr.flags = 1;
+    EXPECT(zt_spawn_attr(SELF, argv, &attr), -EINVAL);
+    if (nr_cpus() < 64) {
+        EXPECT(zt_spawn(SELF, argv, 1ull << 63), -EINVAL);
+    }
+    memset(long_path, 'a', sizeof(long_path) - 1);
+    long_path[0] = '/';
+    EXPECT(zt_spawn(long_path, argv, 0), -ENAMETOOLONG);
+}
+
+static void test_spawn_noexec(void)
+{
+    char *argv[] = {"x", NULL};
+
+    /* Both files are put in the archive by the Makefile (initrd rule). */
+    EXPECT(zt_spawn("/bin/notelf", argv, 0), -ENOEXEC);
+    EXPECT(zt_spawn("/bin/badelf", argv, 0), -ENOEXEC);
+}
+
+#define ARGS_MANY 100
+
+static void test_spawn_args(void)
+{
+    static char *argv[ARGS_MANY + 8];
+    static char words[ARGS_MANY][8];
+    int argc = 0;
+
+    argv[argc++] = SELF;
+    argv[argc++] = "-h";
+    argv[argc++] = "args";
+    argv[argc++] = "one";
+    argv[argc++] = "two words";
+    argv[argc++] = "";
+    for (int i = 0; i < ARGS_MANY; i++) {
+        snprintf(words[i], sizeof(words[i]), "w%d", i);
+        argv[argc++] = words[i];
+    }
+    argv[argc] = NULL;
+    /* main() of the child checks the vector and exits 0 only if it arrived intact. */
+    EXPECT(wait_status(zt_spawn(SELF, argv, 0)), 0);
+}
+
+static bool args_intact(int argc, char **argv)
+{
+    if (argc != ARGS_MANY + 6 || strcmp(argv[3], "one") != 0 ||
+        strcmp(argv[4], "two words") != 0 || argv[5][0] != '\0' || argv[argc] != NULL) {
+        return false;
+    }
+    for (int i = 0; i < ARGS_MANY; i++) {
+        char w[8];
+
+        snprintf(w, sizeof(w), "w%d", i);
+        if (strcmp(argv[6 + i], w) != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void test_spawn_affinity(void)
+{
+    int n = nr_cpus();
+
+    for (int cpu = 0; cpu < n; cpu++) {
+        int status = wait_status(spawn_helper("cpu", NULL, 1ull << cpu));
+
+        CHECK(zt_wifexited(status) && zt_wexitstatus(status) == cpu,
+              "child spawned with affinity {%d}: wait status 0x%x", cpu, status);
+    }
+}
+
+static void test_spawn_cycles(void)
+{
+    char *argv[] = {SELF, "-h", "exit", "0", NULL};
+    uint64_t before, after;
+
+    expect_exit("exit", "0", 0); /* warm-up */
+    before = free_pages();
+    for (int i = 0; i < SPAWN_RUNS; i++) {
+        long pid = zt_spawn(SELF, argv, 0);
+        int status = -1;
+
+        CHECK(pid > 0, "spawn %d returned %s", i, rstr(pid));
+        EXPECT(zt_wait((int)pid, &status), pid);
+        CHECK(status == 0, "spawn %d: wait status 0x%x", i, status);
+    }
+    after = free_pages();
+    CHECK(after == before, "free pages %llu before %d spawn/exit/wait cycles, %llu after",
+          (unsigned long long)before, SPAWN_RUNS, (unsigned long long)after);
+}
+
+/* ---------------------------------------------------------------- tests: zerotick calls */
+
+static void test_tasks(void)
+{
+    struct zt_task_info tasks[64], one[2];
+    long n = zt_tasks(NULL, 0), got, pid = zt_getpid();
+    bool me = false, runner = false;
+
+    CHECK(n >= 2, "zt_tasks(NULL, 0) returned %s", rstr(n));
+    got = zt_tasks(tasks, 64);
+    CHECK(got >= 2, "zt_tasks returned %s", rstr(got));
+    for (long i = 0; i < got && i < 64; i++) {
+        struct zt_task_info *t = &tasks[i];
+
+        if (t->tid == pid) {
+            me = true;
+            CHECK(t->pid == pid && t->ppid == runner_pid && t->state == 'R' &&
+                      t->cpu == zt_cpu() && strcmp(t->name, "usertests") == 0,
+                  "own entry: pid %d ppid %d state '%c' cpu %d name \"%.16s\"", t->pid, t->ppid,
+                  t->state, t->cpu, t->name);
+        }
+        if (t->tid == runner_pid) {
+            runner = true;
+            CHECK(t->state == 'S', "runner (waiting in wait4) has state '%c'", t->state);
+        }
+    }
+    CHECK(me && runner, "own task %s, runner %s in the list of %ld", me ? "found" : "missing",
+          runner ? "found" : "missing", got);
+    memset(one, 0xa5, sizeof(one));
+    got = zt_tasks(one, 1);
+    CHECK(got >= 2, "zt_tasks(buf, 1) returned %s", rstr(got));
+    CHECK(((uint8_t *)&one[1])[0] == 0xa5, "zt_tasks(buf, 1) wrote past the first entry");
+    EXPECT(zt_tasks((struct zt_task_info *)BADADDR, 4), -EFAULT);
+    EXPECT(zt_tasks((struct zt_task_info *)KADDR, 4), -EFAULT);
+}
+
+static void test_cpus(void)
+{
+    struct zt_cpu_info cpus[64], one[2];
+    int n = nr_cpus(), me;
+    long got;
+    uint64_t syscalls0;
+
+    zt_set_affinity(1ull << (n - 1)); /* stay on one CPU so its counters are ours to watch */
+    me = zt_cpu();
+    got = zt_cpus(cpus, 64);
+    EXPECT(got, n);
+    for (int i = 0; i < n; i++) {
+        CHECK(cpus[i].cpu == (uint32_t)i, "entry %d is CPU %u", i, cpus[i].cpu);
+    }
+    CHECK(cpus[0].online && !cpus[0].dataplane, "CPU 0: online %d dataplane %d",
+          cpus[0].online, cpus[0].dataplane);
+    CHECK(cpus[me].cur_pid == zt_getpid() && cpus[me].nr_running >= 1,
+          "our CPU %d shows pid %d running, nr_running %u", me, cpus[me].cur_pid,
+          cpus[me].nr_running);
+    syscalls0 = cpus[me].syscalls;
+    for (int i = 0; i < 10; i++) {
+        zt_getpid();
+    }
+    EXPECT(zt_cpus(cpus, 64), n);
+    CHECK(cpus[me].syscalls >= syscalls0 + 11, "CPU %d syscalls %llu, then %llu after 11 more",
+          me, (unsigned long long)syscalls0, (unsigned long long)cpus[me].syscalls);
+    memset(one, 0xa5, sizeof(one));
+    EXPECT(zt_cpus(one, 1), n);
+    CHECK(n == 1 || ((uint8_t *)&one[1])[0] == 0xa5, "zt_cpus(buf, 1) wrote past the entry");
+    EXPECT(zt_cpus((struct zt_cpu_info *)BADADDR, 4), -EFAULT);
+    EXPECT(zt_cpus((struct zt_cpu_info *)KADDR, 4), -EFAULT);
+}
+
+static void test_meminfo(void)
+{
+    struct zt_meminfo mi;
+
+    EXPECT(zt_meminfo(&mi), 0);
+    EXPECT(mi.page_size, PAGE);
+    CHECK(mi.free_pages > 0 && mi.free_pages < mi.total_pages, "free %llu of %llu pages",
+          (unsigned long long)mi.free_pages, (unsigned long long)mi.total_pages);
+    EXPECT(zt_meminfo((struct zt_meminfo *)BADADDR), -EFAULT);
+    EXPECT(zt_meminfo((struct zt_meminfo *)KADDR), -EFAULT);
+}
+
+static void test_uname(void)
+{
+    char buf[6 * 65];
+
+    memset(buf, 0, sizeof(buf));
+    EXPECT(zt_uname(buf), 0);
+    CHECK(buf[0] != '\0', "uname: empty sysname");
+    EXPECT(zt_uname((void *)BADADDR), -EFAULT);
+}
+
+static void test_ioctl(void)
+{
+    int pgrp = -1;
+    long r;
+
+    EXPECT(zt_ioctl(0, TIOCGPGRP, &pgrp), 0);
+    CHECK(pgrp >= 0, "TIOCGPGRP gave %d", pgrp);
+    EXPECT(zt_ioctl(5, TIOCGPGRP, &pgrp), -EBADF);
+    EXPECT(zt_ioctl(0, TIOCGPGRP, (void *)BADADDR), -EFAULT);
+    EXPECT(zt_ioctl(0, TIOCSPGRP, (void *)KADDR), -EFAULT);
+    r = zt_ioctl(0, 0x1234, &pgrp);
+    CHECK(r == -EINVAL || r == -25 /* ENOTTY */, "ioctl 0x1234 returned %s", rstr(r));
+}
+
+/* ---------------------------------------------------------------- tests: signals */
+
+static volatile int last_signal;
+static volatile int handler_tid;
+
+static void record_signal(int sig)
+{
+    last_signal = sig;
+    handler_tid = (int)zt_gettid();
+}
+
+static void helper_sigusr1_resethand(const char *arg)
+{
+    if (zt_signal(SIGUSR1, record_signal, ZT_SA_RESETHAND) != 0) {
+        exit(100);
+    }
+    zt_kill((int)zt_getpid(), SIGUSR1); /* handled, and the handler is reset */
+    if (last_signal != SIGUSR1) {
+        exit(101);
+    }
+    zt_kill((int)zt_getpid(), SIGUSR1); /* default action now: terminate */
+    exit(102);
+}
+
+static void test_signal_handler(void)
+{
+    struct zt_sigaction old;
+
+    EXPECT(zt_signal(SIGUSR1, record_signal, 0), 0);
+    EXPECT(zt_kill((int)zt_getpid(), SIGUSR1), 0);
+    EXPECT(last_signal, SIGUSR1);
+    last_signal = 0;
+    EXPECT(zt_tgkill((int)zt_getpid(), (int)zt_gettid(), SIGUSR1), 0);
+    EXPECT(last_signal, SIGUSR1);
+    EXPECT(zt_rt_sigaction(SIGUSR1, NULL, &old, 8), 0);
+    CHECK(old.handler == record_signal, "old handler %p", (void *)(uintptr_t)old.handler);
+    EXPECT(zt_signal(SIGKILL, record_signal, 0), -EINVAL);
+    EXPECT(zt_signal(0, record_signal, 0), -EINVAL);
+    EXPECT(zt_signal(65, record_signal, 0), -EINVAL);
+    EXPECT(zt_rt_sigaction(SIGUSR1, (void *)BADADDR, NULL, 8), -EFAULT);
+    EXPECT(zt_tgkill((int)zt_getpid(), 1000000, SIGUSR1), -ESRCH);
+    expect_killed("sigusr1-resethand", SIGUSR1);
+    /* SIG_IGN: the signal is dropped. */
+    EXPECT(zt_signal(SIGTERM, SIG_IGN, 0), 0);
+    EXPECT(zt_kill((int)zt_getpid(), SIGTERM), 0);
+}
+
+static void test_signal_mask(void)
+{
+    uint64_t set = ZT_SIGBIT(SIGUSR2), old = ~0ull;
+
+    EXPECT(zt_signal(SIGUSR2, record_signal, 0), 0);
+    last_signal = 0;
+    EXPECT(zt_rt_sigprocmask(ZT_SIG_BLOCK, &set, &old, 8), 0);
+    EXPECT(old, 0);
+    EXPECT(zt_kill((int)zt_getpid(), SIGUSR2), 0);
+    EXPECT(last_signal, 0); /* blocked: pending */
+    EXPECT(zt_rt_sigprocmask(ZT_SIG_UNBLOCK, &set, &old, 8), 0);
+    EXPECT(old, set);
+    EXPECT(last_signal, SIGUSR2); /* delivered on the way out of sigprocmask */
+    EXPECT(zt_rt_sigprocmask(99, &set, NULL, 8), -EINVAL);
+    EXPECT(zt_rt_sigprocmask(ZT_SIG_BLOCK, (void *)BADADDR, NULL, 8), -EFAULT);
+}
+
+static volatile int spin_until_signal;
+
+static long spin_fn(void *p)
+{
+    *(volatile int *)p = (int)zt_gettid();
+    while (spin_until_signal == 0) {
+        zt_sched_yield();
+    }
+    return handler_tid;
+}
+
+static void test_signal_thread(void)
+{
+    volatile int tid = 0;
+    zt_thread_t *t;
+
+    EXPECT(zt_signal(SIGUSR1, record_signal, 0), 0);
+    handler_tid = 0;
+    t = zt_thread_create(spin_fn, (void *)&tid, nr_cpus() > 1 ? 1 : -1);
+    CHECK(t != NULL, "create failed: %s", zt_errno_name(errno));
+    while (tid == 0) {
+        zt_sched_yield();
+    }
+    EXPECT(zt_tgkill((int)zt_getpid(), tid, SIGUSR1), 0);
+    while (handler_tid == 0) {
+        zt_sched_yield();
+    }
+    spin_until_signal = 1;
+    EXPECT(zt_thread_join(t), tid); /* the handler ran on the thread it was sent to */
+}
+
+/* ---------------------------------------------------------------- the runner */
+
+struct test {
+    const char *name;
+    void (*fn)(void);
+    unsigned timeout_s;
+};
+
+static const struct test tests[] = {
+    {"write", test_write, 60},
+    {"badfd", test_badfd, 60},
+    {"badptr", test_badptr, 60},
+    {"getpid", test_getpid, 60},
+    {"yield", test_yield, 60},
+    {"getcpu", test_getcpu, 60},
+    {"affinity", test_affinity, 60},
+    {"nanosleep", test_nanosleep, 60},
+    {"clock_nanosleep", test_clock_nanosleep, 60},
+    {"clock_gettime", test_clock_gettime, 60},
+    {"mmap", test_mmap, 60},
+    {"mmap_fault", test_mmap_fault, 60},
+    {"mmap_cycles", test_mmap_cycles, 120},
+    {"brk", test_brk, 60},
+    {"brk_fault", test_brk_fault, 60},
+    {"malloc", test_malloc, 60},
+    {"threads", test_threads, 60},
+    {"thread_tls", test_thread_tls, 60},
+    {"thread_cycles", test_thread_cycles, 120},
+    {"thread_exit_group", test_thread_exit_group, 60},
+    {"futex", test_futex, 60},
+    {"kill", test_kill, 60},
+    {"kill_threads", test_kill_threads, 60},
+    {"wait", test_wait, 60},
+    {"orphan", test_orphan, 60},
+    {"prctl", test_prctl, 60},
+    {"nosys", test_nosys, 60},
+    {"markers", test_markers, 60},
+    {"fault_null", test_fault_null, 60},
+    {"fault_kaddr", test_fault_kaddr, 60},
+    {"fault_undef", test_fault_undef, 60},
+    {"fault_sysreg", test_fault_sysreg, 60},
+    {"fault_brk_insn", test_fault_brk_insn, 60},
+    {"fault_sp_align", test_fault_sp_align, 60},
+    {"fault_ldxr_align", test_fault_ldxr_align, 60},
+    {"fault_text_write", test_fault_text_write, 60},
+    {"fault_exec_data", test_fault_exec_data, 60},
+    {"fault_stack_overflow", test_fault_stack_overflow, 60},
+    {"spawn_errors", test_spawn_errors, 60},
+    {"spawn_noexec", test_spawn_noexec, 60},
+    {"spawn_args", test_spawn_args, 60},
+    {"spawn_affinity", test_spawn_affinity, 60},
+    {"spawn_cycles", test_spawn_cycles, 1200},
+    {"tasks", test_tasks, 60},
+    {"cpus", test_cpus, 60},
+    {"meminfo", test_meminfo, 60},
+    {"uname", test_uname, 60},
+    {"ioctl", test_ioctl, 60},
+    {"signal_handler", test_signal_handler, 60},
+    {"signal_mask", test_signal_mask, 60},
+    {"signal_thread", test_signal_thread, 60},
+};
+
+#define NTESTS (sizeof(tests) / sizeof(tests[0]))
+
+static const struct test *find_test(const char *name)
+{
+    for (size_t i = 0; i < NTESTS; i++) {
+        if (strcmp(tests[i].name, name) == 0) {
+            return &tests[i];
+        }
+    }
+    return NULL;
+}
+
+/* Wait for a test process, killing it after its time limit.  Returns its wait status. */
+static int wait_with_timeout(long pid, unsigned timeout_s, bool *timed_out)
+{
+    uint64_t deadline = zt_now_ns() + (uint64_t)timeout_s * 1000000000ull, nap = MS / 2;
+    int status = 0;
+    long r;
+
+    *timed_out = false;
+    while ((r = zt_wait4((int)pid, &status, WNOHANG, NULL)) == 0) {
+        if (zt_now_ns() > deadline) {
+            *timed_out = true;
+            zt_kill((int)pid, SIGKILL);
+            zt_wait((int)pid, &status);
+            return status;
+        }
+        zt_sleep_ns(nap);
+        nap = nap < 64 * MS ? nap * 2 : nap;
+    }
+    return r == pid ? status : -1;
+}
+
+/* Run one test in its own process; true if it passed. */
+static bool run_test(const struct test *t)
+{
+    char ppid[16];
+    char *argv[] = {SELF, "-t", (char *)t->name, ppid, NULL};
+    bool timed_out;
+    int status;
+    long pid;
+
+    snprintf(ppid, sizeof(ppid), "%ld", zt_getpid());
+    fflush(stdout);
+    pid = zt_spawn(SELF, argv, 0);
+    if (pid < 0) {
+        printf("test %s: FAILED (spawn of the test process returned %s)\n", t->name, rstr(pid));
+        return false;
+    }
+    status = wait_with_timeout(pid, t->timeout_s, &timed_out);
+    if (timed_out) {
+        printf("test %s: FAILED (no result after %u s: killed)\n", t->name, t->timeout_s);
+        return false;
+    }
+    if (status == -1) {
+        printf("test %s: FAILED (wait4 on the test process failed)\n", t->name);
+        return false;
+    }
+    if (zt_wifsignaled(status)) {
+        printf("test %s: FAILED (test process killed by signal %d (%s))\n", t->name,
+               zt_wtermsig(status), zt_signal_name(zt_wtermsig(status)));
+        return false;
+    }
+    if (zt_wexitstatus(status) > 1) {
+        printf("test %s: FAILED (test process exited with status %d)\n", t->name,
+               zt_wexitstatus(status));
+    }
+    return zt_wexitstatus(status) == 0;
+}
+
+static int run_suite(int argc, char **argv)
+{
+    static char failed[NTESTS + 1][32];
+    int nfailed = 0, nrun = 0;
+    uint64_t before = free_pages(), after;
+
+    printf("usertests: %zu tests, %d CPUs, %llu free pages\n", argc > 1 ? (size_t)argc - 1 : NTESTS,
+           nr_cpus(), (unsigned long long)before);
+    for (size_t i = 0; i < NTESTS; i++) {
+        bool selected = argc == 1;
+
+        for (int a = 1; a < argc; a++) {
+            selected |= strcmp(argv[a], tests[i].name) == 0;
+        }
+        if (!selected) {
+            continue;
+        }
+        nrun++;
+        if (!run_test(&tests[i])) {
+            snprintf(failed[nfailed++], sizeof(failed[0]), "%s", tests[i].name);
+        }
+    }
+    after = free_pages();
+    if (after != before) {
+        printf("test leaks: FAILED (free pages %llu before the suite, %llu after)\n",
+               (unsigned long long)before, (unsigned long long)after);
+        snprintf(failed[nfailed++], sizeof(failed[0]), "leaks");
+    }
+    if (nrun == 0) {
+        printf("usertests: no such test\n");
+        return 2;
+    }
+    if (nfailed == 0) {
+        printf("ALL TESTS PASSED\n");
+        return 0;
+    }
+    printf("SOME TESTS FAILED:");
+    for (int i = 0; i < nfailed; i++) {
+        printf(" %s", failed[i]);
+    }
+    printf("\n");
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 4 && strcmp(argv[1], "-t") == 0) {
+        const struct test *t = find_test(argv[2]);
+
+        if (t == NULL) {
+            printf("test %s: FAILED (no such test)\n", argv[2]);
+            return 1;
+        }
+        test_name = t->name;
+        runner_pid = atoi(argv[3]);
+        t->fn();
+        printf("test %s: OK\n", t->name);
+        return 0;
+    }
+    if (argc >= 3 && strcmp(argv[1], "-h") == 0) {
+        test_name = argv[2];
+        if (strcmp(argv[2], "args") == 0) {
+            return args_intact(argc, argv) ? 0 : 1;
+        }
+        for (size_t i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++) {
+            if (strcmp(helpers[i].name, argv[2]) == 0) {
+                helpers[i].fn(argc > 3 ? argv[3] : NULL);
+                return 0;
+            }
+        }
+        printf("usertests: no helper %s\n", argv[2]);
+        return 99;
+    }
+    if (argc == 2 && strcmp(argv[1], "-l") == 0) {
+        for (size_t i = 0; i < NTESTS; i++) {
+            printf("%s\n", tests[i].name);
+        }
+        return 0;
+    }
+    return run_suite(argc, argv);
+}
