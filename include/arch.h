@@ -57,7 +57,7 @@ struct arch_boot_info {
     uint64_t entry_counter; /* counter value at the boot CPU's first instruction */
 };
 
-/* Bring up the boot CPU: console, device tree, MMU, interrupt controller, timer.  Stops the
+/* Bring up the boot CPU: device tree, console, MMU, interrupt controller, timer.  Stops the
  * boot with one message if the device tree is missing or lacks a required node. */
 void arch_boot_init(struct cpu *boot_cpu, uint64_t entry_counter);
 const struct arch_boot_info *arch_boot_info(void);

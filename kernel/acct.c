@@ -1,9 +1,11 @@
 /*
  * acct.c — tick-free CPU time accounting (contract in include/kernel/acct.h).
  *
- * State per CPU in accts[]; written only by its CPU with IRQs masked (every caller runs in
- * exception entry/exit or in schedule), read anywhere.  Task counters are written only by
- * the CPU the task runs on.
+ * State per CPU in accts[]: totals, the counter value of the last transition, and what the
+ * CPU has been doing since (user, kernel or idle).  Written only by its CPU with IRQs masked
+ * (every caller runs in exception entry/exit or in schedule); read anywhere.  Because the
+ * current mode is published, a reader on a housekeeping CPU adds the interval in progress
+ * itself: a dataplane CPU running user code for minutes is never asked to fold its time.
  */
 #include "kernel/acct.h"
 #include "arch.h"
@@ -14,16 +16,18 @@
 static struct cpu_acct accts[MAX_CPUS];
 
 #define ADD(field, d) __atomic_store_n(&(field), (field) + (d), __ATOMIC_RELAXED)
+#define SET(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELEASE)
 
 void acct_init_cpu(unsigned cpu)
 {
     accts[cpu].stamp = arch_counter_read();
+    accts[cpu].mode = ACCT_IDLE;
 }
 
 static uint64_t interval(struct cpu_acct *a, uint64_t now)
 {
     uint64_t d = now - a->stamp;
-    a->stamp = now;
+    SET(a->stamp, now);
     return d;
 }
 
@@ -33,6 +37,7 @@ void acct_enter_kernel(struct task *t)
     uint64_t d = interval(a, arch_counter_read());
     ADD(t->user_ticks, d);
     ADD(a->user_ticks, d);
+    SET(a->mode, ACCT_SYS);
 }
 
 void acct_exit_kernel(struct task *t)
@@ -41,6 +46,7 @@ void acct_exit_kernel(struct task *t)
     uint64_t d = interval(a, arch_counter_read());
     ADD(t->sys_ticks, d);
     ADD(a->sys_ticks, d);
+    SET(a->mode, ACCT_USER);
 }
 
 void acct_switch(struct task *prev, struct task *next, uint64_t now)
@@ -53,28 +59,41 @@ void acct_switch(struct task *prev, struct task *next, uint64_t now)
         ADD(prev->sys_ticks, d);
         ADD(a->sys_ticks, d);
     }
+    SET(a->mode, sched_is_idle_task(next) ? ACCT_IDLE : ACCT_SYS);
+}
+
+/* The interval in progress on `cpu`, and what it is being spent on. */
+static uint64_t in_progress(unsigned cpu, enum acct_mode *mode)
+{
+    struct cpu_acct *a = &accts[cpu];
+    *mode = __atomic_load_n(&a->mode, __ATOMIC_ACQUIRE);
+    uint64_t stamp = __atomic_load_n(&a->stamp, __ATOMIC_ACQUIRE), now = arch_counter_read();
+    return now > stamp ? now - stamp : 0;
 }
 
 void acct_cpu_read(unsigned cpu, struct cpu_acct *out)
 {
     struct cpu_acct *a = &accts[cpu];
+    enum acct_mode mode;
+    uint64_t d = in_progress(cpu, &mode);
     out->user_ticks = __atomic_load_n(&a->user_ticks, __ATOMIC_RELAXED);
     out->sys_ticks = __atomic_load_n(&a->sys_ticks, __ATOMIC_RELAXED);
     out->idle_ticks = __atomic_load_n(&a->idle_ticks, __ATOMIC_RELAXED);
     out->stamp = __atomic_load_n(&a->stamp, __ATOMIC_RELAXED);
-    uint64_t now = arch_counter_read();
-    if (sched_is_idle_task(sched_current(cpu)) && now > out->stamp) {
-        out->idle_ticks += now - out->stamp; /* idle right now: count the interval so far */
-    }
+    out->mode = mode;
+    *(mode == ACCT_USER ? &out->user_ticks : mode == ACCT_SYS ? &out->sys_ticks
+                                                              : &out->idle_ticks) += d;
 }
 
-/* The running task's current interval is system time: this is called from a syscall. */
 void acct_task_read(const struct task *t, uint64_t *user, uint64_t *sys)
 {
     *user = __atomic_load_n(&t->user_ticks, __ATOMIC_RELAXED);
     *sys = __atomic_load_n(&t->sys_ticks, __ATOMIC_RELAXED);
-    if (t == sched_current(this_cpu_id())) {
-        *sys += arch_counter_read() - accts[this_cpu_id()].stamp;
+    unsigned cpu = __atomic_load_n(&t->cpu, __ATOMIC_RELAXED);
+    if (cpu < MAX_CPUS && sched_current(cpu) == t) { /* running: add what it is doing now */
+        enum acct_mode mode;
+        uint64_t d = in_progress(cpu, &mode);
+        *(mode == ACCT_USER ? user : sys) += d;
     }
 }
 

@@ -70,6 +70,7 @@ void smp_boot(void)
 
 _Noreturn void secondary_main(struct cpu *c, uint64_t entry_counter)
 {
+    c->start_counter = entry_counter;
     arch_secondary_init(c);
     sched_init_cpu(c);
     timer_init_cpu(c->id);

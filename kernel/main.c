@@ -39,7 +39,8 @@ static void print_banner(const struct arch_boot_info *bi)
     printk("zerotick: command line \"%s\"\n", bi->cmdline);
 }
 
-/* Decide the housekeeping/dataplane split and print it in Linux cpulist form. */
+/* Decide the housekeeping/dataplane split before any other CPU runs (their setup depends
+ * on their role); bad requests are reported now, the result once the CPUs are up. */
 static void setup_partition(void)
 {
     char msg[4][BOOTARGS_WARN_LEN];
@@ -50,9 +51,22 @@ static void setup_partition(void)
     for (unsigned c = 0; c < ncpus; c++) {
         cpus[c].dataplane = cpumask_has(cpus_dataplane, c);
     }
-    char hk[160], dp[160];
+}
+
+/* The partition as it stands with the CPUs that came online, in Linux cpulist form. */
+static void print_partition(void)
+{
+    cpumask_t online = __atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE);
+    cpumask_t offline = cpumask_first_n(ncpus) & ~online;
+    cpus_housekeeping &= online;
+    cpus_dataplane &= online;
+    char hk[160], dp[160], off[160];
     cpulist_format(cpus_housekeeping, hk, sizeof(hk));
     cpulist_format(cpus_dataplane, dp, sizeof(dp));
+    if (offline) {
+        cpulist_format(offline, off, sizeof(off));
+        printk("partition: CPUs %s are offline and in neither set\n", off);
+    }
     printk("partition: housekeeping %s, dataplane %s\n", hk, dp);
 }
 
@@ -204,6 +218,7 @@ void kernel_main(uint64_t entry_counter)
     ipi_init_cpu();       /* SGIs: the only way other CPUs reach it */
     tty_init();           /* console input interrupt */
     smp_boot();           /* PSCI CPU_ON for the others, wait for them */
+    print_partition();    /* "partition: housekeeping LIST, dataplane LIST" */
     irq_route_all_spis(); /* device interrupts: housekeeping CPUs only, spread */
     report_smp(bi);       /* ends with "smp: N of N CPUs online" */
     kernel_late_init();   /* user space, or the debug hooks */

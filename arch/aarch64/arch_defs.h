@@ -8,7 +8,8 @@
  *   0xffff_ff80_0000_0000 .. 0xffff_ffbf_ffff_ffff   linear map: VA = PA + KERNEL_VA_OFFSET
  *                                                    (RAM, the kernel image inside it, MMIO)
  *   0xffff_ffc0_0000_0000 .. +1 GiB                  kernel stack window: 32 KiB slots, each
- *                                                    a 16 KiB stack over 16 KiB left unmapped
+ *                                                    a 16 KiB stack (lower half) below 16 KiB
+ *                                                    never mapped (upper half)
  *
  * The kernel is linked at KERNEL_VA_OFFSET + KERNEL_LOAD_PA and loaded by QEMU at
  * KERNEL_LOAD_PA (the ELF's physical addresses).  It is linked above 0x40100000 because QEMU

@@ -33,8 +33,8 @@
     .section .text.boot, "ax"
     .global _start
 _start:
+    bl      el2_to_el1                  // (at EL2 this first sets CNTVOFF_EL2 to 0)
     mrs     x19, cntvct_el0             // guest time at entry, for the boot-time report
-    bl      el2_to_el1
 
     /* Zero .bss (physical addresses: PC-relative while the MMU is off). */
     adrp    x0, __bss_start
@@ -68,6 +68,8 @@ boot_high:
     add     x0, x0, :lo12:boot_stack_top
     mov     sp, x0
     bl      install_vectors
+    mov     x29, xzr                    // end of the frame-pointer chain for backtraces
+    mov     x30, xzr
     mov     x0, x19                     // entry counter value
     bl      kernel_main
     b       park
@@ -79,8 +81,8 @@ boot_high:
     .global secondary_entry
 secondary_entry:
     mov     x20, x0
-    mrs     x19, cntvct_el0
     bl      el2_to_el1
+    mrs     x19, cntvct_el0
     bl      mmu_on
     ldr     x0, =secondary_high
     br      x0
@@ -95,6 +97,8 @@ secondary_high:
     mov     sp, x0
     msr     tpidr_el1, x20
     bl      install_vectors
+    mov     x29, xzr
+    mov     x30, xzr
     mov     x0, x20
     mov     x1, x19
     bl      secondary_main
@@ -209,9 +213,10 @@ early_pgd:
     .space  PAGE_SIZE
 
 /*
- * The boot CPU's stack: KSTACK_SIZE at a KSTACK_SLOT-aligned address, with the 16 KiB below
- * it and the 16 KiB above it left unmapped by mmu.c, so the overflow test in vectors.S works
- * the same way as for stacks in the stack window.
+ * The boot CPU's stack: KSTACK_SIZE at a KSTACK_SLOT-aligned address.  mmu.c leaves the
+ * KSTACK_SLOT (32 KiB) below it and the KSTACK_SIZE above it unmapped: an overflow faults
+ * on the guard, and the overflow test in vectors.S (SP bit KSTACK_SHIFT set) works the same
+ * way as for stacks in the stack window.
  */
     .section .bss.stack, "aw", %nobits
     .balign KSTACK_SLOT

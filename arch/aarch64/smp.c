@@ -5,7 +5,8 @@
  * Order on the boot CPU (arch_boot_init): per-CPU pointer, device tree (stop with one
  * message if unusable), console at the tree's address, page allocator fed with RAM, final
  * page tables, distributor, this CPU's redistributor and timer.  A secondary CPU runs
- * boot.S, then secondary_main() calls arch_secondary_init() for its own MMU switch,
+ * boot.S (which switches TTBR1 to the final tables before touching its stack), then
+ * secondary_main() calls arch_secondary_init() to empty TTBR0 and set up its
  * redistributor and timer.
  */
 #include "arch.h"
@@ -29,6 +30,10 @@ static _Noreturn void boot_stop(const char *why)
     printk("zerotick: cannot boot: %s\n", why);
     printk("zerotick: boot stopped\n");
     semihost_exit(PANIC_EXIT_STATUS);
+    if (platform.psci != FDT_PSCI_NONE) { /* the tree named a conduit before it failed */
+        psci_system_off();
+    }
+    printk("zerotick: no semihosting and no PSCI to power off with: halted\n");
     arch_halt_cpu();
 }
 

@@ -12,6 +12,7 @@
  * with them masked.  Spec: ARM ARM D1.10 (exception entry), D17.2.37 (ESR_EL1).
  */
 #include "arch.h"
+#include "kernel/bootargs.h"
 #include "kernel/cpu.h"
 #include "kernel/irq.h"
 #include "kernel/panic.h"
@@ -214,22 +215,22 @@ static volatile uint32_t data_word = 0xd65f03c0; /* "ret", in a RW, execute-neve
 void arch_debug_fault(int kind)
 {
     switch (kind) {
-    case 4:
+    case DEBUG_FAULT_WRITE_TEXT:
         *(volatile uint32_t *)(void *)arch_debug_fault = 0; /* text is read-only */
         break;
-    case 5:
+    case DEBUG_FAULT_EXEC_DATA:
         ((void (*)(void))(uintptr_t)&data_word)(); /* data is execute-never */
         break;
-    case 6:
+    case DEBUG_FAULT_GUARD:
         (void)*(volatile uint64_t *)((uintptr_t)boot_stack - 8); /* guard: unmapped */
         break;
-    case 1:
+    case DEBUG_FAULT_DATA:
         *bad_kernel_ptr = 0; /* VA 0x10: TTBR0 maps nothing while the kernel runs alone */
         break;
-    case 2:
+    case DEBUG_FAULT_UNDEF:
         __asm__ volatile(".inst 0x00000000"); /* permanently undefined (UDF #0) */
         break;
-    case 3:
+    case DEBUG_FAULT_OVERFLOW:
         overflow_recurse(0);
         break;
     }

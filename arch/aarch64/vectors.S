@@ -139,7 +139,8 @@ el1h_sync:
 
 el1_stack_overflow:
     /* x0 holds the overflowed SP; the frame cannot be stored there.  Move to this CPU's
-     * emergency stack, record what we can and panic (trap_stack_overflow never returns). */
+     * emergency stack, record what we can and panic (trap_stack_overflow never returns).
+     * The dump's x0 and x1 are lost: x0 shows the bad SP, x1 the emergency stack's top. */
     mrs     x1, tpidr_el1
     cbz     x1, 1f
     ldr     x1, [x1, #ARCH_CPU_OVERFLOW_SP]

@@ -14,11 +14,18 @@
 
 struct task;
 
+enum acct_mode {
+    ACCT_IDLE = 0,
+    ACCT_USER,
+    ACCT_SYS,
+};
+
 struct cpu_acct {
     uint64_t user_ticks;
     uint64_t sys_ticks;
     uint64_t idle_ticks;
-    uint64_t stamp; /* counter value of the last transition */
+    uint64_t stamp;      /* counter value of the last transition */
+    enum acct_mode mode; /* what the CPU has been doing since `stamp` */
 };
 
 void acct_init_cpu(unsigned cpu);
@@ -28,9 +35,11 @@ void acct_enter_kernel(struct task *t);
 void acct_exit_kernel(struct task *t);
 /* Context switch at `now`: charge the interval to prev (system time, or idle). */
 void acct_switch(struct task *prev, struct task *next, uint64_t now);
-/* Totals for CPU `cpu` (readable from any CPU). */
+/* Totals for CPU `cpu`, the interval in progress included (readable from any CPU, without
+ * disturbing `cpu`). */
 void acct_cpu_read(unsigned cpu, struct cpu_acct *out);
-/* t's user and system ticks including the interval in progress if t is running here. */
+/* t's user and system ticks, the interval in progress included if t is running (on any
+ * CPU). */
 void acct_task_read(const struct task *t, uint64_t *user, uint64_t *sys);
 uint64_t acct_ticks_to_ns(uint64_t ticks);
 

@@ -49,6 +49,7 @@ struct cpu {
     bool online;             /* set by the CPU itself once it can take work */
     bool dataplane;          /* fixed at boot by the partition */
     uint64_t online_counter; /* counter value when it came online */
+    uint64_t start_counter;  /* counter value at its first instruction (boot.S) */
     uint64_t kstack_top;     /* this CPU's idle/boot stack */
     struct cpu_stats stats;
 } __attribute__((aligned(64)));
@@ -80,7 +81,7 @@ static inline bool cpu_is_dataplane(unsigned cpu)
     return cpumask_has(cpus_dataplane, cpu);
 }
 
-/* Start every CPU the device tree lists; prints "smp: N of M CPUs online". */
+/* Start every CPU the device tree lists and wait for them (main.c prints the result). */
 void smp_boot(void);
 /* Entered by each secondary CPU from arch code. */
 _Noreturn void secondary_main(struct cpu *c, uint64_t entry_counter);
