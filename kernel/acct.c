@@ -81,8 +81,9 @@ void acct_cpu_read(unsigned cpu, struct cpu_acct *out)
     out->idle_ticks = __atomic_load_n(&a->idle_ticks, __ATOMIC_RELAXED);
     out->stamp = __atomic_load_n(&a->stamp, __ATOMIC_RELAXED);
     out->mode = mode;
-    *(mode == ACCT_USER ? &out->user_ticks : mode == ACCT_SYS ? &out->sys_ticks
-                                                              : &out->idle_ticks) += d;
+    *(mode == ACCT_USER  ? &out->user_ticks
+      : mode == ACCT_SYS ? &out->sys_ticks
+                         : &out->idle_ticks) += d;
 }
 
 void acct_task_read(const struct task *t, uint64_t *user, uint64_t *sys)

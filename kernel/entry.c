@@ -9,6 +9,7 @@
 #include "kernel/trap.h"
 #include "arch.h"
 #include "kernel/acct.h"
+#include "kernel/isolate.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/task.h"
@@ -18,6 +19,7 @@
 void kernel_entry_from_user(struct trap_frame *f)
 {
     acct_enter_kernel(current());
+    isol_kernel_entry();
 }
 
 void kernel_exit_to_user(struct trap_frame *f)
@@ -33,6 +35,7 @@ void kernel_exit_to_user(struct trap_frame *f)
             schedule();
         }
     }
+    isol_exit_to_user(); /* quiesce the CPU if t is isolated */
     timer_reprogram();
     acct_exit_kernel(t);
 }
@@ -51,6 +54,9 @@ static bool is_alignment_fault(uint64_t esr)
 
 void user_exception(struct trap_frame *f, const struct user_fault *uf)
 {
+    if (isol_exception(uf)) {
+        return; /* a strict isolation violation: the task has been sentenced */
+    }
     switch (uf->ec) {
     case 0x24:
         if (is_alignment_fault(uf->esr)) {

@@ -7,6 +7,8 @@
 #include "kernel/ipi.h"
 #include "arch.h"
 #include "kernel/cpu.h"
+#include "kernel/isolate.h"
+#include "kernel/page.h"
 #include "kernel/main.h"
 #include "kernel/panic.h"
 #include "kernel/sched.h"
@@ -33,6 +35,7 @@ void ipi_send(unsigned cpu, enum ipi_reason reason)
     if (cpu >= MAX_CPUS || cpu == me->id) {
         return;
     }
+    isol_note_ipi(cpu, reason);
     __atomic_store_n(&me->stats.ipi_sent[cpu][reason], me->stats.ipi_sent[cpu][reason] + 1,
                      __ATOMIC_RELAXED);
     arch_send_sgi(cpu, reason);
@@ -54,6 +57,9 @@ void ipi_receive(unsigned sgi)
     switch (sgi) {
     case IPI_STOP:
         cpu_stop_self();
+    case IPI_CALL:
+        ipi_run_calls();
+        break;
     case IPI_RESCHEDULE:
     case IPI_WAKEUP:
     case IPI_KICK:
@@ -70,4 +76,44 @@ void ipi_init_cpu(void)
     for (unsigned sgi = 0; sgi < ARCH_SGI_COUNT; sgi++) {
         arch_irq_set_enabled(sgi, true);
     }
+}
+
+/* ---- function calls on other CPUs ---- */
+
+static uint64_t pending_calls[MAX_CPUS];  /* per target: bitmask of enum ipi_call_fn */
+static uint64_t deferred_calls[MAX_CPUS]; /* per target: requests not sent as IPIs */
+
+void ipi_call(unsigned cpu, enum ipi_call_fn fn)
+{
+    if (cpu >= MAX_CPUS) {
+        return;
+    }
+    __atomic_fetch_or(&pending_calls[cpu], 1ull << fn, __ATOMIC_SEQ_CST);
+    /* Pairs with isol_kernel_entry: the target clears "in user" before it runs its
+     * pending calls; with both sides fully ordered, either it sees this request at its
+     * next entry, or we see it left user space and send the IPI. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (isol_cpu_in_user(cpu)) {
+        __atomic_fetch_add(&deferred_calls[cpu], 1, __ATOMIC_RELAXED);
+        return;
+    }
+    ipi_send(cpu, IPI_CALL);
+}
+
+void ipi_run_calls(void)
+{
+    uint64_t calls = __atomic_exchange_n(&pending_calls[this_cpu_id()], 0, __ATOMIC_ACQ_REL);
+    if (calls & (1ull << CALL_DRAIN_PAGES)) {
+        page_drain_local();
+    }
+}
+
+uint64_t ipi_pending_calls(unsigned cpu)
+{
+    return cpu < MAX_CPUS ? __atomic_load_n(&pending_calls[cpu], __ATOMIC_RELAXED) : 0;
+}
+
+uint64_t ipi_deferred_calls(unsigned cpu)
+{
+    return cpu < MAX_CPUS ? __atomic_load_n(&deferred_calls[cpu], __ATOMIC_RELAXED) : 0;
 }

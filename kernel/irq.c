@@ -11,6 +11,7 @@
 #include "arch.h"
 #include "kernel/cpu.h"
 #include "kernel/ipi.h"
+#include "kernel/isolate.h"
 #include "kernel/printk.h"
 #include "kernel/cpumask.h"
 #include "uapi/zt_errno.h"
@@ -34,6 +35,7 @@ void irq_dispatch(unsigned intid)
     if (intid < ARCH_NR_INTIDS) {
         STAT_INC(irq[intid]);
     }
+    isol_interrupt(intid); /* counts/reports it if it interrupted an isolated task */
     if (intid < ARCH_SGI_COUNT) {
         ipi_receive(intid);
         return;
@@ -55,7 +57,8 @@ int irq_route(unsigned intid, unsigned cpu)
     }
     if (!cpumask_has(cpus_housekeeping, cpu)) {
         printk("irq: refused to route INTID %u to CPU %u: dataplane CPUs take no device "
-               "interrupts\n", intid, cpu);
+               "interrupts\n",
+               intid, cpu);
         return -EPERM;
     }
     return arch_irq_route(intid, cpu);

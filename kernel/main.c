@@ -16,6 +16,7 @@
 #include "kernel/futex.h"
 #include "kernel/ipi.h"
 #include "kernel/irq.h"
+#include "kernel/isolate.h"
 #include "kernel/irq.h"
 #include "kernel/kstack.h"
 #include "kernel/panic.h"
@@ -195,6 +196,7 @@ void kernel_late_init(void)
         printk("debug_exit: powering off with status %d\n", bootargs.debug_exit);
         kernel_poweroff(bootargs.debug_exit);
     }
+    isol_init();  /* task isolation's report printer */
     start_init(); /* first: init is pid 1 */
     work_start(); /* the housekeeping worker thread */
 }

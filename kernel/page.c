@@ -2,12 +2,23 @@
  * page.c — the physical page allocator (see include/kernel/page.h for the contract).
  *
  * State: up to 8 RAM ranges, each with a bump pointer (`next`, below which every page has
- * been handed out at least once), and one free list threaded through the freed pages
- * themselves (the first word of a free page is the physical address of the next one).
- * Invariant: free_count == pages on the free list + pages above the bump pointers.
- * Lock: page_lock, a leaf lock (nothing is called while holding it), IRQs masked.
+ * been handed out at least once), one global free list threaded through the freed pages
+ * themselves (the first word of a free page is the physical address of the next one), and
+ * a small per-CPU cache of free pages in front of it, so most allocations and frees take
+ * no lock.  Invariant: free_count == pages on the global list + pages above the bump
+ * pointers; page_free_count() adds the per-CPU caches.
+ *
+ * The per-CPU caches are Linux's "per-CPU pages" problem in miniature: pages parked on a
+ * dataplane CPU are invisible to the others, and Linux drains them with IPIs or work on
+ * that CPU.  Here an isolated CPU drains its own cache on every return to its task
+ * (isolate.c), and a request to drain all caches (page_drain_all, when the global list runs
+ * dry) reaches it as an IPI_CALL that is deferred while its task is in user space.
+ * Locks: page_lock (leaf, IRQs masked) for the global state; a CPU's cache is touched only
+ * by that CPU with IRQs masked.
  */
 #include "kernel/page.h"
+#include "kernel/cpu.h"
+#include "kernel/ipi.h"
 #include "kernel/lib.h"
 #include "kernel/spinlock.h"
 
@@ -24,6 +35,15 @@ static paddr_t free_list; /* 0 = empty (physical page 0 is never RAM on QEMU vir
 static size_t free_count;
 static size_t total_count;
 static spinlock_t page_lock;
+
+#define PCP_MAX 32
+
+struct pcp {
+    paddr_t pages[PCP_MAX];
+    unsigned n;
+} __attribute__((aligned(64)));
+
+static struct pcp pcps[MAX_CPUS];
 
 void page_add_range(paddr_t base, uint64_t size)
 {
@@ -56,7 +76,7 @@ static paddr_t take_page(void)
     return 0;
 }
 
-paddr_t page_alloc(void)
+static paddr_t global_alloc(void)
 {
     unsigned long flags = spin_lock_irqsave(&page_lock);
     paddr_t pa = take_page();
@@ -64,9 +84,32 @@ paddr_t page_alloc(void)
         free_count--;
     }
     spin_unlock_irqrestore(&page_lock, flags);
-    if (pa) {
-        memset(phys_to_virt(pa), 0, PAGE_SIZE);
+    return pa;
+}
+
+static void global_free(paddr_t pa)
+{
+    unsigned long flags = spin_lock_irqsave(&page_lock);
+    *(paddr_t *)phys_to_virt(pa) = free_list;
+    free_list = pa;
+    free_count++;
+    spin_unlock_irqrestore(&page_lock, flags);
+}
+
+paddr_t page_alloc(void)
+{
+    unsigned long flags = arch_irq_save();
+    struct pcp *c = &pcps[this_cpu_id()];
+    paddr_t pa = c->n ? c->pages[--c->n] : 0;
+    arch_irq_restore(flags);
+    if (!pa) {
+        pa = global_alloc();
     }
+    if (!pa) {
+        page_drain_all(); /* others' caches may hold pages: ask for them, fail this time */
+        return 0;
+    }
+    memset(phys_to_virt(pa), 0, PAGE_SIZE);
     return pa;
 }
 
@@ -75,16 +118,50 @@ void page_free(paddr_t pa)
     if (!pa) {
         return;
     }
-    unsigned long flags = spin_lock_irqsave(&page_lock);
-    *(paddr_t *)phys_to_virt(pa) = free_list;
-    free_list = pa;
-    free_count++;
-    spin_unlock_irqrestore(&page_lock, flags);
+    unsigned long flags = arch_irq_save();
+    struct pcp *c = &pcps[this_cpu_id()];
+    bool cached = c->n < PCP_MAX;
+    if (cached) {
+        c->pages[c->n++] = pa;
+    }
+    arch_irq_restore(flags);
+    if (!cached) {
+        global_free(pa);
+    }
+}
+
+void page_drain_local(void)
+{
+    unsigned long flags = arch_irq_save();
+    struct pcp *c = &pcps[this_cpu_id()];
+    while (c->n) {
+        global_free(c->pages[--c->n]);
+    }
+    arch_irq_restore(flags);
+}
+
+unsigned page_cached_on(unsigned cpu)
+{
+    return cpu < MAX_CPUS ? __atomic_load_n(&pcps[cpu].n, __ATOMIC_RELAXED) : 0;
+}
+
+void page_drain_all(void)
+{
+    page_drain_local();
+    for (unsigned c = 0; c < ncpus; c++) {
+        if (c != this_cpu_id() && page_cached_on(c)) {
+            ipi_call(c, CALL_DRAIN_PAGES);
+        }
+    }
 }
 
 size_t page_free_count(void)
 {
-    return __atomic_load_n(&free_count, __ATOMIC_RELAXED);
+    size_t n = __atomic_load_n(&free_count, __ATOMIC_RELAXED);
+    for (unsigned c = 0; c < MAX_CPUS; c++) {
+        n += page_cached_on(c);
+    }
+    return n;
 }
 
 size_t page_total_count(void)

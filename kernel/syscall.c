@@ -10,6 +10,7 @@
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
 #include "kernel/futex.h"
+#include "kernel/isolate.h"
 #include "kernel/lib.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
@@ -146,6 +147,9 @@ static long sys_sched_setaffinity(struct trap_frame *f)
     }
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     struct task *t = task_of((int)A(0));
+    if (t && t->isol_flags && mask != t->affinity) {
+        isol_task_exit(t); /* moving an isolated task ends its isolation */
+    }
     long r = t ? sched_set_affinity(t, mask) : -ESRCH;
     spin_unlock_irqrestore(&proc_lock, flags);
     if (r == 0 && t == current()) {
@@ -401,6 +405,9 @@ static long sys_prctl(struct trap_frame *f)
         return 0;
     case PR_GET_NAME:
         return copy_to_user(my_vm(), A(1), t->name, sizeof(t->name)) ? -EFAULT : 0;
+    case PR_SET_TASK_ISOLATION:
+    case PR_GET_TASK_ISOLATION:
+        return isol_prctl(A(0), A(1));
     default:
         return -EINVAL;
     }
@@ -450,7 +457,7 @@ static const syscall_fn linux_calls[] = {
 static const syscall_fn zt_calls[] = {
     [SYS_zt_spawn - 1024] = sys_zt_spawn,     [SYS_zt_tasks - 1024] = sys_zt_tasks,
     [SYS_zt_cpus - 1024] = sys_zt_cpus,       [SYS_zt_poweroff - 1024] = sys_zt_poweroff,
-    [SYS_zt_meminfo - 1024] = sys_zt_meminfo,
+    [SYS_zt_meminfo - 1024] = sys_zt_meminfo, [SYS_zt_isolstat - 1024] = sys_zt_isolstat,
 };
 
 static syscall_fn lookup(uint64_t nr)
@@ -468,5 +475,8 @@ void syscall_dispatch(struct trap_frame *f, unsigned svc_imm)
 {
     uint64_t nr = arch_frame_sysno(f);
     syscall_fn fn = lookup(nr);
+    if (isol_syscall(nr, f)) {
+        return; /* a strict isolation violation: it does not run; the task is sentenced */
+    }
     arch_frame_set_return(f, fn ? (uint64_t)fn(f) : (uint64_t)-ENOSYS);
 }

@@ -9,6 +9,7 @@
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
 #include "kernel/ipi.h"
+#include "kernel/isolate.h"
 #include "kernel/kmem.h"
 #include "kernel/lib.h"
 #include "kernel/main.h"
@@ -193,4 +194,14 @@ long sys_zt_meminfo(struct trap_frame *f)
 {
     struct zt_meminfo mi = {PAGE_SIZE, page_total_count(), page_free_count()};
     return copy_to_user(my_vm(), A(0), &mi, sizeof(mi)) ? -EFAULT : 0;
+}
+
+long sys_zt_isolstat(struct trap_frame *f)
+{
+    struct zt_isol_audit a;
+    int r = isol_audit((unsigned)A(0), &a);
+    if (r) {
+        return r;
+    }
+    return copy_to_user(my_vm(), A(1), &a, sizeof(a)) ? -EFAULT : 0;
 }

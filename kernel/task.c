@@ -12,6 +12,7 @@
 #include "kernel/elf.h"
 #include "kernel/futex.h"
 #include "kernel/initrd.h"
+#include "kernel/isolate.h"
 #include "kernel/kmem.h"
 #include "kernel/kstack.h"
 #include "kernel/lib.h"
@@ -368,6 +369,7 @@ _Noreturn void task_exit(int wstatus)
 {
     struct task *t = current();
     struct process *p = t->proc;
+    isol_task_exit(t);
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     list_del(&t->thread_link);
     if (--p->nthreads == 0) {

@@ -11,6 +11,7 @@
 #include "arch.h"
 #include "kernel/cpu.h"
 #include "kernel/irq.h"
+#include "kernel/isolate.h"
 #include "kernel/main.h"
 #include "kernel/panic.h"
 #include "kernel/sched.h"
@@ -55,7 +56,7 @@ void timer_arm(struct timer *t, uint64_t deadline)
     unsigned long flags = spin_lock_irqsave(&tq->lock);
     t->deadline = deadline;
     t->cpu = (int)cpu;
-    t->owner_tid = cur ? cur->tid : 0;
+    t->owner_tid = cur && !sched_is_idle_task(cur) ? cur->tid : 0;
     t->armed_by = caller;
     struct list *pos = tq->timers.next;
     while (pos != &tq->timers && container_of(pos, struct timer, link)->deadline <= deadline) {
@@ -63,6 +64,7 @@ void timer_arm(struct timer *t, uint64_t deadline)
     }
     list_insert_between(&t->link, pos->prev, pos);
     spin_unlock_irqrestore(&tq->lock, flags);
+    isol_note_timer_arm(t);
 }
 
 bool timer_cancel(struct timer *t)
@@ -215,4 +217,10 @@ int timer_list(unsigned cpu, struct timer *out, int n)
     }
     spin_unlock_irqrestore(&tq->lock, flags);
     return count;
+}
+
+uint64_t timer_programmed(unsigned cpu)
+{
+    uint64_t p = __atomic_load_n(&tqs[cpu].programmed, __ATOMIC_RELAXED);
+    return p == PROGRAMMED_STALE ? 0 : p;
 }

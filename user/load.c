@@ -1,7 +1,7 @@
 /*
  * load — housekeeping disturbance generator for the isolation tests.
  *
- *   load -t SECONDS [-q]
+ *   load -t SECONDS [-q | -f]
  *
  * For SECONDS of guest time, on the CPUs it was given (by default, like every spawned
  * process, the housekeeping CPUs), four threads keep the kernel busy with everything that
@@ -15,6 +15,7 @@
  * At the end it prints how much of each it did:
  *   load: 6.0 s: 120 spawns, 300 writes, 2500 sleeps, 4000 maps
  * -q: the writer writes nothing (fewer console bytes, same everything else).
+ * -f: the writer floods the console: it writes without pausing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@
 #include "zt.h"
 
 static uint64_t end;
-static int quiet;
+static int quiet, flood;
 static volatile uint64_t spawns, writes, sleeps, maps;
 
 static bool running(void)
@@ -54,7 +55,9 @@ static long writer(void *arg)
             zt_write(1, line, (size_t)n);
         }
         writes++;
-        zt_sleep_ns(20 * 1000 * 1000);
+        if (!flood) {
+            zt_sleep_ns(20 * 1000 * 1000);
+        }
     }
     return 0;
 }
@@ -92,13 +95,15 @@ int main(int argc, char **argv)
             seconds = strtod(argv[++i], NULL);
         } else if (strcmp(argv[i], "-q") == 0) {
             quiet = 1;
+        } else if (strcmp(argv[i], "-f") == 0) {
+            flood = 1;
         } else {
             seconds = 0;
             break;
         }
     }
     if (seconds <= 0 || seconds > 3600) {
-        fprintf(stderr, "usage: load -t SECONDS [-q]\n");
+        fprintf(stderr, "usage: load -t SECONDS [-q | -f]\n");
         return 2;
     }
     end = zt_counter() + (uint64_t)(seconds * (double)zt_counter_freq());

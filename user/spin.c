@@ -23,11 +23,11 @@
 
 #define MAX_TASKS 16
 
-static volatile int started;        /* tasks that are running on the CPU */
+static volatile int started;         /* tasks that are running on the CPU */
 static volatile uint64_t window_end; /* counter value the current window ends at, 0 = none */
-static volatile int phase_done;     /* tasks done with the current phase */
-static volatile int alone;          /* task 0 may start window 2 (the others are gone) */
-static int release[2];              /* futexes: [0] task 0 waits here, [1] the others */
+static volatile int phase_done;      /* tasks done with the current phase */
+static volatile int alone;           /* task 0 may start window 2 (the others are gone) */
+static int release[2];               /* futexes: [0] task 0 waits here, [1] the others */
 static uint64_t window_ticks[2];
 static int ntasks, cpu;
 static uint64_t seconds_ticks, alone_ticks;
@@ -152,8 +152,8 @@ static void parse_args(int argc, char **argv)
         }
     }
     if (cpu < 0 || cpu >= zt_nr_cpus() || !seconds_ticks || ntasks < 1 || ntasks > MAX_TASKS) {
-        fprintf(stderr, "spin: need -c CPU (0..%d), -t SECONDS, 1..%d tasks\n",
-                zt_nr_cpus() - 1, MAX_TASKS);
+        fprintf(stderr, "spin: need -c CPU (0..%d), -t SECONDS, 1..%d tasks\n", zt_nr_cpus() - 1,
+                MAX_TASKS);
         exit(2);
     }
 }

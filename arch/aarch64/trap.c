@@ -179,6 +179,22 @@ static void backtrace(uint64_t fp)
     printk("\n");
 }
 
+int arch_backtrace(uint64_t *out, int max)
+{
+    uint64_t fp = (uint64_t)__builtin_frame_address(0);
+    int n = 0;
+    while (n < max && fp && (fp & 15) == 0 && fp >= KERNEL_VA_OFFSET && arch_kva_is_mapped(fp) &&
+           arch_kva_is_mapped(fp + 8)) {
+        uint64_t lr = ((uint64_t *)fp)[1];
+        if (!lr) {
+            break;
+        }
+        out[n++] = lr;
+        fp = ((uint64_t *)fp)[0];
+    }
+    return n;
+}
+
 void arch_dump_frame(const struct trap_frame *f)
 {
     printk("  ELR  %016lx  SPSR %016lx  SP_EL0 %016lx  FAR %016lx\n", (unsigned long)f->elr,

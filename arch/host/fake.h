@@ -33,6 +33,8 @@ struct fake_state {
     struct fake_pte ptes[FAKE_MAX_PTES];
     size_t mapped_pages;
     unsigned map_fail_after; /* if non-zero: the Nth arch_as_map from now fails */
+    bool switch_returns;     /* arch_context_switch returns at once instead of aborting */
+    unsigned switches;       /* context switches let through that way */
 };
 
 extern struct fake_state fake;

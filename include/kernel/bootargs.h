@@ -73,7 +73,7 @@ struct bootargs {
     bool tick_residual;
     bool isol_debug;
     bool quiet;
-    bool exit_stats;          /* print every CPU's exception counts at power-off */
+    bool exit_stats; /* print every CPU's exception counts at power-off */
     enum debug_fault debug_fault;
     int debug_exit; /* -1: none */
 

@@ -9,6 +9,8 @@
 #ifndef ZT_KERNEL_IPI_H
 #define ZT_KERNEL_IPI_H
 
+#include <stdint.h>
+
 enum ipi_reason {
     IPI_RESCHEDULE = 0, /* a task was placed on the receiver's run queue: switch to it */
     IPI_WAKEUP = 1,     /* a task blocked on the receiver was woken */
@@ -18,6 +20,25 @@ enum ipi_reason {
     IPI_STOP = 15,      /* panic or power-off: halt */
     IPI_NR = 16,
 };
+
+/* Functions another CPU can be asked to run (IPI_CALL).  Each is idempotent: a request
+ * made twice before it runs runs once. */
+enum ipi_call_fn {
+    CALL_DRAIN_PAGES = 0, /* page_drain_local */
+    CALL_NR,
+};
+
+/* Ask `cpu` to run `fn`.  Sent as IPI_CALL — unless `cpu` runs an isolated task in user
+ * space: then the request is recorded and runs at that CPU's next kernel entry, and the
+ * task is not interrupted for it. */
+void ipi_call(unsigned cpu, enum ipi_call_fn fn);
+/* Run this CPU's pending calls (IPI_CALL handler, and every kernel entry on an isolated
+ * CPU). */
+void ipi_run_calls(void);
+/* Pending calls for `cpu` (bitmask of enum ipi_call_fn), for isolstat. */
+uint64_t ipi_pending_calls(unsigned cpu);
+/* Requests deferred instead of sent, since boot, per target CPU. */
+uint64_t ipi_deferred_calls(unsigned cpu);
 
 /* Short names ("resched", "wakeup", ...) for reports; "sgi<N>" for unused numbers. */
 const char *ipi_reason_name(unsigned reason);

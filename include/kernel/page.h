@@ -2,10 +2,11 @@
  * page.h — the physical page allocator: 4 KiB pages from the RAM the device tree lists,
  * minus the device tree and the kernel image.
  *
- * Pages are handed out from a free list (pages returned by page_free) and, when that is
- * empty, from a bump pointer over never-used RAM, so initialisation costs nothing per page.
- * One lock (page_lock) guards both; callable from any context with IRQs on or off.
- * page_free_count() is exact at every moment and is what leak tests compare.
+ * Pages come from a small per-CPU cache, then a global free list (pages returned by
+ * page_free) and, when that is empty, a bump pointer over never-used RAM, so
+ * initialisation costs nothing per page.  Callable from any context with IRQs on or off.
+ * page_free_count() (caches included) is exact at every moment and is what leak tests
+ * compare.
  */
 #ifndef ZT_KERNEL_PAGE_H
 #define ZT_KERNEL_PAGE_H
@@ -22,5 +23,11 @@ paddr_t page_alloc(void);
 void page_free(paddr_t pa);
 size_t page_free_count(void);
 size_t page_total_count(void);
+/* Move this CPU's cached free pages to the global list (isolation quiesce). */
+void page_drain_local(void);
+/* Ask every CPU to do the same (IPI_CALL; deferred on isolated CPUs in user space). */
+void page_drain_all(void);
+/* Free pages cached on `cpu` (readable from anywhere). */
+unsigned page_cached_on(unsigned cpu);
 
 #endif

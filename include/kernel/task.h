@@ -117,7 +117,7 @@ struct process {
     unsigned unfreed_tasks; /* tasks not yet freed; the last task_free ends the process */
     int last_exit_status;   /* wait status of the last thread to exit */
 
-    struct vm vm; /* address space (vm.h) */
+    struct vm vm;         /* address space (vm.h) */
     struct work teardown; /* frees the memory and reports the exit, on housekeeping */
 
     uint64_t sig_pending; /* sent to the process (proc_lock) */

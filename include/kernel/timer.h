@@ -58,6 +58,8 @@ struct timer_inputs {
 };
 uint64_t timer_compute_deadline(const struct timer_inputs *in);
 
+/* The deadline in `cpu`'s hardware timer (0 = disarmed), as last written. */
+uint64_t timer_programmed(unsigned cpu);
 /* Armed timers on `cpu` for reports: fills up to n, returns how many are armed. */
 int timer_list(unsigned cpu, struct timer *out, int n);
 

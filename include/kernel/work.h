@@ -24,11 +24,11 @@ typedef void (*work_fn)(struct work *w);
 struct work {
     work_fn fn;
     const char *name;
-    struct list link;     /* on the run or arm queue */
-    struct timer timer;   /* for delayed work */
-    uint64_t delay;       /* ticks, while waiting to be armed */
-    bool queued;          /* on a queue or timer: guarded by work_lock */
-    int queued_from_cpu;  /* the CPU that asked (reports) */
+    struct list link;    /* on the run or arm queue */
+    struct timer timer;  /* for delayed work */
+    uint64_t delay;      /* ticks, while waiting to be armed */
+    bool queued;         /* on a queue or timer: guarded by work_lock */
+    int queued_from_cpu; /* the CPU that asked (reports) */
 };
 
 void work_init(struct work *w, const char *name, work_fn fn);

@@ -55,6 +55,7 @@
 #define SYS_zt_cpus     1026 /* zt_cpus(struct zt_cpu_info *buf, n) -> CPUs in total */
 #define SYS_zt_poweroff 1027 /* zt_poweroff(status): power the machine off */
 #define SYS_zt_meminfo  1028 /* zt_meminfo(struct zt_meminfo *) */
+#define SYS_zt_isolstat 1029 /* zt_isolstat(cpu, struct zt_isol_audit *): what can reach cpu */
 
 /* Signals (Linux numbers). */
 #define SIGHUP  1
@@ -177,6 +178,40 @@ struct zt_meminfo {
     uint64_t page_size;
     uint64_t total_pages;
     uint64_t free_pages;
+};
+
+#define ZT_AUDIT_MAX_TIMERS 8
+#define ZT_AUDIT_MAX_SPIS   32
+
+/* Everything that could still interrupt a CPU, read from its state without disturbing it. */
+struct zt_isol_audit {
+    uint32_t cpu;
+    uint8_t dataplane;
+    uint8_t isolated; /* an isolated task owns the CPU */
+    uint8_t strict;
+    uint8_t in_user;  /* that task is in user space right now */
+    int32_t pid, tid; /* the isolated task */
+    char name[ZT_NAME_LEN];
+    uint64_t isolated_ns;   /* how long it has been isolated */
+    uint64_t interruptions; /* kernel entries it did not ask for, since isolation began */
+    uint32_t sgis_enabled;  /* bit n: SGI n enabled (IPIs) */
+    uint32_t ppis_enabled;  /* bit n: PPI INTID 16+n enabled */
+    uint32_t timer_intid;   /* the local timer's PPI */
+    uint32_t nspis;         /* SPIs routed to this CPU (device interrupts) */
+    uint16_t spis[ZT_AUDIT_MAX_SPIS];
+    uint64_t timer_programmed_ns; /* local timer: ns from now until it fires, 0 = disarmed */
+    uint32_t timer_armed;         /* 1 if the local timer is armed */
+    uint32_t ntimers;             /* timers queued on the CPU (first ZT_AUDIT_MAX_TIMERS below) */
+    struct {
+        uint64_t due_ns;   /* ns from now */
+        int32_t owner_tid; /* who armed it (0: the kernel) */
+        uint32_t pad;
+        uint64_t armed_by; /* kernel address of the code that armed it */
+    } timers[ZT_AUDIT_MAX_TIMERS];
+    uint64_t pending_calls;  /* cross-CPU requests deferred until its next kernel entry */
+    uint64_t deferred_total; /* requests deferred instead of sent as IPIs, since boot */
+    uint32_t other_runnable; /* runnable tasks besides the isolated one */
+    uint32_t cached_pages;   /* free pages parked in its per-CPU cache */
 };
 #endif
 

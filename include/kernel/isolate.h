@@ -1,0 +1,63 @@
+/*
+ * isolate.h — task isolation: prctl(PR_SET_TASK_ISOLATION), quiescing a dataplane CPU on
+ * every return to its isolated task, strict mode, "who interrupted me" reports, and the
+ * audit isolstat shows.
+ *
+ * A task isolates itself on a dataplane CPU that is its only allowed CPU and that no other
+ * task wants.  From then on, every return to it quiesces the CPU (nothing cached, no timer
+ * but the task's own), and every kernel entry from its user space is classified: the calls
+ * it may make (prctl to change isolation, exit, exit_group), or an interruption — another
+ * syscall, a fault, an interrupt.  Interruptions are counted; in strict mode each is a
+ * violation that ends isolation with a report and the configured signal (or SIGKILL); with
+ * isol_debug=1 every interruption, and every timer armed on the CPU, is reported.  Reports
+ * are printed by the housekeeping worker, never by the isolated CPU.
+ *
+ * Context: the hooks below run on the isolated CPU with IRQs masked, except isol_prctl
+ * (syscall context) and isol_audit (any CPU; reads only).
+ */
+#ifndef ZT_KERNEL_ISOLATE_H
+#define ZT_KERNEL_ISOLATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "uapi/zt_syscall.h"
+
+struct task;
+struct timer;
+struct trap_frame;
+struct user_fault;
+
+/* Boot. */
+void isol_init(void);
+/* prctl(PR_SET_TASK_ISOLATION, flags) and prctl(PR_GET_TASK_ISOLATION). */
+long isol_prctl(unsigned long option, unsigned long flags);
+
+/* Kernel entry from user space on this CPU (before the handler). */
+void isol_kernel_entry(void);
+/* A syscall from user space: true if it is a strict violation and must not run (the task
+ * has been sentenced; the way out delivers the signal). */
+bool isol_syscall(uint64_t nr, const struct trap_frame *f);
+/* A fault from user space: true if strict isolation handled it. */
+bool isol_exception(const struct user_fault *uf);
+/* An interrupt taken on this CPU (irq_dispatch). */
+void isol_interrupt(unsigned intid);
+/* The last step before returning to user space: quiesce if the task is isolated. */
+void isol_exit_to_user(void);
+/* The task is leaving (exit): its CPU is no longer isolated. */
+void isol_task_exit(struct task *t);
+
+/* Does `cpu` run an isolated task that is in user space right now? */
+bool isol_cpu_in_user(unsigned cpu);
+/* ipi_send is about to interrupt `cpu` for `reason`: record the sender for reports. */
+void isol_note_ipi(unsigned cpu, unsigned reason);
+/* timer_arm just armed `t` on this CPU: report it if the CPU is isolated (isol_debug). */
+void isol_note_timer_arm(const struct timer *t);
+
+/* isolstat: what could still reach `cpu`.  0 or -EINVAL. */
+int isol_audit(unsigned cpu, struct zt_isol_audit *out);
+
+/* Name of a syscall number for reports ("write"), or "unknown". */
+const char *isol_syscall_name(uint64_t nr);
+
+#endif

@@ -1,0 +1,481 @@
+/*
+ * isolate.c — task isolation (contract in include/kernel/isolate.h).
+ *
+ * The API is Chris Metcalf's (2015): prctl(PR_SET_TASK_ISOLATION, PR_TASK_ISOLATION_ENABLE
+ * [| PR_TASK_ISOLATION_STRICT] [| PR_TASK_ISOLATION_SET_SIG(sig)]).  The design answers
+ * the objections to it: admission yields instead of spinning until the tick stops; the
+ * reasons for interruptions are removed (tickless timer, housekeeping routing, deferred
+ * cross-CPU calls, broadcast TLB maintenance) rather than waited out; a violation names
+ * its cause.
+ *
+ * State per CPU (isols[cpu]), written only by that CPU except `task` (set by the isolating
+ * task itself on that CPU, cleared by it or at its exit) and the IPI sender notes (written
+ * by senders, read by the receiver).  Reports go through a small ring under report_lock
+ * (leaf, IRQs masked) and are printed by a work item on housekeeping.
+ */
+#include "kernel/isolate.h"
+#include "arch.h"
+#include "kernel/acct.h"
+#include "kernel/cpu.h"
+#include "kernel/ipi.h"
+#include "kernel/lib.h"
+#include "kernel/main.h"
+#include "kernel/page.h"
+#include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "kernel/signal.h"
+#include "kernel/task.h"
+#include "kernel/timer.h"
+#include "kernel/trap.h"
+#include "kernel/work.h"
+#include "uapi/zt_errno.h"
+#include "uapi/zt_prctl.h"
+
+#define ISOL_KNOWN_FLAGS                                                                           \
+    (PR_TASK_ISOLATION_ENABLE | PR_TASK_ISOLATION_STRICT | PR_TASK_ISOLATION_SET_SIG(0x7f))
+#define ADMISSION_YIELDS 3
+#define BT_DEPTH         6
+
+struct isol_cpu {
+    struct task *task;      /* the isolated task owning this CPU, NULL if none */
+    bool in_user;           /* it is in user space right now */
+    bool entry_pending;     /* this kernel entry came from its user space, unclassified */
+    uint64_t since;         /* counter value when isolation began */
+    uint64_t interruptions; /* entries it did not ask for, since `since` */
+    int ipi_sender[IPI_NR]; /* last CPU that sent each reason here */
+    uint64_t ipi_bt[IPI_NR][BT_DEPTH]; /* and the sender's call path (isol_debug) */
+} __attribute__((aligned(64)));
+
+static struct isol_cpu isols[MAX_CPUS];
+
+/* ---- reports, printed on housekeeping ---- */
+
+#define REPORTS 32
+
+struct report {
+    char text[160];
+    uint64_t bt[BT_DEPTH];
+};
+
+static spinlock_t report_lock;
+static struct report reports[REPORTS];
+static unsigned report_head, report_tail;
+static unsigned reports_dropped;
+static struct work report_work;
+
+static void print_reports(struct work *w)
+{
+    for (;;) {
+        struct report r;
+        unsigned long flags = spin_lock_irqsave(&report_lock);
+        bool any = report_tail != report_head;
+        if (any) {
+            r = reports[report_tail++ % REPORTS];
+        }
+        spin_unlock_irqrestore(&report_lock, flags);
+        if (!any) {
+            break;
+        }
+        printk("%s\n", r.text);
+        if (r.bt[0]) {
+            printk("isolation:   sender's call path:");
+            for (int i = 0; i < BT_DEPTH && r.bt[i]; i++) {
+                printk(" %lx", (unsigned long)r.bt[i]);
+            }
+            printk("\n");
+        }
+    }
+}
+
+/* Queue one report line (any CPU, any context); the worker prints it. */
+static void report(const uint64_t *bt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void report(const uint64_t *bt, const char *fmt, ...)
+{
+    va_list ap;
+    unsigned long flags = spin_lock_irqsave(&report_lock);
+    if (report_head - report_tail == REPORTS) {
+        reports_dropped++;
+        spin_unlock_irqrestore(&report_lock, flags);
+        return;
+    }
+    struct report *r = &reports[report_head++ % REPORTS];
+    va_start(ap, fmt);
+    kvsnprintf(r->text, sizeof(r->text), fmt, ap);
+    va_end(ap);
+    memset(r->bt, 0, sizeof(r->bt));
+    if (bt) {
+        memcpy(r->bt, bt, sizeof(r->bt));
+    }
+    spin_unlock_irqrestore(&report_lock, flags);
+    work_queue(&report_work);
+}
+
+void isol_init(void)
+{
+    work_init(&report_work, "isolation reports", print_reports);
+}
+
+/* ---- state ---- */
+
+static struct isol_cpu *mine(void)
+{
+    return &isols[this_cpu_id()];
+}
+
+bool isol_cpu_in_user(unsigned cpu)
+{
+    return cpu < MAX_CPUS && __atomic_load_n(&isols[cpu].in_user, __ATOMIC_SEQ_CST);
+}
+
+static void end_isolation(struct task *t)
+{
+    struct isol_cpu *ic = &isols[t->cpu];
+    t->isol_flags = 0;
+    if (ic->task == t) {
+        __atomic_store_n(&ic->in_user, false, __ATOMIC_SEQ_CST);
+        ic->entry_pending = false;
+        __atomic_store_n(&ic->task, 0, __ATOMIC_RELEASE);
+    }
+}
+
+void isol_task_exit(struct task *t)
+{
+    if (t->isol_flags) {
+        end_isolation(t);
+    }
+}
+
+/* ---- admission (prctl) ---- */
+
+static long isol_enable(struct task *t, unsigned long flags)
+{
+    cpumask_t aff = t->affinity;
+    unsigned cpu = cpumask_first(aff);
+    int sig = PR_TASK_ISOLATION_GET_SIG(flags);
+    if ((flags & ~(unsigned long)ISOL_KNOWN_FLAGS) || sig > ZT_NSIG) {
+        return -EINVAL;
+    }
+    if (cpumask_weight(aff) != 1 || !cpu_is_dataplane(cpu)) {
+        return -EINVAL; /* exactly one CPU, and a dataplane one */
+    }
+    if (this_cpu_id() != cpu) {
+        schedule(); /* its affinity moves it; a task that got here is being moved */
+        if (this_cpu_id() != cpu) {
+            return -EAGAIN;
+        }
+    }
+    struct task *owner = __atomic_load_n(&isols[cpu].task, __ATOMIC_ACQUIRE);
+    if (owner && owner != t) {
+        return -EBUSY;
+    }
+    for (int i = 0; i < ADMISSION_YIELDS && sched_nr_running(cpu) > 1; i++) {
+        sched_yield(); /* let the others run and perhaps finish: never busy-wait */
+    }
+    if (sched_nr_running(cpu) > 1) {
+        return -EAGAIN;
+    }
+    struct isol_cpu *ic = &isols[cpu];
+    t->isol_flags = (unsigned)flags;
+    ic->since = arch_counter_read();
+    ic->interruptions = 0;
+    __atomic_store_n(&ic->task, t, __ATOMIC_RELEASE);
+    return 0; /* the way out (isol_exit_to_user) quiesces the CPU */
+}
+
+long isol_prctl(unsigned long option, unsigned long flags)
+{
+    struct task *t = current();
+    if (option == PR_GET_TASK_ISOLATION) {
+        return t->isol_flags;
+    }
+    if (!(flags & PR_TASK_ISOLATION_ENABLE)) {
+        if (flags) {
+            return -EINVAL;
+        }
+        end_isolation(t);
+        return 0;
+    }
+    return isol_enable(t, flags);
+}
+
+/* ---- entries from user space ---- */
+
+void isol_kernel_entry(void)
+{
+    struct isol_cpu *ic = mine();
+    if (!ic->task) {
+        return;
+    }
+    __atomic_store_n(&ic->in_user, false, __ATOMIC_SEQ_CST);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* pairs with ipi_call (see there) */
+    ic->entry_pending = current() == ic->task;
+    ipi_run_calls(); /* requests deferred while the task was in user space */
+}
+
+/* An interruption of the isolated task: count it, report it (strict, or isol_debug), and
+ * in strict mode end isolation and sentence the task.  Returns true if sentenced. */
+static bool interruption(const uint64_t *bt, const char *cause)
+{
+    struct isol_cpu *ic = mine();
+    struct task *t = ic->task;
+    ic->entry_pending = false;
+    ic->interruptions++;
+    bool strict = t->isol_flags & PR_TASK_ISOLATION_STRICT;
+    if (!strict && !bootargs.isol_debug) {
+        return false;
+    }
+    report(bt, "isolation: pid %d (%s) on cpu %u: %s%s", t->proc->pid, t->name, this_cpu_id(),
+           cause, strict ? "" : " [debug: not strict, task continues]");
+    if (!strict) {
+        return false;
+    }
+    int sig = PR_TASK_ISOLATION_GET_SIG(t->isol_flags);
+    struct process *p = t->proc;
+    end_isolation(t);
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    bool handled = sig && p->sigactions[sig - 1].handler > SIG_IGN;
+    if (handled) {
+        signal_send_task_locked(t, sig); /* the task survives, no longer isolated */
+    } else {
+        signal_send_proc_locked(p, SIGKILL);
+    }
+    spin_unlock_irqrestore(&proc_lock, flags);
+    return !handled;
+}
+
+static bool allowed_syscall(uint64_t nr, const struct trap_frame *f)
+{
+    return nr == SYS_exit || nr == SYS_exit_group ||
+           (nr == SYS_prctl && (arch_frame_arg(f, 0) == PR_SET_TASK_ISOLATION ||
+                                arch_frame_arg(f, 0) == PR_GET_TASK_ISOLATION));
+}
+
+bool isol_syscall(uint64_t nr, const struct trap_frame *f)
+{
+    struct isol_cpu *ic = mine();
+    if (!ic->entry_pending) {
+        return false;
+    }
+    bool strict = ic->task->isol_flags & PR_TASK_ISOLATION_STRICT;
+    if (allowed_syscall(nr, f) || !strict) {
+        ic->entry_pending = false; /* a call it made, not an interruption (unless strict) */
+        return false;
+    }
+    char cause[64];
+    ksnprintf(cause, sizeof(cause), "syscall %lu (%s)", (unsigned long)nr, isol_syscall_name(nr));
+    return interruption(0, cause);
+}
+
+bool isol_exception(const struct user_fault *uf)
+{
+    if (!mine()->entry_pending) {
+        return false;
+    }
+    char cause[96];
+    bool abort = uf->ec == 0x24 || uf->ec == 0x20;
+    ksnprintf(cause, sizeof(cause), "%s at 0x%lx (pc 0x%lx)",
+              uf->ec == 0 ? "undefined instruction" : uf->class_name,
+              (unsigned long)(abort ? uf->far : uf->pc), (unsigned long)uf->pc);
+    return interruption(0, cause);
+}
+
+void isol_interrupt(unsigned intid)
+{
+    struct isol_cpu *ic = mine();
+    if (!ic->entry_pending) {
+        return;
+    }
+    char cause[80];
+    const uint64_t *bt = 0;
+    if (intid < ARCH_SGI_COUNT) {
+        ksnprintf(cause, sizeof(cause), "IPI from cpu %d (%s)", ic->ipi_sender[intid],
+                  ipi_reason_name(intid));
+        bt = ic->ipi_bt[intid];
+    } else if (intid == arch_timer_intid()) {
+        ksnprintf(cause, sizeof(cause), "interrupt %u (local timer)", intid);
+    } else {
+        ksnprintf(cause, sizeof(cause), "interrupt %u (device)", intid);
+    }
+    interruption(bt, cause);
+}
+
+void isol_note_ipi(unsigned cpu, unsigned reason)
+{
+    struct isol_cpu *ic = &isols[cpu];
+    if (!__atomic_load_n(&ic->task, __ATOMIC_RELAXED) || reason >= IPI_NR) {
+        return;
+    }
+    ic->ipi_sender[reason] = (int)this_cpu_id();
+    if (bootargs.isol_debug) {
+        memset(ic->ipi_bt[reason], 0, sizeof(ic->ipi_bt[reason]));
+        arch_backtrace(ic->ipi_bt[reason], BT_DEPTH);
+    }
+}
+
+void isol_note_timer_arm(const struct timer *t)
+{
+    struct isol_cpu *ic = mine();
+    struct task *owner = ic->task;
+    if (!owner || !bootargs.isol_debug) {
+        return;
+    }
+    report(0, "isolation: timer armed on isolated cpu %u by tid %d (%s) at %lx, due in %lu us",
+           this_cpu_id(), t->owner_tid, t->owner_tid == owner->tid ? owner->name : "other",
+           (unsigned long)t->armed_by,
+           (unsigned long)(acct_ticks_to_ns(t->deadline - arch_counter_read()) / 1000));
+}
+
+/* ---- the way back to user space ---- */
+
+/* Kernel timers must not fire here: move any that is not the task's own to housekeeping
+ * (there are none by design — kernel timers are armed on housekeeping — so finding one is
+ * reported as a bug of the kernel, not the task). */
+static void check_timers(struct task *t)
+{
+    struct timer found[4];
+    int n = timer_list(this_cpu_id(), found, 4);
+    for (int i = 0; i < n && i < 4; i++) {
+        if (found[i].owner_tid != t->tid) {
+            report(0, "isolation: kernel timer armed at %lx by tid %d found on isolated cpu %u",
+                   (unsigned long)found[i].armed_by, found[i].owner_tid, this_cpu_id());
+        }
+    }
+}
+
+void isol_exit_to_user(void)
+{
+    struct isol_cpu *ic = mine();
+    struct task *t = current();
+    if (!ic->task || ic->task != t) {
+        return;
+    }
+    if (!(t->isol_flags & PR_TASK_ISOLATION_ENABLE)) {
+        return;
+    }
+    page_drain_local(); /* nothing parked here that another CPU would have to ask for */
+    check_timers(t);
+    ic->entry_pending = false;
+    __atomic_store_n(&ic->in_user, true, __ATOMIC_SEQ_CST);
+}
+
+/* ---- audit ---- */
+
+static void audit_timers(unsigned cpu, struct zt_isol_audit *out, uint64_t now)
+{
+    struct timer ts[ZT_AUDIT_MAX_TIMERS];
+    int n = timer_list(cpu, ts, ZT_AUDIT_MAX_TIMERS);
+    out->ntimers = (uint32_t)n;
+    for (int i = 0; i < n && i < ZT_AUDIT_MAX_TIMERS; i++) {
+        out->timers[i].due_ns = ts[i].deadline > now ? acct_ticks_to_ns(ts[i].deadline - now) : 0;
+        out->timers[i].owner_tid = ts[i].owner_tid;
+        out->timers[i].armed_by = ts[i].armed_by;
+    }
+    uint64_t hw = timer_programmed(cpu);
+    out->timer_armed = hw != 0;
+    out->timer_programmed_ns = hw > now ? acct_ticks_to_ns(hw - now) : 0;
+}
+
+static void audit_interrupts(unsigned cpu, struct zt_isol_audit *out)
+{
+    for (unsigned id = 0; id < 32; id++) {
+        if (arch_irq_is_enabled(cpu, id)) {
+            if (id < ARCH_SGI_COUNT) {
+                out->sgis_enabled |= 1u << id;
+            } else {
+                out->ppis_enabled |= 1u << (id - 16);
+            }
+        }
+    }
+    for (unsigned id = 32; id < ARCH_NR_INTIDS && out->nspis < ZT_AUDIT_MAX_SPIS; id++) {
+        if (arch_irq_route_of(id) == (int)cpu && arch_irq_is_enabled(cpu, id)) {
+            out->spis[out->nspis++] = (uint16_t)id;
+        }
+    }
+    out->timer_intid = arch_timer_intid();
+}
+
+int isol_audit(unsigned cpu, struct zt_isol_audit *out)
+{
+    if (cpu >= ncpus || !cpumask_has(cpus_online, cpu)) {
+        return -EINVAL;
+    }
+    memset(out, 0, sizeof(*out));
+    uint64_t now = arch_counter_read();
+    struct isol_cpu *ic = &isols[cpu];
+    out->cpu = cpu;
+    out->dataplane = cpu_is_dataplane(cpu);
+    unsigned long flags = spin_lock_irqsave(&proc_lock); /* the task cannot be freed */
+    struct task *t = __atomic_load_n(&ic->task, __ATOMIC_ACQUIRE);
+    if (t) {
+        out->isolated = 1;
+        out->strict = (t->isol_flags & PR_TASK_ISOLATION_STRICT) != 0;
+        out->in_user = isol_cpu_in_user(cpu);
+        out->pid = t->proc->pid;
+        out->tid = t->tid;
+        kstrlcpy(out->name, t->name, sizeof(out->name));
+        out->isolated_ns = acct_ticks_to_ns(now - ic->since);
+        out->interruptions = ic->interruptions;
+    }
+    spin_unlock_irqrestore(&proc_lock, flags);
+    audit_interrupts(cpu, out);
+    audit_timers(cpu, out, now);
+    out->pending_calls = ipi_pending_calls(cpu);
+    out->deferred_total = ipi_deferred_calls(cpu);
+    unsigned running = sched_nr_running(cpu);
+    out->other_runnable = running > (unsigned)out->isolated ? running - out->isolated : 0;
+    out->cached_pages = page_cached_on(cpu);
+    return 0;
+}
+
+/* ---- syscall names for reports ---- */
+
+const char *isol_syscall_name(uint64_t nr)
+{
+    static const struct {
+        uint16_t nr;
+        const char *name;
+    } names[] = {
+        {SYS_ioctl, "ioctl"},
+        {SYS_read, "read"},
+        {SYS_write, "write"},
+        {SYS_exit, "exit"},
+        {SYS_exit_group, "exit_group"},
+        {SYS_set_tid_address, "set_tid_address"},
+        {SYS_futex, "futex"},
+        {SYS_nanosleep, "nanosleep"},
+        {SYS_clock_gettime, "clock_gettime"},
+        {SYS_clock_nanosleep, "clock_nanosleep"},
+        {SYS_sched_setaffinity, "sched_setaffinity"},
+        {SYS_sched_getaffinity, "sched_getaffinity"},
+        {SYS_sched_yield, "sched_yield"},
+        {SYS_kill, "kill"},
+        {SYS_tgkill, "tgkill"},
+        {SYS_rt_sigaction, "rt_sigaction"},
+        {SYS_rt_sigprocmask, "rt_sigprocmask"},
+        {SYS_rt_sigreturn, "rt_sigreturn"},
+        {SYS_uname, "uname"},
+        {SYS_prctl, "prctl"},
+        {SYS_getcpu, "getcpu"},
+        {SYS_getpid, "getpid"},
+        {SYS_getppid, "getppid"},
+        {SYS_gettid, "gettid"},
+        {SYS_brk, "brk"},
+        {SYS_munmap, "munmap"},
+        {SYS_clone, "clone"},
+        {SYS_mmap, "mmap"},
+        {SYS_wait4, "wait4"},
+        {SYS_zt_spawn, "zt_spawn"},
+        {SYS_zt_tasks, "zt_tasks"},
+        {SYS_zt_cpus, "zt_cpus"},
+        {SYS_zt_poweroff, "zt_poweroff"},
+        {SYS_zt_meminfo, "zt_meminfo"},
+        {SYS_zt_isolstat, "zt_isolstat"},
+    };
+    for (unsigned i = 0; i < ARRAY_SIZE(names); i++) {
+        if (names[i].nr == nr) {
+            return names[i].name;
+        }
+    }
+    return "unknown";
+}
