@@ -117,6 +117,9 @@ static void commit_violation(void)
 static int enable_disable_cycles(void)
 {
     struct zt_meminfo before, after;
+    /* The free page count is global: let the shell that started us settle into wait4
+     * first, so its own allocations and frees do not land between the two readings. */
+    zt_sleep_ns(200 * 1000 * 1000);
     zt_meminfo(&before);
     for (int i = 0; i < cycles; i++) {
         long r = zt_prctl(PR_SET_TASK_ISOLATION, isolation_flags(), 0, 0, 0);
