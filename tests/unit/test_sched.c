@@ -1,0 +1,513 @@
+/*
+ * test_sched.c — host unit tests of kernel/sched.c: task placement and the "can this CPU
+ * stop its tick" question.
+ *
+ * SCH-0n test sched_pick_cpu (pure).  SCH-2n use real run queues: tasks are placed with
+ * sched_start_task and the IPIs the placement sends are read from the fake arch
+ * (fake.sgi_sent[receiver][reason]).  Where a CPU must be running a task, the test sets
+ * fake.switch_returns so schedule() completes its switch without a real context switch.
+ *
+ * Run queues are static in sched.c and a placed task cannot be taken off a queue without a
+ * switch, so each SCH-2n test gets its own four fresh CPUs ("a world"): C(0), C(1) are
+ * housekeeping, C(2), C(3) dataplane, all online, and the tasks are started from C(0) as a
+ * housekeeping CPU would.  The first world is CPUs 0-3.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fake.h"
+#include "kernel/bootargs.h"
+#include "kernel/cpu.h"
+#include "kernel/ipi.h"
+#include "kernel/lib.h"
+#include "kernel/main.h"
+#include "kernel/sched.h"
+#include "kernel/task.h"
+#include "kernel/timer.h"
+#include "uapi/zt_errno.h"
+
+/* cmocka passes every test a state pointer; these tests need none. */
+#define TEST_STATE void **state __attribute__((unused))
+
+#define BIT(c) CPUMASK_BIT(c)
+#define NONE   MAX_CPUS
+
+/* ------------------------------------------------------------------ sched_pick_cpu */
+
+/* Loads for CPUs 0..7 (the rest idle). */
+static unsigned nr8[MAX_CPUS];
+
+static const unsigned *load(unsigned c0, unsigned c1, unsigned c2, unsigned c3, unsigned c4,
+                            unsigned c5, unsigned c6, unsigned c7)
+{
+    memset(nr8, 0, sizeof(nr8));
+    nr8[0] = c0, nr8[1] = c1, nr8[2] = c2, nr8[3] = c3;
+    nr8[4] = c4, nr8[5] = c5, nr8[6] = c6, nr8[7] = c7;
+    return nr8;
+}
+
+#define ALL8 0xffull
+#define HK03 0x0full /* housekeeping 0-3, dataplane 4-7 */
+
+/* SCH-01: a mask mixing both kinds runs on housekeeping, even when dataplane is idler */
+static void sch01_housekeeping_preferred(TEST_STATE)
+{
+    const unsigned *nr = load(5, 5, 5, 5, 0, 0, 0, 0);
+    assert_int_equal(sched_pick_cpu(ALL8, ALL8, HK03, nr, NONE), 0);
+    assert_int_equal(sched_pick_cpu(BIT(2) | BIT(6), ALL8, HK03, nr, NONE), 2);
+    assert_int_equal(sched_pick_cpu(BIT(3) | BIT(4) | BIT(5), ALL8, HK03, nr, 4), 3);
+}
+
+/* SCH-02: dataplane only when the mask has no online housekeeping CPU */
+static void sch02_dataplane_when_no_housekeeping(TEST_STATE)
+{
+    const unsigned *nr = load(0, 0, 0, 0, 3, 1, 2, 2);
+    assert_int_equal(sched_pick_cpu(0xf0, ALL8, HK03, nr, NONE), 5);
+    assert_int_equal(sched_pick_cpu(BIT(6), ALL8, HK03, nr, NONE), 6);
+    /* housekeeping CPU 1 is in the mask but offline: the dataplane CPU is used */
+    assert_int_equal(sched_pick_cpu(BIT(1) | BIT(4), ALL8 & ~BIT(1), HK03, nr, NONE), 4);
+}
+
+/* SCH-03: never a CPU outside the mask or offline, however idle it is */
+static void sch03_never_outside_mask_or_offline(TEST_STATE)
+{
+    const unsigned *nr = load(9, 0, 9, 0, 9, 0, 9, 0);
+    assert_int_equal(sched_pick_cpu(BIT(0) | BIT(2), ALL8, HK03, nr, NONE), 0);
+    assert_int_equal(sched_pick_cpu(BIT(0) | BIT(1), ALL8 & ~BIT(1), HK03, nr, NONE), 0);
+    assert_int_equal(sched_pick_cpu(BIT(4) | BIT(5), ALL8 & ~BIT(5), HK03, nr, 5), 4);
+    /* prev outside the mask or offline is not kept */
+    assert_int_equal(sched_pick_cpu(BIT(0) | BIT(2), ALL8, HK03, nr, 1), 0);
+    assert_int_equal(sched_pick_cpu(BIT(2) | BIT(3), ALL8 & ~BIT(3), HK03, nr, 3), 2);
+}
+
+/* SCH-04: the least loaded allowed CPU wins; ties go to the lowest number */
+static void sch04_least_loaded(TEST_STATE)
+{
+    assert_int_equal(sched_pick_cpu(HK03, ALL8, HK03, load(3, 2, 1, 4, 0, 0, 0, 0), NONE), 2);
+    assert_int_equal(sched_pick_cpu(HK03, ALL8, HK03, load(1, 0, 0, 1, 0, 0, 0, 0), NONE), 1);
+    assert_int_equal(sched_pick_cpu(0xf0, ALL8, HK03, load(0, 0, 0, 0, 2, 2, 1, 1), NONE), 6);
+    assert_int_equal(sched_pick_cpu(HK03, ALL8, HK03, load(7, 7, 7, 7, 0, 0, 0, 0), NONE), 0);
+}
+
+/* SCH-05: prev is kept when it is not busier than the best, left when it is */
+static void sch05_prev_kept_when_not_busier(TEST_STATE)
+{
+    const unsigned *nr = load(1, 1, 1, 2, 0, 0, 0, 0);
+    assert_int_equal(sched_pick_cpu(HK03, ALL8, HK03, nr, 2), 2); /* tie: stay */
+    assert_int_equal(sched_pick_cpu(HK03, ALL8, HK03, nr, 1), 1);
+    assert_int_equal(sched_pick_cpu(HK03, ALL8, HK03, nr, 3), 0); /* busier: move */
+    /* a dataplane prev is left when the mask also holds housekeeping */
+    assert_int_equal(sched_pick_cpu(BIT(1) | BIT(4), ALL8, HK03, nr, 4), 1);
+    /* prev out of range is ignored */
+    assert_int_equal(sched_pick_cpu(HK03, ALL8, HK03, nr, 1000), 0);
+}
+
+/* SCH-06: MAX_CPUS when nothing is allowed */
+static void sch06_nothing_allowed(TEST_STATE)
+{
+    const unsigned *nr = load(0, 0, 0, 0, 0, 0, 0, 0);
+    assert_int_equal(sched_pick_cpu(0, ALL8, HK03, nr, 0), MAX_CPUS);
+    assert_int_equal(sched_pick_cpu(BIT(3), ALL8 & ~BIT(3), HK03, nr, 3), MAX_CPUS);
+    assert_int_equal(sched_pick_cpu(0xf0, 0x0f, HK03, nr, NONE), MAX_CPUS);
+    assert_int_equal(sched_pick_cpu(ALL8, 0, HK03, nr, NONE), MAX_CPUS);
+}
+
+/* SCH-07: CPU 63 and full masks work (no shift past the word) */
+static void sch07_high_cpus(TEST_STATE)
+{
+    static unsigned nr[MAX_CPUS];
+    for (unsigned c = 0; c < MAX_CPUS; c++) {
+        nr[c] = 5;
+    }
+    nr[63] = 0;
+    assert_int_equal(sched_pick_cpu(~0ull, ~0ull, ~0ull, nr, NONE), 63);
+    assert_int_equal(sched_pick_cpu(~0ull, ~0ull, BIT(0), nr, NONE), 0);
+    assert_int_equal(sched_pick_cpu(BIT(62) | BIT(63), ~0ull, BIT(0), nr, 62), 63);
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rng(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+/* The rule, written independently: which CPUs may win, and the best load among them. */
+static unsigned oracle(cpumask_t affinity, cpumask_t online, cpumask_t hk, const unsigned *nr,
+                       unsigned prev)
+{
+    cpumask_t allowed = affinity & online;
+    if (allowed & hk) {
+        allowed &= hk;
+    }
+    unsigned best = NONE;
+    for (unsigned c = 0; c < MAX_CPUS; c++) {
+        if ((allowed >> c & 1) && (best == NONE || nr[c] < nr[best])) {
+            best = c;
+        }
+    }
+    if (best != NONE && prev < MAX_CPUS && (allowed >> prev & 1) && nr[prev] <= nr[best]) {
+        return prev;
+    }
+    return best;
+}
+
+/* SCH-08: a fixed-seed sweep of random masks, loads and prevs agrees with the rule */
+static void sch08_random_sweep(TEST_STATE)
+{
+    unsigned nr[MAX_CPUS];
+    for (unsigned i = 0; i < 20000; i++) {
+        cpumask_t affinity = rng() & rng(), online = rng() | rng(), hk = rng() & 0xffff;
+        if (i % 7 == 0) {
+            affinity &= 0xff; /* dense small masks too */
+            online |= 0xff;
+        }
+        for (unsigned c = 0; c < MAX_CPUS; c++) {
+            nr[c] = (unsigned)(rng() % 4);
+        }
+        unsigned prev = (unsigned)(rng() % 70);
+        unsigned got = sched_pick_cpu(affinity, online, hk, nr, prev);
+        unsigned want = oracle(affinity, online, hk, nr, prev);
+        if (got != want) {
+            fail_msg("affinity %#llx online %#llx hk %#llx prev %u: got %u, want %u",
+                     (unsigned long long)affinity, (unsigned long long)online,
+                     (unsigned long long)hk, prev, got, want);
+        }
+        if (got != NONE && !((affinity & online) >> got & 1)) {
+            fail_msg("picked CPU %u outside affinity & online", got);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ real run queues */
+
+static unsigned base; /* first CPU of this test's world */
+static unsigned next_base;
+
+#define C(i) (base + (i))
+
+static struct task tasks[8];
+
+static void world_new(void)
+{
+    assert_true(next_base + 4 <= MAX_CPUS);
+    base = next_base;
+    next_base += 4;
+    fake_reset();
+    bootargs_parse(NULL, 0, &bootargs);
+    ncpus = MAX_CPUS;
+    cpus_online = 0xfull << base;
+    cpus_housekeeping = 0x3ull << base;
+    cpus_dataplane = 0xcull << base;
+    for (unsigned i = 0; i < 4; i++) {
+        struct cpu *c = &cpus[C(i)];
+        memset(c, 0, sizeof(*c));
+        c->id = C(i);
+        c->arch.id = C(i);
+        c->online = true;
+        c->dataplane = i >= 2;
+        fake_cpu = c;
+        sched_init_cpu(c);
+    }
+    fake_cpu = &cpus[C(0)];
+    memset(tasks, 0, sizeof(tasks));
+}
+
+static int world_setup(void **state)
+{
+    world_new();
+    return 0;
+}
+
+/* A new task as task.c makes one: affinity set, first CPU of it as its last CPU. */
+static struct task *start(unsigned i, cpumask_t affinity)
+{
+    struct task *t = &tasks[i];
+    t->tid = 100 + (int)i;
+    ksnprintf(t->name, sizeof(t->name), "t%u", i);
+    t->affinity = affinity;
+    t->cpu = cpumask_first(affinity);
+    sched_start_task(t);
+    return t;
+}
+
+/* Make CPU `cpu` switch to the head of its queue (fake.switch_returns), then come back. */
+static void run_next_on(unsigned cpu)
+{
+    struct cpu *caller = fake_cpu;
+    fake_cpu = &cpus[cpu];
+    fake.switch_returns = true;
+    schedule();
+    fake.switch_returns = false;
+    fake_cpu = caller;
+}
+
+static unsigned sgis_to(unsigned cpu)
+{
+    unsigned n = 0;
+    for (unsigned r = 0; r < 16; r++) {
+        n += fake.sgi_sent[cpu][r];
+    }
+    return n;
+}
+
+static unsigned sgis_total(void)
+{
+    unsigned n = 0;
+    for (unsigned c = 0; c < 64; c++) {
+        n += sgis_to(c);
+    }
+    return n;
+}
+
+/* Exactly one SGI was sent in all, `reason` to `cpu`. */
+static void expect_one_sgi(unsigned cpu, unsigned reason)
+{
+    if (fake.sgi_sent[cpu][reason] != 1 || sgis_total() != 1) {
+        fail_msg("want one %s to CPU %u; got %u of it, %u SGIs in all", ipi_reason_name(reason),
+                 cpu, fake.sgi_sent[cpu][reason], sgis_total());
+    }
+}
+
+static void expect_no_sgi(void)
+{
+    if (sgis_total() != 0) {
+        fail_msg("want no SGI; got %u", sgis_total());
+    }
+}
+
+/* SCH-20: with no task anywhere every CPU runs its idle task and can stop its tick */
+static void sch20_empty(TEST_STATE)
+{
+    for (unsigned i = 0; i < 4; i++) {
+        assert_int_equal(sched_nr_running(C(i)), 0);
+        assert_true(sched_can_stop_tick(C(i)));
+        assert_true(sched_is_idle_task(sched_current(C(i))));
+    }
+    assert_int_equal(sched_nr_running(MAX_CPUS), 0);
+}
+
+/* SCH-21: the first task goes to the starting housekeeping CPU itself: no IPI, but that CPU
+ * is told to reschedule; one runnable task can still stop the tick */
+static void sch21_first_task_local(TEST_STATE)
+{
+    struct task *a = start(0, 0xfull << base);
+    assert_int_equal(a->cpu, C(0));
+    assert_int_equal(a->state, TASK_RUNNABLE);
+    assert_int_equal(sched_nr_running(C(0)), 1);
+    assert_true(sched_can_stop_tick(C(0)));
+    assert_true(sched_need_resched());
+    expect_no_sgi();
+}
+
+/* SCH-22: a second task goes to the other, idle housekeeping CPU, which gets IPI_WAKEUP */
+static void sch22_second_task_wakes_idle_cpu(TEST_STATE)
+{
+    start(0, 0xfull << base);
+    fake_reset();
+    struct task *b = start(1, 0xfull << base);
+    assert_int_equal(b->cpu, C(1));
+    expect_one_sgi(C(1), IPI_WAKEUP);
+    assert_int_equal(sched_nr_running(C(1)), 1);
+    assert_true(sched_can_stop_tick(C(1)));
+    assert_int_equal(sched_nr_running(C(2)), 0); /* dataplane untouched */
+    assert_int_equal(sched_nr_running(C(3)), 0);
+}
+
+/* SCH-23: two runnable tasks on a CPU: it cannot stop the tick */
+static void sch23_two_tasks_need_tick(TEST_STATE)
+{
+    start(0, 0xfull << base);
+    start(1, 0xfull << base);
+    struct task *c = start(2, 0xfull << base);
+    assert_int_equal(c->cpu, C(0)); /* 1:1, prev C(0) not busier */
+    assert_int_equal(sched_nr_running(C(0)), 2);
+    assert_false(sched_can_stop_tick(C(0)));
+    assert_true(sched_can_stop_tick(C(1)));
+    struct task *d = start(3, BIT(C(1)));
+    assert_int_equal(d->cpu, C(1));
+    assert_int_equal(sched_nr_running(C(1)), 2);
+    assert_false(sched_can_stop_tick(C(1)));
+}
+
+/* SCH-24: a dataplane-only task goes to the idlest dataplane CPU of its mask, with a wakeup
+ * to it and nothing to anyone else */
+static void sch24_dataplane_placement(TEST_STATE)
+{
+    struct task *a = start(0, 0xcull << base);
+    assert_int_equal(a->cpu, C(2));
+    expect_one_sgi(C(2), IPI_WAKEUP);
+    fake_reset();
+    struct task *b = start(1, 0xcull << base);
+    assert_int_equal(b->cpu, C(3));
+    expect_one_sgi(C(3), IPI_WAKEUP);
+    fake_reset();
+    struct task *c = start(2, BIT(C(3)));
+    assert_int_equal(c->cpu, C(3));
+    expect_one_sgi(C(3), IPI_WAKEUP); /* still running its idle task here */
+    assert_false(sched_can_stop_tick(C(3)));
+    assert_true(sched_can_stop_tick(C(2)));
+}
+
+/* SCH-25: a CPU running one task that gets a second is kicked (IPI_KICK, no wakeup); a third
+ * sends nothing */
+static void sch25_busy_cpu_kicked_once(TEST_STATE)
+{
+    struct task *a = start(0, BIT(C(2)));
+    run_next_on(C(2));
+    assert_ptr_equal(sched_current(C(2)), a);
+    assert_int_equal(sched_nr_running(C(2)), 1);
+    assert_true(sched_can_stop_tick(C(2)));
+
+    fake_reset();
+    start(1, BIT(C(2)));
+    expect_one_sgi(C(2), IPI_KICK);
+    assert_int_equal(sched_nr_running(C(2)), 2);
+    assert_false(sched_can_stop_tick(C(2)));
+
+    fake_reset();
+    start(2, BIT(C(2)));
+    expect_no_sgi();
+    assert_int_equal(sched_nr_running(C(2)), 3);
+}
+
+/* SCH-26: no IPI ever reaches a CPU outside the task's affinity */
+static void sch26_no_ipi_outside_affinity(TEST_STATE)
+{
+    static const unsigned masks[] = {0x2, 0x6, 0x8, 0xc, 0xa, 0x2, 0x4, 0x8};
+    for (unsigned i = 0; i < 8; i++) {
+        cpumask_t m = (cpumask_t)masks[i] << base;
+        fake_reset();
+        struct task *t = start(i, m);
+        assert_true(cpumask_has(m, t->cpu));
+        for (unsigned c = 0; c < MAX_CPUS; c++) {
+            if (!cpumask_has(m, c) && sgis_to(c)) {
+                fail_msg("task %u (mask %#llx) placed on CPU %u: %u SGIs to CPU %u", i,
+                         (unsigned long long)m, t->cpu, sgis_to(c), c);
+            }
+        }
+        assert_true(sgis_total() <= 1);
+    }
+}
+
+/* SCH-27: an offline CPU gets no task and no IPI, even when its mask allows it */
+static void sch27_offline_cpu_skipped(TEST_STATE)
+{
+    cpus_online &= ~BIT(C(1));
+    start(0, 0xfull << base); /* C(0) */
+    fake_reset();
+    struct task *b = start(1, BIT(C(0)) | BIT(C(1)));
+    assert_int_equal(b->cpu, C(0));
+    expect_no_sgi();
+    assert_int_equal(sched_nr_running(C(1)), 0);
+}
+
+/* SCH-28: a task that sleeps and is woken returns to its last CPU when that is not busier,
+ * which gets IPI_WAKEUP once it is idle again */
+static void sch28_wakeup_returns_to_last_cpu(TEST_STATE)
+{
+    struct task *a = start(0, 0xfull << base);
+    struct task *b = start(1, 0xfull << base);
+    assert_int_equal(b->cpu, C(1));
+    run_next_on(C(1));
+    assert_ptr_equal(sched_current(C(1)), b);
+
+    fake_cpu = &cpus[C(1)]; /* b blocks on C(1) */
+    sched_prepare_sleep(b);
+    assert_int_equal(sched_nr_running(C(1)), 0);
+    fake.switch_returns = true;
+    schedule();
+    fake.switch_returns = false;
+    assert_true(sched_is_idle_task(sched_current(C(1))));
+    assert_false(b->on_cpu);
+    fake_cpu = &cpus[C(0)];
+
+    fake_reset();
+    sched_wakeup(b); /* C(0) has a, C(1) nothing: b's last CPU wins */
+    assert_int_equal(b->cpu, C(1));
+    assert_int_equal(b->state, TASK_RUNNABLE);
+    expect_one_sgi(C(1), IPI_WAKEUP);
+    assert_int_equal(sched_nr_running(C(0)), 1);
+    assert_int_equal(sched_nr_running(C(1)), 1);
+    (void)a;
+}
+
+/* SCH-29: waking a task that is not asleep changes nothing */
+static void sch29_wakeup_runnable_noop(TEST_STATE)
+{
+    struct task *a = start(0, BIT(C(1)));
+    fake_reset();
+    sched_wakeup(a);
+    expect_no_sgi();
+    assert_int_equal(a->cpu, C(1));
+    assert_int_equal(sched_nr_running(C(1)), 1);
+}
+
+/* SCH-30: moving a queued task's affinity elsewhere moves it now; a running one is told to
+ * reschedule (IPI_RESCHEDULE); a mask with no online CPU is refused */
+static void sch30_set_affinity(TEST_STATE)
+{
+    struct task *a = start(0, BIT(C(1)));
+    fake_reset();
+    assert_int_equal(sched_set_affinity(a, BIT(C(2))), 0);
+    assert_int_equal(a->cpu, C(2));
+    assert_int_equal(sched_nr_running(C(1)), 0);
+    assert_int_equal(sched_nr_running(C(2)), 1);
+    expect_one_sgi(C(2), IPI_WAKEUP);
+
+    run_next_on(C(2));
+    assert_ptr_equal(sched_current(C(2)), a);
+    fake_reset();
+    assert_int_equal(sched_set_affinity(a, BIT(C(3))), 0);
+    expect_one_sgi(C(2), IPI_RESCHEDULE);
+    assert_int_equal(a->affinity, BIT(C(3)));
+
+    cpumask_t before = a->affinity;
+    assert_int_equal(sched_set_affinity(a, BIT(63) & ~cpus_online), -EINVAL);
+    assert_int_equal(sched_set_affinity(a, 0), -EINVAL);
+    assert_int_equal(a->affinity, before);
+}
+
+/* LeakSanitizer calls sched_yield() at exit, and in this binary that name is the kernel's
+ * (kernel/sched.c): CPU 0 is left idle with an empty run queue so that call switches nothing. */
+static int group_teardown(void **state)
+{
+    fake_cpu = &cpus[0];
+    sched_init_cpu(&cpus[0]);
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(sch01_housekeeping_preferred),
+        cmocka_unit_test(sch02_dataplane_when_no_housekeeping),
+        cmocka_unit_test(sch03_never_outside_mask_or_offline),
+        cmocka_unit_test(sch04_least_loaded),
+        cmocka_unit_test(sch05_prev_kept_when_not_busier),
+        cmocka_unit_test(sch06_nothing_allowed),
+        cmocka_unit_test(sch07_high_cpus),
+        cmocka_unit_test(sch08_random_sweep),
+        cmocka_unit_test_setup(sch20_empty, world_setup),
+        cmocka_unit_test_setup(sch21_first_task_local, world_setup),
+        cmocka_unit_test_setup(sch22_second_task_wakes_idle_cpu, world_setup),
+        cmocka_unit_test_setup(sch23_two_tasks_need_tick, world_setup),
+        cmocka_unit_test_setup(sch24_dataplane_placement, world_setup),
+        cmocka_unit_test_setup(sch25_busy_cpu_kicked_once, world_setup),
+        cmocka_unit_test_setup(sch26_no_ipi_outside_affinity, world_setup),
+        cmocka_unit_test_setup(sch27_offline_cpu_skipped, world_setup),
+        cmocka_unit_test_setup(sch28_wakeup_returns_to_last_cpu, world_setup),
+        cmocka_unit_test_setup(sch29_wakeup_runnable_noop, world_setup),
+        cmocka_unit_test_setup(sch30_set_affinity, world_setup),
+    };
+    return cmocka_run_group_tests(tests, NULL, group_teardown);
+}
