@@ -170,7 +170,7 @@ static long isol_enable(struct task *t, unsigned long flags)
         return -EBUSY;
     }
     for (int i = 0; i < ADMISSION_YIELDS && sched_nr_running(cpu) > 1; i++) {
-        sched_yield(); /* let the others run and perhaps finish: never busy-wait */
+        sched_yield_current(); /* let the others run and perhaps finish: never busy-wait */
     }
     if (sched_nr_running(cpu) > 1) {
         return -EAGAIN;

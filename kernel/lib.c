@@ -208,9 +208,9 @@ static void fmt_one(struct out *o, char conv, va_list *ap, int lmod, int width, 
         put_padded(o, tmp, n, width, left, pad);
         break;
     case 'p':
-        put(o, '0'), put(o, 'x');
-        n = fmt_unsigned(tmp, (uintptr_t)va_arg(*ap, void *), 16, false);
-        put_padded(o, tmp, n, width > 2 ? width - 2 : 0, left, pad);
+        tmp[0] = '0', tmp[1] = 'x';
+        n = 2 + fmt_unsigned(tmp + 2, (uintptr_t)va_arg(*ap, void *), 16, false);
+        put_padded(o, tmp, n, width, left, ' ');
         break;
     case 's': {
         const char *s = va_arg(*ap, const char *);

@@ -395,7 +395,7 @@ void schedule(void)
     arch_irq_restore(flags);
 }
 
-void sched_yield(void)
+void sched_yield_current(void)
 {
     sched_set_need_resched();
     schedule();

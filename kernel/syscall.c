@@ -110,7 +110,7 @@ static long sys_gettid(struct trap_frame *f)
 
 static long sys_sched_yield(struct trap_frame *f)
 {
-    sched_yield();
+    sched_yield_current();
     return 0;
 }
 

@@ -22,13 +22,10 @@ struct timer_queue {
     spinlock_t lock;
     struct list timers;     /* sorted by deadline */
     uint64_t programmed;    /* deadline in the hardware, 0 when disarmed */
+    bool stale;             /* hardware state unknown or expired: the next reprogram writes */
     uint64_t periodic_next; /* tick=periodic: next tick */
     uint64_t residual_next; /* tick_residual on a dataplane CPU: next 1 Hz tick */
 } __attribute__((aligned(64)));
-
-/* `programmed` value meaning "the hardware state is unknown or expired": the next
- * timer_reprogram writes it whatever the new deadline is. */
-#define PROGRAMMED_STALE (~0ull)
 
 static struct timer_queue tqs[MAX_CPUS];
 static uint64_t slice_ticks;
@@ -122,9 +119,10 @@ void timer_reprogram(void)
     }
     spin_unlock(&tq->lock);
     uint64_t deadline = timer_compute_deadline(&in);
-    if (deadline == tq->programmed) {
+    if (deadline == tq->programmed && !tq->stale) {
         return;
     }
+    tq->stale = false;
     if (deadline) {
         arch_timer_set_deadline(deadline);
         STAT_INC(timer_arms);
@@ -170,7 +168,7 @@ static void timer_interrupt(unsigned intid)
     unsigned cpu = this_cpu_id();
     struct timer_queue *tq = &tqs[cpu];
     uint64_t now = arch_counter_read();
-    tq->programmed = PROGRAMMED_STALE; /* the compare value has passed: always rewrite */
+    tq->stale = true; /* the compare value has passed: always rewrite */
     run_expired(tq, now);
     tq->periodic_next = next_period(tq->periodic_next, period_ticks, now);
     tq->residual_next = next_period(tq->residual_next, arch_counter_freq(), now);
@@ -199,7 +197,7 @@ void timer_init_cpu(unsigned cpu)
     if (bootargs.tick_residual && cpu_is_dataplane(cpu)) {
         tq->residual_next = now + arch_counter_freq();
     }
-    tq->programmed = PROGRAMMED_STALE; /* unknown: the first reprogram must write */
+    tq->stale = true; /* unknown: the first reprogram must write */
     arch_irq_set_enabled(arch_timer_intid(), true);
 }
 
@@ -221,6 +219,5 @@ int timer_list(unsigned cpu, struct timer *out, int n)
 
 uint64_t timer_programmed(unsigned cpu)
 {
-    uint64_t p = __atomic_load_n(&tqs[cpu].programmed, __ATOMIC_RELAXED);
-    return p == PROGRAMMED_STALE ? 0 : p;
+    return __atomic_load_n(&tqs[cpu].programmed, __ATOMIC_RELAXED);
 }

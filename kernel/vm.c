@@ -153,27 +153,28 @@ static int unmap_range_locked(struct vm *vm, uint64_t start, uint64_t end)
     return 0;
 }
 
-/* Highest gap of `len` bytes below USER_MMAP_TOP (lock held); 0 if none. */
+/* Highest gap of `len` bytes below USER_MMAP_TOP and above the heap's room
+ * [brk_start, brk_start + USER_BRK_MAX), which stays free for brk (lock held); 0 if none. */
 static uint64_t find_gap(struct vm *vm, uint64_t len)
 {
-    uint64_t top = USER_MMAP_TOP;
-    if (len > top) {
+    uint64_t floor = vm->brk_start + USER_BRK_MAX, top = USER_MMAP_TOP;
+    if (len > top - floor) {
         return 0;
     }
     for (struct list *pos = vm->vmas.prev; pos != &vm->vmas; pos = pos->prev) {
         struct vma *v = container_of(pos, struct vma, link);
         if (v->start >= top) {
-            continue;
+            continue; /* above the mmap area (the stack) */
         }
         if (v->end <= top - len) {
-            return top - len;
-        }
-        if (v->start < len) {
-            return 0;
+            break; /* the gap between v and top fits */
         }
         top = v->start;
+        if (top < floor + len) {
+            return 0;
+        }
     }
-    return top - len >= vm->brk_start + USER_BRK_MAX ? top - len : 0;
+    return top - len >= floor ? top - len : 0;
 }
 
 long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned flags, long fd,
@@ -269,6 +270,9 @@ static int user_copy_locked(struct vm *vm, uint64_t uaddr, void *kbuf, size_t n,
  * so a huge n costs only as many steps as there are mapped pages before it. */
 static int check_range_locked(struct vm *vm, uint64_t uaddr, size_t n, unsigned need)
 {
+    if (n == 0) {
+        return 0; /* nothing to access: like copy_*_user of 0 bytes */
+    }
     if (uaddr + n < uaddr || uaddr + n > USER_VA_TOP) {
         return -EFAULT;
     }

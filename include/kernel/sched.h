@@ -32,8 +32,8 @@ _Noreturn void sched_exit_current(void);
 /* First instructions of a new task in the kernel (arch_context_init's first_run). */
 void sched_task_first_run(struct task *prev);
 void sched_kthread_first_run(struct task *prev);
-/* sched_yield(): put the current task at the tail of its queue and schedule. */
-void sched_yield(void);
+/* sched_yield_current(): put the current task at the tail of its queue and schedule. */
+void sched_yield_current(void);
 /* Make a new task runnable on a CPU of its affinity. */
 void sched_start_task(struct task *t);
 /* Mark the current task asleep (call with the wait queue lock held; see wait.c). */

@@ -56,6 +56,17 @@
 #define SYS_zt_poweroff 1027 /* zt_poweroff(status): power the machine off */
 #define SYS_zt_meminfo  1028 /* zt_meminfo(struct zt_meminfo *) */
 #define SYS_zt_isolstat 1029 /* zt_isolstat(cpu, struct zt_isol_audit *): what can reach cpu */
+#define SYS_zt_trace    1030 /* zt_trace(cpu, struct zt_trace_event *buf, n, flags): copy cpu's
+                                trace ring, oldest first; returns events copied; flags
+                                ZT_TRACE_CLEAR empties the ring after reading */
+
+/*
+ * Per-CPU counters, readable from user space without a system call: every process has each
+ * CPU's struct zt_cpu_counters mapped read-only at ZT_COUNTERS_VA + cpu * 4096.  The kernel
+ * updates them as things happen on that CPU (relaxed 64-bit stores: a reader sees each
+ * value whole).  osnoise uses them to classify gaps; anything may read them.
+ */
+#define ZT_COUNTERS_VA 0x0000007fe0000000ull
 
 /* Signals (Linux numbers). */
 #define SIGHUP  1
@@ -179,6 +190,49 @@ struct zt_meminfo {
     uint64_t total_pages;
     uint64_t free_pages;
 };
+
+struct zt_cpu_counters {
+    uint64_t exc_sync;      /* synchronous exceptions taken (from EL0 and EL1) */
+    uint64_t exc_irq;       /* IRQ exceptions taken */
+    uint64_t exc_fiq;
+    uint64_t exc_serror;
+    uint64_t from_user;     /* exceptions taken from user space (EL0), all kinds */
+    uint64_t syscalls;      /* SVCs from user space */
+    uint64_t faults;        /* other synchronous exceptions from user space */
+    uint64_t irq_timer;     /* acknowledged interrupts: the local timer */
+    uint64_t irq_ipi;       /* SGIs (IPIs) */
+    uint64_t irq_device;    /* SPIs and other PPIs */
+    uint64_t ctx_switches;  /* context switches on this CPU */
+    uint64_t timer_arms;    /* local timer programmed */
+    uint64_t reserved[4];
+};
+
+/* Trace events (zt_trace).  Each CPU records into its own ring; a dataplane CPU whose task
+ * stays in user space records nothing, because nothing happens there. */
+enum zt_trace_type {
+    ZT_TR_EXC_ENTRY = 1, /* a = kind (0 sync, 1 irq, 2 fiq, 3 serror) | from_user << 8,
+                            b = ESR class for sync */
+    ZT_TR_EXC_EXIT,      /* a = kind */
+    ZT_TR_IRQ,           /* a = INTID */
+    ZT_TR_SYSCALL,       /* a = number, b = SVC immediate */
+    ZT_TR_IPI_SEND,      /* a = target CPU, b = reason */
+    ZT_TR_IPI_RECV,      /* a = reason, b = sending CPU */
+    ZT_TR_TIMER_ARM,     /* a = deadline (counter ticks) */
+    ZT_TR_TIMER_DISARM,
+    ZT_TR_SWITCH,        /* a = previous tid (0 = idle), b = next tid (0 = idle) */
+    ZT_TR_ISOL_ENTER,    /* a = tid */
+    ZT_TR_ISOL_EXIT,     /* a = tid */
+    ZT_TR_ISOL_VIOLATION, /* a = tid */
+};
+
+struct zt_trace_event {
+    uint64_t ts;   /* counter value (CNTVCT) */
+    uint32_t cpu;
+    uint32_t type; /* enum zt_trace_type */
+    uint64_t a, b;
+};
+
+#define ZT_TRACE_CLEAR 1
 
 #define ZT_AUDIT_MAX_TIMERS 8
 #define ZT_AUDIT_MAX_SPIS   32

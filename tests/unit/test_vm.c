@@ -313,10 +313,6 @@ static void vm12_mmap_keeps_heap_room(TEST_STATE)
 /* VM-13: ...also when the program image lies below the heap */
 static void vm13_mmap_keeps_heap_room_above_image(TEST_STATE)
 {
-    /* KNOWN BUG: find_gap (kernel/vm.c) checks the heap's room only when no region lies
-     * below the candidate; with the image below it places the region inside
-     * [brk_start, brk_start + USER_BRK_MAX), so brk later fails early. */
-    skip();
     uint64_t image = T - USER_BRK_MAX - 3 * P;
     assert_int_equal(vm_map_region(&vm, image, P, PROT_READ | PROT_EXEC, VMA_IMAGE), 0);
     vm.brk_start = vm.brk = image + P; /* heap room ends at T - 2P */
@@ -687,9 +683,6 @@ static void vm44_zero_length(TEST_STATE)
     assert_int_equal(copy_from_user(&vm, b, X + 5, 0), 0);
     assert_int_equal(copy_to_user(&vm, X + 5, b, 0), 0);
     assert_int_equal(vm_check_range(&vm, X, 0, PROT_READ), 0);
-    /* KNOWN BUG: vm_check_range (kernel/vm.c) checks the page of an unaligned address even
-     * for n == 0, so write(1, unmapped_unaligned_ptr, 0) fails with -EFAULT (Linux: 0). */
-    skip();
     assert_int_equal(vm_check_range(&vm, X + 5, 0, PROT_READ), 0);
 }
 
