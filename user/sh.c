@@ -232,8 +232,8 @@ static int builtin_ps(struct command *c)
     for (long i = 0; i < total; i++) {
         struct zt_task_info *t = &tasks[i];
 
-        printf("%5d %5d %5d %3d %c %-16.16s %8llx %10llu %10llu\n", t->pid, t->tid, t->ppid,
-               t->cpu, state_name(t->state), t->name, (unsigned long long)t->affinity,
+        printf("%5d %5d %5d %3d %c %-16.16s %8llx %10llu %10llu\n", t->pid, t->tid, t->ppid, t->cpu,
+               state_name(t->state), t->name, (unsigned long long)t->affinity,
                (unsigned long long)(t->user_ns / 1000000),
                (unsigned long long)(t->sys_ns / 1000000));
     }

@@ -17,8 +17,8 @@
 
 struct __lock {
     int word;
-    unsigned depth;    /* times the owner holds it */
-    uintptr_t owner;   /* TPIDR_EL0 of the holder, 0 when free */
+    unsigned depth;  /* times the owner holds it */
+    uintptr_t owner; /* TPIDR_EL0 of the holder, 0 when free */
 };
 
 struct __lock __lock___libc_recursive_mutex;
@@ -84,8 +84,7 @@ int __retarget_lock_try_acquire_recursive(_LOCK_T lock)
         l->depth++;
         return 1;
     }
-    if (!__atomic_compare_exchange_n(&l->word, &c, 1, false, __ATOMIC_ACQUIRE,
-                                     __ATOMIC_RELAXED)) {
+    if (!__atomic_compare_exchange_n(&l->word, &c, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
         return 0;
     }
     __atomic_store_n(&l->owner, me, __ATOMIC_RELAXED);

@@ -253,12 +253,12 @@ void zt_sleep_ns(uint64_t ns)
 }
 
 static const char *const signal_names[] = {
-    [SIGHUP] = "SIGHUP",   [SIGINT] = "SIGINT",     [SIGQUIT] = "SIGQUIT", [SIGILL] = "SIGILL",
-    [SIGTRAP] = "SIGTRAP", [SIGABRT] = "SIGABRT",   [SIGBUS] = "SIGBUS",   [SIGFPE] = "SIGFPE",
-    [SIGKILL] = "SIGKILL", [SIGUSR1] = "SIGUSR1",   [SIGSEGV] = "SIGSEGV", [SIGUSR2] = "SIGUSR2",
-    [SIGPIPE] = "SIGPIPE", [SIGALRM] = "SIGALRM",   [SIGTERM] = "SIGTERM", [SIGSTKFLT] = "SIGSTKFLT",
-    [SIGCHLD] = "SIGCHLD", [SIGCONT] = "SIGCONT",   [SIGSTOP] = "SIGSTOP", [SIGTSTP] = "SIGTSTP",
-    [SIGURG] = "SIGURG",   [SIGIO] = "SIGIO",       [SIGPWR] = "SIGPWR",   [SIGSYS] = "SIGSYS",
+    [SIGHUP] = "SIGHUP",   [SIGINT] = "SIGINT",   [SIGQUIT] = "SIGQUIT", [SIGILL] = "SIGILL",
+    [SIGTRAP] = "SIGTRAP", [SIGABRT] = "SIGABRT", [SIGBUS] = "SIGBUS",   [SIGFPE] = "SIGFPE",
+    [SIGKILL] = "SIGKILL", [SIGUSR1] = "SIGUSR1", [SIGSEGV] = "SIGSEGV", [SIGUSR2] = "SIGUSR2",
+    [SIGPIPE] = "SIGPIPE", [SIGALRM] = "SIGALRM", [SIGTERM] = "SIGTERM", [SIGSTKFLT] = "SIGSTKFLT",
+    [SIGCHLD] = "SIGCHLD", [SIGCONT] = "SIGCONT", [SIGSTOP] = "SIGSTOP", [SIGTSTP] = "SIGTSTP",
+    [SIGURG] = "SIGURG",   [SIGIO] = "SIGIO",     [SIGPWR] = "SIGPWR",   [SIGSYS] = "SIGSYS",
 };
 
 const char *zt_signal_name(int sig)
@@ -271,12 +271,29 @@ const char *zt_signal_name(int sig)
 }
 
 static const char *const errno_names[] = {
-    [EPERM] = "EPERM",   [ENOENT] = "ENOENT", [ESRCH] = "ESRCH",     [EINTR] = "EINTR",
-    [EIO] = "EIO",       [E2BIG] = "E2BIG",   [ENOEXEC] = "ENOEXEC", [EBADF] = "EBADF",
-    [ECHILD] = "ECHILD", [EAGAIN] = "EAGAIN", [ENOMEM] = "ENOMEM",   [EFAULT] = "EFAULT",
-    [EBUSY] = "EBUSY",   [EEXIST] = "EEXIST", [ENODEV] = "ENODEV",   [EINVAL] = "EINVAL",
-    [EMFILE] = "EMFILE", [ENOSPC] = "ENOSPC", [ESPIPE] = "ESPIPE",   [ERANGE] = "ERANGE",
-    [ENAMETOOLONG] = "ENAMETOOLONG",          [ENOSYS] = "ENOSYS",   [ETIMEDOUT] = "ETIMEDOUT",
+    [EPERM] = "EPERM",
+    [ENOENT] = "ENOENT",
+    [ESRCH] = "ESRCH",
+    [EINTR] = "EINTR",
+    [EIO] = "EIO",
+    [E2BIG] = "E2BIG",
+    [ENOEXEC] = "ENOEXEC",
+    [EBADF] = "EBADF",
+    [ECHILD] = "ECHILD",
+    [EAGAIN] = "EAGAIN",
+    [ENOMEM] = "ENOMEM",
+    [EFAULT] = "EFAULT",
+    [EBUSY] = "EBUSY",
+    [EEXIST] = "EEXIST",
+    [ENODEV] = "ENODEV",
+    [EINVAL] = "EINVAL",
+    [EMFILE] = "EMFILE",
+    [ENOSPC] = "ENOSPC",
+    [ESPIPE] = "ESPIPE",
+    [ERANGE] = "ERANGE",
+    [ENAMETOOLONG] = "ENAMETOOLONG",
+    [ENOSYS] = "ENOSYS",
+    [ETIMEDOUT] = "ETIMEDOUT",
 };
 
 const char *zt_errno_name(int err)

@@ -21,8 +21,8 @@
 #define THREAD_STACK_BYTES (128 * 1024)
 #define PAGE_BYTES         4096
 
-#define THREAD_CLONE_FLAGS                                                                     \
-    (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |        \
+#define THREAD_CLONE_FLAGS                                                                         \
+    (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |            \
      CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID)
 
 struct zt_thread {

@@ -74,7 +74,6 @@
 #define SIGPWR    30
 #define SIGSYS    31
 
-
 /*
  * Signal handlers: rt_sigaction with the Linux/aarch64 kernel layout (sigsetsize 8).  The
  * uapi header names the supported flags but does not define them yet; these are Linux's
@@ -106,11 +105,12 @@ long zt_syscall6(long n, long a0, long a1, long a2, long a3, long a4, long a5);
 long zt_syscall6_mark_open(long n, long a0, long a1, long a2, long a3, long a4, long a5);
 long zt_syscall6_mark_close(long n, long a0, long a1, long a2, long a3, long a4, long a5);
 
-#define zt_syscall0(n)             zt_syscall6((n), 0, 0, 0, 0, 0, 0)
-#define zt_syscall1(n, a)          zt_syscall6((n), (long)(a), 0, 0, 0, 0, 0)
-#define zt_syscall2(n, a, b)       zt_syscall6((n), (long)(a), (long)(b), 0, 0, 0, 0)
-#define zt_syscall3(n, a, b, c)    zt_syscall6((n), (long)(a), (long)(b), (long)(c), 0, 0, 0)
-#define zt_syscall4(n, a, b, c, d) zt_syscall6((n), (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
+#define zt_syscall0(n)          zt_syscall6((n), 0, 0, 0, 0, 0, 0)
+#define zt_syscall1(n, a)       zt_syscall6((n), (long)(a), 0, 0, 0, 0, 0)
+#define zt_syscall2(n, a, b)    zt_syscall6((n), (long)(a), (long)(b), 0, 0, 0, 0)
+#define zt_syscall3(n, a, b, c) zt_syscall6((n), (long)(a), (long)(b), (long)(c), 0, 0, 0)
+#define zt_syscall4(n, a, b, c, d)                                                                 \
+    zt_syscall6((n), (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
 
 /* Open / close a measurement window on this CPU (a getpid with the marker immediate). */
 static inline void zt_window_open(void)
@@ -172,8 +172,8 @@ long zt_spawn(const char *path, char *const argv[], uint64_t affinity);
 long zt_wait(int pid, int *status);
 long zt_set_affinity(uint64_t mask); /* the calling thread */
 long zt_get_affinity(uint64_t *mask);
-int zt_cpu(void);          /* the CPU this thread runs on (getcpu), or -errno */
-int zt_nr_cpus(void);      /* CPUs in the machine (zt_cpus), at least 1 */
+int zt_cpu(void);     /* the CPU this thread runs on (getcpu), or -errno */
+int zt_nr_cpus(void); /* CPUs in the machine (zt_cpus), at least 1 */
 void zt_sleep_ns(uint64_t ns);
 
 /* Linux wait status: low 7 bits = terminating signal (0: exited), bits 8-15 = exit code. */
