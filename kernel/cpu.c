@@ -12,6 +12,7 @@
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/timer.h"
+#include "kernel/trace.h"
 
 struct cpu cpus[MAX_CPUS];
 unsigned ncpus;
@@ -38,6 +39,7 @@ static int start_one(unsigned id)
         return -1;
     }
     c->arch.boot_sp = c->kstack_top;
+    trace_init_cpu(id);
     int err = arch_cpu_start(id, c);
     if (err) {
         printk("smp: CPU %u failed to start (PSCI CPU_ON error %d); left offline\n", id, err);

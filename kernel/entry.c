@@ -10,6 +10,7 @@
 #include "arch.h"
 #include "kernel/acct.h"
 #include "kernel/isolate.h"
+#include "kernel/main.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/task.h"
@@ -43,6 +44,9 @@ void kernel_exit_to_user(struct trap_frame *f)
 /* A new task's first return to user space (from sched.c's first_run). */
 void kernel_first_return_to_user(struct trap_frame *f)
 {
+    if (current()->proc->pid == 1) {
+        boot_note_init_start(); /* boot time: to init's first instruction */
+    }
     kernel_exit_to_user(f);
 }
 

@@ -12,6 +12,7 @@
 #include "kernel/main.h"
 #include "kernel/panic.h"
 #include "kernel/sched.h"
+#include "kernel/trace.h"
 
 static const char *const reason_names[IPI_NR] = {
     [IPI_RESCHEDULE] = "resched", [IPI_WAKEUP] = "wakeup", [IPI_KICK] = "kick",
@@ -29,6 +30,8 @@ const char *ipi_reason_name(unsigned reason)
     return reason_names[reason] ? reason_names[reason] : sgi[reason];
 }
 
+static uint8_t last_sender[MAX_CPUS][IPI_NR]; /* per receiver and reason: who sent it last */
+
 void ipi_send(unsigned cpu, enum ipi_reason reason)
 {
     struct cpu *me = this_cpu();
@@ -36,6 +39,8 @@ void ipi_send(unsigned cpu, enum ipi_reason reason)
         return;
     }
     isol_note_ipi(cpu, reason);
+    __atomic_store_n(&last_sender[cpu][reason], (uint8_t)me->id, __ATOMIC_RELAXED);
+    trace_event(ZT_TR_IPI_SEND, cpu, reason);
     __atomic_store_n(&me->stats.ipi_sent[cpu][reason], me->stats.ipi_sent[cpu][reason] + 1,
                      __ATOMIC_RELAXED);
     arch_send_sgi(cpu, reason);
@@ -54,6 +59,7 @@ void ipi_stop_others(void)
 void ipi_receive(unsigned sgi)
 {
     STAT_INC(ipi_recv[sgi]);
+    trace_event(ZT_TR_IPI_RECV, sgi, last_sender[this_cpu_id()][sgi]);
     switch (sgi) {
     case IPI_STOP:
         cpu_stop_self();

@@ -13,6 +13,7 @@
 #include "kernel/ipi.h"
 #include "kernel/isolate.h"
 #include "kernel/printk.h"
+#include "kernel/stats.h"
 #include "kernel/cpumask.h"
 #include "uapi/zt_errno.h"
 
@@ -32,9 +33,7 @@ int irq_register(unsigned intid, irq_handler_t h)
 
 void irq_dispatch(unsigned intid)
 {
-    if (intid < ARCH_NR_INTIDS) {
-        STAT_INC(irq[intid]);
-    }
+    stats_irq(intid);
     isol_interrupt(intid); /* counts/reports it if it interrupted an isolated task */
     if (intid < ARCH_SGI_COUNT) {
         ipi_receive(intid);

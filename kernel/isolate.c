@@ -26,6 +26,7 @@
 #include "kernel/signal.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
+#include "kernel/trace.h"
 #include "kernel/trap.h"
 #include "kernel/work.h"
 #include "uapi/zt_errno.h"
@@ -131,6 +132,9 @@ bool isol_cpu_in_user(unsigned cpu)
 static void end_isolation(struct task *t)
 {
     struct isol_cpu *ic = &isols[t->cpu];
+    if (t->isol_flags && t->cpu == this_cpu_id()) {
+        trace_event(ZT_TR_ISOL_EXIT, (uint64_t)t->tid, 0);
+    }
     t->isol_flags = 0;
     if (ic->task == t) {
         __atomic_store_n(&ic->in_user, false, __ATOMIC_SEQ_CST);
@@ -177,6 +181,7 @@ static long isol_enable(struct task *t, unsigned long flags)
     }
     struct isol_cpu *ic = &isols[cpu];
     t->isol_flags = (unsigned)flags;
+    trace_event(ZT_TR_ISOL_ENTER, (uint64_t)t->tid, flags);
     ic->since = arch_counter_read();
     ic->interruptions = 0;
     __atomic_store_n(&ic->task, t, __ATOMIC_RELEASE);
@@ -232,6 +237,7 @@ static bool interruption(const uint64_t *bt, const char *cause)
     }
     int sig = PR_TASK_ISOLATION_GET_SIG(t->isol_flags);
     struct process *p = t->proc;
+    trace_event(ZT_TR_ISOL_VIOLATION, (uint64_t)t->tid, 0);
     end_isolation(t);
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     bool handled = sig && p->sigactions[sig - 1].handler > SIG_IGN;

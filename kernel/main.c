@@ -22,6 +22,7 @@
 #include "kernel/panic.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
+#include "kernel/trace.h"
 #include "kernel/tty.h"
 #include "kernel/work.h"
 #include "uapi/zt_errno.h"
@@ -122,6 +123,13 @@ static void report_smp(const struct arch_boot_info *bi)
 
 static cpumask_t cpus_stopped;
 
+void boot_note_init_start(void)
+{
+    uint64_t d = arch_counter_read() - arch_boot_info()->entry_counter;
+    printk("boot: init starts %lu us (%lu counter ticks) after the first instruction\n",
+           (unsigned long)counter_to_us(d), (unsigned long)d);
+}
+
 _Noreturn void cpu_stop_self(void)
 {
     __atomic_fetch_or(&cpus_stopped, CPUMASK_BIT(this_cpu_id()), __ATOMIC_RELEASE);
@@ -214,6 +222,7 @@ void kernel_main(uint64_t entry_counter)
     }
     setup_partition();    /* before any CPU runs: routing depends on it */
     kstack_init();        /* page tables of the kernel stack window */
+    trace_init_cpu(0);    /* the boot CPU's trace ring (the others' in smp_boot) */
     futex_init();         /* wait queues user space will sleep on */
     sched_init_cpu(boot); /* the boot CPU's run queue and idle task */
     timer_init_cpu(0);    /* its timer queue; timer interrupt handler */

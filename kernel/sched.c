@@ -19,7 +19,9 @@
 #include "kernel/ipi.h"
 #include "kernel/lib.h"
 #include "kernel/panic.h"
+#include "kernel/stats.h"
 #include "kernel/task.h"
+#include "kernel/trace.h"
 #include "kernel/timer.h"
 #include "kernel/trap.h"
 #include "uapi/zt_errno.h"
@@ -387,7 +389,9 @@ void schedule(void)
     spin_unlock(&rq->lock);
 
     acct_switch(prev, next, now);
-    STAT_INC(ctx_switches);
+    stats_ctx_switch();
+    trace_event(ZT_TR_SWITCH, prev->is_idle ? 0 : (uint64_t)prev->tid,
+                next->is_idle ? 0 : (uint64_t)next->tid);
     save_user_state(rq, prev);
     switch_address_space(prev, next);
     prev = arch_context_switch(&prev->ctx, &next->ctx, prev);

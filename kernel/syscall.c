@@ -17,6 +17,7 @@
 #include "kernel/signal.h"
 #include "kernel/syscall.h"
 #include "kernel/task.h"
+#include "kernel/trace.h"
 #include "kernel/trap.h"
 #include "kernel/tty.h"
 #include "kernel/wait.h"
@@ -475,6 +476,7 @@ void syscall_dispatch(struct trap_frame *f, unsigned svc_imm)
 {
     uint64_t nr = arch_frame_sysno(f);
     syscall_fn fn = lookup(nr);
+    trace_event(ZT_TR_SYSCALL, nr, svc_imm);
     if (isol_syscall(nr, f)) {
         return; /* a strict isolation violation: it does not run; the task is sentenced */
     }

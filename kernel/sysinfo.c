@@ -18,6 +18,7 @@
 #include "kernel/sched.h"
 #include "kernel/syscall.h"
 #include "kernel/task.h"
+#include "kernel/trace.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
 
@@ -204,4 +205,27 @@ long sys_zt_isolstat(struct trap_frame *f)
         return r;
     }
     return copy_to_user(my_vm(), A(1), &a, sizeof(a)) ? -EFAULT : 0;
+}
+
+#define TRACE_CHUNK 128
+
+long sys_zt_trace(struct trap_frame *f)
+{
+    unsigned cpu = (unsigned)A(0);
+    long n = (long)A(2);
+    if (cpu >= ncpus || n < 0 || (A(3) & ~(uint64_t)ZT_TRACE_CLEAR)) {
+        return -EINVAL;
+    }
+    n = MIN(n, TRACE_CHUNK);
+    if (vm_check_range(my_vm(), A(1), (size_t)n * sizeof(struct zt_trace_event), PROT_WRITE)) {
+        return -EFAULT;
+    }
+    struct zt_trace_event *tmp = kmem_alloc(PAGE_SIZE);
+    if (!tmp) {
+        return -ENOMEM;
+    }
+    long got = trace_read(cpu, tmp, n, (int)(A(3) & ZT_TRACE_CLEAR));
+    long r = copy_to_user(my_vm(), A(1), tmp, (size_t)got * sizeof(*tmp)) ? -EFAULT : got;
+    kmem_free(tmp, PAGE_SIZE);
+    return r;
 }

@@ -21,6 +21,7 @@
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
+#include "kernel/stats.h"
 #include "kernel/trap.h"
 #include "uapi/zt_errno.h"
 
@@ -183,6 +184,16 @@ static int check_args(char *const argv[], int argc)
     return bytes > ARG_MAX_BYTES ? -E2BIG : 0;
 }
 
+/* Every CPU's public counter page, read-only at ZT_COUNTERS_VA (stats.h). */
+static int map_counters(struct vm *vm)
+{
+    paddr_t pa[MAX_CPUS];
+    for (unsigned c = 0; c < ncpus; c++) {
+        pa[c] = virt_to_phys(stats_public(c));
+    }
+    return vm_map_kernel_pages(vm, ZT_COUNTERS_VA, pa, ncpus);
+}
+
 /* Load `path` into p's empty address space and prepare t to start it. */
 static int load_program(struct process *p, struct task *t, const char *path, char *const argv[],
                         int argc)
@@ -203,7 +214,7 @@ static int load_program(struct process *p, struct task *t, const char *path, cha
     }
     r = vm_map_region(&p->vm, USER_STACK_TOP - USER_STACK_SIZE, USER_STACK_SIZE,
                       PROT_READ | PROT_WRITE, VMA_STACK);
-    if (r) {
+    if (r || (r = map_counters(&p->vm)) != 0) {
         return r;
     }
     uint64_t sp = build_stack(&p->vm, argv, argc);

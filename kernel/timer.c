@@ -16,7 +16,9 @@
 #include "kernel/panic.h"
 #include "kernel/sched.h"
 #include "kernel/spinlock.h"
+#include "kernel/stats.h"
 #include "kernel/task.h"
+#include "kernel/trace.h"
 
 struct timer_queue {
     spinlock_t lock;
@@ -125,10 +127,12 @@ void timer_reprogram(void)
     tq->stale = false;
     if (deadline) {
         arch_timer_set_deadline(deadline);
-        STAT_INC(timer_arms);
+        stats_timer_write(true);
+        trace_event(ZT_TR_TIMER_ARM, deadline, 0);
     } else {
         arch_timer_disarm();
-        STAT_INC(timer_disarms);
+        stats_timer_write(false);
+        trace_event(ZT_TR_TIMER_DISARM, 0, 0);
     }
     tq->programmed = deadline;
 }

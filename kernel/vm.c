@@ -41,12 +41,24 @@ static void unmap_pages(struct vm *vm, uint64_t start, uint64_t end)
     }
 }
 
+/* Unmap the kernel's pages of a VMA_KERNEL region without freeing them (lock held). */
+static void unmap_kernel_pages(struct vm *vm, uint64_t start, uint64_t end)
+{
+    for (uint64_t va = start; va < end; va += PAGE_SIZE) {
+        arch_as_unmap(&vm->as, va);
+    }
+}
+
 void vm_destroy(struct vm *vm)
 {
     list_for_each_safe(pos, tmp, &vm->vmas)
     {
         struct vma *v = container_of(pos, struct vma, link);
-        unmap_pages(vm, v->start, v->end);
+        if (v->kind == VMA_KERNEL) {
+            unmap_kernel_pages(vm, v->start, v->end);
+        } else {
+            unmap_pages(vm, v->start, v->end);
+        }
         list_del(&v->link);
         kmem_free(v, sizeof(*v));
     }
@@ -127,6 +139,9 @@ static int unmap_range_locked(struct vm *vm, uint64_t start, uint64_t end)
         if (v->end <= start || v->start >= end) {
             continue;
         }
+        if (v->kind == VMA_KERNEL) {
+            return -EINVAL; /* the kernel's pages stay where they are */
+        }
         if (v->start < start && v->end > end) { /* a hole in the middle: split in two */
             struct vma *tail = kmem_alloc(sizeof(*tail));
             if (!tail) {
@@ -175,6 +190,36 @@ static uint64_t find_gap(struct vm *vm, uint64_t len)
         }
     }
     return top - len >= floor ? top - len : 0;
+}
+
+int vm_map_kernel_pages(struct vm *vm, uint64_t va, const paddr_t *pa, unsigned n)
+{
+    uint64_t len = (uint64_t)n * PAGE_SIZE;
+    if (!n || !range_is_valid(va, len)) {
+        return -EINVAL;
+    }
+    struct vma *v = kmem_alloc(sizeof(*v));
+    if (!v) {
+        return -ENOMEM;
+    }
+    unsigned long flags = spin_lock_irqsave(&vm->lock);
+    int r = range_is_free(vm, va, va + len) ? 0 : -EEXIST;
+    for (unsigned i = 0; r == 0 && i < n; i++) {
+        r = arch_as_map(&vm->as, va + (uint64_t)i * PAGE_SIZE, pa[i], PROT_READ);
+        if (r) {
+            unmap_kernel_pages(vm, va, va + (uint64_t)i * PAGE_SIZE);
+        }
+    }
+    if (r == 0) {
+        *v = (struct vma){.start = va, .end = va + len, .prot = PROT_READ, .kind = VMA_KERNEL};
+        struct list *pos = first_after(vm, va);
+        list_insert_between(&v->link, pos->prev, pos);
+    }
+    spin_unlock_irqrestore(&vm->lock, flags);
+    if (r) {
+        kmem_free(v, sizeof(*v));
+    }
+    return r;
 }
 
 long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned flags, long fd,

@@ -48,3 +48,33 @@ unsigned arch_timer_intid(void)
 {
     return platform.timer_intid[FDT_TIMER_VIRT];
 }
+
+/*
+ * The PMU, set up on every CPU for measurement from user space (ARM ARM D7, PMUv3):
+ * event counter 0 counts INST_RETIRED (event 0x08) at EL0 and EL1, the cycle counter runs,
+ * EL0 may read both (PMUSERENR_EL0.EN/CR/ER), and no overflow interrupt is ever enabled —
+ * so the PMU can never interrupt a CPU.  Under QEMU INST_RETIRED is exact only with
+ * -icount (REPRO=1); the cycle counter there counts virtual time.
+ */
+#define PMCR_E           (1u << 0)
+#define PMCR_P           (1u << 1)
+#define PMCR_C           (1u << 2)
+#define PMCR_LC          (1u << 6)
+#define PMU_INST_RETIRED 0x08
+#define PMUSERENR_EN     (1u << 0)
+#define PMUSERENR_CR     (1u << 2)
+#define PMUSERENR_ER     (1u << 3)
+
+void pmu_init_cpu(void)
+{
+    if (((sysreg_read(id_aa64dfr0_el1) >> 8) & 0xf) == 0) {
+        return; /* no PMUv3 */
+    }
+    sysreg_write(pmintenclr_el1, 0xffffffffull);
+    sysreg_write(pmevtyper0_el0, PMU_INST_RETIRED);
+    sysreg_write(pmccfiltr_el0, 0);
+    sysreg_write(pmcntenset_el0, (1ull << 31) | 1);
+    sysreg_write(pmcr_el0, PMCR_E | PMCR_P | PMCR_C | PMCR_LC);
+    sysreg_write(pmuserenr_el0, PMUSERENR_EN | PMUSERENR_CR | PMUSERENR_ER);
+    isb();
+}

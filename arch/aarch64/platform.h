@@ -33,6 +33,7 @@ void gic_eoi(uint32_t iar);
 
 /* gtimer.c */
 void gtimer_init_cpu(void);
+void pmu_init_cpu(void);
 
 /* psci.c */
 int psci_cpu_on(uint64_t mpidr, paddr_t entry, uint64_t context);

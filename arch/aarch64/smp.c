@@ -106,6 +106,7 @@ static void setup_this_cpu_irqs(struct cpu *c)
         panic("gic: no redistributor for CPU %u (MPIDR %lx)", c->id, (unsigned long)c->arch.mpidr);
     }
     gtimer_init_cpu();
+    pmu_init_cpu();
 }
 
 void arch_boot_init(struct cpu *boot_cpu, uint64_t entry_counter)

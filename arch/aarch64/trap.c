@@ -17,6 +17,7 @@
 #include "kernel/irq.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
+#include "kernel/stats.h"
 #include "kernel/trap.h"
 #include "platform.h"
 
@@ -62,7 +63,7 @@ static const char *const source_names[] = {"EL1 with SP_EL0", "EL1", "EL0 (AArch
 
 static void count(enum exc_kind kind, enum exc_from from)
 {
-    STAT_INC(exc[kind][from]);
+    stats_exception(kind, from, 0);
 }
 
 /* Acknowledge one interrupt, let the kernel handle it, end it. */
@@ -82,16 +83,17 @@ void trap_el1_irq(struct trap_frame *f, unsigned long unused)
 {
     count(EXC_IRQ, FROM_EL1);
     irq_entry();
+    stats_exception_exit(EXC_IRQ);
 }
 
 void trap_el1_sync(struct trap_frame *f, unsigned long unused)
 {
     uint64_t esr = sysreg_read(esr_el1);
     unsigned ec = ESR_EC(esr);
-    count(EXC_SYNC, FROM_EL1);
-    STAT_INC(sync_ec[ec]);
+    stats_exception(EXC_SYNC, FROM_EL1, ec);
     if (ec == 0x00 && semihost_check_fault(f->elr)) {
         f->elr += 4; /* semihosting is off: skip the HLT, arch_poweroff falls back to PSCI */
+        stats_exception_exit(EXC_SYNC);
         return;
     }
     panic_frame(f, "unexpected exception at EL1: %s (ESR 0x%08lx, FAR 0x%016lx)",
@@ -105,14 +107,14 @@ void trap_el0_irq(struct trap_frame *f, unsigned long unused)
     kernel_entry_from_user(f);
     irq_entry();
     kernel_exit_to_user(f);
+    stats_exception_exit(EXC_IRQ);
 }
 
 void trap_el0_sync(struct trap_frame *f, unsigned long unused)
 {
     uint64_t esr = sysreg_read(esr_el1);
     unsigned ec = ESR_EC(esr);
-    count(EXC_SYNC, FROM_EL0);
-    STAT_INC(sync_ec[ec]);
+    stats_exception(EXC_SYNC, FROM_EL0, ec);
     kernel_entry_from_user(f);
     if (ec == 0x15) {
         arch_irq_enable(); /* syscalls run preemptible by interrupts */
@@ -129,6 +131,7 @@ void trap_el0_sync(struct trap_frame *f, unsigned long unused)
         user_exception(f, &uf);
     }
     kernel_exit_to_user(f);
+    stats_exception_exit(EXC_SYNC);
 }
 
 /* FIQ or SError from EL0: not expected on this platform; report and kill the task. */

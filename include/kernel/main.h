@@ -13,6 +13,8 @@ void kernel_late_init(void);
 /* Stop every other CPU, wait until they have, print the exit statistics if asked
  * (exit_stats=1), power off with `status`. */
 _Noreturn void kernel_poweroff(int status);
+/* init is about to run its first instruction: print the boot time. */
+void boot_note_init_start(void);
 /* IPI_STOP on this CPU: record that it stopped, then halt. */
 _Noreturn void cpu_stop_self(void);
 

@@ -15,5 +15,6 @@ long sys_zt_cpus(struct trap_frame *f);
 long sys_zt_poweroff(struct trap_frame *f);
 long sys_zt_meminfo(struct trap_frame *f);
 long sys_zt_isolstat(struct trap_frame *f);
+long sys_zt_trace(struct trap_frame *f);
 
 #endif

@@ -29,6 +29,7 @@ enum vma_kind {
     VMA_STACK,
     VMA_HEAP,
     VMA_MMAP,
+    VMA_KERNEL, /* kernel pages shown read-only (the per-CPU counters): never freed here */
 };
 
 struct vma {
@@ -52,6 +53,9 @@ int vm_init(struct vm *vm);
 void vm_destroy(struct vm *vm);
 /* Map [start, start+len) fresh zeroed pages with `prot`.  0 or -ENOMEM/-EINVAL/-EEXIST. */
 int vm_map_region(struct vm *vm, uint64_t start, uint64_t len, unsigned prot, enum vma_kind kind);
+/* Map kernel pages pa[0..n) read-only at va.. (VMA_KERNEL: munmap refuses them, destroy
+ * unmaps without freeing).  0 or -errno. */
+int vm_map_kernel_pages(struct vm *vm, uint64_t va, const paddr_t *pa, unsigned n);
 long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned flags, long fd,
              uint64_t off);
 int vm_munmap(struct vm *vm, uint64_t addr, uint64_t len);

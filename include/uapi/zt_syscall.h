@@ -56,9 +56,11 @@
 #define SYS_zt_poweroff 1027 /* zt_poweroff(status): power the machine off */
 #define SYS_zt_meminfo  1028 /* zt_meminfo(struct zt_meminfo *) */
 #define SYS_zt_isolstat 1029 /* zt_isolstat(cpu, struct zt_isol_audit *): what can reach cpu */
-#define SYS_zt_trace    1030 /* zt_trace(cpu, struct zt_trace_event *buf, n, flags): copy cpu's
-                                trace ring, oldest first; returns events copied; flags
-                                ZT_TRACE_CLEAR empties the ring after reading */
+#define SYS_zt_trace                                                                               \
+    1030 /* zt_trace(cpu, struct zt_trace_event *buf, n, flags): copy the                          \
+            oldest min(n, 128) events of cpu's trace ring; returns how                             \
+            many; with ZT_TRACE_CLEAR they are consumed, so calling until                          \
+            0 drains the ring */
 
 /*
  * Per-CPU counters, readable from user space without a system call: every process has each
@@ -192,18 +194,18 @@ struct zt_meminfo {
 };
 
 struct zt_cpu_counters {
-    uint64_t exc_sync;      /* synchronous exceptions taken (from EL0 and EL1) */
-    uint64_t exc_irq;       /* IRQ exceptions taken */
+    uint64_t exc_sync; /* synchronous exceptions taken (from EL0 and EL1) */
+    uint64_t exc_irq;  /* IRQ exceptions taken */
     uint64_t exc_fiq;
     uint64_t exc_serror;
-    uint64_t from_user;     /* exceptions taken from user space (EL0), all kinds */
-    uint64_t syscalls;      /* SVCs from user space */
-    uint64_t faults;        /* other synchronous exceptions from user space */
-    uint64_t irq_timer;     /* acknowledged interrupts: the local timer */
-    uint64_t irq_ipi;       /* SGIs (IPIs) */
-    uint64_t irq_device;    /* SPIs and other PPIs */
-    uint64_t ctx_switches;  /* context switches on this CPU */
-    uint64_t timer_arms;    /* local timer programmed */
+    uint64_t from_user;    /* exceptions taken from user space (EL0), all kinds */
+    uint64_t syscalls;     /* SVCs from user space */
+    uint64_t faults;       /* other synchronous exceptions from user space */
+    uint64_t irq_timer;    /* acknowledged interrupts: the local timer */
+    uint64_t irq_ipi;      /* SGIs (IPIs) */
+    uint64_t irq_device;   /* SPIs and other PPIs */
+    uint64_t ctx_switches; /* context switches on this CPU */
+    uint64_t timer_arms;   /* local timer programmed */
     uint64_t reserved[4];
 };
 
@@ -219,14 +221,14 @@ enum zt_trace_type {
     ZT_TR_IPI_RECV,      /* a = reason, b = sending CPU */
     ZT_TR_TIMER_ARM,     /* a = deadline (counter ticks) */
     ZT_TR_TIMER_DISARM,
-    ZT_TR_SWITCH,        /* a = previous tid (0 = idle), b = next tid (0 = idle) */
-    ZT_TR_ISOL_ENTER,    /* a = tid */
-    ZT_TR_ISOL_EXIT,     /* a = tid */
+    ZT_TR_SWITCH,         /* a = previous tid (0 = idle), b = next tid (0 = idle) */
+    ZT_TR_ISOL_ENTER,     /* a = tid */
+    ZT_TR_ISOL_EXIT,      /* a = tid */
     ZT_TR_ISOL_VIOLATION, /* a = tid */
 };
 
 struct zt_trace_event {
-    uint64_t ts;   /* counter value (CNTVCT) */
+    uint64_t ts; /* counter value (CNTVCT) */
     uint32_t cpu;
     uint32_t type; /* enum zt_trace_type */
     uint64_t a, b;

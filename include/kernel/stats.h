@@ -1,0 +1,29 @@
+/*
+ * stats.h — counting what happens on each CPU.
+ *
+ * Two views of the same events: the kernel's detailed per-CPU counters (struct cpu_stats in
+ * cpu.h: exceptions by kind and source, by ESR class, interrupts by INTID, IPIs...) and a
+ * small public page per CPU (struct zt_cpu_counters, uapi) that every process has mapped
+ * read-only, so a program such as osnoise can classify a gap without a system call.  Only
+ * the CPU itself writes its counters (IRQs masked or in exception context); anyone reads.
+ */
+#ifndef ZT_KERNEL_STATS_H
+#define ZT_KERNEL_STATS_H
+
+#include "arch.h"
+#include "kernel/cpu.h"
+#include "uapi/zt_syscall.h"
+
+/* The public counter page of `cpu` (page-aligned, one page each). */
+struct zt_cpu_counters *stats_public(unsigned cpu);
+
+/* An exception was taken on this CPU (ec: ESR class for synchronous ones). */
+void stats_exception(enum exc_kind kind, enum exc_from from, unsigned ec);
+/* The exception handler of that kind is about to return (for the trace). */
+void stats_exception_exit(enum exc_kind kind);
+/* Interrupt `intid` was acknowledged on this CPU. */
+void stats_irq(unsigned intid);
+void stats_ctx_switch(void);
+void stats_timer_write(bool armed);
+
+#endif

@@ -1,0 +1,94 @@
+/*
+ * stats.c — per-CPU event counters (contract in include/kernel/stats.h).
+ *
+ * The public pages are one page per CPU in .bss, page-aligned so each can be mapped into
+ * user space on its own (vm.c maps them read-only at ZT_COUNTERS_VA in every process).
+ * Updates are relaxed stores by the owning CPU; 64-bit aligned stores are single-copy
+ * atomic, so readers anywhere see whole values.
+ */
+#include "kernel/stats.h"
+#include "kernel/trace.h"
+
+struct counter_page {
+    struct zt_cpu_counters c;
+} __attribute__((aligned(PAGE_SIZE)));
+
+_Static_assert(sizeof(struct counter_page) == PAGE_SIZE, "one page per CPU");
+
+static struct counter_page pages[MAX_CPUS];
+
+#define BUMP(field) __atomic_store_n(&(field), (field) + 1, __ATOMIC_RELAXED)
+
+struct zt_cpu_counters *stats_public(unsigned cpu)
+{
+    return &pages[cpu].c;
+}
+
+void stats_exception(enum exc_kind kind, enum exc_from from, unsigned ec)
+{
+    struct zt_cpu_counters *pub = &pages[this_cpu_id()].c;
+    STAT_INC(exc[kind][from]);
+    trace_event(ZT_TR_EXC_ENTRY, (uint64_t)kind | (uint64_t)from << 8, ec);
+    switch (kind) {
+    case EXC_SYNC:
+        STAT_INC(sync_ec[ec & 63]);
+        BUMP(pub->exc_sync);
+        if (from == FROM_EL0) {
+            if (ec == 0x15) {
+                BUMP(pub->syscalls);
+            } else {
+                BUMP(pub->faults);
+            }
+        }
+        break;
+    case EXC_IRQ:
+        BUMP(pub->exc_irq);
+        break;
+    case EXC_FIQ:
+        BUMP(pub->exc_fiq);
+        break;
+    default:
+        BUMP(pub->exc_serror);
+        break;
+    }
+    if (from == FROM_EL0) {
+        BUMP(pub->from_user);
+    }
+}
+
+void stats_irq(unsigned intid)
+{
+    struct zt_cpu_counters *pub = &pages[this_cpu_id()].c;
+    trace_event(ZT_TR_IRQ, intid, 0);
+    if (intid < ARCH_NR_INTIDS) {
+        STAT_INC(irq[intid]);
+    }
+    if (intid < ARCH_SGI_COUNT) {
+        BUMP(pub->irq_ipi);
+    } else if (intid == arch_timer_intid()) {
+        BUMP(pub->irq_timer);
+    } else {
+        BUMP(pub->irq_device);
+    }
+}
+
+void stats_ctx_switch(void)
+{
+    STAT_INC(ctx_switches);
+    BUMP(pages[this_cpu_id()].c.ctx_switches);
+}
+
+void stats_exception_exit(enum exc_kind kind)
+{
+    trace_event(ZT_TR_EXC_EXIT, kind, 0);
+}
+
+void stats_timer_write(bool armed)
+{
+    if (armed) {
+        STAT_INC(timer_arms);
+        BUMP(pages[this_cpu_id()].c.timer_arms);
+    } else {
+        STAT_INC(timer_disarms);
+    }
+}

@@ -1,0 +1,94 @@
+/*
+ * trace.c — per-CPU trace rings (contract in include/kernel/trace.h).
+ *
+ * A ring is TRACE_PAGES separate pages (no need for contiguous memory).  `head` counts
+ * events ever recorded; event i lives in slot i % TRACE_EVENTS.  Only the owning CPU writes
+ * its ring and advances head (release); a reader copies slots below head and then checks
+ * how far head moved meanwhile, discarding any slot the owner may have reused.  `cleared`
+ * is written only by readers (zt_trace with ZT_TRACE_CLEAR), under trace_read_lock.
+ */
+#include "kernel/trace.h"
+#include "arch.h"
+#include "kernel/cpu.h"
+#include "kernel/lib.h"
+#include "kernel/page.h"
+#include "kernel/spinlock.h"
+
+struct ring {
+    struct zt_trace_event *pages[TRACE_PAGES];
+    uint64_t head;    /* events recorded since boot */
+    uint64_t cleared; /* events before this index were cleared by a reader */
+} __attribute__((aligned(64)));
+
+static struct ring rings[MAX_CPUS];
+static spinlock_t trace_read_lock;
+
+void trace_init_cpu(unsigned cpu)
+{
+    struct ring *r = &rings[cpu];
+    for (unsigned i = 0; i < TRACE_PAGES; i++) {
+        paddr_t pa = page_alloc();
+        if (!pa) {
+            return; /* the ring stays off: r->pages[TRACE_PAGES - 1] is NULL */
+        }
+        r->pages[i] = phys_to_virt(pa);
+    }
+}
+
+static struct zt_trace_event *slot(struct ring *r, uint64_t i)
+{
+    uint64_t s = i % TRACE_EVENTS;
+    return &r->pages[s / TRACE_EVENTS_PER_PAGE][s % TRACE_EVENTS_PER_PAGE];
+}
+
+void trace_event(enum zt_trace_type type, uint64_t a, uint64_t b)
+{
+    unsigned long flags = arch_irq_save();
+    unsigned cpu = this_cpu_id();
+    struct ring *r = &rings[cpu];
+    if (r->pages[TRACE_PAGES - 1]) {
+        uint64_t i = r->head;
+        struct zt_trace_event *e = slot(r, i);
+        e->ts = arch_counter_read();
+        e->cpu = cpu;
+        e->type = type;
+        e->a = a;
+        e->b = b;
+        __atomic_store_n(&r->head, i + 1, __ATOMIC_RELEASE);
+    }
+    arch_irq_restore(flags);
+}
+
+long trace_read(unsigned cpu, struct zt_trace_event *out, long n, int clear)
+{
+    if (cpu >= MAX_CPUS || n < 0 || !rings[cpu].pages[TRACE_PAGES - 1]) {
+        return 0;
+    }
+    struct ring *r = &rings[cpu];
+    unsigned long flags = spin_lock_irqsave(&trace_read_lock);
+    uint64_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+    uint64_t first = head > TRACE_EVENTS ? head - TRACE_EVENTS : 0;
+    first = MAX(first, r->cleared);
+    if (head - first > (uint64_t)n) {
+        head = first + (uint64_t)n; /* the oldest n */
+    }
+    for (uint64_t i = first; i < head; i++) {
+        out[i - first] = *slot(r, i);
+    }
+    /* Slots the owner reused while we copied are not what we meant to read: drop them. */
+    uint64_t now = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+    uint64_t valid_from = now > TRACE_EVENTS ? now - TRACE_EVENTS : 0;
+    long skip = valid_from > first ? (long)(valid_from - first) : 0;
+    long count = (long)(head - first);
+    if (skip >= count) {
+        count = 0;
+    } else if (skip) {
+        memmove(out, out + skip, (size_t)(count - skip) * sizeof(*out));
+        count -= skip;
+    }
+    if (clear) {
+        r->cleared = head; /* consumed: the next read continues after them */
+    }
+    spin_unlock_irqrestore(&trace_read_lock, flags);
+    return count;
+}
