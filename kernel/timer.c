@@ -25,6 +25,8 @@ struct timer_queue {
     struct list timers;     /* sorted by deadline */
     uint64_t programmed;    /* deadline in the hardware, 0 when disarmed */
     bool stale;             /* hardware state unknown or expired: the next reprogram writes */
+    uint64_t earliest;      /* deadline of the queue's head, 0 if empty: kept under `lock`,
+                               read without it by timer_reprogram (a single aligned load) */
     uint64_t periodic_next; /* tick=periodic: next tick */
     uint64_t residual_next; /* tick_residual on a dataplane CPU: next 1 Hz tick */
 } __attribute__((aligned(64)));
@@ -45,6 +47,15 @@ void timer_init(struct timer *t, timer_fn fn)
     list_init(&t->link);
 }
 
+/* Publish the head's deadline (lock held). */
+static void update_earliest(struct timer_queue *tq)
+{
+    uint64_t e = list_empty(&tq->timers)
+                     ? 0
+                     : container_of(tq->timers.next, struct timer, link)->deadline;
+    __atomic_store_n(&tq->earliest, e, __ATOMIC_RELAXED);
+}
+
 void timer_arm(struct timer *t, uint64_t deadline)
 {
     uint64_t caller = (uint64_t)__builtin_return_address(0);
@@ -62,6 +73,7 @@ void timer_arm(struct timer *t, uint64_t deadline)
         pos = pos->next;
     }
     list_insert_between(&t->link, pos->prev, pos);
+    update_earliest(tq);
     spin_unlock_irqrestore(&tq->lock, flags);
     isol_note_timer_arm(t);
 }
@@ -78,6 +90,7 @@ bool timer_cancel(struct timer *t)
         if (t->cpu == cpu) {
             list_del(&t->link);
             t->cpu = -1;
+            update_earliest(tq);
             spin_unlock_irqrestore(&tq->lock, flags);
             return true;
         }
@@ -115,11 +128,7 @@ void timer_reprogram(void)
         .periodic_next = tq->periodic_next,
         .residual_next = tq->residual_next,
     };
-    spin_lock(&tq->lock);
-    if (!list_empty(&tq->timers)) {
-        in.earliest_timer = container_of(tq->timers.next, struct timer, link)->deadline;
-    }
-    spin_unlock(&tq->lock);
+    in.earliest_timer = __atomic_load_n(&tq->earliest, __ATOMIC_RELAXED);
     uint64_t deadline = timer_compute_deadline(&in);
     if (deadline == tq->programmed && !tq->stale) {
         return;
@@ -148,6 +157,7 @@ static void run_expired(struct timer_queue *tq, uint64_t now)
         }
         list_del(&t->link);
         __atomic_store_n(&t->cpu, -1, __ATOMIC_RELEASE);
+        update_earliest(tq);
         spin_unlock(&tq->lock);
         t->fn(t);
         spin_lock(&tq->lock);
