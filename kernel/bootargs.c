@@ -18,6 +18,7 @@
  * arguments are split like a POSIX shell splits words (no expansions).
  */
 #include "kernel/bootargs.h"
+#include "kernel/lib.h"
 #include "uapi/zt_errno.h"
 
 #include <stddef.h>
@@ -94,69 +95,26 @@ static int text_to_uint(struct text t, unsigned *out)
  * Text builder for one message line: appends what fits, silently drops the rest, and keeps
  * the line NUL-terminated at every step (size is always > 0 here).
  */
-struct tb {
-    char *buf;
-    size_t size;
-    size_t len;
-};
-
-static void tb_init(struct tb *tb, char *buf, size_t size)
-{
-    tb->buf = buf;
-    tb->size = size;
-    tb->len = 0;
-    buf[0] = '\0';
-}
-
-static void tb_char(struct tb *tb, char c)
-{
-    if (tb->len + 1 < tb->size) {
-        tb->buf[tb->len++] = c;
-        tb->buf[tb->len] = '\0';
-    }
-}
-
-static void tb_str(struct tb *tb, const char *s)
-{
-    while (*s != '\0') {
-        tb_char(tb, *s++);
-    }
-}
-
-static void tb_uint(struct tb *tb, unsigned v)
-{
-    char digits[10];
-    int n = 0;
-
-    do {
-        digits[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    while (n > 0) {
-        tb_char(tb, digits[--n]);
-    }
-}
-
 /* User text: cut to CLIP_LEN with "...", control characters shown as '?'. */
-static void tb_user(struct tb *tb, struct text t)
+static void tb_user(struct tbuf *tb, struct text t)
 {
     size_t n = t.len > CLIP_LEN ? CLIP_LEN - 3 : t.len;
 
     for (size_t i = 0; i < n; i++) {
         char c = t.s[i];
-        tb_char(tb, (c < ' ' || c > '~') ? '?' : c);
+        tbuf_char(tb, (c < ' ' || c > '~') ? '?' : c);
     }
     if (n < t.len) {
-        tb_str(tb, "...");
+        tbuf_str(tb, "...");
     }
 }
 
-static void tb_cpulist(struct tb *tb, cpumask_t m)
+static void tb_cpulist(struct tbuf *tb, cpumask_t m)
 {
-    int need = cpulist_format(m, tb->buf + tb->len, tb->size - tb->len);
-    size_t room = tb->size - tb->len - 1;
+    char list[BOOTARGS_WARN_LEN];
 
-    tb->len += (size_t)need < room ? (size_t)need : room;
+    cpulist_format(m, list, sizeof(list));
+    tbuf_str(tb, list);
 }
 
 /* ------------------------------------------------------------------ warnings */
@@ -168,36 +126,36 @@ struct parser {
 };
 
 /* Start the next warning line, "bootargs: " already in it. */
-static void warn_begin(struct parser *p, struct tb *tb)
+static void warn_begin(struct parser *p, struct tbuf *tb)
 {
     char *line = p->nproblems < BOOTARGS_MAX_WARN ? p->ba->warn[p->nproblems] : p->overflow;
 
     p->nproblems++;
-    tb_init(tb, line, BOOTARGS_WARN_LEN);
-    tb_str(tb, "bootargs: ");
+    tbuf_init(tb, line, BOOTARGS_WARN_LEN);
+    tbuf_str(tb, "bootargs: ");
 }
 
 /* Settle nwarn; when some problems had no slot, the last slot counts them instead. */
 static void warn_finish(struct parser *p)
 {
-    struct tb tb;
+    struct tbuf tb;
 
     if (p->nproblems <= BOOTARGS_MAX_WARN) {
         p->ba->nwarn = p->nproblems;
         return;
     }
-    tb_init(&tb, p->ba->warn[BOOTARGS_MAX_WARN - 1], BOOTARGS_WARN_LEN);
-    tb_str(&tb, "bootargs: ");
-    tb_uint(&tb, (unsigned)(p->nproblems - (BOOTARGS_MAX_WARN - 1)));
-    tb_str(&tb, " more warnings not shown");
+    tbuf_init(&tb, p->ba->warn[BOOTARGS_MAX_WARN - 1], BOOTARGS_WARN_LEN);
+    tbuf_str(&tb, "bootargs: ");
+    tbuf_dec(&tb, (unsigned)(p->nproblems - (BOOTARGS_MAX_WARN - 1)));
+    tbuf_str(&tb, " more warnings not shown");
     p->ba->nwarn = BOOTARGS_MAX_WARN;
 }
 
 /* "NAME=VALUE" as the user wrote it (VALUE clipped), the usual start of a warning. */
-static void tb_param(struct tb *tb, struct text name, struct text value)
+static void tb_param(struct tbuf *tb, struct text name, struct text value)
 {
     tb_user(tb, name);
-    tb_char(tb, '=');
+    tbuf_char(tb, '=');
     tb_user(tb, value);
 }
 
@@ -219,13 +177,13 @@ struct param {
     size_t flag_offset; /* for flags: offsetof the bool in struct bootargs */
 };
 
-static void tail_dataplane(struct tb *tb, const struct bootargs *ba)
+static void tail_dataplane(struct tbuf *tb, const struct bootargs *ba)
 {
     if (!ba->has_dataplane || ba->dataplane == 0) {
-        tb_str(tb, "; no dataplane CPUs");
+        tbuf_str(tb, "; no dataplane CPUs");
         return;
     }
-    tb_str(tb, "; using dataplane=");
+    tbuf_str(tb, "; using dataplane=");
     tb_cpulist(tb, ba->dataplane);
 }
 
@@ -235,7 +193,7 @@ static void set_dataplane(struct parser *p, const struct param_token *t)
     struct text list = t->value;
     cpumask_t m = 0;
     unsigned bad = 0;
-    struct tb tb;
+    struct tbuf tb;
     int rc;
 
     if (text_is(t->name, "isolcpus")) {
@@ -253,24 +211,24 @@ static void set_dataplane(struct parser *p, const struct param_token *t)
     if (rc == -ERANGE) {
         tb_param(&tb, t->name, t->value);
         if (bad == ~0u) {
-            tb_str(&tb, ": CPU number too large (max ");
+            tbuf_str(&tb, ": CPU number too large (max ");
         } else {
-            tb_str(&tb, ": CPU ");
-            tb_uint(&tb, bad);
-            tb_str(&tb, " does not exist (max ");
+            tbuf_str(&tb, ": CPU ");
+            tbuf_dec(&tb, bad);
+            tbuf_str(&tb, " does not exist (max ");
         }
-        tb_uint(&tb, MAX_CPUS - 1);
-        tb_char(&tb, ')');
+        tbuf_dec(&tb, MAX_CPUS - 1);
+        tbuf_char(&tb, ')');
     } else {
         tb_param(&tb, t->name, t->value);
-        tb_str(&tb, " is not a CPU list");
+        tbuf_str(&tb, " is not a CPU list");
     }
     tail_dataplane(&tb, p->ba);
 }
 
 static void set_tick(struct parser *p, const struct param_token *t)
 {
-    struct tb tb;
+    struct tbuf tb;
 
     if (text_is(t->value, "nohz")) {
         p->ba->tick = TICK_NOHZ;
@@ -279,14 +237,14 @@ static void set_tick(struct parser *p, const struct param_token *t)
     } else {
         warn_begin(p, &tb);
         tb_param(&tb, t->name, t->value);
-        tb_str(&tb, " unknown (nohz|periodic); using tick=");
-        tb_str(&tb, p->ba->tick == TICK_PERIODIC ? "periodic" : "nohz");
+        tbuf_str(&tb, " unknown (nohz|periodic); using tick=");
+        tbuf_str(&tb, p->ba->tick == TICK_PERIODIC ? "periodic" : "nohz");
     }
 }
 
 /* Shared by hz= and debug_exit=: a number in lo..hi, or a warning ending in "; ". */
 static bool number_in_range(struct parser *p, const struct param_token *t, unsigned lo, unsigned hi,
-                            unsigned *out, struct tb *tb)
+                            unsigned *out, struct tbuf *tb)
 {
     int rc = text_to_uint(t->value, out);
 
@@ -296,13 +254,13 @@ static bool number_in_range(struct parser *p, const struct param_token *t, unsig
     warn_begin(p, tb);
     tb_param(tb, t->name, t->value);
     if (rc == -EINVAL) {
-        tb_str(tb, " is not a number; ");
+        tbuf_str(tb, " is not a number; ");
     } else {
-        tb_str(tb, " out of range ");
-        tb_uint(tb, lo);
-        tb_str(tb, "..");
-        tb_uint(tb, hi);
-        tb_str(tb, "; ");
+        tbuf_str(tb, " out of range ");
+        tbuf_dec(tb, lo);
+        tbuf_str(tb, "..");
+        tbuf_dec(tb, hi);
+        tbuf_str(tb, "; ");
     }
     return false;
 }
@@ -310,30 +268,30 @@ static bool number_in_range(struct parser *p, const struct param_token *t, unsig
 static void set_hz(struct parser *p, const struct param_token *t)
 {
     unsigned v;
-    struct tb tb;
+    struct tbuf tb;
 
     if (number_in_range(p, t, 1, MAX_HZ, &v, &tb)) {
         p->ba->hz = v;
         return;
     }
-    tb_str(&tb, "using hz=");
-    tb_uint(&tb, p->ba->hz);
+    tbuf_str(&tb, "using hz=");
+    tbuf_dec(&tb, p->ba->hz);
 }
 
 static void set_debug_exit(struct parser *p, const struct param_token *t)
 {
     unsigned v;
-    struct tb tb;
+    struct tbuf tb;
 
     if (number_in_range(p, t, 0, 255, &v, &tb)) {
         p->ba->debug_exit = (int)v;
         return;
     }
     if (p->ba->debug_exit < 0) {
-        tb_str(&tb, "no debug_exit");
+        tbuf_str(&tb, "no debug_exit");
     } else {
-        tb_str(&tb, "using debug_exit=");
-        tb_uint(&tb, (unsigned)p->ba->debug_exit);
+        tbuf_str(&tb, "using debug_exit=");
+        tbuf_dec(&tb, (unsigned)p->ba->debug_exit);
     }
 }
 
@@ -344,7 +302,7 @@ static void set_debug_fault(struct parser *p, const struct param_token *t)
         [DEBUG_FAULT_OVERFLOW] = "overflow",   [DEBUG_FAULT_WRITE_TEXT] = "write-text",
         [DEBUG_FAULT_EXEC_DATA] = "exec-data", [DEBUG_FAULT_GUARD] = "guard",
     };
-    struct tb tb;
+    struct tbuf tb;
 
     for (unsigned k = DEBUG_FAULT_DATA; k <= DEBUG_FAULT_GUARD; k++) {
         if (text_is(t->value, kinds[k])) {
@@ -354,19 +312,19 @@ static void set_debug_fault(struct parser *p, const struct param_token *t)
     }
     warn_begin(p, &tb);
     tb_param(&tb, t->name, t->value);
-    tb_str(&tb, " unknown (data|undef|overflow|write-text|exec-data|guard); ");
+    tbuf_str(&tb, " unknown (data|undef|overflow|write-text|exec-data|guard); ");
     if (p->ba->debug_fault == DEBUG_FAULT_NONE) {
-        tb_str(&tb, "no debug_fault");
+        tbuf_str(&tb, "no debug_fault");
     } else {
-        tb_str(&tb, "using debug_fault=");
-        tb_str(&tb, kinds[p->ba->debug_fault]);
+        tbuf_str(&tb, "using debug_fault=");
+        tbuf_str(&tb, kinds[p->ba->debug_fault]);
     }
 }
 
 static void set_init(struct parser *p, const struct param_token *t)
 {
     struct bootargs *ba = p->ba;
-    struct tb tb;
+    struct tbuf tb;
 
     if (t->value.len > 0 && t->value.len < BOOTARGS_PATH_MAX) {
         for (size_t i = 0; i < t->value.len; i++) {
@@ -376,15 +334,15 @@ static void set_init(struct parser *p, const struct param_token *t)
         return;
     }
     warn_begin(p, &tb);
-    tb_str(&tb, t->value.len == 0 ? "init= is empty; using " : "init= path too long; using ");
-    tb_str(&tb, ba->init_path[0] != '\0' ? ba->init_path : DEFAULT_INIT);
+    tbuf_str(&tb, t->value.len == 0 ? "init= is empty; using " : "init= path too long; using ");
+    tbuf_str(&tb, ba->init_path[0] != '\0' ? ba->init_path : DEFAULT_INIT);
 }
 
 /* Flags: bare (meaning 1), =1 or =0. */
 static void set_flag(struct parser *p, const struct param_token *t)
 {
     bool *flag = (bool *)((char *)p->ba + t->prm->flag_offset);
-    struct tb tb;
+    struct tbuf tb;
 
     if (!t->has_value || text_is(t->value, "1")) {
         *flag = true;
@@ -393,9 +351,9 @@ static void set_flag(struct parser *p, const struct param_token *t)
     } else {
         warn_begin(p, &tb);
         tb_param(&tb, t->name, t->value);
-        tb_str(&tb, " is not 0 or 1; using ");
-        tb_str(&tb, t->prm->canon);
-        tb_str(&tb, *flag ? "=1" : "=0");
+        tbuf_str(&tb, " is not 0 or 1; using ");
+        tbuf_str(&tb, t->prm->canon);
+        tbuf_str(&tb, *flag ? "=1" : "=0");
     }
 }
 
@@ -420,7 +378,7 @@ static const struct param params[] = {
 /* Apply one parameter token; `whole` is the token as written, for the unknown warning. */
 static void apply_param(struct parser *p, struct param_token *t, struct text whole)
 {
-    struct tb tb;
+    struct tbuf tb;
 
     for (size_t i = 0; i < sizeof(params) / sizeof(params[0]); i++) {
         if (text_is(t->name, params[i].name)) {
@@ -430,9 +388,9 @@ static void apply_param(struct parser *p, struct param_token *t, struct text who
         }
     }
     warn_begin(p, &tb);
-    tb_str(&tb, "unknown parameter '");
+    tbuf_str(&tb, "unknown parameter '");
     tb_user(&tb, whole);
-    tb_str(&tb, "' ignored");
+    tbuf_str(&tb, "' ignored");
 }
 
 /* ------------------------------------------------------------------ tokenising */
@@ -550,7 +508,7 @@ static void split_init_args(struct parser *p, struct text line, size_t pos)
     struct wordbuf w = {.buf = ba->argbuf, .size = sizeof(ba->argbuf), .used = 0, .fits = true};
     bool open_quote = false;
     unsigned dropped = 0;
-    struct tb tb;
+    struct tbuf tb;
 
     for (pos = skip_blanks(line, pos); pos < line.len; pos = skip_blanks(line, pos)) {
         size_t start = w.used;
@@ -566,17 +524,17 @@ static void split_init_args(struct parser *p, struct text line, size_t pos)
     }
     if (open_quote) {
         warn_begin(p, &tb);
-        tb_str(&tb, "unterminated quote in init arguments; rest taken as one word");
+        tbuf_str(&tb, "unterminated quote in init arguments; rest taken as one word");
     }
     if (dropped > 0) {
         warn_begin(p, &tb);
-        tb_str(&tb, "init arguments over the limit (");
-        tb_uint(&tb, BOOTARGS_MAX_INIT_ARGS);
-        tb_str(&tb, " words, ");
-        tb_uint(&tb, BOOTARGS_ARGBUF);
-        tb_str(&tb, " bytes); last ");
-        tb_uint(&tb, dropped);
-        tb_str(&tb, " dropped");
+        tbuf_str(&tb, "init arguments over the limit (");
+        tbuf_dec(&tb, BOOTARGS_MAX_INIT_ARGS);
+        tbuf_str(&tb, " words, ");
+        tbuf_dec(&tb, BOOTARGS_ARGBUF);
+        tbuf_str(&tb, " bytes); last ");
+        tbuf_dec(&tb, dropped);
+        tbuf_str(&tb, " dropped");
     }
 }
 
@@ -629,11 +587,11 @@ void bootargs_parse(const char *cmdline, size_t len, struct bootargs *out)
             break;
         }
         if (open_quote) {
-            struct tb tb;
+            struct tbuf tb;
             warn_begin(&p, &tb);
-            tb_str(&tb, "unterminated quote in '");
+            tbuf_str(&tb, "unterminated quote in '");
             tb_user(&tb, whole);
-            tb_str(&tb, "'; rest of line taken as its value");
+            tbuf_str(&tb, "'; rest of line taken as its value");
         }
         struct param_token t = param_split(whole);
         apply_param(&p, &t, whole);
@@ -664,29 +622,29 @@ int partition_decide(const struct bootargs *ba, unsigned ncpus, cpumask_t *house
     cpumask_t want = (ba != NULL && ba->has_dataplane) ? ba->dataplane : 0;
     cpumask_t dp = want & exist & ~CPUMASK_BIT(0);
     char line[BOOTARGS_WARN_LEN];
-    struct tb tb;
+    struct tbuf tb;
     int nmsg = 0;
 
     if (want & ~exist) {
         cpumask_t gone = want & ~exist;
         bool one = (gone & (gone - 1)) == 0;
-        tb_init(&tb, line, sizeof(line));
-        tb_str(&tb, one ? "partition: CPU " : "partition: CPUs ");
+        tbuf_init(&tb, line, sizeof(line));
+        tbuf_str(&tb, one ? "partition: CPU " : "partition: CPUs ");
         tb_cpulist(&tb, gone);
-        tb_str(&tb, one ? " does not exist on this " : " do not exist on this ");
-        tb_uint(&tb, n);
-        tb_str(&tb, "-CPU machine; dropped");
+        tbuf_str(&tb, one ? " does not exist on this " : " do not exist on this ");
+        tbuf_dec(&tb, n);
+        tbuf_str(&tb, "-CPU machine; dropped");
         nmsg = msg_add(msg, maxmsg, nmsg, line);
     }
     if (want & exist & CPUMASK_BIT(0)) {
-        tb_init(&tb, line, sizeof(line));
-        tb_str(&tb, "partition: CPU 0 is always housekeeping; ");
+        tbuf_init(&tb, line, sizeof(line));
+        tbuf_str(&tb, "partition: CPU 0 is always housekeeping; ");
         if (dp != 0) {
-            tb_str(&tb, "dataplane ");
+            tbuf_str(&tb, "dataplane ");
             tb_cpulist(&tb, dp);
-            tb_str(&tb, " used instead");
+            tbuf_str(&tb, " used instead");
         } else {
-            tb_str(&tb, "removed from dataplane");
+            tbuf_str(&tb, "removed from dataplane");
         }
         nmsg = msg_add(msg, maxmsg, nmsg, line);
     }

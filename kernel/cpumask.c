@@ -14,6 +14,7 @@
  * (in text order) is -ERANGE.
  */
 #include "kernel/cpumask.h"
+#include "kernel/lib.h"
 #include "uapi/zt_errno.h"
 
 /* Reads the cursor as a bounded slice of text; pos never passes len. */
@@ -163,45 +164,14 @@ int cpulist_parse(const char *s, size_t len, cpumask_t *out, unsigned *bad_cpu)
     return 0;
 }
 
-/* Appends to a bounded buffer; counts what the full text would need, like snprintf. */
-struct fmt {
-    char *buf;
-    size_t size;
-    size_t need;
-};
-
-static void fmt_char(struct fmt *f, char ch)
-{
-    if (f->need + 1 < f->size) {
-        f->buf[f->need] = ch;
-    }
-    f->need++;
-}
-
-static void fmt_uint(struct fmt *f, unsigned v)
-{
-    char digits[10];
-    int n = 0;
-
-    do {
-        digits[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    while (n > 0) {
-        fmt_char(f, digits[--n]);
-    }
-}
-
 int cpulist_format(cpumask_t m, char *buf, size_t size)
 {
-    struct fmt f = {.buf = buf, .size = buf ? size : 0, .need = 0};
-    const char *none = "none";
+    struct tbuf f;
     unsigned cpu = 0;
 
+    tbuf_init(&f, buf, size);
     if (m == 0) {
-        while (*none != '\0') {
-            fmt_char(&f, *none++);
-        }
+        tbuf_str(&f, "none");
     }
     while (cpu < MAX_CPUS) {
         if (!cpumask_has(m, cpu)) {
@@ -213,17 +183,14 @@ int cpulist_format(cpumask_t m, char *buf, size_t size)
             last++;
         }
         if (f.need != 0) {
-            fmt_char(&f, ',');
+            tbuf_char(&f, ',');
         }
-        fmt_uint(&f, cpu);
+        tbuf_dec(&f, cpu);
         if (last != cpu) {
-            fmt_char(&f, '-');
-            fmt_uint(&f, last);
+            tbuf_char(&f, '-');
+            tbuf_dec(&f, last);
         }
         cpu = last + 1;
-    }
-    if (f.size > 0) {
-        f.buf[f.need < f.size ? f.need : f.size - 1] = '\0';
     }
     return (int)f.need;
 }

@@ -109,6 +109,59 @@ size_t kstrlcpy(char *dst, const char *src, size_t size)
     return n;
 }
 
+/* ---- text builder ---- */
+
+void tbuf_init(struct tbuf *t, char *buf, size_t size)
+{
+    t->buf = buf;
+    t->size = buf ? size : 0;
+    t->need = 0;
+    if (t->size) {
+        buf[0] = 0;
+    }
+}
+
+void tbuf_char(struct tbuf *t, char c)
+{
+    if (t->need + 1 < t->size) {
+        t->buf[t->need] = c;
+        t->buf[t->need + 1] = 0;
+    }
+    t->need++;
+}
+
+void tbuf_str(struct tbuf *t, const char *s)
+{
+    while (*s) {
+        tbuf_char(t, *s++);
+    }
+}
+
+void tbuf_dec(struct tbuf *t, uint64_t v)
+{
+    char digits[20];
+    int n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n > 0) {
+        tbuf_char(t, digits[--n]);
+    }
+}
+
+void tbuf_hex(struct tbuf *t, uint64_t v, int min_digits)
+{
+    int digits = 1;
+    while (digits < 16 && (v >> (4 * digits)) != 0) {
+        digits++;
+    }
+    digits = digits < min_digits ? min_digits : digits;
+    while (digits-- > 0) {
+        tbuf_char(t, "0123456789abcdef"[(v >> (4 * digits)) & 0xf]);
+    }
+}
+
 /* ---- formatted output ---- */
 
 struct out {

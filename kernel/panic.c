@@ -35,15 +35,21 @@ static _Noreturn void panic_end(void)
     arch_poweroff(PANIC_EXIT_STATUS);
 }
 
+/* The message line: "panic: CPU N: <message>". */
+static void panic_message(const char *fmt, va_list ap)
+{
+    printk("\npanic: CPU %u: ", this_cpu() ? this_cpu_id() : 0);
+    vprintk(fmt, ap);
+    printk("\n");
+}
+
 _Noreturn void panic(const char *fmt, ...)
 {
     va_list ap;
     panic_begin();
-    printk("\npanic: CPU %u: ", this_cpu() ? this_cpu_id() : 0);
     va_start(ap, fmt);
-    vprintk(fmt, ap);
+    panic_message(fmt, ap);
     va_end(ap);
-    printk("\n");
     panic_end();
 }
 
@@ -51,11 +57,9 @@ _Noreturn void panic_frame(const struct trap_frame *f, const char *fmt, ...)
 {
     va_list ap;
     panic_begin();
-    printk("\npanic: CPU %u: ", this_cpu() ? this_cpu_id() : 0);
     va_start(ap, fmt);
-    vprintk(fmt, ap);
+    panic_message(fmt, ap);
     va_end(ap);
-    printk("\n");
     arch_dump_frame(f);
     panic_end();
 }

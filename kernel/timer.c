@@ -50,9 +50,8 @@ void timer_init(struct timer *t, timer_fn fn)
 /* Publish the head's deadline (lock held). */
 static void update_earliest(struct timer_queue *tq)
 {
-    uint64_t e = list_empty(&tq->timers)
-                     ? 0
-                     : container_of(tq->timers.next, struct timer, link)->deadline;
+    uint64_t e =
+        list_empty(&tq->timers) ? 0 : container_of(tq->timers.next, struct timer, link)->deadline;
     __atomic_store_n(&tq->earliest, e, __ATOMIC_RELAXED);
 }
 

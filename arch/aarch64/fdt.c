@@ -51,6 +51,7 @@
 #include <stdint.h>
 
 #include "fdt.h"
+#include "kernel/lib.h"
 
 /* Error numbers, the Linux values (include/uapi/zt_errno.h), returned negated. */
 #define FDT_EINVAL 22 /* the blob is malformed or describes something unsupported */
@@ -90,11 +91,6 @@ enum fdt_hdr {
 };
 
 /* One line of error text, always NUL-terminated, silently truncated at cap - 1 characters. */
-struct msg {
-    char *buf;
-    size_t cap;
-    size_t len;
-};
 
 /* The blob once its header is checked: both blocks lie inside [base, base + totalsize). */
 struct fdt {
@@ -122,7 +118,7 @@ struct cells {
  * from the start of the structure block. */
 struct ctx {
     struct fdt f;
-    struct msg m;
+    struct tbuf m;
     uint32_t root;
     struct cells root_cells;
 };
@@ -184,83 +180,33 @@ static uint32_t cstr_len(const char *s)
 
 /* ------------------------------------------------------------------ error text */
 
-static void msg_init(struct msg *m, char *buf, size_t cap)
-{
-    m->buf = buf;
-    m->cap = buf != NULL ? cap : 0;
-    m->len = 0;
-    if (m->cap > 0) {
-        buf[0] = '\0';
-    }
-}
-
-static void msg_char(struct msg *m, char c)
-{
-    if (m->len + 1 >= m->cap) {
-        return;
-    }
-    m->buf[m->len++] = c;
-    m->buf[m->len] = '\0';
-}
-
-static void msg_str(struct msg *m, const char *s)
-{
-    while (*s != '\0') {
-        msg_char(m, *s++);
-    }
-}
-
 /* Text from the blob: up to a NUL, at most n (and 64) bytes, unprintable bytes shown as "?". */
-static void msg_text(struct msg *m, const uint8_t *p, uint32_t n)
+static void msg_text(struct tbuf *m, const uint8_t *p, uint32_t n)
 {
     for (uint32_t i = 0; i < n && i < 64 && p[i] != '\0'; i++) {
-        msg_char(m, p[i] >= 0x20 && p[i] < 0x7f ? (char)p[i] : '?');
+        tbuf_char(m, p[i] >= 0x20 && p[i] < 0x7f ? (char)p[i] : '?');
     }
 }
 
 /* "0x" and v in hex, at least min_digits digits. */
-static void msg_hex(struct msg *m, uint64_t v, int min_digits)
+static void msg_hex(struct tbuf *m, uint64_t v, int min_digits)
 {
-    int digits = 1;
-
-    while (digits < 16 && (v >> (4 * digits)) != 0) {
-        digits++;
-    }
-    if (digits < min_digits) {
-        digits = min_digits;
-    }
-    msg_str(m, "0x");
-    while (digits-- > 0) {
-        msg_char(m, "0123456789abcdef"[(v >> (4 * digits)) & 0xf]);
-    }
-}
-
-static void msg_dec(struct msg *m, uint64_t v)
-{
-    char digits[20];
-    int n = 0;
-
-    do {
-        digits[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    while (n > 0) {
-        msg_char(m, digits[--n]);
-    }
+    tbuf_str(m, "0x");
+    tbuf_hex(m, v, min_digits);
 }
 
 /* fmt with each %d, %x or %X replaced by the next of a, b: in decimal, in hex ("0x1f"), in
  * hex with 8 digits ("0x0000001f"). */
-static void msg_fmt(struct msg *m, const char *fmt, uint64_t a, uint64_t b)
+static void msg_fmt(struct tbuf *m, const char *fmt, uint64_t a, uint64_t b)
 {
     for (; *fmt != '\0'; fmt++) {
         if (fmt[0] != '%' || (fmt[1] != 'd' && fmt[1] != 'x' && fmt[1] != 'X')) {
-            msg_char(m, *fmt);
+            tbuf_char(m, *fmt);
             continue;
         }
         fmt++;
         if (*fmt == 'd') {
-            msg_dec(m, a);
+            tbuf_dec(m, a);
         } else {
             msg_hex(m, a, *fmt == 'X' ? 8 : 1);
         }
@@ -269,31 +215,31 @@ static void msg_fmt(struct msg *m, const char *fmt, uint64_t a, uint64_t b)
 }
 
 /* msg_fmt() for a malformed or unsupported blob. */
-static int bad(struct msg *m, const char *fmt, uint64_t a, uint64_t b)
+static int bad(struct tbuf *m, const char *fmt, uint64_t a, uint64_t b)
 {
     msg_fmt(m, fmt, a, b);
     return -FDT_EINVAL;
 }
 
 /* "device tree malformed: <what> at offset 0x<off>[ <why>]", off from the start of the blob. */
-static int bad_at(struct msg *m, const char *what, uint32_t off, const char *why)
+static int bad_at(struct tbuf *m, const char *what, uint32_t off, const char *why)
 {
-    msg_str(m, "device tree malformed: ");
-    msg_str(m, what);
-    msg_str(m, " at offset ");
+    tbuf_str(m, "device tree malformed: ");
+    tbuf_str(m, what);
+    tbuf_str(m, " at offset ");
     msg_hex(m, off, 1);
     if (*why != '\0') {
-        msg_char(m, ' ');
-        msg_str(m, why);
+        tbuf_char(m, ' ');
+        tbuf_str(m, why);
     }
     return -FDT_EINVAL;
 }
 
 /* "device tree: <what>" for a required node or property that is not there. */
-static int missing(struct msg *m, const char *what)
+static int missing(struct tbuf *m, const char *what)
 {
-    msg_str(m, "device tree: ");
-    msg_str(m, what);
+    tbuf_str(m, "device tree: ");
+    tbuf_str(m, what);
     return -FDT_ENOENT;
 }
 
@@ -310,7 +256,7 @@ static bool block_fits(uint32_t off, uint32_t size, uint32_t total)
 }
 
 /* Is there a blob with the FDT magic, whose totalsize fits in the max_len bytes we may read? */
-static int check_header(const uint8_t *base, size_t max_len, struct msg *m)
+static int check_header(const uint8_t *base, size_t max_len, struct tbuf *m)
 {
     if (base == NULL) {
         return bad(m, "no device tree: NULL blob pointer", 0, 0);
@@ -334,7 +280,7 @@ static int check_header(const uint8_t *base, size_t max_len, struct msg *m)
 }
 
 /* A totalsize that holds the header, and a layout version this parser reads (16 or 17). */
-static int check_version(const uint8_t *base, struct msg *m)
+static int check_version(const uint8_t *base, struct tbuf *m)
 {
     uint32_t version = hdr(base, HDR_VERSION);
     uint32_t last_comp = hdr(base, HDR_LAST_COMP);
@@ -353,16 +299,16 @@ static int check_version(const uint8_t *base, struct msg *m)
 }
 
 /* Reports a block that does not fit; what is "structure block" etc. */
-static int bad_block(struct msg *m, const char *what, uint32_t off, uint32_t size, uint32_t total)
+static int bad_block(struct tbuf *m, const char *what, uint32_t off, uint32_t size, uint32_t total)
 {
-    msg_str(m, "device tree malformed: ");
-    msg_str(m, what);
+    tbuf_str(m, "device tree malformed: ");
+    tbuf_str(m, what);
     msg_fmt(m, " at offset %x size %x", off, size);
     return bad(m, " is misaligned or lies outside totalsize %x", total, 0);
 }
 
 /* The structure and strings blocks lie inside totalsize, the structure block 4-aligned. */
-static int check_blocks(const uint8_t *base, struct fdt *f, struct msg *m)
+static int check_blocks(const uint8_t *base, struct fdt *f, struct tbuf *m)
 {
     f->base = base;
     f->totalsize = hdr(base, HDR_TOTALSIZE);
@@ -385,7 +331,7 @@ static int check_blocks(const uint8_t *base, struct fdt *f, struct msg *m)
 }
 
 /* The memory reservation map: 8-aligned 16-byte entries, ended by an all-zero one. */
-static int check_rsvmap(const struct fdt *f, struct msg *m)
+static int check_rsvmap(const struct fdt *f, struct tbuf *m)
 {
     uint32_t start = hdr(f->base, HDR_OFF_RSVMAP);
     uint32_t off = start;
@@ -490,7 +436,7 @@ struct nesting {
     bool have_root;
 };
 
-static int tok_fault_msg(const struct fdt *f, uint32_t off, enum tok_fault fault, struct msg *m)
+static int tok_fault_msg(const struct fdt *f, uint32_t off, enum tok_fault fault, struct tbuf *m)
 {
     uint32_t at = f->struct_off + off;
 
@@ -512,7 +458,7 @@ static int tok_fault_msg(const struct fdt *f, uint32_t off, enum tok_fault fault
 }
 
 /* Nodes open and close in pairs, one root, properties only before a node's subnodes. */
-static int check_nesting(struct nesting *n, uint32_t tok, uint32_t at, struct msg *m)
+static int check_nesting(struct nesting *n, uint32_t tok, uint32_t at, struct tbuf *m)
 {
     switch (tok) {
     case FDT_BEGIN_NODE:
@@ -547,7 +493,7 @@ static int check_nesting(struct nesting *n, uint32_t tok, uint32_t at, struct ms
     }
 }
 
-static int check_end(const struct nesting *n, uint32_t at, struct msg *m)
+static int check_end(const struct nesting *n, uint32_t at, struct tbuf *m)
 {
     if (!n->have_root) {
         return bad_at(m, "FDT_END", at, "comes before any node");
@@ -560,7 +506,7 @@ static int check_end(const struct nesting *n, uint32_t at, struct msg *m)
 }
 
 /* Walk every token once, checking bounds and nesting. */
-static int check_struct(const struct fdt *f, struct msg *m)
+static int check_struct(const struct fdt *f, struct tbuf *m)
 {
     struct nesting n = {0, 0, false};
     uint32_t off = 0;
@@ -754,10 +700,10 @@ static bool root_child_compatible(const struct ctx *x, const char *compat, uint3
 /* "device tree: <parent><name> " — the start of a message about one node. */
 static void msg_node(struct ctx *x, const char *parent, uint32_t node)
 {
-    msg_str(&x->m, "device tree: ");
-    msg_str(&x->m, parent);
+    tbuf_str(&x->m, "device tree: ");
+    tbuf_str(&x->m, parent);
     msg_text(&x->m, (const uint8_t *)node_name(&x->f, node), 64);
-    msg_char(&x->m, ' ');
+    tbuf_char(&x->m, ' ');
 }
 
 /* "device tree: <parent><name> <fmt>" for a node with a bad or unsupported value. */
@@ -780,7 +726,7 @@ static int prop_u32(struct ctx *x, const char *parent, uint32_t node, const char
     }
     if (p.len != 4) {
         msg_node(x, parent, node);
-        msg_str(&x->m, name);
+        tbuf_str(&x->m, name);
         return bad(&x->m, " is %d bytes, not one 32-bit cell", p.len, 0);
     }
     *val = be32(p.val);
@@ -806,7 +752,7 @@ static int node_reg(struct ctx *x, const char *parent, uint32_t node, struct cel
 
     if (!prop_find(&x->f, node, "reg", reg)) {
         msg_node(x, parent, node);
-        msg_str(&x->m, "has no reg property");
+        tbuf_str(&x->m, "has no reg property");
         return -FDT_ENOENT;
     }
     if (c.addr < 1 || c.addr > 2 || c.size > 2) {
@@ -883,7 +829,7 @@ static int node_irqs(struct ctx *x, uint32_t node, uint32_t n, struct prop *irqs
 {
     if (!prop_find(&x->f, node, "interrupts", irqs)) {
         msg_node(x, "/", node);
-        msg_str(&x->m, "has no interrupts property");
+        tbuf_str(&x->m, "has no interrupts property");
         return -FDT_ENOENT;
     }
     if (irqs->len < n * GIC_IRQ_CELLS * 4) {
@@ -912,7 +858,7 @@ static int find_psci(struct ctx *x, struct fdt_info *out)
     } else if (prop_is(&x->f, node, "method", "smc")) {
         out->psci = FDT_PSCI_SMC;
     } else {
-        msg_str(&x->m, "device tree: /psci method \"");
+        tbuf_str(&x->m, "device tree: /psci method \"");
         msg_text(&x->m, method.val, method.len);
         return bad(&x->m, "\" is neither hvc nor smc", 0, 0);
     }
@@ -1237,7 +1183,7 @@ int fdt_parse(const void *blob, size_t max_len, struct fdt_info *out, char *err,
     struct ctx x;
     int rc;
 
-    msg_init(&x.m, err, errlen);
+    tbuf_init(&x.m, err, errlen);
     info_clear(out);
     rc = check_blob(blob, max_len, &x);
     if (rc == 0) {

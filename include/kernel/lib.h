@@ -27,6 +27,22 @@ int strncmp(const char *a, const char *b, size_t n);
 int ksnprintf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 
+/* A bounded text builder for code that cannot use ksnprintf's format strings comfortably:
+ * appends what fits, keeps the text NUL-terminated (when size > 0), and counts in `need`
+ * the length the whole text would have, like snprintf's return value. */
+struct tbuf {
+    char *buf;
+    size_t size;
+    size_t need;
+};
+
+void tbuf_init(struct tbuf *t, char *buf, size_t size);
+void tbuf_char(struct tbuf *t, char c);
+void tbuf_str(struct tbuf *t, const char *s);
+void tbuf_dec(struct tbuf *t, uint64_t v);
+/* v in hex digits (no "0x"), at least min_digits of them. */
+void tbuf_hex(struct tbuf *t, uint64_t v, int min_digits);
+
 /* Copy at most size-1 bytes and NUL-terminate; returns strlen(src). */
 size_t kstrlcpy(char *dst, const char *src, size_t size);
 

@@ -612,15 +612,6 @@ static void elf31_random_corruption(TEST_STATE)
     assert_true(accepted > 0);
 }
 
-/* LeakSanitizer calls sched_yield() at exit, and in this binary that name is the kernel's
- * (kernel/sched.c): CPU 0 is left idle with an empty run queue so that call switches nothing. */
-static int group_teardown(void **state)
-{
-    fake_cpu = &cpus[0];
-    sched_init_cpu(&cpus[0]);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -644,5 +635,5 @@ int main(void)
         cmocka_unit_test(elf30_truncation),
         cmocka_unit_test(elf31_random_corruption),
     };
-    return cmocka_run_group_tests(tests, NULL, group_teardown);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

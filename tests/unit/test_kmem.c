@@ -47,15 +47,6 @@ static int group_setup(void **state)
     return 0;
 }
 
-/* LeakSanitizer calls sched_yield() at exit, and in this binary that name is the kernel's
- * (kernel/sched.c): CPU 0 is left idle with an empty run queue so that call switches nothing. */
-static int group_teardown(void **state)
-{
-    fake_cpu = &cpus[0];
-    sched_init_cpu(&cpus[0]);
-    return 0;
-}
-
 static int test_setup(void **state)
 {
     free0 = page_free_count();
@@ -327,5 +318,5 @@ int main(void)
         T_(km06_interleaved),
         T_(km07_out_of_pages),
     };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return cmocka_run_group_tests(tests, group_setup, NULL);
 }

@@ -477,15 +477,6 @@ static void sch30_set_affinity(TEST_STATE)
     assert_int_equal(a->affinity, before);
 }
 
-/* LeakSanitizer calls sched_yield() at exit, and in this binary that name is the kernel's
- * (kernel/sched.c): CPU 0 is left idle with an empty run queue so that call switches nothing. */
-static int group_teardown(void **state)
-{
-    fake_cpu = &cpus[0];
-    sched_init_cpu(&cpus[0]);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -509,5 +500,5 @@ int main(void)
         cmocka_unit_test_setup(sch29_wakeup_runnable_noop, world_setup),
         cmocka_unit_test_setup(sch30_set_affinity, world_setup),
     };
-    return cmocka_run_group_tests(tests, NULL, group_teardown);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -555,15 +555,6 @@ static void tmr26_slice_only_under_contention(TEST_STATE)
     use_cpu(0);
 }
 
-/* LeakSanitizer calls sched_yield() at exit, and in this binary that name is the kernel's
- * (kernel/sched.c): CPU 0 is left idle with an empty run queue so that call switches nothing. */
-static int group_teardown(void **state)
-{
-    fake_cpu = &cpus[0];
-    sched_init_cpu(&cpus[0]);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -594,5 +585,5 @@ int main(void)
         cmocka_unit_test_setup_teardown(tmr26_slice_only_under_contention, test_setup,
                                         test_teardown),
     };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return cmocka_run_group_tests(tests, group_setup, NULL);
 }

@@ -56,15 +56,6 @@ static int group_setup(void **state)
     return 0;
 }
 
-/* LeakSanitizer calls sched_yield() at exit, and in this binary that name is the kernel's
- * (kernel/sched.c): CPU 0 is left idle with an empty run queue so that call switches nothing. */
-static int group_teardown(void **state)
-{
-    fake_cpu = &cpus[0];
-    sched_init_cpu(&cpus[0]);
-    return 0;
-}
-
 static int test_setup(void **state)
 {
     fake_reset();
@@ -791,5 +782,5 @@ int main(void)
         T_(vm46_write_initial),
         T_(vm50_destroy_returns_everything),
     };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return cmocka_run_group_tests(tests, group_setup, NULL);
 }
