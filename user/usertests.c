@@ -237,8 +237,8 @@ static void helper_cpu(const char *arg)
 
 static void helper_orphan(const char *arg)
 {
-    /* The grandchild outlives us, is reparented to pid 1, and checks that. */
-    spawn_helper("sleep-ms", "300", 0);
+    /* The grandchild sleeps until test_orphan kills it: it outlives us, so pid 1 adopts it. */
+    spawn_helper("sleep-ms", "1000000", 0);
     exit(0);
 }
 
@@ -933,10 +933,11 @@ static void test_wait(void)
     EXPECT(zt_wait4(1, &status, 0, NULL), -ECHILD);
     EXPECT(zt_wait4(1000000, &status, 0, NULL), -ECHILD);
 
-    pid = spawn_helper("sleep-ms", "300", 0);
+    pid = spawn_helper("sleep-ms", "1000000", 0);
     EXPECT(zt_wait4((int)pid, &status, WNOHANG, NULL), 0);
+    EXPECT(zt_kill((int)pid, SIGKILL), 0);
     EXPECT(zt_wait4((int)pid, &status, 0, NULL), pid);
-    EXPECT(status, 0);
+    CHECK(zt_wifsignaled(status) && zt_wtermsig(status) == SIGKILL, "wait status 0x%x", status);
 
     for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
         snprintf(arg, sizeof(arg), "%d", codes[i]);
@@ -973,15 +974,16 @@ static void test_orphan(void)
     uint64_t deadline;
     int orphan;
 
-    /* The grandchild sleeps 300 ms after its parent exited: it must now belong to pid 1... */
+    /* The grandchild sleeps on after its parent exited: it must now belong to pid 1... */
     expect_exit("orphan", NULL, 0);
     orphan = find_orphan();
     CHECK(orphan > 0, "no orphaned usertests task with ppid 1");
-    /* ...which reaps it when it exits (so it does not outlive this test either). */
+    /* ...which reaps it once it is killed (so it does not outlive this test either). */
+    EXPECT(zt_kill(orphan, SIGKILL), 0);
     deadline = zt_now_ns() + 30000 * MS;
     while (find_orphan() == orphan) {
-        CHECK(zt_now_ns() < deadline, "orphan pid %d still listed after 30 s", orphan);
-        zt_sleep_ns(20 * MS);
+        CHECK(zt_now_ns() < deadline, "killed orphan pid %d still listed after 30 s", orphan);
+        zt_sleep_ns(10 * MS);
     }
 }
 
@@ -1194,6 +1196,7 @@ static void test_tasks(void)
     bool me = false, runner = false;
 
     CHECK(n >= 2, "zt_tasks(NULL, 0) returned %s", rstr(n));
+    EXPECT(zt_set_affinity(1ull << zt_cpu()), 0); /* so the CPU we compare with stays ours */
     got = zt_tasks(tasks, 64);
     CHECK(got >= 2, "zt_tasks returned %s", rstr(got));
     for (long i = 0; i < got && i < 64; i++) {
