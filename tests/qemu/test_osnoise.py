@@ -141,6 +141,7 @@ def test_osn02_isolated_dataplane_sees_only_hw_noise(flag):
     b = boot_sh(f"load -t 7 -q & osnoise -c 2-3 -t 5 {flag}; wait", exclog=True)
     assert b.status == 0, b
     assert "isolation: pid" not in b.console, b
+    assert not re.search(r"\[pid \d+\] (killed|exited)", b.console), b
     assert int(re.search(r"load: 7.0 s: (\d+) spawns", b.console).group(1)) > 0, b
     rows = table(b)
     det, win = details(b)
