@@ -125,19 +125,24 @@ QEMU_BASE := $(QEMU) -M virt,gic-version=3 -cpu cortex-a72 -m $(MEM) -nographic 
 ifeq ($(REPRO),1)
 QEMU_BASE += -icount shift=$(ICOUNT_SHIFT),sleep=off
 endif
-QEMU_CMD = $(QEMU_BASE) -smp $(CPUS) -kernel $(B)/kernel.elf $(if $(BOOTARGS),-append '$(BOOTARGS)')
+QEMU_CMD = $(QEMU_BASE) -smp $(CPUS) -kernel $(B)/kernel.elf
+# BOOTARGS reaches the shell through the environment, never through make's own text, so
+# any quotes in it (init=/bin/sh -- -c '...') arrive in -append unchanged.
+export BOOTARGS
+APPEND = $${BOOTARGS:+-append "$$BOOTARGS"}
+SHOW_APPEND = $${BOOTARGS:+-append \"$$BOOTARGS\"}
 
 run: $(B)/kernel.elf
 	@$(DEPS) run
-	@echo "run: $(QEMU_CMD)"
+	@echo "run: $(QEMU_CMD) $(SHOW_APPEND)"
 	@echo "run: (Ctrl-A x quits QEMU)"
-	@$(QEMU_CMD)
+	@$(QEMU_CMD) $(APPEND)
 
 debug: $(B)/kernel.elf
 	@$(DEPS) run
-	@echo "debug: $(QEMU_CMD) -s -S"
+	@echo "debug: $(QEMU_CMD) $(SHOW_APPEND) -s -S"
 	@echo "debug: QEMU is halted with a gdb stub on :1234; in another terminal run 'make gdb'"
-	@$(QEMU_CMD) -s -S
+	@$(QEMU_CMD) $(APPEND) -s -S
 
 gdb: $(B)/kernel.elf
 	@$(DEPS) debug

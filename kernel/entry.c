@@ -9,7 +9,10 @@
 #include "kernel/trap.h"
 #include "arch.h"
 #include "kernel/acct.h"
+#include "kernel/cpu.h"
+#include "kernel/ipi.h"
 #include "kernel/isolate.h"
+#include "kernel/page.h"
 #include "kernel/main.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
@@ -21,6 +24,17 @@ void kernel_entry_from_user(struct trap_frame *f)
 {
     acct_enter_kernel(current());
     isol_kernel_entry();
+    ipi_run_calls_dataplane(); /* requests deferred while this dataplane CPU ran user code */
+}
+
+/* A dataplane CPU keeps nothing another CPU could need while it runs user code: free pages
+ * go back from its cache, and deferred requests run, before every return to user space. */
+static void dataplane_quiesce(void)
+{
+    if (cpu_is_dataplane(this_cpu_id())) {
+        page_drain_local();
+        ipi_run_calls_dataplane();
+    }
 }
 
 void kernel_exit_to_user(struct trap_frame *f)
@@ -36,7 +50,8 @@ void kernel_exit_to_user(struct trap_frame *f)
             schedule();
         }
     }
-    isol_exit_to_user(); /* quiesce the CPU if t is isolated */
+    dataplane_quiesce();
+    isol_exit_to_user(); /* and more if t is isolated */
     timer_reprogram();
     acct_exit_kernel(t);
 }

@@ -95,11 +95,10 @@ void ipi_call(unsigned cpu, enum ipi_call_fn fn)
         return;
     }
     __atomic_fetch_or(&pending_calls[cpu], 1ull << fn, __ATOMIC_SEQ_CST);
-    /* Pairs with isol_kernel_entry: the target clears "in user" before it runs its
-     * pending calls; with both sides fully ordered, either it sees this request at its
-     * next entry, or we see it left user space and send the IPI. */
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (isol_cpu_in_user(cpu)) {
+    /* A dataplane CPU runs its pending calls at every kernel entry from user space, before
+     * every return to user space and before it idles (ipi_run_calls_dataplane): it is
+     * never interrupted for a kernel-internal request. */
+    if (cpu_is_dataplane(cpu)) {
         __atomic_fetch_add(&deferred_calls[cpu], 1, __ATOMIC_RELAXED);
         return;
     }
@@ -111,6 +110,14 @@ void ipi_run_calls(void)
     uint64_t calls = __atomic_exchange_n(&pending_calls[this_cpu_id()], 0, __ATOMIC_ACQ_REL);
     if (calls & (1ull << CALL_DRAIN_PAGES)) {
         page_drain_local();
+    }
+}
+
+void ipi_run_calls_dataplane(void)
+{
+    if (cpu_is_dataplane(this_cpu_id()) &&
+        __atomic_load_n(&pending_calls[this_cpu_id()], __ATOMIC_RELAXED)) {
+        ipi_run_calls();
     }
 }
 

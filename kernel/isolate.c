@@ -66,6 +66,10 @@ static struct work report_work;
 
 static void print_reports(struct work *w)
 {
+    unsigned dropped = __atomic_exchange_n(&reports_dropped, 0, __ATOMIC_RELAXED);
+    if (dropped) {
+        printk("isolation: %u reports dropped (the report ring was full)\n", dropped);
+    }
     for (;;) {
         struct report r;
         unsigned long flags = spin_lock_irqsave(&report_lock);
@@ -96,7 +100,7 @@ static void report(const uint64_t *bt, const char *fmt, ...)
     va_list ap;
     unsigned long flags = spin_lock_irqsave(&report_lock);
     if (report_head - report_tail == REPORTS) {
-        reports_dropped++;
+        __atomic_fetch_add(&reports_dropped, 1, __ATOMIC_RELAXED);
         spin_unlock_irqrestore(&report_lock, flags);
         return;
     }
@@ -129,17 +133,21 @@ bool isol_cpu_in_user(unsigned cpu)
     return cpu < MAX_CPUS && __atomic_load_n(&isols[cpu].in_user, __ATOMIC_SEQ_CST);
 }
 
+/* On the owning CPU (the task itself, in the kernel): the CPU is no longer isolated.  Any
+ * requests deferred meanwhile are run now. */
 static void end_isolation(struct task *t)
 {
-    struct isol_cpu *ic = &isols[t->cpu];
-    if (t->isol_flags && t->cpu == this_cpu_id()) {
+    struct isol_cpu *ic = mine();
+    if (t->isol_flags) {
         trace_event(ZT_TR_ISOL_EXIT, (uint64_t)t->tid, 0);
     }
     t->isol_flags = 0;
     if (ic->task == t) {
         __atomic_store_n(&ic->in_user, false, __ATOMIC_SEQ_CST);
         ic->entry_pending = false;
-        __atomic_store_n(&ic->task, 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&ic->task, 0, __ATOMIC_SEQ_CST);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        ipi_run_calls();
     }
 }
 
@@ -213,13 +221,15 @@ void isol_kernel_entry(void)
         return;
     }
     __atomic_store_n(&ic->in_user, false, __ATOMIC_SEQ_CST);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* pairs with ipi_call (see there) */
     ic->entry_pending = current() == ic->task;
-    ipi_run_calls(); /* requests deferred while the task was in user space */
+    ipi_run_calls(); /* requests deferred while the CPU was isolated */
 }
 
 /* An interruption of the isolated task: count it, report it (strict, or isol_debug), and
- * in strict mode end isolation and sentence the task.  Returns true if sentenced. */
+ * in strict mode end isolation and deliver the configured signal (or SIGKILL).  Returns
+ * true for a strict violation: the syscall that caused it does not run, a fault is not
+ * handled as a fault this time (the handler runs; the instruction then runs again, no
+ * longer isolated). */
 static bool interruption(const uint64_t *bt, const char *cause)
 {
     struct isol_cpu *ic = mine();
@@ -247,7 +257,7 @@ static bool interruption(const uint64_t *bt, const char *cause)
         signal_send_proc_locked(p, SIGKILL);
     }
     spin_unlock_irqrestore(&proc_lock, flags);
-    return !handled;
+    return true;
 }
 
 static bool allowed_syscall(uint64_t nr, const struct trap_frame *f)
@@ -280,8 +290,9 @@ bool isol_exception(const struct user_fault *uf)
     }
     char cause[96];
     bool abort = uf->ec == 0x24 || uf->ec == 0x20;
+    bool undef = uf->ec == 0 && !strcmp(uf->class_name, arch_exception_class_name(0));
     ksnprintf(cause, sizeof(cause), "%s at 0x%lx (pc 0x%lx)",
-              uf->ec == 0 ? "undefined instruction" : uf->class_name,
+              undef ? "undefined instruction" : uf->class_name,
               (unsigned long)(abort ? uf->far : uf->pc), (unsigned long)uf->pc);
     return interruption(0, cause);
 }
@@ -334,9 +345,9 @@ void isol_note_timer_arm(const struct timer *t)
 
 /* ---- the way back to user space ---- */
 
-/* Kernel timers must not fire here: move any that is not the task's own to housekeeping
- * (there are none by design — kernel timers are armed on housekeeping — so finding one is
- * reported as a bug of the kernel, not the task). */
+/* Kernel timers must not fire here.  There are none by design — kernel-internal timers are
+ * armed only on housekeeping CPUs (work.c) — so finding one that is not the task's own is
+ * reported as a kernel bug (it is not moved: it would fire where it is). */
 static void check_timers(struct task *t)
 {
     struct timer found[4];
@@ -353,14 +364,16 @@ void isol_exit_to_user(void)
 {
     struct isol_cpu *ic = mine();
     struct task *t = current();
-    if (!ic->task || ic->task != t) {
+    if (!ic->task || ic->task != t || !(t->isol_flags & PR_TASK_ISOLATION_ENABLE)) {
         return;
     }
-    if (!(t->isol_flags & PR_TASK_ISOLATION_ENABLE)) {
+    if (t->affinity != CPUMASK_BIT(this_cpu_id())) {
+        end_isolation(t); /* someone moved it: isolation ends here, on its own CPU */
         return;
     }
     page_drain_local(); /* nothing parked here that another CPU would have to ask for */
     check_timers(t);
+    ipi_run_calls(); /* the last requests that came in while it was in the kernel */
     ic->entry_pending = false;
     __atomic_store_n(&ic->in_user, true, __ATOMIC_SEQ_CST);
 }
@@ -428,8 +441,12 @@ int isol_audit(unsigned cpu, struct zt_isol_audit *out)
     audit_timers(cpu, out, now);
     out->pending_calls = ipi_pending_calls(cpu);
     out->deferred_total = ipi_deferred_calls(cpu);
-    unsigned running = sched_nr_running(cpu);
-    out->other_runnable = running > (unsigned)out->isolated ? running - out->isolated : 0;
+    unsigned running = sched_nr_running(cpu), owner_runs = 0;
+    flags = spin_lock_irqsave(&proc_lock);
+    t = __atomic_load_n(&ic->task, __ATOMIC_ACQUIRE);
+    owner_runs = t && t->state == TASK_RUNNABLE;
+    spin_unlock_irqrestore(&proc_lock, flags);
+    out->other_runnable = running > owner_runs ? running - owner_runs : 0;
     out->cached_pages = page_cached_on(cpu);
     return 0;
 }

@@ -12,12 +12,12 @@
 #include "kernel/page.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
+#include "kernel/stats.h"
 #include "kernel/main.h"
 #include "kernel/futex.h"
 #include "kernel/ipi.h"
 #include "kernel/irq.h"
 #include "kernel/isolate.h"
-#include "kernel/irq.h"
 #include "kernel/kstack.h"
 #include "kernel/panic.h"
 #include "kernel/task.h"
@@ -157,9 +157,8 @@ static void print_exit_stats(void)
     printk("exit-stats: work %lu items on cpus %s\n", (unsigned long)work_items_run(), cpus_used);
 }
 
-_Noreturn void kernel_poweroff(int status)
+void cpus_stop_others(void)
 {
-    arch_irq_disable();
     unsigned me = this_cpu_id();
     cpumask_t others = __atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE) & ~CPUMASK_BIT(me);
     ipi_stop_others();
@@ -168,6 +167,12 @@ _Noreturn void kernel_poweroff(int status)
            arch_counter_read() < limit) {
         arch_cpu_relax();
     }
+}
+
+_Noreturn void kernel_poweroff(int status)
+{
+    arch_irq_disable();
+    cpus_stop_others();
     if (bootargs.exit_stats) {
         print_exit_stats();
     }
@@ -204,9 +209,10 @@ void kernel_late_init(void)
         printk("debug_exit: powering off with status %d\n", bootargs.debug_exit);
         kernel_poweroff(bootargs.debug_exit);
     }
-    isol_init();  /* task isolation's report printer */
-    start_init(); /* first: init is pid 1 */
-    work_start(); /* the housekeeping worker thread */
+    isol_init();           /* task isolation's report printer */
+    start_init();          /* first: init is pid 1 */
+    work_start();          /* the housekeeping worker thread */
+    stats_start_sampler(); /* rates for `cpus`, folded on housekeeping once a second */
 }
 
 void kernel_main(uint64_t entry_counter)

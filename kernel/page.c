@@ -145,11 +145,15 @@ unsigned page_cached_on(unsigned cpu)
     return cpu < MAX_CPUS ? __atomic_load_n(&pcps[cpu].n, __ATOMIC_RELAXED) : 0;
 }
 
+/* Every other online CPU is asked: its cache count read from here could be stale the
+ * moment it is read.  An isolated CPU gets the request deferred (ipi_call); its cache is
+ * empty anyway, drained on every return to its task. */
 void page_drain_all(void)
 {
     page_drain_local();
+    cpumask_t online = __atomic_load_n(&cpus_online, __ATOMIC_RELAXED);
     for (unsigned c = 0; c < ncpus; c++) {
-        if (c != this_cpu_id() && page_cached_on(c)) {
+        if (c != this_cpu_id() && cpumask_has(online, c)) {
             ipi_call(c, CALL_DRAIN_PAGES);
         }
     }

@@ -10,6 +10,7 @@
 #include "arch.h"
 #include "kernel/cpu.h"
 #include "kernel/ipi.h"
+#include "kernel/main.h"
 #include "kernel/printk.h"
 
 static int panicking;
@@ -25,8 +26,8 @@ static void panic_begin(void)
     if (__atomic_exchange_n(&panicking, 1, __ATOMIC_ACQ_REL)) {
         arch_halt_cpu();
     }
-    ipi_stop_others();
-    printk_panic_mode();
+    printk_panic_mode(); /* a CPU that stopped holding the console lock cannot block us */
+    cpus_stop_others();
 }
 
 static _Noreturn void panic_end(void)

@@ -18,6 +18,7 @@
 #include "kernel/cpu.h"
 #include "kernel/ipi.h"
 #include "kernel/lib.h"
+#include "kernel/page.h"
 #include "kernel/panic.h"
 #include "kernel/stats.h"
 #include "kernel/task.h"
@@ -443,6 +444,10 @@ _Noreturn void sched_idle(void)
         if (!list_empty(&rq->queue) || rq->need_resched) {
             schedule();
         } else {
+            if (cpu_is_dataplane(this_cpu_id())) {
+                page_drain_local(); /* an idle dataplane CPU holds nothing others need */
+                ipi_run_calls_dataplane();
+            }
             timer_reprogram();
             arch_wait_for_interrupt(); /* wakes on a pending IRQ even though masked */
         }

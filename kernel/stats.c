@@ -8,6 +8,7 @@
  */
 #include "kernel/stats.h"
 #include "kernel/trace.h"
+#include "kernel/work.h"
 
 struct counter_page {
     struct zt_cpu_counters c;
@@ -81,6 +82,45 @@ void stats_ctx_switch(void)
 void stats_exception_exit(enum exc_kind kind)
 {
     trace_event(ZT_TR_EXC_EXIT, kind, 0);
+}
+
+/* ---- the once-a-second sampler, on housekeeping ----
+ * Rates for `cpus` (exceptions per second, per CPU) are folded here, by reading every
+ * CPU's counters from a housekeeping CPU: no CPU is ever asked to fold its own statistics
+ * (Linux's vmstat work does just that, on every CPU).  A kernel-internal timer, so it lives
+ * on housekeeping: work_queue_delayed arms it there. */
+static struct work sampler;
+static uint64_t last_total[MAX_CPUS];
+static uint64_t rate[MAX_CPUS];
+
+static uint64_t exceptions_of(unsigned cpu)
+{
+    const struct zt_cpu_counters *c = &pages[cpu].c;
+    return __atomic_load_n(&c->exc_sync, __ATOMIC_RELAXED) +
+           __atomic_load_n(&c->exc_irq, __ATOMIC_RELAXED) +
+           __atomic_load_n(&c->exc_fiq, __ATOMIC_RELAXED) +
+           __atomic_load_n(&c->exc_serror, __ATOMIC_RELAXED);
+}
+
+static void sample(struct work *w)
+{
+    for (unsigned cpu = 0; cpu < ncpus; cpu++) {
+        uint64_t total = exceptions_of(cpu);
+        __atomic_store_n(&rate[cpu], total - last_total[cpu], __ATOMIC_RELAXED);
+        last_total[cpu] = total;
+    }
+    work_queue_delayed(&sampler, arch_counter_freq());
+}
+
+void stats_start_sampler(void)
+{
+    work_init(&sampler, "stats sampler", sample);
+    work_queue_delayed(&sampler, arch_counter_freq());
+}
+
+uint64_t stats_rate(unsigned cpu)
+{
+    return cpu < MAX_CPUS ? __atomic_load_n(&rate[cpu], __ATOMIC_RELAXED) : 0;
 }
 
 void stats_timer_write(bool armed)

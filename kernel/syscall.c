@@ -87,7 +87,7 @@ static long sys_ioctl(struct trap_frame *f)
         pid = tty_foreground();
         return copy_to_user(my_vm(), A(2), &pid, sizeof(pid)) ? -EFAULT : 0;
     default:
-        return -25; /* ENOTTY: no other terminal controls */
+        return -ENOTTY; /* no other terminal controls */
     }
 }
 
@@ -148,9 +148,6 @@ static long sys_sched_setaffinity(struct trap_frame *f)
     }
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     struct task *t = task_of((int)A(0));
-    if (t && t->isol_flags && mask != t->affinity) {
-        isol_task_exit(t); /* moving an isolated task ends its isolation */
-    }
     long r = t ? sched_set_affinity(t, mask) : -ESRCH;
     spin_unlock_irqrestore(&proc_lock, flags);
     if (r == 0 && t == current()) {
@@ -458,7 +455,9 @@ static const syscall_fn linux_calls[] = {
 static const syscall_fn zt_calls[] = {
     [SYS_zt_spawn - 1024] = sys_zt_spawn,     [SYS_zt_tasks - 1024] = sys_zt_tasks,
     [SYS_zt_cpus - 1024] = sys_zt_cpus,       [SYS_zt_poweroff - 1024] = sys_zt_poweroff,
-    [SYS_zt_meminfo - 1024] = sys_zt_meminfo, [SYS_zt_isolstat - 1024] = sys_zt_isolstat,
+    [SYS_zt_meminfo - 1024] = sys_zt_meminfo,
+    [SYS_zt_isolstat - 1024] = sys_zt_isolstat,
+    [SYS_zt_trace - 1024] = sys_zt_trace,
 };
 
 static syscall_fn lookup(uint64_t nr)
@@ -478,7 +477,10 @@ void syscall_dispatch(struct trap_frame *f, unsigned svc_imm)
     syscall_fn fn = lookup(nr);
     trace_event(ZT_TR_SYSCALL, nr, svc_imm);
     if (isol_syscall(nr, f)) {
-        return; /* a strict isolation violation: it does not run; the task is sentenced */
+        arch_frame_set_return(f, (uint64_t)-EPERM); /* a strict violation: it does not run */
+        return;
     }
+    arch_irq_enable(); /* system calls run with interrupts enabled */
     arch_frame_set_return(f, fn ? (uint64_t)fn(f) : (uint64_t)-ENOSYS);
+    arch_irq_disable();
 }

@@ -16,6 +16,7 @@
 #include "kernel/page.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
+#include "kernel/stats.h"
 #include "kernel/syscall.h"
 #include "kernel/task.h"
 #include "kernel/trace.h"
@@ -165,6 +166,7 @@ static void fill_cpu(unsigned c, struct zt_cpu_info *ci)
     ci->user_ns = acct_ticks_to_ns(acct.user_ticks);
     ci->sys_ns = acct_ticks_to_ns(acct.sys_ticks);
     ci->idle_ns = acct_ticks_to_ns(acct.idle_ticks);
+    ci->exc_per_s = stats_rate(c);
 }
 
 /* zt_cpus(buf, n): fills min(n, ncpus) entries, returns ncpus. */

@@ -3,9 +3,9 @@
  * (contract in include/kernel/timer.h).
  *
  * State per CPU: a queue sorted by deadline under tq->lock (a leaf lock; remote CPUs take
- * it only to cancel), the deadline last written to the hardware (0 = disarmed), and the
- * periodic/residual tick bookkeeping for the research modes.  Only the owning CPU touches
- * its hardware timer.
+ * it only to cancel and to list timers for reports), the deadline last written to the hardware (0 =
+ * disarmed), and the periodic/residual tick bookkeeping for the research modes.  Only the owning
+ * CPU touches its hardware timer.
  */
 #include "kernel/timer.h"
 #include "arch.h"
@@ -125,7 +125,8 @@ void timer_reprogram(void)
         .can_stop_tick = sched_can_stop_tick(cpu) || sched_need_resched(),
         .slice_end = sched_slice_end(cpu),
         .periodic_next = tq->periodic_next,
-        .residual_next = tq->residual_next,
+        /* Linux's residual tick ran only while a task did: an idle CPU has none. */
+        .residual_next = sched_is_idle_task(sched_current(cpu)) ? 0 : tq->residual_next,
     };
     in.earliest_timer = __atomic_load_n(&tq->earliest, __ATOMIC_RELAXED);
     uint64_t deadline = timer_compute_deadline(&in);

@@ -6,7 +6,7 @@
 # (as root), or the script stops with the exact command to run. Groups:
 #   build  cross compiler, binutils, picolibc, cpio      (make, make all)
 #   run    QEMU                                          (make run, make debug, tests)
-#   test   host compiler, cmocka, pytest, dtc            (make test)
+#   test   host compiler, cmocka, pytest, matplotlib, dtc (make test)
 #   debug  gdb-multiarch                                 (make gdb)
 #   format clang-format                                  (make format, make check-format)
 #   bench  matplotlib                                    (make bench, plots)
@@ -14,7 +14,7 @@ set -u
 
 pkgs_build="gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu picolibc-aarch64-linux-gnu cpio"
 pkgs_run="qemu-system-arm"
-pkgs_test="gcc libc6-dev libcmocka-dev python3 python3-pytest device-tree-compiler"
+pkgs_test="gcc libc6-dev libcmocka-dev python3 python3-pytest python3-matplotlib device-tree-compiler"
 pkgs_debug="gdb-multiarch"
 pkgs_format="clang-format"
 pkgs_bench="python3 python3-matplotlib"

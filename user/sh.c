@@ -251,10 +251,11 @@ static void print_cpu(const struct zt_cpu_info *c)
         printf("pid %d tid %d (%.*s)", c->cur_pid, c->cur_tid, ZT_NAME_LEN, c->cur_name);
     }
     printf(", nr_running %u\n", c->nr_running);
-    printf("  exceptions: sync %llu irq %llu fiq %llu serror %llu; syscalls %llu\n",
+    printf("  exceptions: sync %llu irq %llu fiq %llu serror %llu; syscalls %llu; "
+           "last second %llu\n",
            (unsigned long long)c->exc_sync, (unsigned long long)c->exc_irq,
            (unsigned long long)c->exc_fiq, (unsigned long long)c->exc_serror,
-           (unsigned long long)c->syscalls);
+           (unsigned long long)c->syscalls, (unsigned long long)c->exc_per_s);
     printf("  interrupts: timer %llu ipi %llu uart %llu other %llu\n",
            (unsigned long long)c->irq_timer, (unsigned long long)c->irq_ipi,
            (unsigned long long)c->irq_uart, (unsigned long long)c->irq_other);

@@ -27,6 +27,7 @@ static volatile int started;         /* tasks that are running on the CPU */
 static volatile uint64_t window_end; /* counter value the current window ends at, 0 = none */
 static volatile int phase_done;      /* tasks done with the current phase */
 static volatile int alone;           /* task 0 may start window 2 (the others are gone) */
+static volatile int window_closed;   /* task 0 has closed window 1 */
 static int release[2];               /* futexes: [0] task 0 waits here, [1] the others */
 static uint64_t window_ticks[2];
 static int ntasks, cpu;
@@ -65,6 +66,7 @@ static void run_window(int index, uint64_t ticks)
     spin_window();
     zt_window_close();
     window_ticks[index] = zt_counter() - t0;
+    window_closed = 1;
 }
 
 static void wait_release(int *flag)
@@ -90,6 +92,9 @@ static long task_main(void *arg)
         run_window(0, seconds_ticks);
     } else {
         spin_window();
+        while (!window_closed) {
+            /* no system call until task 0 has closed the window */
+        }
     }
     __atomic_fetch_add(&phase_done, 1, __ATOMIC_SEQ_CST);
     if (index == 0 && alone_ticks) {

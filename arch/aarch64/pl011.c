@@ -71,10 +71,14 @@ unsigned arch_console_intid(void)
     return uart_intid;
 }
 
+/* Clear the interrupt first, then drain: a byte that arrives after the last FIFO check
+ * raises the interrupt again.  (Clearing after draining loses it: QEMU's PL011 raises RX
+ * only when the FIFO goes from empty to one byte, so a byte that lands between the last
+ * check and the clear would sit in the FIFO with no interrupt, and input would stop.) */
 void arch_console_rx(void (*sink)(char c))
 {
+    uart_write(UART_ICR, INT_RX | INT_RT);
     while (!(uart_read(UART_FR) & FR_RXFE)) {
         sink((char)(uart_read(UART_DR) & 0xff));
     }
-    uart_write(UART_ICR, INT_RX | INT_RT);
 }

@@ -117,9 +117,7 @@ void trap_el0_sync(struct trap_frame *f, unsigned long unused)
     stats_exception(EXC_SYNC, FROM_EL0, ec);
     kernel_entry_from_user(f);
     if (ec == 0x15) {
-        arch_irq_enable(); /* syscalls run preemptible by interrupts */
-        syscall_dispatch(f, (unsigned)(esr & 0xffff));
-        arch_irq_disable();
+        syscall_dispatch(f, (unsigned)(esr & 0xffff)); /* enables IRQs while the call runs */
     } else {
         struct user_fault uf = {
             .ec = ec,

@@ -3,8 +3,10 @@
  *
  * The reason is the SGI number, so QEMU's own interrupt trace shows it too.  Every IPI is
  * counted on the sender per (receiver, reason) and on the receiver per reason.  ipi_send is
- * the only way kernel code interrupts another CPU; isolation policy (which IPIs may go to a
- * dataplane CPU) lives there.
+ * the only way kernel code interrupts another CPU.  What may reach a dataplane CPU is
+ * decided by the callers: the scheduler sends one only when a task is placed there (by its
+ * affinity) or moved away, signals only for its own task, and kernel-internal requests
+ * (ipi_call) to a dataplane CPU are never sent: they wait for its next kernel entry.
  */
 #ifndef ZT_KERNEL_IPI_H
 #define ZT_KERNEL_IPI_H
@@ -12,9 +14,10 @@
 #include <stdint.h>
 
 enum ipi_reason {
-    IPI_RESCHEDULE = 0, /* a task was placed on the receiver's run queue: switch to it */
-    IPI_WAKEUP = 1,     /* a task blocked on the receiver was woken */
-    IPI_KICK = 2,       /* contention: the receiver must arm its time-slice timer */
+    IPI_RESCHEDULE = 0, /* the receiver's running task must give way (its affinity changed) */
+    IPI_WAKEUP = 1,     /* the idle receiver got a runnable task (new, woken or moved) */
+    IPI_KICK = 2,       /* contention: the busy receiver got a second runnable task and must
+                           arm its time-slice timer */
     IPI_CALL = 3,       /* run a queued function on the receiver */
     IPI_SIGNAL = 4,     /* a signal was posted to the task running on the receiver */
     IPI_STOP = 15,      /* panic or power-off: halt */
@@ -28,13 +31,15 @@ enum ipi_call_fn {
     CALL_NR,
 };
 
-/* Ask `cpu` to run `fn`.  Sent as IPI_CALL — unless `cpu` runs an isolated task in user
- * space: then the request is recorded and runs at that CPU's next kernel entry, and the
- * task is not interrupted for it. */
+/* Ask `cpu` to run `fn`.  Sent as IPI_CALL to a housekeeping CPU.  A dataplane CPU is never
+ * interrupted for it: the request is recorded and runs at that CPU's next kernel entry,
+ * before it returns to user space, or before it idles. */
 void ipi_call(unsigned cpu, enum ipi_call_fn fn);
 /* Run this CPU's pending calls (IPI_CALL handler, and every kernel entry on an isolated
  * CPU). */
 void ipi_run_calls(void);
+/* On a dataplane CPU: run what was deferred (kernel entry and exit, idle). */
+void ipi_run_calls_dataplane(void);
 /* Pending calls for `cpu` (bitmask of enum ipi_call_fn), for isolstat. */
 uint64_t ipi_pending_calls(unsigned cpu);
 /* Requests deferred instead of sent, since boot, per target CPU. */

@@ -5,15 +5,17 @@
  *
  * A task isolates itself on a dataplane CPU that is its only allowed CPU and that no other
  * task wants.  From then on, every return to it quiesces the CPU (nothing cached, no timer
- * but the task's own), and every kernel entry from its user space is classified: the calls
- * it may make (prctl to change isolation, exit, exit_group), or an interruption — another
- * syscall, a fault, an interrupt.  Interruptions are counted; in strict mode each is a
+ * but the task's own), and every kernel entry from its user space is classified: a system
+ * call it made (in strict mode only prctl to change isolation, exit and exit_group are
+ * allowed; any other is an interruption), a fault, or an interrupt.  Interruptions are
+ * counted; in strict mode each is a
  * violation that ends isolation with a report and the configured signal (or SIGKILL); with
  * isol_debug=1 every interruption, and every timer armed on the CPU, is reported.  Reports
  * are printed by the housekeeping worker, never by the isolated CPU.
  *
- * Context: the hooks below run on the isolated CPU with IRQs masked, except isol_prctl
- * (syscall context) and isol_audit (any CPU; reads only).
+ * Context: the hooks below run on the isolated CPU with IRQs masked (isol_syscall before
+ * the call enables them), except isol_prctl (syscall context) and isol_audit (any CPU;
+ * reads only).  Only the owning CPU changes its isolation state.
  */
 #ifndef ZT_KERNEL_ISOLATE_H
 #define ZT_KERNEL_ISOLATE_H

@@ -15,6 +15,9 @@ void kernel_late_init(void);
 _Noreturn void kernel_poweroff(int status);
 /* init is about to run its first instruction: print the boot time. */
 void boot_note_init_start(void);
+/* Send IPI_STOP to every other online CPU and wait (at most 1 s of guest time) until each
+ * has stopped.  IRQs must be masked. */
+void cpus_stop_others(void);
 /* IPI_STOP on this CPU: record that it stopped, then halt. */
 _Noreturn void cpu_stop_self(void);
 

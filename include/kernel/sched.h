@@ -46,7 +46,8 @@ int sched_set_affinity(struct task *t, cpumask_t mask);
 /* The current task must give way at the next opportunity. */
 void sched_set_need_resched(void);
 bool sched_need_resched(void);
-/* Timer interrupt: end the slice if it is over.  Returns true if a switch is due. */
+/* Timer interrupt: if the CPU is contended and the slice is over, a switch is due
+ * (need_resched is set). */
 void sched_slice_check(uint64_t now);
 /* Time slice end for timer.c (valid when !sched_can_stop_tick). */
 uint64_t sched_slice_end(unsigned cpu);

@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "uapi/zt_syscall.h"
+
 struct task;
 struct process;
 struct trap_frame;

@@ -24,6 +24,10 @@ void stats_exception_exit(enum exc_kind kind);
 /* Interrupt `intid` was acknowledged on this CPU. */
 void stats_irq(unsigned intid);
 void stats_ctx_switch(void);
+/* Boot (after work_start): fold rates once a second on housekeeping. */
+void stats_start_sampler(void);
+/* Exceptions `cpu` took during the last full second. */
+uint64_t stats_rate(unsigned cpu);
 void stats_timer_write(bool armed);
 
 #endif

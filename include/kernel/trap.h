@@ -25,8 +25,9 @@ void kernel_entry_from_user(struct trap_frame *f);
 void kernel_exit_to_user(struct trap_frame *f);
 /* A new task's way out to its first user instruction. */
 void kernel_first_return_to_user(struct trap_frame *f);
-/* svc_imm: the SVC instruction's immediate (ignored for dispatch, as on Linux; the
- * measurement-window markers 0x5a5a/0xa5a5 are visible to tracing). */
+/* Called with IRQs masked; classifies the call for task isolation first, then runs it with
+ * IRQs enabled and returns with them masked.  svc_imm: the SVC instruction's immediate
+ * (ignored for dispatch, as on Linux; the window markers 0x5a5a/0xa5a5 are traced). */
 void syscall_dispatch(struct trap_frame *f, unsigned svc_imm);
 void user_exception(struct trap_frame *f, const struct user_fault *uf);
 const char *arch_exception_class_name(unsigned ec);

@@ -27,7 +27,7 @@ struct work {
     struct list link;    /* on the run or arm queue */
     struct timer timer;  /* for delayed work */
     uint64_t delay;      /* ticks, while waiting to be armed */
-    bool queued;         /* on a queue or timer: guarded by work_lock */
+    bool queued;         /* on a queue or timer: guarded by work.c's queue lock */
     int queued_from_cpu; /* the CPU that asked (reports) */
 };
 

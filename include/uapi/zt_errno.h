@@ -22,6 +22,7 @@
 #define ENODEV       19
 #define EINVAL       22
 #define EMFILE       24
+#define ENOTTY       25
 #define ENOSPC       28
 #define ESPIPE       29
 #define ERANGE       34

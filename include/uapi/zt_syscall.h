@@ -185,6 +185,8 @@ struct zt_cpu_info {
     uint64_t user_ns; /* time in user space, in the kernel, idle */
     uint64_t sys_ns;
     uint64_t idle_ns;
+    uint64_t exc_per_s; /* exceptions taken during the last full second (sampled on
+                           housekeeping) */
 };
 
 struct zt_meminfo {
