@@ -30,7 +30,8 @@ const char *ipi_reason_name(unsigned reason)
     return reason_names[reason] ? reason_names[reason] : sgi[reason];
 }
 
-static uint8_t last_sender[MAX_CPUS][IPI_NR]; /* per receiver and reason: who sent it last */
+/* Per receiver and reason: the CPUs that sent one since the receiver last took it. */
+static uint64_t senders[MAX_CPUS][IPI_NR];
 
 void ipi_send(unsigned cpu, enum ipi_reason reason)
 {
@@ -39,8 +40,8 @@ void ipi_send(unsigned cpu, enum ipi_reason reason)
         return;
     }
     isol_note_ipi(cpu, reason);
-    __atomic_store_n(&last_sender[cpu][reason], (uint8_t)me->id, __ATOMIC_RELAXED);
     trace_event(ZT_TR_IPI_SEND, cpu, reason);
+    __atomic_fetch_or(&senders[cpu][reason], CPUMASK_BIT(me->id), __ATOMIC_RELAXED);
     __atomic_store_n(&me->stats.ipi_sent[cpu][reason], me->stats.ipi_sent[cpu][reason] + 1,
                      __ATOMIC_RELAXED);
     arch_send_sgi(cpu, reason);
@@ -59,7 +60,8 @@ void ipi_stop_others(void)
 void ipi_receive(unsigned sgi)
 {
     STAT_INC(ipi_recv[sgi]);
-    trace_event(ZT_TR_IPI_RECV, sgi, last_sender[this_cpu_id()][sgi]);
+    trace_event(ZT_TR_IPI_RECV, sgi,
+                __atomic_exchange_n(&senders[this_cpu_id()][sgi], 0, __ATOMIC_RELAXED));
     switch (sgi) {
     case IPI_STOP:
         cpu_stop_self();

@@ -14,6 +14,7 @@
 #include "kernel/isolate.h"
 #include "kernel/printk.h"
 #include "kernel/stats.h"
+#include "kernel/timer.h"
 #include "kernel/cpumask.h"
 #include "uapi/zt_errno.h"
 
@@ -47,6 +48,12 @@ void irq_dispatch(unsigned intid)
     /* Nothing should be enabled without a handler; disable it so it cannot storm. */
     arch_irq_set_enabled(intid, false);
     printk("irq: CPU %u: INTID %u has no handler; disabled\n", this_cpu_id(), intid);
+}
+
+void irq_exit_to_kernel(void)
+{
+    timer_reprogram(); /* a level-triggered timer that fired must be quieted before IRQs
+                          are enabled again in the interrupted kernel code */
 }
 
 int irq_route(unsigned intid, unsigned cpu)

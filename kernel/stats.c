@@ -73,6 +73,11 @@ void stats_irq(unsigned intid)
     }
 }
 
+void stats_irq_spurious(unsigned intid)
+{
+    trace_event(ZT_TR_IRQ, intid, 0); /* the public counters keep acknowledged ones only */
+}
+
 void stats_ctx_switch(void)
 {
     STAT_INC(ctx_switches);

@@ -455,8 +455,7 @@ static const syscall_fn linux_calls[] = {
 static const syscall_fn zt_calls[] = {
     [SYS_zt_spawn - 1024] = sys_zt_spawn,     [SYS_zt_tasks - 1024] = sys_zt_tasks,
     [SYS_zt_cpus - 1024] = sys_zt_cpus,       [SYS_zt_poweroff - 1024] = sys_zt_poweroff,
-    [SYS_zt_meminfo - 1024] = sys_zt_meminfo,
-    [SYS_zt_isolstat - 1024] = sys_zt_isolstat,
+    [SYS_zt_meminfo - 1024] = sys_zt_meminfo, [SYS_zt_isolstat - 1024] = sys_zt_isolstat,
     [SYS_zt_trace - 1024] = sys_zt_trace,
 };
 

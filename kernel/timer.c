@@ -190,7 +190,8 @@ static void timer_interrupt(unsigned intid)
         sched_set_need_resched(); /* a classic tick preempts at every period if contended */
     }
     sched_slice_check(now);
-    timer_reprogram();
+    /* No reprogramming here: the way out does it once, IRQs still masked — back to user
+     * space through kernel_exit_to_user, back into the kernel through irq_exit_to_kernel. */
 }
 
 void timer_init_cpu(unsigned cpu)

@@ -68,7 +68,15 @@ long trace_read(unsigned cpu, struct zt_trace_event *out, long n, int clear)
     unsigned long flags = spin_lock_irqsave(&trace_read_lock);
     uint64_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
     uint64_t first = head > TRACE_EVENTS ? head - TRACE_EVENTS : 0;
+    uint64_t lost = first > r->cleared ? first - r->cleared : 0;
     first = MAX(first, r->cleared);
+    if (lost && clear && n > 0) { /* say what was overwritten since the last drain */
+        out[0] = (struct zt_trace_event){
+            .ts = arch_counter_read(), .cpu = cpu, .type = ZT_TR_LOST, .a = lost};
+        r->cleared = first;
+        spin_unlock_irqrestore(&trace_read_lock, flags);
+        return 1;
+    }
     if (head - first > (uint64_t)n) {
         head = first + (uint64_t)n; /* the oldest n */
     }

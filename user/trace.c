@@ -59,6 +59,7 @@ static const char *const type_names[] = {
     [ZT_TR_ISOL_ENTER] = "isol-enter",
     [ZT_TR_ISOL_EXIT] = "isol-exit",
     [ZT_TR_ISOL_VIOLATION] = "isol-violation",
+    [ZT_TR_LOST] = "lost",
 };
 
 static void usage(void)

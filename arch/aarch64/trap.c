@@ -73,6 +73,7 @@ static void irq_entry(void)
     unsigned intid = iar & 0xffffff;
     if (intid >= 1020) {
         STAT_INC(irq_spurious); /* nothing pending any more: ignore, no EOI */
+        stats_irq_spurious(intid);
         return;
     }
     irq_dispatch(intid);
@@ -83,6 +84,7 @@ void trap_el1_irq(struct trap_frame *f, unsigned long unused)
 {
     count(EXC_IRQ, FROM_EL1);
     irq_entry();
+    irq_exit_to_kernel();
     stats_exception_exit(EXC_IRQ);
 }
 
@@ -147,6 +149,7 @@ void trap_el0_fiq_serror(struct trap_frame *f, unsigned long kindsrc)
     };
     user_exception(f, &uf);
     kernel_exit_to_user(f);
+    stats_exception_exit(kind);
 }
 
 /* Vectors the kernel never expects (EL1 with SP_EL0, FIQ, SError, AArch32 EL0). */

@@ -16,6 +16,9 @@ typedef void (*irq_handler_t)(unsigned intid);
 /* Register `h` for `intid` (boot only).  Returns 0 or -EINVAL/-EBUSY. */
 int irq_register(unsigned intid, irq_handler_t h);
 void irq_dispatch(unsigned intid);
+/* After an interrupt taken in the kernel, before returning to the interrupted code
+ * (the way back to user space does the same in kernel_exit_to_user). */
+void irq_exit_to_kernel(void);
 /* Route SPI `intid` to `cpu`: 0, -EINVAL, or -EPERM (with a console message) when `cpu`
  * is a dataplane CPU — device interrupts go to housekeeping only. */
 int irq_route(unsigned intid, unsigned cpu);

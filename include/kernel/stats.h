@@ -23,6 +23,8 @@ void stats_exception(enum exc_kind kind, enum exc_from from, unsigned ec);
 void stats_exception_exit(enum exc_kind kind);
 /* Interrupt `intid` was acknowledged on this CPU. */
 void stats_irq(unsigned intid);
+/* An acknowledge returned the spurious INTID (1020-1023): only traced. */
+void stats_irq_spurious(unsigned intid);
 void stats_ctx_switch(void);
 /* Boot (after work_start): fold rates once a second on housekeeping. */
 void stats_start_sampler(void);

@@ -396,8 +396,16 @@ static void tmr19_equal_deadlines_fifo(TEST_STATE)
     assert_ptr_equal(out[1].fn, on_fire_rearm);
 }
 
-/* TMR-20: the interrupt runs every expired callback once, keeps later timers and programs
- * the next deadline */
+/* Taking the timer interrupt in the kernel: the handler, then the way back, which
+ * reprograms (from user space kernel_exit_to_user does the same, once). */
+static void take_timer_interrupt(void)
+{
+    irq_dispatch(arch_timer_intid());
+    irq_exit_to_kernel();
+}
+
+/* TMR-20: the interrupt runs every expired callback once, keeps later timers, and the way
+ * out programs the next deadline */
 static void tmr20_interrupt_runs_expired(TEST_STATE)
 {
     timer_arm(&tm[0], 100);
@@ -405,7 +413,7 @@ static void tmr20_interrupt_runs_expired(TEST_STATE)
     timer_arm(&tm[2], 300);
     timer_reprogram();
     fake_counter = 150;
-    irq_dispatch(arch_timer_intid());
+    take_timer_interrupt();
     assert_int_equal(fired[0], 1);
     assert_int_equal(fired[1], 1);
     assert_int_equal(fired[2], 0);
@@ -424,7 +432,7 @@ static void tmr21_interrupt_always_rewrites(TEST_STATE)
     timer_arm(&tm[0], 500);
     timer_reprogram();
     fake_counter = 400; /* spurious or early: nothing expires */
-    irq_dispatch(arch_timer_intid());
+    take_timer_interrupt();
     assert_int_equal(fired[0], 0);
     assert_int_equal(fake.timer_deadline[0], 500);
     assert_int_equal(fake.timer_writes, 2);
@@ -436,7 +444,7 @@ static void tmr22_interrupt_disarm_and_rearm(TEST_STATE)
     timer_arm(&tm[0], 100);
     timer_reprogram();
     fake_counter = 100;
-    irq_dispatch(arch_timer_intid());
+    take_timer_interrupt();
     assert_int_equal(fired[0], 1);
     assert_int_equal(fake.timer_deadline[0], 0);
     assert_int_equal(fake.timer_writes, 2);
@@ -445,13 +453,13 @@ static void tmr22_interrupt_disarm_and_rearm(TEST_STATE)
     timer_arm(&tm[1], 200);
     timer_reprogram();
     fake_counter = 250;
-    irq_dispatch(arch_timer_intid());
+    take_timer_interrupt();
     assert_int_equal(fired[1], 1);
     assert_int_equal(tm[1].cpu, 0);
     assert_int_equal(tm[1].deadline, 350);
     assert_int_equal(fake.timer_deadline[0], 350);
     fake_counter = 350;
-    irq_dispatch(arch_timer_intid());
+    take_timer_interrupt();
     assert_int_equal(fired[1], 2);
     assert_int_equal(fake.timer_deadline[0], 0);
 }
@@ -463,7 +471,7 @@ static void tmr23_max_deadline_written(TEST_STATE)
     timer_arm(&tm[0], 10);
     timer_reprogram();
     fake_counter = 10;
-    irq_dispatch(arch_timer_intid());
+    take_timer_interrupt();
     assert_int_equal(fake.timer_deadline[0], 0);
 
     timer_arm(&tm[1], 20);
@@ -471,7 +479,7 @@ static void tmr23_max_deadline_written(TEST_STATE)
     timer_reprogram();
     fake_counter = 20;
     unsigned before = fake.timer_writes;
-    irq_dispatch(arch_timer_intid()); /* tm[1] expires; tm[2] is the new head */
+    take_timer_interrupt(); /* tm[1] expires; tm[2] is the new head */
     assert_int_equal(fake.timer_writes, before + 1);
     assert_true(fake.timer_deadline[0] == UINT64_MAX);
 }
@@ -499,7 +507,9 @@ static void tmr24_periodic_mode(TEST_STATE)
     use_cpu(0);
 }
 
-/* TMR-25: tick_residual=1 arms a 1 Hz tick on a dataplane CPU only */
+/* TMR-25: the residual tick applies on a dataplane CPU while a task runs, never when idle */
+static struct task resident;
+
 static void tmr25_residual_on_dataplane_only(TEST_STATE)
 {
     bootargs.tick_residual = true;
@@ -508,15 +518,29 @@ static void tmr25_residual_on_dataplane_only(TEST_STATE)
     cpu_setup(2);
     cpu_setup(3);
     bootargs.tick_residual = false;
-    cpus_dataplane = 0;
 
-    use_cpu(2);
+    use_cpu(2); /* idle: Linux's residual tick ran only while a task did, and so does ours */
+    timer_reprogram();
+    assert_int_equal(fake.timer_deadline[2], 0);
+
+    memset(&resident, 0, sizeof(resident));
+    resident.tid = 77;
+    resident.affinity = CPUMASK_BIT(2);
+    resident.cpu = 2;
+    sched_start_task(&resident);
+    fake.switch_returns = true; /* CPU 2 now runs `resident` */
+    schedule();
+    fake.switch_returns = false;
+    assert_ptr_equal(sched_current(2), &resident);
     timer_reprogram();
     assert_int_equal(fake.timer_deadline[2], 5000 + FAKE_COUNTER_FREQ);
-    use_cpu(3);
+    cpus_dataplane = 0;
+
+    use_cpu(3); /* housekeeping: never a residual tick */
+    unsigned before = fake.timer_writes;
     timer_reprogram();
     assert_int_equal(fake.timer_deadline[3], 0);
-    assert_int_equal(fake.timer_writes, 2); /* CPU 3's first reprogram writes "disarmed" */
+    assert_int_equal(fake.timer_writes, before + 1); /* its first reprogram writes "disarmed" */
     use_cpu(0);
 }
 
