@@ -116,6 +116,9 @@ unsigned arch_timer_intid(void);
 
 /* ---- kernel memory --------------------------------------------------------------------- */
 
+/* Fill the page at kernel address `page` (page-aligned) with zeros, as fast as the CPU
+ * can (DC ZVA where allowed). */
+void arch_zero_page(void *page);
 /* Map one RW, execute-never kernel page at `va` (the stack window).  0 or -1 (no memory). */
 int arch_kmap_page(uint64_t va, paddr_t pa);
 /* Unmap it (broadcast TLB invalidate, no IPI); returns the page that was mapped, or 0. */

@@ -109,7 +109,7 @@ paddr_t page_alloc(void)
         page_drain_all(); /* others' caches may hold pages: ask for them, fail this time */
         return 0;
     }
-    memset(phys_to_virt(pa), 0, PAGE_SIZE);
+    arch_zero_page(phys_to_virt(pa));
     return pa;
 }
 

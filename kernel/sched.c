@@ -73,14 +73,10 @@ struct task *sched_current(unsigned cpu)
     return __atomic_load_n(&rqs[cpu].current, __ATOMIC_RELAXED);
 }
 
-struct task *current(void)
-{
-    return this_rq()->current;
-}
-
 void sched_set_need_resched(void)
 {
     this_rq()->need_resched = true;
+    timer_note_change(this_cpu_id());
 }
 
 bool sched_need_resched(void)
@@ -98,6 +94,7 @@ void sched_slice_check(uint64_t now)
     struct runqueue *rq = this_rq();
     if (!sched_can_stop_tick(this_cpu_id()) && now >= rq->slice_end) {
         rq->need_resched = true;
+        timer_note_change(this_cpu_id());
     }
 }
 
@@ -115,6 +112,7 @@ void sched_init_cpu(struct cpu *c)
     list_init(&idle->rq_link);
     rq->idle = idle;
     rq->current = idle;
+    c->current_task = idle;
     acct_init_cpu(c->id);
 }
 
@@ -159,8 +157,9 @@ static struct runqueue *lock_task_rq(struct task *t)
 static unsigned least_loaded(cpumask_t candidates, const unsigned *nr, unsigned prev)
 {
     unsigned best = MAX_CPUS;
-    for (unsigned c = 0; c < MAX_CPUS; c++) {
-        if (cpumask_has(candidates, c) && (best == MAX_CPUS || nr[c] < nr[best])) {
+    for (cpumask_t m = candidates; m; m &= m - 1) { /* only the candidates' bits */
+        unsigned c = (unsigned)__builtin_ctzll(m);
+        if (best == MAX_CPUS || nr[c] < nr[best]) {
             best = c;
         }
     }
@@ -187,6 +186,9 @@ static void notify_cpu(unsigned cpu, bool was_idle, unsigned nr_running)
     if (cpu == this_cpu_id()) {
         if (was_idle) {
             this_rq()->need_resched = true;
+            timer_note_change(this_cpu_id());
+            timer_note_change(this_cpu_id());
+            timer_note_change(this_cpu_id());
         }
         return;
     }
@@ -198,17 +200,26 @@ static void notify_cpu(unsigned cpu, bool was_idle, unsigned nr_running)
 }
 
 /* Put t (TASK_WAKING, off every CPU, on no queue) on a run queue. */
-static void place_task(struct task *t)
+/* The CPU for t: its only allowed CPU if it has one, else the least loaded of the set
+ * sched_pick_cpu chooses from (loads are read only for the candidates). */
+static unsigned choose_cpu(const struct task *t)
 {
+    cpumask_t online = __atomic_load_n(&cpus_online, __ATOMIC_RELAXED);
+    cpumask_t allowed = t->affinity & online;
+    if (allowed && !(allowed & (allowed - 1))) {
+        return cpumask_first(allowed); /* pinned: nothing to compare */
+    }
     unsigned nr[MAX_CPUS];
-    for (unsigned c = 0; c < ncpus; c++) {
+    for (cpumask_t m = allowed; m; m &= m - 1) {
+        unsigned c = (unsigned)__builtin_ctzll(m);
         nr[c] = rq_nr_running(&rqs[c]);
     }
-    for (unsigned c = ncpus; c < MAX_CPUS; c++) {
-        nr[c] = ~0u;
-    }
-    cpumask_t online = __atomic_load_n(&cpus_online, __ATOMIC_RELAXED);
-    unsigned cpu = sched_pick_cpu(t->affinity, online, cpus_housekeeping, nr, t->cpu);
+    return sched_pick_cpu(t->affinity, online, cpus_housekeeping, nr, t->cpu);
+}
+
+static void place_task(struct task *t)
+{
+    unsigned cpu = choose_cpu(t);
     if (cpu >= MAX_CPUS) {
         cpu = 0; /* affinity lost every online CPU: sched_set_affinity prevents this */
     }
@@ -217,6 +228,7 @@ static void place_task(struct task *t)
     __atomic_store_n(&t->cpu, cpu, __ATOMIC_RELEASE);
     t->state = TASK_RUNNABLE;
     enqueue(rq, t);
+    timer_note_change(cpu); /* its run queue grew: the slice may be needed now */
     bool was_idle = rq->current == rq->idle;
     unsigned n = rq_nr_running(rq);
     spin_unlock(&rq->lock);
@@ -243,6 +255,7 @@ void sched_prepare_sleep(struct task *t)
 {
     struct runqueue *rq = lock_task_rq(t);
     t->state = TASK_SLEEPING;
+    timer_note_change(t->cpu);
     spin_unlock(&rq->lock);
 }
 
@@ -257,6 +270,7 @@ void sched_wakeup(struct task *t)
     }
     if (rq->current == t) { /* still on its way into schedule(): it just keeps running */
         t->state = TASK_RUNNABLE;
+        timer_note_change(t->cpu);
         spin_unlock(&rq->lock);
         arch_irq_restore(flags);
         return;
@@ -281,6 +295,7 @@ int sched_set_affinity(struct task *t, cpumask_t mask)
         spin_unlock(&rq->lock); /* sleeping or waking tasks are placed by their wakeup */
     } else if (rq->current != t) {
         dequeue(rq, t);
+        timer_note_change(cpu);
         t->state = TASK_WAKING;
         spin_unlock(&rq->lock);
         wait_off_cpu(t);
@@ -289,6 +304,9 @@ int sched_set_affinity(struct task *t, cpumask_t mask)
         spin_unlock(&rq->lock); /* running: schedule() there moves it */
         if (cpu == this_cpu_id()) {
             this_rq()->need_resched = true;
+            timer_note_change(this_cpu_id());
+            timer_note_change(this_cpu_id());
+            timer_note_change(this_cpu_id());
         } else {
             ipi_send(cpu, IPI_RESCHEDULE);
         }
@@ -376,6 +394,7 @@ void schedule(void)
     spin_lock(&rq->lock);
     struct task *prev = rq->current;
     rq->need_resched = false;
+    timer_note_change(cpu); /* the slice, the queue or the running task may change */
     struct task *next = pick_next(rq, prev, cpu);
     if (next == prev) {
         spin_unlock(&rq->lock);
@@ -386,6 +405,7 @@ void schedule(void)
     next->on_cpu = true;
     next->cpu = cpu;
     __atomic_store_n(&rq->current, next, __ATOMIC_RELEASE);
+    this_cpu()->current_task = next;
     rq->slice_end = now + timer_slice_ticks();
     spin_unlock(&rq->lock);
 
@@ -429,6 +449,8 @@ void sched_ipi(unsigned reason)
     case IPI_RESCHEDULE:
     case IPI_WAKEUP:
         this_rq()->need_resched = true;
+        timer_note_change(this_cpu_id());
+        timer_note_change(this_cpu_id());
         break;
     case IPI_KICK:
     default:

@@ -27,6 +27,7 @@ struct timer_queue {
     bool stale;             /* hardware state unknown or expired: the next reprogram writes */
     uint64_t earliest;      /* deadline of the queue's head, 0 if empty: kept under `lock`,
                                read without it by timer_reprogram (a single aligned load) */
+    bool dirty;             /* an input of the deadline changed since it was last computed */
     uint64_t periodic_next; /* tick=periodic: next tick */
     uint64_t residual_next; /* tick_residual on a dataplane CPU: next 1 Hz tick */
 } __attribute__((aligned(64)));
@@ -53,6 +54,12 @@ static void update_earliest(struct timer_queue *tq)
     uint64_t e =
         list_empty(&tq->timers) ? 0 : container_of(tq->timers.next, struct timer, link)->deadline;
     __atomic_store_n(&tq->earliest, e, __ATOMIC_RELAXED);
+    __atomic_store_n(&tq->dirty, true, __ATOMIC_RELEASE);
+}
+
+void timer_note_change(unsigned cpu)
+{
+    __atomic_store_n(&tqs[cpu].dirty, true, __ATOMIC_RELEASE);
 }
 
 void timer_arm(struct timer *t, uint64_t deadline)
@@ -118,6 +125,12 @@ void timer_reprogram(void)
 {
     unsigned cpu = this_cpu_id();
     struct timer_queue *tq = &tqs[cpu];
+    /* Nothing changed since the last computation: the hardware already holds the answer.
+     * The flag is cleared before the inputs are read, so a change made meanwhile (another
+     * CPU queueing a task here) marks it again and is seen next time. */
+    if (!tq->stale && !__atomic_exchange_n(&tq->dirty, false, __ATOMIC_ACQ_REL)) {
+        return;
+    }
     struct timer_inputs in = {
         /* A slice that already ended has done its job (need_resched is set): the switch
          * on the way out starts a new one.  Re-arming it in the past from inside the

@@ -60,8 +60,7 @@ struct sigframe {
 int arch_signal_push(struct vm *vm, struct trap_frame *f, int sig, uint64_t handler,
                      uint64_t restorer, uint64_t blocked)
 {
-    static struct sigframe frames[64]; /* per CPU: too big for the kernel stack */
-    struct sigframe *sf = &frames[arch_this_cpu_id()];
+    struct sigframe frame, *sf = &frame; /* under 1 KiB: fine on a 16 KiB kernel stack */
     memset(sf, 0, sizeof(*sf));
     sf->info[0] = sig;
     memcpy(sf->x, f->x, sizeof(sf->x));
@@ -86,8 +85,7 @@ int arch_signal_push(struct vm *vm, struct trap_frame *f, int sig, uint64_t hand
 
 int arch_signal_pop(struct vm *vm, struct trap_frame *f, uint64_t *blocked)
 {
-    static struct sigframe frames[64];
-    struct sigframe *sf = &frames[arch_this_cpu_id()];
+    struct sigframe frame, *sf = &frame;
     if (copy_from_user(vm, sf, f->sp_el0, sizeof(*sf)) != 0 || sf->magic != SIGFRAME_MAGIC) {
         return -1;
     }

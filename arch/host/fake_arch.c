@@ -155,6 +155,11 @@ unsigned arch_timer_intid(void)
 
 /* ---- kernel memory ---- */
 
+void arch_zero_page(void *page)
+{
+    memset(page, 0, PAGE_SIZE);
+}
+
 int arch_kmap_page(uint64_t va, paddr_t pa)
 {
     return 0;

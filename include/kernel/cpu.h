@@ -46,11 +46,12 @@ struct cpu_stats {
 struct cpu {
     struct arch_cpu arch; /* must be first (assembly offsets) */
     unsigned id;
-    bool online;             /* set by the CPU itself once it can take work */
-    bool dataplane;          /* fixed at boot by the partition */
-    uint64_t online_counter; /* counter value when it came online */
-    uint64_t start_counter;  /* counter value at its first instruction (boot.S) */
-    uint64_t kstack_top;     /* this CPU's idle/boot stack */
+    bool online;               /* set by the CPU itself once it can take work */
+    bool dataplane;            /* fixed at boot by the partition */
+    uint64_t online_counter;   /* counter value when it came online */
+    uint64_t start_counter;    /* counter value at its first instruction (boot.S) */
+    uint64_t kstack_top;       /* this CPU's idle/boot stack */
+    struct task *current_task; /* the task running here (sched.c keeps it) */
     struct cpu_stats stats;
 } __attribute__((aligned(64)));
 

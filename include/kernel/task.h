@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "arch.h"
+#include "kernel/cpu.h"
 #include "kernel/cpumask.h"
 #include "kernel/list.h"
 #include "kernel/spinlock.h"
@@ -130,7 +131,10 @@ struct process {
 extern spinlock_t proc_lock;
 
 /* The task running on this CPU. */
-struct task *current(void);
+static inline struct task *current(void)
+{
+    return this_cpu()->current_task;
+}
 
 /* Start the first process: /bin/init with `argv`.  Returns its pid or -errno. */
 int proc_start_init(char *const argv[], int argc);

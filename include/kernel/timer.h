@@ -41,6 +41,9 @@ void timer_init(struct timer *t, timer_fn fn);
 void timer_arm(struct timer *t, uint64_t deadline);
 /* Disarm t wherever it is queued; true if it was armed (its callback will not run). */
 bool timer_cancel(struct timer *t);
+/* An input of `cpu`'s deadline changed (its run queue, its running task, need_resched):
+ * its next timer_reprogram recomputes.  Any CPU, any context. */
+void timer_note_change(unsigned cpu);
 /* Program this CPU's hardware timer from its state (see above).  IRQs masked. */
 void timer_reprogram(void);
 /* Per-CPU setup; registers the interrupt on the boot CPU. */
