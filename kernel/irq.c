@@ -70,24 +70,15 @@ int irq_route(unsigned intid, unsigned cpu)
     return arch_irq_route(intid, cpu);
 }
 
-/* Next housekeeping CPU after `cpu`, wrapping around. */
-static unsigned next_housekeeping(unsigned cpu)
-{
-    for (unsigned i = 1; i <= MAX_CPUS; i++) {
-        unsigned c = (cpu + i) % MAX_CPUS;
-        if (cpumask_has(cpus_housekeeping, c) && c < ncpus) {
-            return c;
-        }
-    }
-    return 0;
-}
-
 void irq_route_all_spis(void)
 {
-    unsigned cpu = cpumask_first(cpus_housekeeping);
-    for (unsigned intid = 32; intid < ARCH_NR_INTIDS; intid++) {
-        if (irq_route(intid, cpu) == 0) {
-            cpu = next_housekeeping(cpu);
+    unsigned hk[MAX_CPUS], n = 0;
+    for (cpumask_t m = cpus_housekeeping & cpumask_first_n(ncpus); m; m &= m - 1) {
+        hk[n++] = (unsigned)__builtin_ctzll(m);
+    }
+    for (unsigned intid = 32, i = 0; n && intid < ARCH_NR_INTIDS; intid++) {
+        if (irq_route(intid, hk[i % n]) == 0) {
+            i++; /* round-robin over the housekeeping CPUs */
         }
     }
 }

@@ -36,16 +36,14 @@ _start:
     bl      el2_to_el1                  // (at EL2 this first sets CNTVOFF_EL2 to 0)
     mrs     x19, cntvct_el0             // guest time at entry, for the boot-time report
 
-    /* Zero .bss (physical addresses: PC-relative while the MMU is off). */
-    adrp    x0, __bss_start
-    add     x0, x0, :lo12:__bss_start
-    adrp    x1, __bss_end
-    add     x1, x1, :lo12:__bss_end
-1:  cmp     x0, x1
-    b.hs    2f
-    stp     xzr, xzr, [x0], #16
-    b       1b
-2:
+    /* Zero early_pgd, the only .bss the MMU-off code uses (the boot stack needs no zeroing;
+     * the rest of .bss is zeroed at the high address, where DC ZVA works: with the MMU off
+     * every access is Device memory, where DC ZVA faults and stores are slow). */
+    adrp    x0, early_pgd
+    add     x1, x0, #PAGE_SIZE
+1:  stp     xzr, xzr, [x0], #16
+    cmp     x0, x1
+    b.lo    1b
     /* early_pgd[0] = device block for 0-1 GiB (GIC, UART, ...), [1..3] = normal memory. */
     adrp    x0, early_pgd
     ldr     x1, =EARLY_DEVICE
@@ -64,6 +62,11 @@ _start:
     br      x0
 
 boot_high:
+    adrp    x0, __bss_zero_start
+    add     x0, x0, :lo12:__bss_zero_start
+    adrp    x1, __bss_end
+    add     x1, x1, :lo12:__bss_end
+    bl      zero_range
     adrp    x0, boot_stack_top
     add     x0, x0, :lo12:boot_stack_top
     mov     sp, x0
@@ -107,6 +110,27 @@ secondary_high:
 park:
     wfi
     b       park
+
+/*
+ * zero_range(x0 = start, x1 = end): both 64-byte aligned.  One DC ZVA per block
+ * (DCZID_EL0.BS) when allowed, else pairs of stores.  Clobbers x0-x3.
+ */
+zero_range:
+    mrs     x2, dczid_el0
+    tbnz    x2, #4, 3f                  // DZP: DC ZVA prohibited
+    and     x2, x2, #0xf
+    mov     x3, #4
+    lsl     x3, x3, x2                  // block size in bytes
+1:  cmp     x0, x1
+    b.hs    2f
+    dc      zva, x0
+    add     x0, x0, x3
+    b       1b
+2:  ret
+3:  cmp     x0, x1
+    b.hs    2b
+    stp     xzr, xzr, [x0], #16
+    b       3b
 
 /*
  * el2_to_el1: if running at EL2, give EL1 the machine and return at EL1; else return.

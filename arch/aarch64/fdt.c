@@ -116,11 +116,16 @@ struct cells {
 
 /* Everything the lookups share.  Nodes are named by the offset of their FDT_BEGIN_NODE token
  * from the start of the structure block. */
+#define MAX_ROOT_KIDS 256
+
 struct ctx {
     struct fdt f;
     struct tbuf m;
     uint32_t root;
     struct cells root_cells;
+    uint32_t nkids;               /* the root's children, found once (find_all): every */
+    uint32_t kids[MAX_ROOT_KIDS]; /* lookup below scans this instead of the whole tree */
+    bool kids_complete;           /* false if the root has more children than kids holds */
 };
 
 /* Why tok_span() refused a token. */
@@ -670,11 +675,43 @@ static bool name_matches(const char *name, const char *want, uint32_t n)
 }
 
 /* The root's child whose name matches the n characters at want. */
+/* Record the root's children once (each later lookup would otherwise walk the tree). */
+static void index_root(struct ctx *x)
+{
+    uint32_t it = node_body(&x->f, x->root), node;
+
+    x->nkids = 0;
+    x->kids_complete = true;
+    while (child_next(&x->f, &it, &node)) {
+        if (x->nkids == MAX_ROOT_KIDS) {
+            x->kids_complete = false;
+            return;
+        }
+        x->kids[x->nkids++] = node;
+    }
+}
+
+/* The i-th child of the root, from the index or, past its end, by walking. */
+static bool root_kid(const struct ctx *x, uint32_t *it, uint32_t i, uint32_t *node)
+{
+    if (i < x->nkids) {
+        *node = x->kids[i];
+        return true;
+    }
+    if (x->kids_complete) {
+        return false;
+    }
+    if (i == x->nkids) {
+        *it = node_skip(&x->f, x->kids[x->nkids - 1]);
+    }
+    return child_next(&x->f, it, node);
+}
+
 static bool root_child(const struct ctx *x, const char *want, uint32_t n, uint32_t *node)
 {
-    uint32_t it = node_body(&x->f, x->root);
+    uint32_t it = 0;
 
-    while (child_next(&x->f, &it, node)) {
+    for (uint32_t i = 0; root_kid(x, &it, i, node); i++) {
         if (name_matches(node_name(&x->f, *node), want, n)) {
             return true;
         }
@@ -685,9 +722,9 @@ static bool root_child(const struct ctx *x, const char *want, uint32_t n, uint32
 /* The first enabled child of the root compatible with compat. */
 static bool root_child_compatible(const struct ctx *x, const char *compat, uint32_t *node)
 {
-    uint32_t it = node_body(&x->f, x->root);
+    uint32_t it = 0;
 
-    while (child_next(&x->f, &it, node)) {
+    for (uint32_t i = 0; root_kid(x, &it, i, node); i++) {
         if (is_compatible(&x->f, *node, compat) && is_enabled(&x->f, *node)) {
             return true;
         }
@@ -882,11 +919,11 @@ static int add_memory(struct ctx *x, uint32_t node, struct fdt_info *out)
 
 static int find_memory(struct ctx *x, struct fdt_info *out)
 {
-    uint32_t it = node_body(&x->f, x->root);
+    uint32_t it = 0;
     uint32_t node;
     bool found = false;
 
-    while (child_next(&x->f, &it, &node)) {
+    for (uint32_t i = 0; root_kid(x, &it, i, &node); i++) {
         if (prop_is(&x->f, node, "device_type", "memory") && is_enabled(&x->f, node)) {
             int err = add_memory(x, node, out);
 
@@ -1143,6 +1180,7 @@ static int find_all(struct ctx *x, struct fdt_info *out)
     int err;
 
     x->root = root_node(&x->f);
+    index_root(x);
     err = node_cells(x, "/", x->root, &x->root_cells);
     err = err != 0 ? err : find_psci(x, out);
     err = err != 0 ? err : find_memory(x, out);
