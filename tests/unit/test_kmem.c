@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "fake.h"
 #include "kernel/cpu.h"
 #include "kernel/kmem.h"
@@ -34,17 +35,8 @@ static size_t free0;
 
 static int group_setup(void **state)
 {
-    pool = aligned_alloc(PAGE_SIZE, POOL_PAGES * PAGE_SIZE);
-    if (!pool) {
-        return -1;
-    }
-    page_add_range((paddr_t)(uintptr_t)pool, POOL_PAGES * PAGE_SIZE);
-    cpus[0].id = 0;
-    fake_cpu = &cpus[0];
-    ncpus = 1;
-    cpus_online = cpus_housekeeping = 1;
-    sched_init_cpu(&cpus[0]);
-    return 0;
+    pool = fixture_pages_and_cpu0(POOL_PAGES);
+    return pool ? 0 : -1;
 }
 
 static int test_setup(void **state)
