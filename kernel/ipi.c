@@ -115,10 +115,9 @@ void ipi_run_calls(void)
     }
 }
 
-void ipi_run_calls_dataplane(void)
+void ipi_run_calls_dataplane_slow(void)
 {
-    if (cpu_is_dataplane(this_cpu_id()) &&
-        __atomic_load_n(&pending_calls[this_cpu_id()], __ATOMIC_RELAXED)) {
+    if (__atomic_load_n(&pending_calls[this_cpu_id()], __ATOMIC_RELAXED)) {
         ipi_run_calls();
     }
 }

@@ -146,7 +146,7 @@ static void end_isolation(struct task *t)
         __atomic_store_n(&ic->in_user, false, __ATOMIC_SEQ_CST);
         ic->entry_pending = false;
         __atomic_store_n(&ic->task, 0, __ATOMIC_SEQ_CST);
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        this_cpu()->isol_owned = false;
         ipi_run_calls();
     }
 }
@@ -193,6 +193,7 @@ static long isol_enable(struct task *t, unsigned long flags)
     ic->since = arch_counter_read();
     ic->interruptions = 0;
     __atomic_store_n(&ic->task, t, __ATOMIC_RELEASE);
+    this_cpu()->isol_owned = true;
     return 0; /* the way out (isol_exit_to_user) quiesces the CPU */
 }
 
@@ -214,7 +215,7 @@ long isol_prctl(unsigned long option, unsigned long flags)
 
 /* ---- entries from user space ---- */
 
-void isol_kernel_entry(void)
+void isol_kernel_entry_owned(void)
 {
     struct isol_cpu *ic = mine();
     if (!ic->task) {
@@ -267,7 +268,7 @@ static bool allowed_syscall(uint64_t nr, const struct trap_frame *f)
                                 arch_frame_arg(f, 0) == PR_GET_TASK_ISOLATION));
 }
 
-bool isol_syscall(uint64_t nr, const struct trap_frame *f)
+bool isol_syscall_owned(uint64_t nr, const struct trap_frame *f)
 {
     struct isol_cpu *ic = mine();
     if (!ic->entry_pending) {
@@ -283,7 +284,7 @@ bool isol_syscall(uint64_t nr, const struct trap_frame *f)
     return interruption(0, cause);
 }
 
-bool isol_exception(const struct user_fault *uf)
+bool isol_exception_owned(const struct user_fault *uf)
 {
     if (!mine()->entry_pending) {
         return false;
@@ -297,7 +298,7 @@ bool isol_exception(const struct user_fault *uf)
     return interruption(0, cause);
 }
 
-void isol_interrupt(unsigned intid)
+void isol_interrupt_owned(unsigned intid)
 {
     struct isol_cpu *ic = mine();
     if (!ic->entry_pending) {
@@ -360,7 +361,7 @@ static void check_timers(struct task *t)
     }
 }
 
-void isol_exit_to_user(void)
+void isol_exit_to_user_owned(void)
 {
     struct isol_cpu *ic = mine();
     struct task *t = current();

@@ -52,6 +52,7 @@ struct cpu {
     uint64_t start_counter;    /* counter value at its first instruction (boot.S) */
     uint64_t kstack_top;       /* this CPU's idle/boot stack */
     struct task *current_task; /* the task running here (sched.c keeps it) */
+    bool isol_owned;           /* an isolated task owns this CPU (isolate.c keeps it) */
     struct cpu_stats stats;
 } __attribute__((aligned(64)));
 
@@ -76,6 +77,14 @@ static inline unsigned this_cpu_id(void)
 #define STAT_INC(field)                                                                            \
     __atomic_store_n(&this_cpu()->stats.field, this_cpu()->stats.field + 1, __ATOMIC_RELAXED)
 #define STAT_READ(cpu, field) __atomic_load_n(&cpus[cpu].stats.field, __ATOMIC_RELAXED)
+
+/* On a dataplane CPU: run what was deferred for it (ipi.h); nothing anywhere else. */
+static inline void ipi_run_calls_dataplane(void)
+{
+    if (this_cpu()->dataplane) {
+        ipi_run_calls_dataplane_slow();
+    }
+}
 
 static inline bool cpu_is_dataplane(unsigned cpu)
 {

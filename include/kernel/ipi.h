@@ -39,7 +39,8 @@ void ipi_call(unsigned cpu, enum ipi_call_fn fn);
  * CPU). */
 void ipi_run_calls(void);
 /* On a dataplane CPU: run what was deferred (kernel entry and exit, idle). */
-void ipi_run_calls_dataplane(void);
+void ipi_run_calls_dataplane_slow(void);
+/* (ipi_run_calls_dataplane, its one-load fast form, is in cpu.h: it needs struct cpu.) */
 /* Pending calls for `cpu` (bitmask of enum ipi_call_fn), for isolstat. */
 uint64_t ipi_pending_calls(unsigned cpu);
 /* Requests deferred instead of sent, since boot, per target CPU. */

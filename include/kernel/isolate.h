@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/cpu.h"
 #include "uapi/zt_syscall.h"
 
 struct task;
@@ -36,18 +37,50 @@ void isol_init(void);
 long isol_prctl(unsigned long option, unsigned long flags);
 
 /* Kernel entry from user space on this CPU (before the handler). */
-void isol_kernel_entry(void);
+void isol_kernel_entry_owned(void);
 /* A syscall from user space: true if it is a strict violation and must not run (the task
  * has been sentenced; the way out delivers the signal). */
-bool isol_syscall(uint64_t nr, const struct trap_frame *f);
+bool isol_syscall_owned(uint64_t nr, const struct trap_frame *f);
 /* A fault from user space: true if strict isolation handled it. */
-bool isol_exception(const struct user_fault *uf);
+bool isol_exception_owned(const struct user_fault *uf);
 /* An interrupt taken on this CPU (irq_dispatch). */
-void isol_interrupt(unsigned intid);
+void isol_interrupt_owned(unsigned intid);
 /* The last step before returning to user space: quiesce if the task is isolated. */
-void isol_exit_to_user(void);
+void isol_exit_to_user_owned(void);
 /* The task is leaving (exit): its CPU is no longer isolated. */
 void isol_task_exit(struct task *t);
+
+/* The hooks above in their fast form: one load on a CPU that no isolated task owns. */
+static inline void isol_kernel_entry(void)
+{
+    if (this_cpu()->isol_owned) {
+        isol_kernel_entry_owned();
+    }
+}
+
+static inline bool isol_syscall(uint64_t nr, const struct trap_frame *f)
+{
+    return this_cpu()->isol_owned && isol_syscall_owned(nr, f);
+}
+
+static inline bool isol_exception(const struct user_fault *uf)
+{
+    return this_cpu()->isol_owned && isol_exception_owned(uf);
+}
+
+static inline void isol_interrupt(unsigned intid)
+{
+    if (this_cpu()->isol_owned) {
+        isol_interrupt_owned(intid);
+    }
+}
+
+static inline void isol_exit_to_user(void)
+{
+    if (this_cpu()->isol_owned) {
+        isol_exit_to_user_owned();
+    }
+}
 
 /* Does `cpu` run an isolated task that is in user space right now? */
 bool isol_cpu_in_user(unsigned cpu);

@@ -12,6 +12,13 @@ import pytest
 
 import zt
 
+
+def isolated_seconds(boot):
+    """The length of /bin/isol's isolation window, from its closing line (None if absent)."""
+    m = re.search(r"isol: isolated on cpu 3 for ([\d.]+) s", boot.console)
+    return float(m.group(1)) if m else None
+
+
 REPORT = r"isolation: pid (\d+) \(isol\) on cpu 3: "
 
 
@@ -67,7 +74,7 @@ def test_iso03_ten_seconds_under_heavy_load():
     log shows 0 exceptions on CPU 3 from prctl's return to the end of isolation."""
     b = sh("load -t 12 -f & isol -c 3 -t 10 -s -m", "exit_stats=1", exclog=True)
     assert b.status == 0, b
-    assert "isol: isolated on cpu 3 for 10.0" in b.console, b
+    assert isolated_seconds(b) >= 10.0, b
     assert "isolation: pid" not in b.console, b
     rep = b.exclog(windows=True)
     wins = [w for w in rep["windows"] if w["cpu"] == 3]
@@ -119,7 +126,7 @@ def test_iso06_debug_mode_reports_without_killing():
     assert re.search(REPORT + r"IPI from cpu [01] \(\w+\) \[debug: not strict, task continues\]",
                      b.console), b
     assert re.search(r"isolation:   sender's call path:( [0-9a-f]{16})+", b.console), b
-    assert "isol: isolated on cpu 3 for 3.0" in b.console, b
+    assert isolated_seconds(b) >= 3.0, b
 
 
 def test_iso02_fault_with_handler():
@@ -140,7 +147,7 @@ def test_iso07_cross_cpu_requests_are_deferred():
            mem="128M", exclog=True)
     assert b.status == 0, b
     assert "memhog: round 2:" in b.console and "said ENOMEM" in b.console, b
-    assert "isol: isolated on cpu 3 for 5.0" in b.console, b
+    assert isolated_seconds(b) >= 5.0, b
     m = re.search(r"requests deferred instead of interrupting it, since boot: (\d+)", b.console)
     assert m and int(m.group(1)) >= 2, b
     assert "isolstat: cpu 3 clean" in b.console, b  # nothing left pending afterwards
