@@ -63,6 +63,10 @@ int signal_send_proc_locked(struct process *p, int sig)
     if (!valid_signal(sig)) {
         return -EINVAL;
     }
+    if (p->pid == 1 && p->sigactions[sig - 1].handler <= SIG_IGN) {
+        return 0; /* as on Linux, init gets only the signals it handles: `kill -9 1` from a
+                     shell must not power the machine off */
+    }
     __atomic_fetch_or(&p->sig_pending, SIGBIT(sig), __ATOMIC_SEQ_CST);
     list_for_each(pos, &p->threads)
     {
