@@ -125,6 +125,9 @@ QEMU_BASE := $(QEMU) -M virt,gic-version=3 -cpu cortex-a72 -m $(MEM) -nographic 
 ifeq ($(REPRO),1)
 QEMU_BASE += -icount shift=$(ICOUNT_SHIFT),sleep=off
 endif
+# tests/qemu/zt.py and tools/bench read these too: `make test REPRO=1` boots every test
+# under -icount.
+export REPRO ICOUNT_SHIFT
 QEMU_CMD = $(QEMU_BASE) -smp $(CPUS) -kernel $(B)/kernel.elf
 # BOOTARGS reaches the shell through the environment, never through make's own text, so
 # any quotes in it (init=/bin/sh -- -c '...') arrive in -append unchanged.

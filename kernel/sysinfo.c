@@ -145,12 +145,16 @@ static void fill_cpu(unsigned c, struct zt_cpu_info *ci)
     if (!ci->online) {
         return;
     }
+    /* proc_lock keeps the running task from being freed while it is read (task_free takes
+     * it); kernel threads have no process. */
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
     struct task *cur = sched_current(c);
     if (cur && !sched_is_idle_task(cur)) {
-        ci->cur_pid = cur->proc->pid;
+        ci->cur_pid = cur->proc ? cur->proc->pid : 0;
         ci->cur_tid = cur->tid;
         kstrlcpy(ci->cur_name, cur->name, sizeof(ci->cur_name));
     }
+    spin_unlock_irqrestore(&proc_lock, flags);
     ci->nr_running = sched_nr_running(c);
     ci->exc_sync = STAT_READ(c, exc[EXC_SYNC][FROM_EL0]) + STAT_READ(c, exc[EXC_SYNC][FROM_EL1]);
     ci->exc_irq = STAT_READ(c, exc[EXC_IRQ][FROM_EL0]) + STAT_READ(c, exc[EXC_IRQ][FROM_EL1]);

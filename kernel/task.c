@@ -78,11 +78,14 @@ struct task *kthread_start(const char *name, void (*fn)(void *arg), void *arg, c
     return t;
 }
 
-/* Give back a task's memory (never ran, or dead and off its CPU). */
+/* Give back a task's memory (never ran, or dead and off its CPU).  Under proc_lock: a
+ * reader holding it (cpus, isolstat) may be looking at this task as some CPU's current. */
 static void task_release(struct task *t)
 {
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
     kstack_free(t->kstack_top);
     kmem_free(t, sizeof(*t));
+    spin_unlock_irqrestore(&proc_lock, flags);
 }
 
 static void proc_finish(struct process *p);

@@ -47,6 +47,14 @@ def exclog_module():
     return _exclog
 
 
+def repro_shift():
+    """REPRO=1 in the environment (make test REPRO=1) runs every boot under -icount with
+    ICOUNT_SHIFT (default 4): bit-for-bit repeatable, single-threaded TCG."""
+    if os.environ.get("REPRO") == "1":
+        return int(os.environ.get("ICOUNT_SHIFT", "4"))
+    return None
+
+
 def qemu_cmd(cpus=4, bootargs=None, mem="512M", el2=False, semihosting=True, dtb=None,
              icount=None, extra=()):
     machine = "virt,gic-version=3" + (",virtualization=on" if el2 else "")
@@ -58,6 +66,8 @@ def qemu_cmd(cpus=4, bootargs=None, mem="512M", el2=False, semihosting=True, dtb
         cmd += ["-append", bootargs]
     if dtb:
         cmd += ["-dtb", str(dtb)]
+    if icount is None:
+        icount = repro_shift()
     if icount is not None:
         cmd += ["-icount", f"shift={icount},sleep=off"]
     return cmd + list(extra)
