@@ -42,7 +42,9 @@ def test_bench01_every_loop_prints_a_line():
     got = bench_lines(b)
     assert sorted(got) == sorted(SMALL), b
     for name, (n, ns, insts) in got.items():
-        assert n == SMALL[name] and ns > 0 and insts == "n/a", (name, n, ns, insts)
+        exact = zt.repro_shift() is not None  # under REPRO=1 the PMU counts exactly
+        assert n == SMALL[name] and ns > 0, (name, n, ns, insts)
+        assert insts.isdigit() if exact else insts == "n/a", (name, insts)
 
 
 def test_bench02_instruction_counts_exact_and_repeatable():

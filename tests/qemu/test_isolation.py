@@ -44,6 +44,7 @@ def test_iso01_strict_violation_kills_with_cause(kind, cause):
     assert "isol: isolated on cpu 3" not in b.console, b
 
 
+@pytest.mark.parallel_vcpus
 def test_iso01_interruption_from_elsewhere():
     """ISO-01: another program pinning a task onto the isolated CPU interrupts it with an
     IPI; the report names the sending CPU and the reason, and the strict task is killed."""
@@ -103,6 +104,7 @@ def test_iso04_enable_disable_cycles_do_not_leak():
     assert b.status == 0, b
 
 
+@pytest.mark.parallel_vcpus
 def test_iso05_isolstat_clean_then_names_the_timer():
     """ISO-05: the audit of a quiet isolated CPU is empty; while the isolated task sleeps on
     its own timer, the audit names the timer and the task that armed it."""
@@ -119,6 +121,7 @@ def test_iso05_isolstat_clean_then_names_the_timer():
     assert re.search(r"isolstat: cpu 3: \d+ findings?", second), b
 
 
+@pytest.mark.parallel_vcpus
 def test_iso06_debug_mode_reports_without_killing():
     """ISO-06: isol_debug=1 reports an interruption of a non-strict isolated task with its
     source and the sending CPU's call path; the task keeps running."""
@@ -138,6 +141,7 @@ def test_iso02_fault_with_handler():
     assert re.search(r"\[pid \d+\] killed by signal 11 \(SIGSEGV\)", b.console), b
 
 
+@pytest.mark.parallel_vcpus
 def test_iso07_cross_cpu_requests_are_deferred():
     """ISO-07: when memory runs out, every CPU is asked to drain its page cache; the CPU of
     a strict isolated task gets the request deferred, not an IPI: it is not killed, QEMU's

@@ -101,6 +101,7 @@ def hist_run():
     return b
 
 
+@pytest.mark.parallel_vcpus
 def test_osn01_table_has_rtla_header_and_one_row_per_cpu(hist_run):
     """OSN-01: osnoise prints rtla osnoise top's title, duration line and column header, then
     exactly one 12-column row per requested CPU: 1 period of 1 s, NMI and Softirq 0, the
@@ -120,6 +121,7 @@ def test_osn01_table_has_rtla_header_and_one_row_per_cpu(hist_run):
         assert samples > 0, det[cpu]
 
 
+@pytest.mark.parallel_vcpus
 def test_osn01_histogram_counts_every_sample(hist_run):
     """OSN-01: with -H, each CPU's log2 buckets add up to the samples it took, and the run's
     threshold is printed for tools/plot-noise."""
@@ -224,6 +226,7 @@ def plot_noise_module():
     return mod
 
 
+@pytest.mark.parallel_vcpus
 def test_osn05_plot_noise_reads_console_and_writes_png(hist_run, tmp_path):
     """OSN-05: tools/plot-noise finds the histogram and the table in a console log (buckets
     and rows equal to osnoise's) and writes a PNG."""
