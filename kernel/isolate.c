@@ -153,8 +153,20 @@ static void end_isolation(struct task *t)
 
 void isol_task_exit(struct task *t)
 {
-    if (t->isol_flags) {
-        end_isolation(t);
+    if (!t->isol_flags) {
+        return;
+    }
+    end_isolation(t);
+    /* Isolation always ends on the owning CPU (exit, prctl, a move: schedule() ends it
+     * before the task leaves).  Should the CPU ever still name t, it must not keep a
+     * pointer to a task about to be freed. */
+    for (unsigned c = 0; c < ncpus; c++) {
+        struct task *expected = t;
+        if (__atomic_compare_exchange_n(&isols[c].task, &expected, 0, false, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_RELAXED)) {
+            printk("isolation: cpu %u still named tid %d after its isolation ended\n", c, t->tid);
+            cpus[c].isol_owned = false;
+        }
     }
 }
 

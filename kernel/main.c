@@ -67,7 +67,9 @@ static void print_partition(void)
     cpulist_format(cpus_dataplane, dp, sizeof(dp));
     if (offline) {
         cpulist_format(offline, off, sizeof(off));
-        printk("partition: CPUs %s are offline and in neither set\n", off);
+        printk("partition: %s %s %s offline and in neither set\n",
+               cpumask_weight(offline) == 1 ? "CPU" : "CPUs", off,
+               cpumask_weight(offline) == 1 ? "is" : "are");
     }
     printk("partition: housekeeping %s, dataplane %s\n", hk, dp);
 }

@@ -17,6 +17,7 @@
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
 #include "kernel/ipi.h"
+#include "kernel/isolate.h"
 #include "kernel/lib.h"
 #include "kernel/page.h"
 #include "kernel/panic.h"
@@ -187,8 +188,6 @@ static void notify_cpu(unsigned cpu, bool was_idle, unsigned nr_running)
         if (was_idle) {
             this_rq()->need_resched = true;
             timer_note_change(this_cpu_id());
-            timer_note_change(this_cpu_id());
-            timer_note_change(this_cpu_id());
         }
         return;
     }
@@ -305,8 +304,6 @@ int sched_set_affinity(struct task *t, cpumask_t mask)
         if (cpu == this_cpu_id()) {
             this_rq()->need_resched = true;
             timer_note_change(this_cpu_id());
-            timer_note_change(this_cpu_id());
-            timer_note_change(this_cpu_id());
         } else {
             ipi_send(cpu, IPI_RESCHEDULE);
         }
@@ -401,6 +398,9 @@ void schedule(void)
         arch_irq_restore(flags);
         return;
     }
+    if (prev->need_migrate && prev->isol_flags) {
+        isol_task_exit(prev); /* moved off its isolated CPU: isolation ends here, on it */
+    }
     uint64_t now = arch_counter_read();
     next->on_cpu = true;
     next->cpu = cpu;
@@ -449,7 +449,6 @@ void sched_ipi(unsigned reason)
     case IPI_RESCHEDULE:
     case IPI_WAKEUP:
         this_rq()->need_resched = true;
-        timer_note_change(this_cpu_id());
         timer_note_change(this_cpu_id());
         break;
     case IPI_KICK:

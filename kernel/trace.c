@@ -59,9 +59,34 @@ void trace_event(enum zt_trace_type type, uint64_t a, uint64_t b)
     arch_irq_restore(flags);
 }
 
+/* Copy events [first, head) of r into out (at most n); drop any the owner overwrote while
+ * they were being copied.  Returns how many are valid; *end is where copying stopped. */
+static long copy_events(struct ring *r, uint64_t first, uint64_t head, struct zt_trace_event *out,
+                        long n, uint64_t *end)
+{
+    if (head - first > (uint64_t)n) {
+        head = first + (uint64_t)n; /* the oldest n */
+    }
+    for (uint64_t i = first; i < head; i++) {
+        out[i - first] = *slot(r, i);
+    }
+    uint64_t now = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+    uint64_t valid_from = now > TRACE_EVENTS ? now - TRACE_EVENTS : 0;
+    long skip = valid_from > first ? (long)(valid_from - first) : 0;
+    long count = (long)(head - first);
+    *end = head;
+    if (skip >= count) {
+        return 0;
+    }
+    if (skip) {
+        memmove(out, out + skip, (size_t)(count - skip) * sizeof(*out));
+    }
+    return count - skip;
+}
+
 long trace_read(unsigned cpu, struct zt_trace_event *out, long n, int clear)
 {
-    if (cpu >= MAX_CPUS || n < 0 || !rings[cpu].pages[TRACE_PAGES - 1]) {
+    if (cpu >= MAX_CPUS || n <= 0 || !rings[cpu].pages[TRACE_PAGES - 1]) {
         return 0;
     }
     struct ring *r = &rings[cpu];
@@ -70,33 +95,20 @@ long trace_read(unsigned cpu, struct zt_trace_event *out, long n, int clear)
     uint64_t first = head > TRACE_EVENTS ? head - TRACE_EVENTS : 0;
     uint64_t lost = first > r->cleared ? first - r->cleared : 0;
     first = MAX(first, r->cleared);
-    if (lost && clear && n > 0) { /* say what was overwritten since the last drain */
+    long got = 0;
+    if (lost && clear) {
+        /* Say what was overwritten since the last drain, stamped like the oldest event
+         * that survived (a reader stopping at a cutoff time must not take it for the end),
+         * then go on with the events themselves. */
         out[0] = (struct zt_trace_event){
-            .ts = arch_counter_read(), .cpu = cpu, .type = ZT_TR_LOST, .a = lost};
-        r->cleared = first;
-        spin_unlock_irqrestore(&trace_read_lock, flags);
-        return 1;
+            .ts = slot(r, first)->ts, .cpu = cpu, .type = ZT_TR_LOST, .a = lost};
+        got = 1;
     }
-    if (head - first > (uint64_t)n) {
-        head = first + (uint64_t)n; /* the oldest n */
-    }
-    for (uint64_t i = first; i < head; i++) {
-        out[i - first] = *slot(r, i);
-    }
-    /* Slots the owner reused while we copied are not what we meant to read: drop them. */
-    uint64_t now = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
-    uint64_t valid_from = now > TRACE_EVENTS ? now - TRACE_EVENTS : 0;
-    long skip = valid_from > first ? (long)(valid_from - first) : 0;
-    long count = (long)(head - first);
-    if (skip >= count) {
-        count = 0;
-    } else if (skip) {
-        memmove(out, out + skip, (size_t)(count - skip) * sizeof(*out));
-        count -= skip;
-    }
+    uint64_t end;
+    got += copy_events(r, first, head, out + got, n - got, &end);
     if (clear) {
-        r->cleared = head; /* consumed: the next read continues after them */
+        r->cleared = end; /* consumed: the next read continues after them */
     }
     spin_unlock_irqrestore(&trace_read_lock, flags);
-    return count;
+    return got;
 }

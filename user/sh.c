@@ -245,8 +245,10 @@ static void print_cpu(const struct zt_cpu_info *c)
 {
     printf("cpu%u: %s, %s, running ", c->cpu, c->dataplane ? "dataplane" : "housekeeping",
            c->online ? "online" : "offline");
-    if (c->cur_pid == 0) {
+    if (c->cur_tid == 0) {
         printf("idle");
+    } else if (c->cur_pid == 0) {
+        printf("kernel thread tid %d (%.*s)", c->cur_tid, ZT_NAME_LEN, c->cur_name);
     } else {
         printf("pid %d tid %d (%.*s)", c->cur_pid, c->cur_tid, ZT_NAME_LEN, c->cur_name);
     }

@@ -674,7 +674,6 @@ static bool name_matches(const char *name, const char *want, uint32_t n)
     return name[n] == '\0' || (name[n] == '@' && !want_has_unit);
 }
 
-/* The root's child whose name matches the n characters at want. */
 /* Record the root's children once (each later lookup would otherwise walk the tree). */
 static void index_root(struct ctx *x)
 {
@@ -707,6 +706,7 @@ static bool root_kid(const struct ctx *x, uint32_t *it, uint32_t i, uint32_t *no
     return child_next(&x->f, it, node);
 }
 
+/* The root's child whose name matches the n characters at want. */
 static bool root_child(const struct ctx *x, const char *want, uint32_t n, uint32_t *node)
 {
     uint32_t it = 0;

@@ -165,8 +165,8 @@ struct zt_cpu_info {
     uint8_t online;
     uint8_t dataplane;
     uint8_t pad[2];
-    int32_t cur_pid; /* running task, 0 when idle */
-    int32_t cur_tid;
+    int32_t cur_pid; /* running task's process, 0 when idle or a kernel thread runs */
+    int32_t cur_tid; /* running task, 0 when idle */
     char cur_name[ZT_NAME_LEN];
     uint32_t nr_running; /* runnable tasks on its run queue, the running one included */
     uint32_t pad2;
