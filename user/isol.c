@@ -16,6 +16,7 @@
  *   -z MS     right after isolating, sleep MS milliseconds (a timer the task asked for)
  *   -r N      instead: enable and disable isolation N times, check no page leaked
  *   -A        do not pin first (admission must refuse: the affinity is not one CPU)
+ *   -M CPU2   halfway, move itself to CPU2 (sched_setaffinity): isolation must end there
  *   -x ERRNO  expect the isolating prctl to fail with -ERRNO (e.g. EINVAL, EAGAIN): exit 0
  *             if it does, 1 otherwise
  */
@@ -25,7 +26,7 @@
 
 #include "zt.h"
 
-static int cpu = -1, strict, mapper_on, no_pin, cycles, sleep_ms, handler_sig;
+static int cpu = -1, strict, mapper_on, no_pin, cycles, sleep_ms, handler_sig, move_to = -1;
 static double seconds;
 static const char *violation, *expect_err;
 static volatile int mapper_stop, got_signal;
@@ -34,7 +35,7 @@ static volatile int *volatile unmapped = (volatile int *)0x10; /* page 0 is neve
 static void usage(void)
 {
     fprintf(stderr, "usage: isol -c CPU -t SECONDS [-s] [-v syscall|fault|undef] [-g SIG] [-m] "
-                    "[-z MS] [-r N] [-A] [-x ERRNO]\n");
+                    "[-z MS] [-r N] [-A] [-M CPU2] [-x ERRNO]\n");
     exit(2);
 }
 
@@ -65,6 +66,8 @@ static void parse(int argc, char **argv)
             cycles = atoi(v);
         } else if (!strcmp(a, "-x")) {
             expect_err = v;
+        } else if (!strcmp(a, "-M")) {
+            move_to = atoi(v);
         } else {
             usage();
         }
@@ -182,6 +185,12 @@ int main(int argc, char **argv)
         if (violation && !violated && zt_counter() - start >= ticks / 2) {
             violated = true;
             commit_violation();
+        }
+        if (move_to >= 0 && zt_counter() - start >= ticks / 2) {
+            long r = zt_set_affinity(1ull << move_to);
+            long flags = zt_prctl(PR_GET_TASK_ISOLATION, 0, 0, 0, 0);
+            printf("isol: moved to cpu %d (%ld); isolation flags now %ld\n", zt_cpu(), r, flags);
+            move_to = -1;
         }
     }
     zt_syscall6_mark_close(SYS_prctl, PR_SET_TASK_ISOLATION, 0, 0, 0, 0, 0);

@@ -157,3 +157,14 @@ def test_iso07_cross_cpu_requests_are_deferred():
     assert "isolstat: cpu 3 clean" in b.console, b  # nothing left pending afterwards
     (w,) = [w for w in b.exclog(windows=True)["windows"] if w["cpu"] == 3]
     assert w["counts"]["total"] == 0, w
+
+
+def test_iso08_moving_an_isolated_task_ends_its_isolation():
+    """ISO-08: a non-strict isolated task that moves itself to another CPU is no longer
+    isolated (PR_GET_TASK_ISOLATION says 0), its old CPU is free again (a new isolation
+    there succeeds), and the audit shows no isolated task left behind."""
+    b = sh("isol -c 3 -t 1 -M 2; isolstat -c 3; isol -c 3 -t 1")
+    assert "isol: moved to cpu 2 (0); isolation flags now 0" in b.console, b
+    assert re.search(r"cpu 3: dataplane, no isolated task", b.console), b
+    assert b.console.count("isol: isolated on cpu 3 for") == 2, b
+    assert b.status == 0, b
