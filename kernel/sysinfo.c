@@ -108,14 +108,23 @@ long sys_zt_tasks(struct trap_frame *f)
     if (!tmp) {
         return -ENOMEM;
     }
-    int total = task_list_info(tmp, chunk);
-    int copy = MIN(MIN(n, total), chunk);
-    long r = total;
-    if (copy > 0 && copy_to_user(my_vm(), A(0), tmp, (size_t)copy * sizeof(*tmp))) {
-        r = -EFAULT;
+    /* A page of entries at a time: tasks that come and go between pages may be missed or
+     * shown twice, like any snapshot taken without stopping the machine. */
+    long total = 0;
+    for (int done = 0;; done += chunk) {
+        total = task_list_info(tmp, done, chunk);
+        int copy = MIN(MIN(n, (int)total) - done, chunk);
+        if (copy <= 0) {
+            break;
+        }
+        if (copy_to_user(my_vm(), A(0) + (uint64_t)done * sizeof(*tmp), tmp,
+                         (size_t)copy * sizeof(*tmp))) {
+            total = -EFAULT;
+            break;
+        }
     }
     kmem_free(tmp, PAGE_SIZE);
-    return r;
+    return total;
 }
 
 static void count_irqs(unsigned c, struct zt_cpu_info *ci)

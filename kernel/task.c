@@ -532,7 +532,7 @@ static void fill_info(struct zt_task_info *out, const struct process *p, const s
     out->sys_ns = acct_ticks_to_ns(sys);
 }
 
-int task_list_info(struct zt_task_info *out, int n)
+int task_list_info(struct zt_task_info *out, int skip, int n)
 {
     int count = 0;
     unsigned long flags = spin_lock_irqsave(&proc_lock);
@@ -540,16 +540,16 @@ int task_list_info(struct zt_task_info *out, int n)
     {
         struct process *p = container_of(pp, struct process, all_link);
         if (p->state == PROC_ZOMBIE) {
-            if (count < n) {
-                fill_info(&out[count], p, 0);
+            if (count >= skip && count - skip < n) {
+                fill_info(&out[count - skip], p, 0);
             }
             count++;
             continue;
         }
         list_for_each(tp, &p->threads)
         {
-            if (count < n) {
-                fill_info(&out[count], p, container_of(tp, struct task, thread_link));
+            if (count >= skip && count - skip < n) {
+                fill_info(&out[count - skip], p, container_of(tp, struct task, thread_link));
             }
             count++;
         }

@@ -165,7 +165,8 @@ struct task *kthread_start(const char *name, void (*fn)(void *arg), void *arg, c
 /* Free a dead task (called by sched.c once it is off its CPU). */
 void task_free(struct task *t);
 
-/* Fill `out` with up to n entries; returns the number of tasks in total. */
-int task_list_info(struct zt_task_info *out, int n);
+/* Fill `out` with up to n entries, starting after the first `skip` in list order; returns
+ * the number of tasks in total. */
+int task_list_info(struct zt_task_info *out, int skip, int n);
 
 #endif
