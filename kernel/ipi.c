@@ -30,7 +30,9 @@ const char *ipi_reason_name(unsigned reason)
     return reason_names[reason] ? reason_names[reason] : sgi[reason];
 }
 
-/* Per receiver and reason: the CPUs that sent one since the receiver last took it. */
+/* Per receiver and reason: the CPUs that sent one since the receiver last took it.  The
+ * receiver takes the mask after acknowledging the SGI, so a send landing in between is
+ * named by this receive and its own (pending again) SGI arrives with an empty mask. */
 static uint64_t senders[MAX_CPUS][IPI_NR];
 
 void ipi_send(unsigned cpu, enum ipi_reason reason)
