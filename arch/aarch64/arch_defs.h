@@ -116,12 +116,7 @@
 typedef uint64_t paddr_t;
 
 /* What vectors.S saves on every exception; FRAME_* above are its offsets. */
-struct trap_frame {
-    uint64_t x[31];
-    uint64_t sp_el0;
-    uint64_t elr;
-    uint64_t spsr;
-};
+#include "trap_frame.h"
 _Static_assert(sizeof(struct trap_frame) == FRAME_SIZE, "trap_frame layout");
 _Static_assert(FRAME_SIZE % 16 == 0, "SP must stay 16-byte aligned");
 

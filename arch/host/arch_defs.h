@@ -19,12 +19,9 @@
 
 typedef uint64_t paddr_t;
 
-struct trap_frame {
-    uint64_t x[31];
-    uint64_t sp_el0;
-    uint64_t elr;
-    uint64_t spsr;
-};
+/* The real frame layout (arch/aarch64/trap_frame.h, on the include path after this
+ * directory). */
+#include "trap_frame.h"
 
 #define phys_to_virt(pa) ((void *)(uintptr_t)(pa))
 #define virt_to_phys(va) ((paddr_t)(uintptr_t)(va))

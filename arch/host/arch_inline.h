@@ -70,29 +70,4 @@ static inline void arch_wait_for_interrupt(void)
 {
 }
 
-static inline uint64_t arch_frame_sysno(const struct trap_frame *f)
-{
-    return f->x[8];
-}
-
-static inline uint64_t arch_frame_arg(const struct trap_frame *f, unsigned i)
-{
-    return f->x[i];
-}
-
-static inline void arch_frame_set_return(struct trap_frame *f, uint64_t v)
-{
-    f->x[0] = v;
-}
-
-static inline uint64_t arch_frame_pc(const struct trap_frame *f)
-{
-    return f->elr;
-}
-
-static inline uint64_t arch_frame_sp(const struct trap_frame *f)
-{
-    return f->sp_el0;
-}
-
 #endif
