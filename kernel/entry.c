@@ -27,13 +27,13 @@ void kernel_entry_from_user(struct trap_frame *f)
     ipi_run_calls_dataplane(); /* requests deferred while this dataplane CPU ran user code */
 }
 
-/* A dataplane CPU keeps nothing another CPU could need while it runs user code: free pages
- * go back from its cache, and deferred requests run, before every return to user space. */
-static void dataplane_quiesce(void)
+/* A dataplane CPU keeps nothing another CPU could need while it runs user code or idles:
+ * free pages go back from its cache, and deferred requests run. */
+void dataplane_quiesce(void)
 {
-    if (cpu_is_dataplane(this_cpu_id())) {
+    if (this_cpu()->dataplane) {
         page_drain_local();
-        ipi_run_calls_dataplane();
+        ipi_run_calls_dataplane_slow();
     }
 }
 

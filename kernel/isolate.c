@@ -24,6 +24,7 @@
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
+#include "kernel/syscall.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
 #include "kernel/trace.h"
@@ -133,8 +134,8 @@ bool isol_cpu_in_user(unsigned cpu)
     return cpu < MAX_CPUS && __atomic_load_n(&isols[cpu].in_user, __ATOMIC_SEQ_CST);
 }
 
-/* On the owning CPU (the task itself, in the kernel): the CPU is no longer isolated.  Any
- * requests deferred meanwhile are run now. */
+/* On the owning CPU (the task itself, in the kernel): the CPU is no longer isolated.  It
+ * stays a dataplane CPU, so requests for it still wait for its next kernel exit or idle. */
 static void end_isolation(struct task *t)
 {
     struct isol_cpu *ic = mine();
@@ -147,7 +148,6 @@ static void end_isolation(struct task *t)
         ic->entry_pending = false;
         __atomic_store_n(&ic->task, 0, __ATOMIC_SEQ_CST);
         this_cpu()->isol_owned = false;
-        ipi_run_calls();
     }
 }
 
@@ -235,7 +235,8 @@ void isol_kernel_entry_owned(void)
     }
     __atomic_store_n(&ic->in_user, false, __ATOMIC_SEQ_CST);
     ic->entry_pending = current() == ic->task;
-    ipi_run_calls(); /* requests deferred while the CPU was isolated */
+    /* Requests deferred while it ran in user space: kernel_entry_from_user runs them next,
+     * as on every dataplane CPU (an isolated CPU always is one). */
 }
 
 /* An interruption of the isolated task: count it, report it (strict, or isol_debug), and
@@ -292,7 +293,7 @@ bool isol_syscall_owned(uint64_t nr, const struct trap_frame *f)
         return false;
     }
     char cause[64];
-    ksnprintf(cause, sizeof(cause), "syscall %lu (%s)", (unsigned long)nr, isol_syscall_name(nr));
+    ksnprintf(cause, sizeof(cause), "syscall %lu (%s)", (unsigned long)nr, syscall_name(nr));
     return interruption(0, cause);
 }
 
@@ -384,9 +385,9 @@ void isol_exit_to_user_owned(void)
         end_isolation(t); /* someone moved it: isolation ends here, on its own CPU */
         return;
     }
-    page_drain_local(); /* nothing parked here that another CPU would have to ask for */
+    /* kernel_exit_to_user has just drained this CPU's page cache and run its deferred
+     * requests (dataplane_quiesce): nothing is parked here that another CPU would ask for. */
     check_timers(t);
-    ipi_run_calls(); /* the last requests that came in while it was in the kernel */
     ic->entry_pending = false;
     __atomic_store_n(&ic->in_user, true, __ATOMIC_SEQ_CST);
 }
@@ -462,56 +463,4 @@ int isol_audit(unsigned cpu, struct zt_isol_audit *out)
     out->other_runnable = running > owner_runs ? running - owner_runs : 0;
     out->cached_pages = page_cached_on(cpu);
     return 0;
-}
-
-/* ---- syscall names for reports ---- */
-
-const char *isol_syscall_name(uint64_t nr)
-{
-    static const struct {
-        uint16_t nr;
-        const char *name;
-    } names[] = {
-        {SYS_ioctl, "ioctl"},
-        {SYS_read, "read"},
-        {SYS_write, "write"},
-        {SYS_exit, "exit"},
-        {SYS_exit_group, "exit_group"},
-        {SYS_set_tid_address, "set_tid_address"},
-        {SYS_futex, "futex"},
-        {SYS_nanosleep, "nanosleep"},
-        {SYS_clock_gettime, "clock_gettime"},
-        {SYS_clock_nanosleep, "clock_nanosleep"},
-        {SYS_sched_setaffinity, "sched_setaffinity"},
-        {SYS_sched_getaffinity, "sched_getaffinity"},
-        {SYS_sched_yield, "sched_yield"},
-        {SYS_kill, "kill"},
-        {SYS_tgkill, "tgkill"},
-        {SYS_rt_sigaction, "rt_sigaction"},
-        {SYS_rt_sigprocmask, "rt_sigprocmask"},
-        {SYS_rt_sigreturn, "rt_sigreturn"},
-        {SYS_uname, "uname"},
-        {SYS_prctl, "prctl"},
-        {SYS_getcpu, "getcpu"},
-        {SYS_getpid, "getpid"},
-        {SYS_getppid, "getppid"},
-        {SYS_gettid, "gettid"},
-        {SYS_brk, "brk"},
-        {SYS_munmap, "munmap"},
-        {SYS_clone, "clone"},
-        {SYS_mmap, "mmap"},
-        {SYS_wait4, "wait4"},
-        {SYS_zt_spawn, "zt_spawn"},
-        {SYS_zt_tasks, "zt_tasks"},
-        {SYS_zt_cpus, "zt_cpus"},
-        {SYS_zt_poweroff, "zt_poweroff"},
-        {SYS_zt_meminfo, "zt_meminfo"},
-        {SYS_zt_isolstat, "zt_isolstat"},
-    };
-    for (unsigned i = 0; i < ARRAY_SIZE(names); i++) {
-        if (names[i].nr == nr) {
-            return names[i].name;
-        }
-    }
-    return "unknown";
 }

@@ -19,7 +19,6 @@
 #include "kernel/ipi.h"
 #include "kernel/isolate.h"
 #include "kernel/lib.h"
-#include "kernel/page.h"
 #include "kernel/panic.h"
 #include "kernel/stats.h"
 #include "kernel/task.h"
@@ -186,8 +185,7 @@ static void notify_cpu(unsigned cpu, bool was_idle, unsigned nr_running)
 {
     if (cpu == this_cpu_id()) {
         if (was_idle) {
-            this_rq()->need_resched = true;
-            timer_note_change(this_cpu_id());
+            sched_set_need_resched();
         }
         return;
     }
@@ -198,7 +196,6 @@ static void notify_cpu(unsigned cpu, bool was_idle, unsigned nr_running)
     }
 }
 
-/* Put t (TASK_WAKING, off every CPU, on no queue) on a run queue. */
 /* The CPU for t: its only allowed CPU if it has one, else the least loaded of the set
  * sched_pick_cpu chooses from (loads are read only for the candidates). */
 static unsigned choose_cpu(const struct task *t)
@@ -216,6 +213,7 @@ static unsigned choose_cpu(const struct task *t)
     return sched_pick_cpu(t->affinity, online, cpus_housekeeping, nr, t->cpu);
 }
 
+/* Put t (TASK_WAKING, off every CPU, on no queue) on a run queue. */
 static void place_task(struct task *t)
 {
     unsigned cpu = choose_cpu(t);
@@ -302,8 +300,7 @@ int sched_set_affinity(struct task *t, cpumask_t mask)
     } else {
         spin_unlock(&rq->lock); /* running: schedule() there moves it */
         if (cpu == this_cpu_id()) {
-            this_rq()->need_resched = true;
-            timer_note_change(this_cpu_id());
+            sched_set_need_resched();
         } else {
             ipi_send(cpu, IPI_RESCHEDULE);
         }
@@ -448,8 +445,7 @@ void sched_ipi(unsigned reason)
     switch (reason) {
     case IPI_RESCHEDULE:
     case IPI_WAKEUP:
-        this_rq()->need_resched = true;
-        timer_note_change(this_cpu_id());
+        sched_set_need_resched();
         break;
     case IPI_KICK:
     default:
@@ -465,10 +461,7 @@ _Noreturn void sched_idle(void)
         if (!list_empty(&rq->queue) || rq->need_resched) {
             schedule();
         } else {
-            if (cpu_is_dataplane(this_cpu_id())) {
-                page_drain_local(); /* an idle dataplane CPU holds nothing others need */
-                ipi_run_calls_dataplane();
-            }
+            dataplane_quiesce(); /* an idle dataplane CPU holds nothing others need */
             timer_reprogram();
             arch_wait_for_interrupt(); /* wakes on a pending IRQ even though masked */
         }

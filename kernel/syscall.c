@@ -420,60 +420,73 @@ static long sys_uname(struct trap_frame *f)
 
 typedef long (*syscall_fn)(struct trap_frame *f);
 
-static const syscall_fn linux_calls[] = {
-    [SYS_ioctl] = sys_ioctl,
-    [SYS_read] = sys_read,
-    [SYS_write] = sys_write,
-    [SYS_exit] = sys_exit,
-    [SYS_exit_group] = sys_exit_group,
-    [SYS_set_tid_address] = sys_set_tid_address,
-    [SYS_futex] = sys_futex,
-    [SYS_nanosleep] = sys_nanosleep,
-    [SYS_clock_gettime] = sys_clock_gettime,
-    [SYS_clock_nanosleep] = sys_clock_nanosleep,
-    [SYS_sched_setaffinity] = sys_sched_setaffinity,
-    [SYS_sched_getaffinity] = sys_sched_getaffinity,
-    [SYS_sched_yield] = sys_sched_yield,
-    [SYS_kill] = sys_kill,
-    [SYS_tgkill] = sys_tgkill,
-    [SYS_rt_sigaction] = sys_rt_sigaction_f,
-    [SYS_rt_sigprocmask] = sys_rt_sigprocmask_f,
-    [SYS_rt_sigreturn] = sys_rt_sigreturn_f,
-    [SYS_uname] = sys_uname,
-    [SYS_prctl] = sys_prctl,
-    [SYS_getcpu] = sys_getcpu,
-    [SYS_getpid] = sys_getpid,
-    [SYS_getppid] = sys_getppid,
-    [SYS_gettid] = sys_gettid,
-    [SYS_brk] = sys_brk,
-    [SYS_munmap] = sys_munmap,
-    [SYS_clone] = sys_clone,
-    [SYS_mmap] = sys_mmap,
-    [SYS_wait4] = sys_wait4,
+struct syscall_entry {
+    syscall_fn fn;
+    const char *name; /* for isolation reports */
 };
 
-static const syscall_fn zt_calls[] = {
-    [SYS_zt_spawn - 1024] = sys_zt_spawn,     [SYS_zt_tasks - 1024] = sys_zt_tasks,
-    [SYS_zt_cpus - 1024] = sys_zt_cpus,       [SYS_zt_poweroff - 1024] = sys_zt_poweroff,
-    [SYS_zt_meminfo - 1024] = sys_zt_meminfo, [SYS_zt_isolstat - 1024] = sys_zt_isolstat,
-    [SYS_zt_trace - 1024] = sys_zt_trace,
+#define CALL(name, fn) [SYS_##name] = {fn, #name}
+#define ZT_CALL(name)  [SYS_zt_##name - 1024] = {sys_zt_##name, "zt_" #name}
+
+static const struct syscall_entry linux_calls[] = {
+    CALL(ioctl, sys_ioctl),
+    CALL(read, sys_read),
+    CALL(write, sys_write),
+    CALL(exit, sys_exit),
+    CALL(exit_group, sys_exit_group),
+    CALL(set_tid_address, sys_set_tid_address),
+    CALL(futex, sys_futex),
+    CALL(nanosleep, sys_nanosleep),
+    CALL(clock_gettime, sys_clock_gettime),
+    CALL(clock_nanosleep, sys_clock_nanosleep),
+    CALL(sched_setaffinity, sys_sched_setaffinity),
+    CALL(sched_getaffinity, sys_sched_getaffinity),
+    CALL(sched_yield, sys_sched_yield),
+    CALL(kill, sys_kill),
+    CALL(tgkill, sys_tgkill),
+    CALL(rt_sigaction, sys_rt_sigaction_f),
+    CALL(rt_sigprocmask, sys_rt_sigprocmask_f),
+    CALL(rt_sigreturn, sys_rt_sigreturn_f),
+    CALL(uname, sys_uname),
+    CALL(prctl, sys_prctl),
+    CALL(getcpu, sys_getcpu),
+    CALL(getpid, sys_getpid),
+    CALL(getppid, sys_getppid),
+    CALL(gettid, sys_gettid),
+    CALL(brk, sys_brk),
+    CALL(munmap, sys_munmap),
+    CALL(clone, sys_clone),
+    CALL(mmap, sys_mmap),
+    CALL(wait4, sys_wait4),
 };
 
-static syscall_fn lookup(uint64_t nr)
+static const struct syscall_entry zt_calls[] = {
+    ZT_CALL(spawn),   ZT_CALL(tasks),     ZT_CALL(cpus),  ZT_CALL(poweroff),
+    ZT_CALL(meminfo), ZT_CALL(isolstat), ZT_CALL(trace),
+};
+
+static const struct syscall_entry *lookup(uint64_t nr)
 {
     if (nr < ARRAY_SIZE(linux_calls)) {
-        return linux_calls[nr];
+        return &linux_calls[nr];
     }
     if (nr >= 1024 && nr - 1024 < ARRAY_SIZE(zt_calls)) {
-        return zt_calls[nr - 1024];
+        return &zt_calls[nr - 1024];
     }
     return 0;
+}
+
+const char *syscall_name(uint64_t nr)
+{
+    const struct syscall_entry *e = lookup(nr);
+    return e && e->name ? e->name : "unknown";
 }
 
 void syscall_dispatch(struct trap_frame *f, unsigned svc_imm)
 {
     uint64_t nr = arch_frame_sysno(f);
-    syscall_fn fn = lookup(nr);
+    const struct syscall_entry *e = lookup(nr);
+    syscall_fn fn = e ? e->fn : 0;
     trace_event(ZT_TR_SYSCALL, nr, svc_imm);
     if (isol_syscall(nr, f)) {
         arch_frame_set_return(f, (uint64_t)-EPERM); /* a strict violation: it does not run */

@@ -92,7 +92,4 @@ void isol_note_timer_arm(const struct timer *t);
 /* isolstat: what could still reach `cpu`.  0 or -EINVAL. */
 int isol_audit(unsigned cpu, struct zt_isol_audit *out);
 
-/* Name of a syscall number for reports ("write"), or "unknown". */
-const char *isol_syscall_name(uint64_t nr);
-
 #endif

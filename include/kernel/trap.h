@@ -23,6 +23,10 @@ struct user_fault {
 
 void kernel_entry_from_user(struct trap_frame *f);
 void kernel_exit_to_user(struct trap_frame *f);
+/* On a dataplane CPU, before it returns to user space or idles: give back its cached free
+ * pages and run the requests deferred for it, so nothing parked there is needed elsewhere.
+ * Nothing on a housekeeping CPU.  IRQs masked. */
+void dataplane_quiesce(void);
 /* A new task's way out to its first user instruction. */
 void kernel_first_return_to_user(struct trap_frame *f);
 /* Called with IRQs masked; classifies the call for task isolation first, then runs it with
