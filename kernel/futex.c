@@ -24,11 +24,6 @@ static struct waitq *bucket_of(struct vm *vm, uint64_t uaddr)
     return &buckets[(h ^ (h >> 7)) % NBUCKETS];
 }
 
-static uint64_t key_of(struct vm *vm, uint64_t uaddr)
-{
-    return uaddr ^ ((uint64_t)vm << 16);
-}
-
 int futex_wait(struct vm *vm, uint64_t uaddr, uint32_t val, uint64_t deadline)
 {
     if (uaddr & 3) {
@@ -46,9 +41,11 @@ int futex_wait(struct vm *vm, uint64_t uaddr, uint32_t val, uint64_t deadline)
         return -EAGAIN;
     }
     struct task *t = current();
-    t->futex_key = key_of(vm, uaddr);
+    t->futex_vm = vm;
+    t->futex_uaddr = uaddr;
     int r = waitq_sleep_locked(wq, flags, deadline);
-    t->futex_key = 0;
+    t->futex_vm = 0;
+    t->futex_uaddr = 0;
     return r;
 }
 
@@ -58,13 +55,12 @@ int futex_wake(struct vm *vm, uint64_t uaddr, int n)
         return -EINVAL;
     }
     struct waitq *wq = bucket_of(vm, uaddr);
-    uint64_t key = key_of(vm, uaddr);
     int woken = 0;
     unsigned long flags = spin_lock_irqsave(&wq->lock);
     list_for_each_safe(pos, tmp, &wq->tasks)
     {
         struct task *t = container_of(pos, struct task, wait_link);
-        if (woken < n && t->futex_key == key) {
+        if (woken < n && t->futex_vm == vm && t->futex_uaddr == uaddr) {
             waitq_wake_task_locked(t, 0);
             woken++;
         }

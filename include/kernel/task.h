@@ -75,7 +75,8 @@ struct task {
     struct list wait_link;
     int wake_reason; /* 0 woken, -EINTR interrupted, -ETIMEDOUT timer */
     struct timer sleep_timer;
-    uint64_t futex_key; /* address it waits on in FUTEX_WAIT, 0 otherwise */
+    struct vm *futex_vm;  /* address space and user address it waits on in FUTEX_WAIT */
+    uint64_t futex_uaddr; /* (0 otherwise) */
 
     /* accounting, in counter ticks (acct.c) */
     uint64_t user_ticks;
