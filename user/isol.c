@@ -2,7 +2,7 @@
  * isol — the task-isolation experiment.
  *
  *   isol -c CPU -t SECONDS [-s] [-v syscall|fault|undef] [-g SIG] [-m] [-z MS] [-r N]
- *        [-A] [-x ERRNO]
+ *        [-A] [-M CPU2] [-x ERRNO]
  *
  * Pins itself to CPU, isolates with prctl(PR_SET_TASK_ISOLATION) (strict with -s), spins for
  * SECONDS of guest time reading the counter (no system calls), ends isolation and exits 0.

@@ -96,20 +96,27 @@ static int audit(unsigned cpu)
 int main(int argc, char **argv)
 {
     struct zt_cpu_info cpus[64];
-    int ncpus = (int)zt_cpus(cpus, 64), bad = 0, any = 0;
+    int bad = 0, any = 0;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-c") || i + 1 >= argc) {
+        char *end = "";
+        long cpu = -1;
+        if (!strcmp(argv[i], "-c") && i + 1 < argc) {
+            cpu = strtol(argv[++i], &end, 10);
+        }
+        if (cpu < 0 || *end || end == argv[i]) {
             fprintf(stderr, "usage: isolstat [-c CPU]...\n");
             return 100;
         }
-        bad += audit((unsigned)atoi(argv[++i]));
+        bad += audit((unsigned)cpu);
         any = 1;
     }
-    bool named = any;
-    for (int c = 0; !named && c < ncpus && c < 64; c++) {
-        if (cpus[c].dataplane && cpus[c].online) {
-            bad += audit((unsigned)c);
-            any = 1;
+    if (!any) {
+        long ncpus = zt_cpus(cpus, 64);
+        for (int c = 0; c < ncpus && c < 64; c++) {
+            if (cpus[c].dataplane && cpus[c].online) {
+                bad += audit((unsigned)c);
+                any = 1;
+            }
         }
     }
     if (!any) {

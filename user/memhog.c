@@ -22,14 +22,18 @@ static long chunks[MAX_CHUNK];
 
 int main(int argc, char **argv)
 {
-    int rounds = 1;
+    long rounds = 1;
+    char *end = "";
     if (argc == 3 && !strcmp(argv[1], "-r")) {
-        rounds = atoi(argv[2]);
+        rounds = strtol(argv[2], &end, 10);
     } else if (argc != 1) {
+        rounds = 0;
+    }
+    if (rounds < 1 || *end) {
         fprintf(stderr, "usage: memhog [-r ROUNDS]\n");
         return 2;
     }
-    for (int r = 0; r < rounds; r++) {
+    for (long r = 0; r < rounds; r++) {
         int n = 0;
         long a = 0;
         while (n < MAX_CHUNK) {
@@ -39,7 +43,7 @@ int main(int argc, char **argv)
             }
             chunks[n++] = a;
         }
-        printf("memhog: round %d: %d MiB before mmap said %s\n", r + 1, n,
+        printf("memhog: round %ld: %d MiB before mmap said %s\n", r + 1, n,
                a < 0 ? zt_errno_name((int)-a) : "nothing");
         while (n > 0) {
             zt_munmap((void *)chunks[--n], CHUNK);

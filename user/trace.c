@@ -15,8 +15,8 @@
  *   T end <total>                        the last line: the dump is complete
  *
  * <type> is one of exc-entry exc-exit irq syscall ipi-send ipi-recv timer-arm timer-disarm
- * switch isol-enter isol-exit isol-violation (or type<N> for a type this program does not
- * know); <a> and <b> are the raw fields of struct zt_trace_event (uapi/zt_syscall.h).
+ * switch isol-enter isol-exit isol-violation lost (or type<N> for a type this program does
+ * not know); <a> and <b> are the raw fields of struct zt_trace_event (uapi/zt_syscall.h).
  *
  * Every ring is read into memory first and printed afterwards, so the console writes (which
  * enter the kernel and are traced on this CPU) never push unread events out of a ring.

@@ -16,21 +16,13 @@ extern char **environ;
 typedef void (*ctor_fn)(void);
 extern ctor_fn __zt_init_array_start[], __zt_init_array_end[];
 
-/* Auxiliary vector as the kernel passed it (AT_NULL-terminated pairs), for anyone curious. */
-const uint64_t *zt_auxv;
-
 __attribute__((noreturn)) void __zt_start(uint64_t *sp)
 {
     int argc = (int)sp[0];
     char **argv = (char **)&sp[1];
     char **envp = argv + argc + 1;
-    char **p = envp;
 
     tls_setup_main();
-    while (*p != NULL) {
-        p++;
-    }
-    zt_auxv = (const uint64_t *)(p + 1);
     environ = envp;
     for (ctor_fn *f = __zt_init_array_start; f < __zt_init_array_end; f++) {
         (*f)();
