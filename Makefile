@@ -13,8 +13,6 @@ ICOUNT_SHIFT ?= 4
 CROSS   ?= aarch64-linux-gnu-
 CC      := $(CROSS)gcc
 LD      := $(CROSS)ld
-OBJCOPY := $(CROSS)objcopy
-OBJDUMP := $(CROSS)objdump
 HOSTCC  ?= gcc
 PYTHON  := /usr/bin/python3
 QEMU    := qemu-system-aarch64
@@ -54,7 +52,7 @@ USER_LIB_OBJS := $(patsubst %,$(B)/%.o,$(basename $(USER_LIB_SRCS)))
 USER_PROGS    := $(basename $(notdir $(wildcard user/*.c)))
 USER_BINS     := $(addprefix $(B)/initrd/bin/,$(USER_PROGS))
 
-.PHONY: all kernel run debug gdb test unit qemu-tests bench format check-format clean help deps-build
+.PHONY: all kernel run debug gdb test unit bench format check-format clean help deps-build
 all: $(B)/kernel.elf
 
 deps-build:

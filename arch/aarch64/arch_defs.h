@@ -99,7 +99,7 @@
     (SCTLR_RES1 | SCTLR_M | SCTLR_C | SCTLR_SA | SCTLR_SA0 | SCTLR_I | SCTLR_DZE | SCTLR_UCT |     \
      SCTLR_nTWI | SCTLR_nTWE | SCTLR_UCI)
 
-/* Exception frame (struct trap_frame in trap.h): x0..x30, sp_el0, elr_el1, spsr_el1. */
+/* Exception frame (struct trap_frame in trap_frame.h): x0..x30, sp_el0, elr_el1, spsr_el1. */
 #define FRAME_X30  (30 * 8)
 #define FRAME_SP   (31 * 8)
 #define FRAME_ELR  (32 * 8)

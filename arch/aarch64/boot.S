@@ -9,10 +9,11 @@
  *
  * What this file does, in order, on each CPU:
  *   1. at EL2: configure EL2 so EL1 owns the machine, then drop to EL1 (el2_to_el1);
- *   2. boot CPU only: zero .bss and build early_pgd, a single level-1 table of 1 GiB blocks
+ *   2. boot CPU only: zero and build early_pgd, a single level-1 table of 1 GiB blocks
  *      that maps the low 4 GiB both at VA = PA (TTBR0) and at VA = PA + KERNEL_VA_OFFSET
  *      (TTBR1) — the same table serves both halves because index = PA >> 30 either way;
- *   3. turn the MMU on (mmu_on) and jump from the physical to the linked (high) address;
+ *   3. turn the MMU on (mmu_on), jump from the physical to the linked (high) address and
+ *      (boot CPU) zero the rest of .bss there with DC ZVA;
  *   4. take a stack, install the vectors and call C: kernel_main() or secondary_main().
  * mmu.c later replaces early_pgd in TTBR1 with the final W^X tables (mmu_switch_ttbr1 below
  * runs from the identity map while it does so).

@@ -24,15 +24,14 @@ struct arch_cpu *arch_cpus[64];
 static struct arch_boot_info boot_info;
 static char cmdline[512];
 
-/* The machine cannot be described: say why, then leave (QEMU exits via semihosting). */
+/* The machine cannot be described: say why, then leave (QEMU exits via semihosting).  A
+ * tree that failed to parse names no PSCI conduit either (fdt_parse clears its output), so
+ * without semihosting the CPU can only halt. */
 static _Noreturn void boot_stop(const char *why)
 {
     printk("zerotick: cannot boot: %s\n", why);
     printk("zerotick: boot stopped\n");
     semihost_exit(PANIC_EXIT_STATUS);
-    if (platform.psci != FDT_PSCI_NONE) { /* the tree named a conduit before it failed */
-        psci_system_off();
-    }
     printk("zerotick: no semihosting and no PSCI to power off with: halted\n");
     arch_halt_cpu();
 }

@@ -5,30 +5,18 @@ how, and why each file is there). Each test has a stable ID (EXLnn) and proves o
 Run: /usr/bin/python3 -m pytest tests/qemu/test_exclog.py
 """
 
-import importlib.machinery
-import importlib.util
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-TOOL = ROOT / "tools" / "exclog"
+import zt
+
+TOOL = zt.REPO / "tools" / "exclog"
 DATA = Path(__file__).resolve().parent / "data" / "exclog"
 
-
-def load_exclog():
-    loader = importlib.machinery.SourceFileLoader("exclog", str(TOOL))
-    spec = importlib.util.spec_from_loader("exclog", loader)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["exclog"] = module
-    loader.exec_module(module)
-    return module
-
-
-exclog = load_exclog()
+exclog = zt.tool_module("exclog")
 
 # What the probe did on each CPU (data/exclog/README.md): the expected counts, by hand.
 KINDS_CPU0 = {"sync-svc": 10, "sync-other": 6, "irq": 2, "fiq": 0, "serror": 0, "semihost": 0}

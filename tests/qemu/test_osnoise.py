@@ -7,10 +7,8 @@ noise the host caused (that depends on the host); only on counts and on columns 
 exact by construction.
 """
 
-import importlib.util
 import re
 import subprocess
-from importlib.machinery import SourceFileLoader
 
 import pytest
 
@@ -218,21 +216,13 @@ def test_osn04_bad_arguments(args):
     assert RTLA_HEADER not in b.console, b
 
 
-def plot_noise_module():
-    loader = SourceFileLoader("plot_noise", str(PLOT_NOISE))
-    spec = importlib.util.spec_from_loader("plot_noise", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
-
-
 @pytest.mark.parallel_vcpus
 def test_osn05_plot_noise_reads_console_and_writes_png(hist_run, tmp_path):
     """OSN-05: tools/plot-noise finds the histogram and the table in a console log (buckets
     and rows equal to osnoise's) and writes a PNG."""
     log = tmp_path / "console.log"
     log.write_text(hist_run.console)
-    runs = plot_noise_module().parse(hist_run.console)
+    runs = zt.tool_module("plot-noise").parse(hist_run.console)
     assert len(runs) == 1 and runs[0]["threshold_us"] == 10, runs
     h = hist(hist_run)
     parsed = runs[0]["hist"]

@@ -10,8 +10,6 @@ exit_stats=1, once every other CPU has stopped) must equal QEMU's counts for eve
 
 import re
 
-import pytest
-
 import zt
 
 TIMER_INTID = 27
@@ -134,8 +132,7 @@ def test_tl05_console_input_stays_on_housekeeping():
     empty."""
     bootargs = ("quiet dataplane=2-3 exit_stats=1 init=/bin/sh -- "
                 "-c 'load -t 6 -q & spin -c 3 -t 4'")
-    log_dir = zt.new_log_dir()
-    extra = ["-d", "int,trace:gicv3_icc_iar1_read,tid", "-D", f"{log_dir}/exc%d.log"]
+    log_dir, extra = zt.log_options(exclog=True, trace_irqs=True)
     with zt.Console(cpus=4, bootargs=bootargs, extra=extra) as con:
         con.expect(r"spin: window 1 opening on cpu 3")
         for _ in range(20):

@@ -14,12 +14,10 @@ The kernel's own per-CPU counters (exit-stats lines printed at power-off) are th
 for the timer interrupt counts.
 """
 
-import importlib.util
 import json
 import re
 import subprocess
 import sys
-from importlib.machinery import SourceFileLoader
 
 import pytest
 
@@ -34,15 +32,6 @@ CHUNK = 128              # events per zt_trace call
 TOOLS = zt.REPO / "tools"
 NO_SYSCALL = "trace: the kernel has no zt_trace system call (ENOSYS)"
 EVENT_RE = re.compile(r"^T (\d+) (\d+) ([a-z][a-z0-9-]*) (\d+) (\d+)$", re.M)
-
-
-def trace2json():
-    """tools/trace2json as a module (it has no .py suffix)."""
-    loader = SourceFileLoader("trace2json", str(TOOLS / "trace2json"))
-    spec = importlib.util.spec_from_loader("trace2json", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
 
 
 class Dump:
@@ -297,7 +286,8 @@ def test_tr06_trace2json_is_valid_chrome_json(busy, tmp_path):
         track = (e["pid"], e.get("tid"))
         assert e["ts"] >= last.get(track, 0), f"event {n} goes back on track {track}: {e}"
         last[track] = e["ts"]
-    problems = trace2json().validate_chrome(doc)  # slices nest, phases have their keys
+    # slices nest, phases have their keys
+    problems = zt.tool_module("trace2json").validate_chrome(doc)
     assert problems == [], problems[:5]
     for cpu in range(4):
         shown = sum(1 for e in evs if e["ph"] == "i" and e["tid"] == cpu + 1

@@ -17,7 +17,6 @@ import importlib.util
 import os
 import re
 import select
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -33,18 +32,19 @@ DEFAULT_TIMEOUT = 180  # seconds of host time before a boot counts as hung
 PANIC_STATUS = 125
 
 
-_exclog = None
+_tools = {}
 
 
-def exclog_module():
-    """tools/exclog, imported as a module (it has no .py suffix)."""
-    global _exclog
-    if _exclog is None:
-        loader = SourceFileLoader("exclog", str(REPO / "tools" / "exclog"))
-        spec = importlib.util.spec_from_loader("exclog", loader)
-        _exclog = importlib.util.module_from_spec(spec)
-        loader.exec_module(_exclog)
-    return _exclog
+def tool_module(name):
+    """tools/NAME (exclog, trace2json, plot-noise...) imported as a module, once: the tools
+    have no .py suffix."""
+    if name not in _tools:
+        loader = SourceFileLoader(name.replace("-", "_"), str(REPO / "tools" / name))
+        spec = importlib.util.spec_from_loader(loader.name, loader)
+        module = importlib.util.module_from_spec(spec)
+        loader.exec_module(module)
+        _tools[name] = module
+    return _tools[name]
 
 
 def repro_shift():
@@ -94,7 +94,7 @@ class Boot:
     def exclog(self, windows=False, irqs=False):
         """QEMU's exception log of this boot, as tools/exclog's --json report (a dict)."""
         assert self.log_dir, "boot(..., exclog=True) records the log"
-        ex = exclog_module()
+        ex = tool_module("exclog")
         files = sorted(str(p) for p in Path(self.log_dir).glob("exc*.log"))
         return ex.report(ex.parse_files(files), want_windows=windows, want_irqs=irqs)
 
@@ -110,16 +110,23 @@ def new_log_dir(prefix="qemu-"):
     return tempfile.mkdtemp(prefix=prefix, dir=base)
 
 
+def log_options(exclog=False, trace_irqs=False):
+    """(log directory, QEMU options) that record QEMU's exception log (exclog) and/or its GIC
+    acknowledge trace (trace_irqs) one file per vCPU thread, as Boot.exclog reads them;
+    (None, []) for neither."""
+    if not (exclog or trace_irqs):
+        return None, []
+    log_dir = new_log_dir()
+    what = ",".join((["int"] if exclog else []) + (["trace:gicv3_icc_iar1_read"]
+                                                     if trace_irqs else []))
+    return log_dir, ["-d", what + ",tid", "-D", os.path.join(log_dir, "exc%d.log")]
+
+
 def boot(cpus=4, bootargs=None, timeout=DEFAULT_TIMEOUT, exclog=False, trace_irqs=False,
          stdin_data=None, **kw):
     """Run QEMU until it exits; return a Boot.  A hang raises TimeoutError with the output."""
-    extra = list(kw.pop("extra", ()))
-    log_dir = None
-    if exclog or trace_irqs:
-        log_dir = new_log_dir()
-        what = ",".join((["int"] if exclog else []) + (["trace:gicv3_icc_iar1_read"]
-                                                         if trace_irqs else []))
-        extra += ["-d", what + ",tid", "-D", os.path.join(log_dir, "exc%d.log")]
+    log_dir, log_extra = log_options(exclog, trace_irqs)
+    extra = list(kw.pop("extra", ())) + log_extra
     cmd = qemu_cmd(cpus=cpus, bootargs=bootargs, extra=extra, **kw)
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True)
@@ -182,11 +189,14 @@ class Console:
         deadline = time.monotonic() + timeout
         while self.proc.poll() is None and time.monotonic() < deadline:
             self._read(deadline)
-        while self._read(time.monotonic() + 0.2):
-            pass
         if self.proc.poll() is None:
             self.close()
             raise TimeoutError("QEMU did not exit; output tail:\n" + self.output[-3000:])
+        # QEMU has exited: what is left in the pipe ends at EOF, and the deadline is fixed,
+        # so this ends even if the pipe stays open.
+        drain_deadline = time.monotonic() + 1.0
+        while self._read(drain_deadline):
+            pass
         return self.proc.returncode
 
     def close(self):
