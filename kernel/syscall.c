@@ -461,7 +461,7 @@ static const struct syscall_entry linux_calls[] = {
 };
 
 static const struct syscall_entry zt_calls[] = {
-    ZT_CALL(spawn),   ZT_CALL(tasks),     ZT_CALL(cpus),  ZT_CALL(poweroff),
+    ZT_CALL(spawn),   ZT_CALL(tasks),    ZT_CALL(cpus),  ZT_CALL(poweroff),
     ZT_CALL(meminfo), ZT_CALL(isolstat), ZT_CALL(trace),
 };
 
