@@ -211,10 +211,11 @@ void kernel_late_init(void)
         printk("debug_exit: powering off with status %d\n", bootargs.debug_exit);
         kernel_poweroff(bootargs.debug_exit);
     }
-    isol_init();           /* task isolation's report printer */
-    start_init();          /* first: init is pid 1 */
-    work_start();          /* the housekeeping worker thread */
-    stats_start_sampler(); /* rates for `cpus`, folded on housekeeping once a second */
+    isol_init();                        /* task isolation's report printer */
+    proc_set_limit(bootargs.max_procs); /* processes alive or zombie */
+    start_init();                       /* first: init is pid 1 */
+    work_start();                       /* the housekeeping worker thread */
+    stats_start_sampler();              /* rates for `cpus`, folded on housekeeping once a second */
 }
 
 void kernel_main(uint64_t entry_counter)

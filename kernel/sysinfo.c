@@ -11,6 +11,7 @@
 #include "kernel/ipi.h"
 #include "kernel/isolate.h"
 #include "kernel/kmem.h"
+#include "kernel/kstack.h"
 #include "kernel/lib.h"
 #include "kernel/main.h"
 #include "kernel/page.h"
@@ -208,7 +209,7 @@ long sys_zt_poweroff(struct trap_frame *f)
 
 long sys_zt_meminfo(struct trap_frame *f)
 {
-    struct zt_meminfo mi = {PAGE_SIZE, page_total_count(), page_free_count()};
+    struct zt_meminfo mi = {PAGE_SIZE, page_total_count(), page_free_count(), kstack_used_count()};
     return copy_to_user(my_vm(), A(0), &mi, sizeof(mi)) ? -EFAULT : 0;
 }
 

@@ -14,7 +14,7 @@
 #define KSTACK_SIZE   (1 << KSTACK_SHIFT)
 #define KSTACK_SLOT   (2 * KSTACK_SIZE)
 #define KSTACK_WINDOW 0x100000000000ull
-#define KSTACK_SLOTS  32768
+#define KSTACK_SLOTS  8192
 #define USER_VA_TOP   0x0000008000000000ull
 
 typedef uint64_t paddr_t;

@@ -93,6 +93,7 @@ struct task {
 
     /* task isolation (isolate.c) */
     unsigned isol_flags; /* PR_TASK_ISOLATION_* while isolated, else 0 */
+    unsigned isol_cpu;   /* the CPU whose isolation slot it holds (when isol_flags != 0) */
 };
 
 enum proc_state {
@@ -136,6 +137,10 @@ static inline struct task *current(void)
 {
     return this_cpu()->current_task;
 }
+
+/* At most n processes alive or not yet reaped (boot: max_procs=); spawn says -EAGAIN past
+ * it, so a parent that never reaps cannot fill memory with zombies. */
+void proc_set_limit(unsigned n);
 
 /* Start the first process: /bin/init with `argv`.  Returns its pid or -errno. */
 int proc_start_init(char *const argv[], int argc);
