@@ -215,7 +215,7 @@ test: deps-test
 bench: deps-test
 	@$(DEPS) bench
 	@$(MAKE) --no-print-directory $(B)/kernel.elf
-	@$(PYTHON) tools/bench
+	@$(PYTHON) tools/bench $(if $(filter 1,$(REPRO_ONLY)),--repro-only)
 
 # ---------------------------------------------------------------- housekeeping
 FORMAT_FILES = $(shell git ls-files '*.c' '*.h')
