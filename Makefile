@@ -40,6 +40,10 @@ KERNEL_LDFLAGS := -nostdlib -static -no-pie -z max-page-size=4096 -z noexecstack
 ARCH_SRCS   := $(wildcard arch/aarch64/*.c) $(wildcard arch/aarch64/*.S)
 KERNEL_SRCS := $(wildcard kernel/*.c) $(wildcard kernel/*.S)
 KERNEL_OBJS := $(patsubst %,$(B)/%.o,$(basename $(ARCH_SRCS) $(KERNEL_SRCS)))
+# The checked kernel: the same sources with the ASSERT family and spinlock owner tracking on
+# (include/kernel/panic.h).  `make test` boots it; make, make run and make bench use the
+# release build above, where those checks cost nothing.
+CHECKED_OBJS := $(patsubst %,$(B)/checked/%.o,$(basename $(ARCH_SRCS) $(KERNEL_SRCS)))
 
 # ---------------------------------------------------------------- user programs
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
@@ -52,7 +56,7 @@ USER_LIB_OBJS := $(patsubst %,$(B)/%.o,$(basename $(USER_LIB_SRCS)))
 USER_PROGS    := $(basename $(notdir $(wildcard user/*.c)))
 USER_BINS     := $(addprefix $(B)/initrd/bin/,$(USER_PROGS))
 
-.PHONY: all kernel run debug gdb test unit bench format check-format clean help deps-build
+.PHONY: all kernel checked run debug gdb test unit bench format check-format clean help deps-build
 all: $(B)/kernel.elf
 
 deps-build:
@@ -67,6 +71,16 @@ $(B)/%.o: %.S | deps-build
 	@mkdir -p $(dir $@)
 	@echo "  AS      $<"
 	$(Q)$(CC) $(KERNEL_ASFLAGS) -c $< -o $@
+
+$(B)/checked/%.o: %.c | deps-build
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (checked)"
+	$(Q)$(CC) $(KERNEL_CFLAGS) -DZT_CHECKED -c $< -o $@
+
+$(B)/checked/%.o: %.S | deps-build
+	@mkdir -p $(dir $@)
+	@echo "  AS      $< (checked)"
+	$(Q)$(CC) $(KERNEL_ASFLAGS) -DZT_CHECKED -c $< -o $@
 
 # User objects carry their own flags (picolibc, EL0 code) so they live in a separate tree.
 $(B)/user/%.o: user/%.c | deps-build
@@ -108,14 +122,19 @@ $(B)/initrd.cpio: $(USER_BINS) $(INITRD_DATA)
 	@echo "  CPIO    $@"
 	$(Q)cd $(B)/initrd && find bin -type f | LC_ALL=C sort | cpio -o -H newc --quiet > ../initrd.cpio
 
-$(B)/kernel/initrd_blob.o: $(B)/initrd.cpio
+$(B)/kernel/initrd_blob.o $(B)/checked/kernel/initrd_blob.o: $(B)/initrd.cpio
 
 $(B)/kernel.elf: $(KERNEL_OBJS) linker.ld
 	@echo "  LD      $@"
 	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS)
 	@$(CROSS)size $@ | tail -n 1 | awk '{printf "kernel: text %d, data %d, bss %d bytes\n", $$1, $$2, $$3}'
 
+$(B)/checked/kernel.elf: $(CHECKED_OBJS) linker.ld
+	@echo "  LD      $@"
+	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@ $(CHECKED_OBJS)
+
 kernel: $(B)/kernel.elf
+checked: $(B)/checked/kernel.elf
 
 # ---------------------------------------------------------------- QEMU
 QEMU_BASE := $(QEMU) -M virt,gic-version=3 -cpu cortex-a72 -m $(MEM) -nographic -nic none \
@@ -152,6 +171,7 @@ gdb: $(B)/kernel.elf
 # ---------------------------------------------------------------- tests
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -DZT_HOST \
+	-DZT_CHECKED \
 	-Iinclude -Iarch/host -Iarch/aarch64 -MMD -MP
 # Pure logic built for the host against the fake arch: every kernel/*.c, the fake arch,
 # and the arch files that are pure parsing (fdt.c).
@@ -208,9 +228,10 @@ unit: $(DTB_DUMPS)
 deps-test:
 	@$(DEPS) build run test
 
+# The QEMU tests boot the checked kernel (ZT_KERNEL is read by tests/qemu/zt.py).
 test: deps-test
-	@$(MAKE) --no-print-directory $(B)/kernel.elf unit
-	@$(PYTHON) tools/runtests $(UNIT_BINS)
+	@$(MAKE) --no-print-directory $(B)/kernel.elf $(B)/checked/kernel.elf unit
+	@ZT_KERNEL=$(B)/checked/kernel.elf $(PYTHON) tools/runtests $(UNIT_BINS)
 
 bench: deps-test
 	@$(DEPS) bench
@@ -234,6 +255,7 @@ clean:
 help:
 	@echo "zerotick make targets:"
 	@echo "  make / make kernel   build $(B)/kernel.elf (user programs inside)"
+	@echo "  make checked         build $(B)/checked/kernel.elf: assertions on (what make test boots)"
 	@echo "  make run             boot it in QEMU (CPUS=$(CPUS), BOOTARGS='...', REPRO=1); Ctrl-A x quits"
 	@echo "  make test            host unit tests + QEMU tests; ends with 'N passed, N failed'"
 	@echo "  make bench           benchmarks -> bench/results.md"

@@ -103,7 +103,7 @@ static void kworker(void *unused)
             run->queued = false; /* it may queue itself again from its function */
         }
         spin_unlock_irqrestore(&work_wq.lock, flags);
-        ASSERT(!cpu_is_dataplane(this_cpu_id()));
+        VERIFY(!cpu_is_dataplane(this_cpu_id()));
         if (arm) {
             timer_arm(&arm->timer, arch_counter_read() + arm->delay);
             continue;
