@@ -17,6 +17,7 @@
 #include "arch.h"
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
+#include "kernel/cycles.h"
 #include "kernel/ipi.h"
 #include "kernel/lib.h"
 #include "kernel/main.h"
@@ -354,7 +355,7 @@ void isol_note_timer_arm(const struct timer *t)
     report(0, "isolation: timer armed on isolated cpu %u by tid %d (%s) at %lx, due in %lu us",
            this_cpu_id(), t->owner_tid, t->owner_tid == owner->tid ? owner->name : "other",
            (unsigned long)t->armed_by,
-           (unsigned long)(acct_ticks_to_ns(t->deadline - arch_counter_read()) / 1000));
+           (unsigned long)cycles_to_us(t->deadline - arch_counter_read()));
 }
 
 /* ---- the way back to user space ---- */
@@ -400,13 +401,13 @@ static void audit_timers(unsigned cpu, struct zt_isol_audit *out, uint64_t now)
     int n = timer_list(cpu, ts, ZT_AUDIT_MAX_TIMERS);
     out->ntimers = (uint32_t)n;
     for (int i = 0; i < n && i < ZT_AUDIT_MAX_TIMERS; i++) {
-        out->timers[i].due_ns = ts[i].deadline > now ? acct_ticks_to_ns(ts[i].deadline - now) : 0;
+        out->timers[i].due_ns = ts[i].deadline > now ? cycles_to_ns(ts[i].deadline - now) : 0;
         out->timers[i].owner_tid = ts[i].owner_tid;
         out->timers[i].armed_by = ts[i].armed_by;
     }
     uint64_t hw = timer_programmed(cpu);
     out->timer_armed = hw != 0;
-    out->timer_programmed_ns = hw > now ? acct_ticks_to_ns(hw - now) : 0;
+    out->timer_programmed_ns = hw > now ? cycles_to_ns(hw - now) : 0;
 }
 
 static void audit_interrupts(unsigned cpu, struct zt_isol_audit *out)
@@ -447,7 +448,7 @@ int isol_audit(unsigned cpu, struct zt_isol_audit *out)
         out->pid = t->proc->pid;
         out->tid = t->tid;
         kstrlcpy(out->name, t->name, sizeof(out->name));
-        out->isolated_ns = acct_ticks_to_ns(now - ic->since);
+        out->isolated_ns = cycles_to_ns(now - ic->since);
         out->interruptions = ic->interruptions;
     }
     spin_unlock_irqrestore(&proc_lock, flags);

@@ -8,6 +8,7 @@
 #include "arch.h"
 #include "kernel/bootargs.h"
 #include "kernel/cpu.h"
+#include "kernel/cycles.h"
 #include "kernel/lib.h"
 #include "kernel/page.h"
 #include "kernel/printk.h"
@@ -74,11 +75,6 @@ static void print_partition(void)
     printk("partition: housekeeping %s, dataplane %s\n", hk, dp);
 }
 
-static uint64_t counter_to_us(uint64_t delta)
-{
-    return delta * 1000000 / arch_counter_freq();
-}
-
 /* One line per CPU: role, MPIDR, when it came online, interrupts taken so far. */
 static void print_cpu_summary(uint64_t entry)
 {
@@ -97,7 +93,7 @@ static void print_cpu_summary(uint64_t entry)
         irqs = STAT_READ(c, exc[EXC_IRQ][FROM_EL1]) + STAT_READ(c, exc[EXC_IRQ][FROM_EL0]);
         printk("%3u  %-12s  %08lx  %13lu  %10lu  %4lu\n", c,
                p->dataplane ? "dataplane" : "housekeeping", (unsigned long)p->arch.mpidr,
-               (unsigned long)counter_to_us(p->online_counter - entry), (unsigned long)exc,
+               (unsigned long)cycles_to_us(p->online_counter - entry), (unsigned long)exc,
                (unsigned long)irqs);
     }
 }
@@ -113,8 +109,8 @@ static void report_smp(const struct arch_boot_info *bi)
     if (!bootargs.quiet) {
         print_cpu_summary(bi->entry_counter);
     }
-    printk("boot: all CPUs online %lu us (%lu counter ticks) after the first instruction\n",
-           (unsigned long)counter_to_us(last - bi->entry_counter),
+    printk("boot: all CPUs online %lu us (%lu counter cycles) after the first instruction\n",
+           (unsigned long)cycles_to_us(last - bi->entry_counter),
            (unsigned long)(last - bi->entry_counter));
     if (bi->ncpus_total > bi->ncpus) {
         printk("smp: the device tree lists %u CPUs; zerotick supports %u, the rest stay off\n",
@@ -128,8 +124,8 @@ static cpumask_t cpus_stopped;
 void boot_note_init_start(void)
 {
     uint64_t d = arch_counter_read() - arch_boot_info()->entry_counter;
-    printk("boot: init starts %lu us (%lu counter ticks) after the first instruction\n",
-           (unsigned long)counter_to_us(d), (unsigned long)d);
+    printk("boot: init starts %lu us (%lu counter cycles) after the first instruction\n",
+           (unsigned long)cycles_to_us(d), (unsigned long)d);
 }
 
 _Noreturn void cpu_stop_self(void)

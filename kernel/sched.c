@@ -403,7 +403,7 @@ void schedule(void)
     next->cpu = cpu;
     __atomic_store_n(&rq->current, next, __ATOMIC_RELEASE);
     this_cpu()->current_task = next;
-    rq->slice_end = now + timer_slice_ticks();
+    rq->slice_end = now + timer_slice_cycles();
     spin_unlock(&rq->lock);
 
     acct_switch(prev, next, now);

@@ -8,6 +8,7 @@
 #include "arch.h"
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
+#include "kernel/cycles.h"
 #include "kernel/ipi.h"
 #include "kernel/isolate.h"
 #include "kernel/kmem.h"
@@ -176,9 +177,9 @@ static void fill_cpu(unsigned c, struct zt_cpu_info *ci)
     ci->timer_arms = STAT_READ(c, timer_arms);
     ci->timer_disarms = STAT_READ(c, timer_disarms);
     acct_cpu_read(c, &acct);
-    ci->user_ns = acct_ticks_to_ns(acct.user_ticks);
-    ci->sys_ns = acct_ticks_to_ns(acct.sys_ticks);
-    ci->idle_ns = acct_ticks_to_ns(acct.idle_ticks);
+    ci->user_ns = cycles_to_ns(acct.user_cycles);
+    ci->sys_ns = cycles_to_ns(acct.sys_cycles);
+    ci->idle_ns = cycles_to_ns(acct.idle_cycles);
     ci->exc_per_s = stats_rate(c);
 }
 

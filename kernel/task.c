@@ -9,6 +9,7 @@
 #include "kernel/task.h"
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
+#include "kernel/cycles.h"
 #include "kernel/elf.h"
 #include "kernel/futex.h"
 #include "kernel/initrd.h"
@@ -391,8 +392,8 @@ _Noreturn void task_exit(int wstatus)
     }
     uint64_t user, sys;
     acct_task_read(t, &user, &sys);
-    p->dead_user_ticks += user;
-    p->dead_sys_ticks += sys;
+    p->dead_user_cycles += user;
+    p->dead_sys_cycles += sys;
     spin_unlock_irqrestore(&proc_lock, flags);
     sched_exit_current(); /* task_free, on the next task, does the rest */
 }
@@ -525,11 +526,11 @@ static void fill_info(struct zt_task_info *out, const struct process *p, const s
         out->tid = p->pid;
         out->cpu = -1;
         out->state = 'Z';
-        user = p->dead_user_ticks;
-        sys = p->dead_sys_ticks;
+        user = p->dead_user_cycles;
+        sys = p->dead_sys_cycles;
     }
-    out->user_ns = acct_ticks_to_ns(user);
-    out->sys_ns = acct_ticks_to_ns(sys);
+    out->user_ns = cycles_to_ns(user);
+    out->sys_ns = cycles_to_ns(sys);
 }
 
 int task_list_info(struct zt_task_info *out, int skip, int n)

@@ -33,12 +33,12 @@ struct timer_queue {
 } __attribute__((aligned(64)));
 
 static struct timer_queue tqs[MAX_CPUS];
-static uint64_t slice_ticks;
-static uint64_t period_ticks;
+static uint64_t slice_cycles;
+static uint64_t period_cycles;
 
-uint64_t timer_slice_ticks(void)
+uint64_t timer_slice_cycles(void)
 {
-    return slice_ticks;
+    return slice_cycles;
 }
 
 void timer_init(struct timer *t, timer_fn fn)
@@ -178,7 +178,7 @@ static void run_expired(struct timer_queue *tq, uint64_t now)
     spin_unlock(&tq->lock);
 }
 
-/* Advance a periodic deadline past `now`, skipping ticks QEMU delivered late. */
+/* Advance a periodic deadline past `now`, skipping periods QEMU delivered late. */
 static uint64_t next_period(uint64_t next, uint64_t period, uint64_t now)
 {
     if (!next || !period) {
@@ -197,7 +197,7 @@ static void timer_interrupt(unsigned intid)
     uint64_t now = arch_counter_read();
     tq->stale = true; /* the compare value has passed: always rewrite */
     run_expired(tq, now);
-    tq->periodic_next = next_period(tq->periodic_next, period_ticks, now);
+    tq->periodic_next = next_period(tq->periodic_next, period_cycles, now);
     tq->residual_next = next_period(tq->residual_next, arch_counter_freq(), now);
     if (bootargs.tick == TICK_PERIODIC) {
         sched_set_need_resched(); /* a classic tick preempts at every period if contended */
@@ -212,15 +212,15 @@ void timer_init_cpu(unsigned cpu)
     struct timer_queue *tq = &tqs[cpu];
     list_init(&tq->timers);
     if (cpu == 0) {
-        slice_ticks = arch_counter_freq() / bootargs.hz;
-        period_ticks = slice_ticks;
+        slice_cycles = arch_counter_freq() / bootargs.hz;
+        period_cycles = slice_cycles;
         if (irq_register(arch_timer_intid(), timer_interrupt) != 0) {
             panic("timer: cannot register INTID %u", arch_timer_intid());
         }
     }
     uint64_t now = arch_counter_read();
     if (bootargs.tick == TICK_PERIODIC) {
-        tq->periodic_next = now + period_ticks;
+        tq->periodic_next = now + period_cycles;
     }
     if (bootargs.tick_residual && cpu_is_dataplane(cpu)) {
         tq->residual_next = now + arch_counter_freq();

@@ -8,9 +8,9 @@
  * read it from a console log; docs/tracing.md describes it):
  *
  *   T freq <hz>                          the counter frequency (CNTFRQ_EL0)
- *   T cutoff <ticks>                     the counter when draining began: later events
+ *   T cutoff <cycles>                     the counter when draining began: later events
  *                                        (the dump's own system calls) are not shown
- *   T <cpu> <ticks> <type> <a> <b>       one event, in ring order per CPU, all decimal
+ *   T <cpu> <cycles> <type> <a> <b>       one event, in ring order per CPU, all decimal
  *   T cpu <cpu> events <n>               how many events were shown for that CPU
  *   T end <total>                        the last line: the dump is complete
  *

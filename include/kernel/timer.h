@@ -48,8 +48,8 @@ void timer_note_change(unsigned cpu);
 void timer_reprogram(void);
 /* Per-CPU setup; registers the interrupt on the boot CPU. */
 void timer_init_cpu(unsigned cpu);
-/* Counter ticks per time slice (1/hz s). */
-uint64_t timer_slice_ticks(void);
+/* Counter cycles per time slice (1/hz s). */
+uint64_t timer_slice_cycles(void);
 
 /* Pure decision, unit-tested on the host: the deadline to program, 0 for none. */
 struct timer_inputs {

@@ -222,7 +222,7 @@ enum zt_trace_type {
     ZT_TR_IPI_SEND,      /* a = target CPU, b = reason */
     ZT_TR_IPI_RECV,      /* a = reason, b = mask of the CPUs that sent it since the last
                             one of that reason was taken (GICv3 SGIs do not say who sent) */
-    ZT_TR_TIMER_ARM,     /* a = deadline (counter ticks) */
+    ZT_TR_TIMER_ARM,     /* a = deadline (counter cycles) */
     ZT_TR_TIMER_DISARM,
     ZT_TR_SWITCH,         /* a = previous tid (0 = idle), b = next tid (0 = idle) */
     ZT_TR_ISOL_ENTER,     /* a = tid, b = the prctl flags */

@@ -169,9 +169,9 @@ def test_tr03_isolated_cpu_records_nothing(busy):
     assert [e[2] for e in rest] == ["exc-entry", "syscall"], rest
     assert rest[0][3] == 1 << 8 and rest[0][4] == SVC_EC, rest  # a sync entry from user space
     assert (rest[1][3], rest[1][4]) == (SYS_PRCTL, MARK_CLOSE), rest
-    quiet_ticks = rest[0][1] - way_out[-1][1]
-    assert quiet_ticks >= 0.99 * busy.freq, \
-        f"only {quiet_ticks} ticks without events ({quiet_ticks / busy.freq:.3f} s)"
+    quiet_cycles = rest[0][1] - way_out[-1][1]
+    assert quiet_cycles >= 0.99 * busy.freq, \
+        f"only {quiet_cycles} cycles without events ({quiet_cycles / busy.freq:.3f} s)"
 
 
 def ipi_checks(dump):

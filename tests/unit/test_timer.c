@@ -150,7 +150,7 @@ static void on_fire(struct timer *t)
     fired[t - tm]++;
 }
 
-/* Re-arms itself 100 ticks after the counter, once. */
+/* Re-arms itself 100 cycles after the counter, once. */
 static void on_fire_rearm(struct timer *t)
 {
     fired[t - tm]++;
@@ -494,7 +494,7 @@ static void tmr24_periodic_mode(TEST_STATE)
     use_cpu(1);
     timer_reprogram();
     uint64_t period = FAKE_COUNTER_FREQ / 100; /* hz=100 by default */
-    assert_int_equal(timer_slice_ticks(), period);
+    assert_int_equal(timer_slice_cycles(), period);
     assert_int_equal(fake.timer_deadline[1], 1000 + period);
     assert_int_equal(fake.timer_writes, 1);
 
@@ -574,7 +574,7 @@ static void tmr26_slice_only_under_contention(TEST_STATE)
 
     unsigned before = fake.timer_writes;
     timer_reprogram();
-    assert_int_equal(fake.timer_deadline[4], 7000 + timer_slice_ticks());
+    assert_int_equal(fake.timer_deadline[4], 7000 + timer_slice_cycles());
     assert_int_equal(fake.timer_writes, before + 1);
     use_cpu(0);
 }
