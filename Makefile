@@ -174,8 +174,8 @@ HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter \
 	-DZT_CHECKED \
 	-Iinclude -Iarch/host -Iarch/aarch64 -MMD -MP
 # Pure logic built for the host against the fake arch: every kernel/*.c, the fake arch,
-# and the arch files that are pure parsing (fdt.c).
-HOST_LIB_SRCS := $(wildcard kernel/*.c) $(wildcard arch/host/*.c) arch/aarch64/fdt.c
+# and the one arch file that is pure parsing (arch/aarch64/dt.c, QEMU virt's device tree).
+HOST_LIB_SRCS := $(wildcard kernel/*.c) $(wildcard arch/host/*.c) arch/aarch64/dt.c
 HOST_LIB_OBJS := $(patsubst %.c,$(B)/host/%.o,$(HOST_LIB_SRCS))
 UNIT_SRCS     := $(wildcard tests/unit/test_*.c)
 UNIT_BINS     := $(patsubst tests/unit/%.c,$(B)/host/tests/%,$(UNIT_SRCS))

@@ -196,6 +196,8 @@ void arch_sync_icache(const void *kva, size_t len);
 /* The return addresses of the calling code path (frame-pointer walk), up to `max`, from
  * the caller's caller outward; returns how many were stored. */
 int arch_backtrace(uint64_t *out, int max);
+/* The architecture's name for exception class `ec` (reports). */
+const char *arch_exception_class_name(unsigned ec);
 /* Print the register dump of an exception frame (used by panic). */
 void arch_dump_frame(const struct trap_frame *f);
 /* Deliberately fault in the kernel (debug_fault=, enum debug_fault in bootargs.h): 1 data

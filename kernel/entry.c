@@ -6,13 +6,12 @@
  * so no interrupt can arrive between the last scheduling decision, the timer
  * reprogramming and the return to user space.
  */
-#include "kernel/trap.h"
+#include "kernel/entry.h"
 #include "arch.h"
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
-#include "kernel/ipi.h"
+#include "kernel/dataplane.h"
 #include "kernel/isolate.h"
-#include "kernel/page.h"
 #include "kernel/main.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
@@ -24,17 +23,7 @@ void kernel_entry_from_user(struct trap_frame *f)
 {
     acct_enter_kernel(current());
     isol_kernel_entry();
-    ipi_run_calls_dataplane(); /* requests deferred while this dataplane CPU ran user code */
-}
-
-/* A dataplane CPU keeps nothing another CPU could need while it runs user code or idles:
- * free pages go back from its cache, and deferred requests run. */
-void dataplane_quiesce(void)
-{
-    if (this_cpu()->dataplane) {
-        page_drain_local();
-        ipi_run_calls_dataplane_slow();
-    }
+    dataplane_kernel_entry(); /* requests deferred while this dataplane CPU ran user code */
 }
 
 void kernel_exit_to_user(struct trap_frame *f)

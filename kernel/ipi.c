@@ -9,7 +9,6 @@
 #include "kernel/cpu.h"
 #include "kernel/isolate.h"
 #include "kernel/page.h"
-#include "kernel/main.h"
 #include "kernel/panic.h"
 #include "kernel/sched.h"
 #include "kernel/trace.h"
@@ -100,7 +99,7 @@ void ipi_call(unsigned cpu, enum ipi_call_fn fn)
     }
     __atomic_fetch_or(&pending_calls[cpu], 1ull << fn, __ATOMIC_SEQ_CST);
     /* A dataplane CPU runs its pending calls at every kernel entry from user space, before
-     * every return to user space and before it idles (ipi_run_calls_dataplane): it is
+     * every return to user space and before it idles (dataplane.h): it is
      * never interrupted for a kernel-internal request. */
     if (cpu_is_dataplane(cpu)) {
         __atomic_fetch_add(&deferred_calls[cpu], 1, __ATOMIC_RELAXED);

@@ -29,7 +29,7 @@
 #include "kernel/task.h"
 #include "kernel/timer.h"
 #include "kernel/trace.h"
-#include "kernel/trap.h"
+#include "kernel/entry.h"
 #include "kernel/work.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_prctl.h"

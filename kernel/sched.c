@@ -16,6 +16,7 @@
 #include "arch.h"
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
+#include "kernel/dataplane.h"
 #include "kernel/ipi.h"
 #include "kernel/isolate.h"
 #include "kernel/lib.h"
@@ -24,7 +25,7 @@
 #include "kernel/task.h"
 #include "kernel/trace.h"
 #include "kernel/timer.h"
-#include "kernel/trap.h"
+#include "kernel/entry.h"
 #include "uapi/zt_errno.h"
 
 struct runqueue {

@@ -13,12 +13,12 @@
 #include "kernel/isolate.h"
 #include "kernel/kmem.h"
 #include "kernel/lib.h"
-#include "kernel/main.h"
+#include "kernel/power.h"
 #include "kernel/page.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/stats.h"
-#include "kernel/syscall.h"
+#include "kernel/sysinfo.h"
 #include "kernel/task.h"
 #include "kernel/trace.h"
 #include "uapi/zt_errno.h"
@@ -204,7 +204,7 @@ long sys_zt_poweroff(struct trap_frame *f)
 {
     int status = (int)(A(0) & 0xff);
     printk("poweroff: requested by pid %d, exit status %d\n", current()->proc->pid, status);
-    kernel_poweroff(status);
+    power_off(status);
 }
 
 long sys_zt_meminfo(struct trap_frame *f)

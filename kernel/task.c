@@ -17,13 +17,13 @@
 #include "kernel/kmem.h"
 #include "kernel/kstack.h"
 #include "kernel/lib.h"
-#include "kernel/main.h"
+#include "kernel/power.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/stats.h"
-#include "kernel/trap.h"
+#include "kernel/entry.h"
 #include "uapi/zt_errno.h"
 
 spinlock_t proc_lock;
@@ -368,7 +368,7 @@ static void proc_teardown(struct work *w)
         spin_unlock_irqrestore(&proc_lock, flags);
         int code = wstatus_code(p->wait_status);
         printk("init exited with status %d\n", code);
-        kernel_poweroff(code);
+        power_off(code);
     }
     reparent_children(p);
     waitq_wake_all(&p->parent->child_exit); /* under proc_lock: the parent cannot go away */

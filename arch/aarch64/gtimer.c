@@ -46,7 +46,7 @@ void arch_timer_disarm(void)
 
 unsigned arch_timer_intid(void)
 {
-    return platform.timer_intid[FDT_TIMER_VIRT];
+    return platform.timer_intid[DT_TIMER_VIRT];
 }
 
 /*

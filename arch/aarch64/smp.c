@@ -19,13 +19,13 @@
 
 extern char __kernel_end[];
 
-struct fdt_info platform;
+struct dt_info platform;
 struct arch_cpu *arch_cpus[64];
 static struct arch_boot_info boot_info;
 static char cmdline[512];
 
 /* The machine cannot be described: say why, then leave (QEMU exits via semihosting).  A
- * tree that failed to parse names no PSCI conduit either (fdt_parse clears its output), so
+ * tree that failed to parse names no PSCI conduit either (dt_parse clears its output), so
  * without semihosting the CPU can only halt. */
 static _Noreturn void boot_stop(const char *why)
 {
@@ -113,7 +113,7 @@ void arch_boot_init(struct cpu *boot_cpu, uint64_t entry_counter)
     char err[128];
     boot_cpu->arch.id = 0;
     arch_set_this_cpu(boot_cpu);
-    if (fdt_parse(phys_to_virt(DTB_PA), DTB_MAX_SIZE, &platform, err, sizeof(err)) != 0) {
+    if (dt_parse(phys_to_virt(DTB_PA), DTB_MAX_SIZE, &platform, err, sizeof(err)) != 0) {
         boot_stop(err);
     }
     pl011_init(platform.uart.base, platform.uart_intid);

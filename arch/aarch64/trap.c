@@ -18,7 +18,8 @@
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/stats.h"
-#include "kernel/trap.h"
+#include "kernel/entry.h"
+#include "kernel/syscall.h"
 #include "platform.h"
 
 #define ESR_EC(esr) ((unsigned)((esr) >> 26) & 0x3f)

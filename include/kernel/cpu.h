@@ -78,14 +78,6 @@ static inline unsigned this_cpu_id(void)
     __atomic_store_n(&this_cpu()->stats.field, this_cpu()->stats.field + 1, __ATOMIC_RELAXED)
 #define STAT_READ(cpu, field) __atomic_load_n(&cpus[cpu].stats.field, __ATOMIC_RELAXED)
 
-/* On a dataplane CPU: run what was deferred for it (ipi.h); nothing anywhere else. */
-static inline void ipi_run_calls_dataplane(void)
-{
-    if (this_cpu()->dataplane) {
-        ipi_run_calls_dataplane_slow();
-    }
-}
-
 static inline bool cpu_is_dataplane(unsigned cpu)
 {
     return cpumask_has(cpus_dataplane, cpu);
@@ -95,5 +87,10 @@ static inline bool cpu_is_dataplane(unsigned cpu)
 void smp_boot(void);
 /* Entered by each secondary CPU from arch code. */
 _Noreturn void secondary_main(struct cpu *c, uint64_t entry_counter);
+/* Send IPI_STOP to every other online CPU and wait (at most 1 s of counter time) until each
+ * has stopped.  IRQs must be masked. */
+void cpus_stop_others(void);
+/* IPI_STOP on this CPU: record that it stopped, then halt. */
+_Noreturn void cpu_stop_self(void);
 
 #endif

@@ -40,7 +40,7 @@ void ipi_call(unsigned cpu, enum ipi_call_fn fn);
 void ipi_run_calls(void);
 /* On a dataplane CPU: run what was deferred (kernel entry and exit, idle). */
 void ipi_run_calls_dataplane_slow(void);
-/* (ipi_run_calls_dataplane, its one-load fast form, is in cpu.h: it needs struct cpu.) */
+/* (dataplane_kernel_entry in dataplane.h is its one-load fast form.) */
 /* Pending calls for `cpu` (bitmask of enum ipi_call_fn), for isolstat. */
 uint64_t ipi_pending_calls(unsigned cpu);
 /* Requests deferred instead of sent, since boot, per target CPU. */

@@ -1,13 +1,14 @@
 /*
- * trap.h — what the arch trap code calls in the kernel for exceptions from user space.
+ * entry.h — what the arch trap code calls in the kernel for exceptions from user space
+ * (kernel/entry.c; system calls are dispatched by syscall.h).
  *
  * Order for every exception from EL0: kernel_entry_from_user(), then the handler
  * (syscall_dispatch, user_exception or the IRQ), then kernel_exit_to_user(), which does
  * all pending work (reschedule, signals, exit, isolation, timer reprogramming) and returns
  * with IRQs masked for the eret.
  */
-#ifndef ZT_KERNEL_TRAP_H
-#define ZT_KERNEL_TRAP_H
+#ifndef ZT_KERNEL_ENTRY_H
+#define ZT_KERNEL_ENTRY_H
 
 #include <stdint.h>
 
@@ -23,17 +24,8 @@ struct user_fault {
 
 void kernel_entry_from_user(struct trap_frame *f);
 void kernel_exit_to_user(struct trap_frame *f);
-/* On a dataplane CPU, before it returns to user space or idles: give back its cached free
- * pages and run the requests deferred for it, so nothing parked there is needed elsewhere.
- * Nothing on a housekeeping CPU.  IRQs masked. */
-void dataplane_quiesce(void);
 /* A new task's way out to its first user instruction. */
 void kernel_first_return_to_user(struct trap_frame *f);
-/* Called with IRQs masked; classifies the call for task isolation first, then runs it with
- * IRQs enabled and returns with them masked.  svc_imm: the SVC instruction's immediate
- * (ignored for dispatch, as on Linux; the window markers 0x5a5a/0xa5a5 are traced). */
-void syscall_dispatch(struct trap_frame *f, unsigned svc_imm);
 void user_exception(struct trap_frame *f, const struct user_fault *uf);
-const char *arch_exception_class_name(unsigned ec);
 
 #endif
