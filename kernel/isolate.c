@@ -298,21 +298,23 @@ bool isol_syscall_owned(uint64_t nr, const struct trap_frame *f)
     return interruption(0, cause);
 }
 
-bool isol_exception_owned(const struct user_fault *uf)
+/* The report names the arch's own words for the exception ("data abort (lower EL)"), except
+ * for an undefined instruction, whose arch name says less than the kind's. */
+bool isol_exception_owned(const struct exc_info *e)
 {
     if (!mine()->entry_pending) {
         return false;
     }
     char cause[96];
-    bool abort = uf->ec == 0x24 || uf->ec == 0x20;
-    bool undef = uf->ec == 0 && !strcmp(uf->class_name, arch_exception_class_name(0));
+    bool fault =
+        e->kind == SYNC_DATA_FAULT || e->kind == SYNC_DATA_ALIGN || e->kind == SYNC_INSN_FAULT;
     ksnprintf(cause, sizeof(cause), "%s at 0x%lx (pc 0x%lx)",
-              undef ? "undefined instruction" : uf->class_name,
-              (unsigned long)(abort ? uf->far : uf->pc), (unsigned long)uf->pc);
+              e->kind == SYNC_UNDEFINED ? "undefined instruction" : e->name,
+              (unsigned long)(fault ? e->addr : e->pc), (unsigned long)e->pc);
     return interruption(0, cause);
 }
 
-void isol_interrupt_owned(unsigned intid)
+void isol_interrupt_owned(enum irq_class cls, unsigned n)
 {
     struct isol_cpu *ic = mine();
     if (!ic->entry_pending) {
@@ -320,14 +322,14 @@ void isol_interrupt_owned(unsigned intid)
     }
     char cause[80];
     const uint64_t *bt = 0;
-    if (intid < ARCH_SGI_COUNT) {
-        ksnprintf(cause, sizeof(cause), "IPI from cpu %d (%s)", ic->ipi_sender[intid],
-                  ipi_reason_name(intid));
-        bt = ic->ipi_bt[intid];
-    } else if (intid == arch_timer_intid()) {
-        ksnprintf(cause, sizeof(cause), "interrupt %u (local timer)", intid);
+    if (cls == IRQ_CLASS_IPI && n < IPI_NR) {
+        ksnprintf(cause, sizeof(cause), "IPI from cpu %d (%s)", ic->ipi_sender[n],
+                  ipi_reason_name(n));
+        bt = ic->ipi_bt[n];
+    } else if (cls == IRQ_CLASS_TIMER) {
+        ksnprintf(cause, sizeof(cause), "interrupt %u (local timer)", n);
     } else {
-        ksnprintf(cause, sizeof(cause), "interrupt %u (device)", intid);
+        ksnprintf(cause, sizeof(cause), "interrupt %u (device)", n);
     }
     interruption(bt, cause);
 }
@@ -410,25 +412,6 @@ static void audit_timers(unsigned cpu, struct zt_isol_audit *out, uint64_t now)
     out->timer_programmed_ns = hw > now ? cycles_to_ns(hw - now) : 0;
 }
 
-static void audit_interrupts(unsigned cpu, struct zt_isol_audit *out)
-{
-    for (unsigned id = 0; id < 32; id++) {
-        if (arch_irq_is_enabled(cpu, id)) {
-            if (id < ARCH_SGI_COUNT) {
-                out->sgis_enabled |= 1u << id;
-            } else {
-                out->ppis_enabled |= 1u << (id - 16);
-            }
-        }
-    }
-    for (unsigned id = 32; id < ARCH_NR_INTIDS && out->nspis < ZT_AUDIT_MAX_SPIS; id++) {
-        if (arch_irq_route_of(id) == (int)cpu && arch_irq_is_enabled(cpu, id)) {
-            out->spis[out->nspis++] = (uint16_t)id;
-        }
-    }
-    out->timer_intid = arch_timer_intid();
-}
-
 int isol_audit(unsigned cpu, struct zt_isol_audit *out)
 {
     if (cpu >= ncpus || !cpumask_has(cpus_online, cpu)) {
@@ -452,7 +435,7 @@ int isol_audit(unsigned cpu, struct zt_isol_audit *out)
         out->interruptions = ic->interruptions;
     }
     spin_unlock_irqrestore(&proc_lock, flags);
-    audit_interrupts(cpu, out);
+    arch_irq_audit(cpu, out); /* what the interrupt controller lets through */
     audit_timers(cpu, out, now);
     out->pending_calls = ipi_pending_calls(cpu);
     out->deferred_total = ipi_deferred_calls(cpu);

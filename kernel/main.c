@@ -44,24 +44,24 @@ static void print_banner(const struct arch_boot_info *bi)
     printk("zerotick: command line \"%s\"\n", bi->cmdline);
 }
 
-/* One line per CPU: role, MPIDR, when it came online, interrupts taken so far. */
+/* One line per CPU: role, hardware id, when it came online, interrupts taken so far. */
 static void print_cpu_summary(uint64_t entry)
 {
-    printk("cpu  role          mpidr     online-at(us)  exceptions  irqs\n");
+    printk("cpu  role          hwid      online-at(us)  exceptions  irqs\n");
     for (unsigned c = 0; c < ncpus; c++) {
         struct cpu *p = &cpus[c];
         if (!p->online) {
             printk("%3u  %-12s  %08lx  offline\n", c, p->dataplane ? "dataplane" : "housekeeping",
-                   (unsigned long)p->arch.mpidr);
+                   (unsigned long)p->arch.hwid);
             continue;
         }
         uint64_t exc = 0, irqs = 0;
         for (int k = 0; k < EXC_NR_KINDS; k++) {
-            exc += STAT_READ(c, exc[k][FROM_EL1]) + STAT_READ(c, exc[k][FROM_EL0]);
+            exc += STAT_READ(c, exc[k][FROM_KERNEL]) + STAT_READ(c, exc[k][FROM_USER]);
         }
-        irqs = STAT_READ(c, exc[EXC_IRQ][FROM_EL1]) + STAT_READ(c, exc[EXC_IRQ][FROM_EL0]);
+        irqs = STAT_READ(c, exc[EXC_IRQ][FROM_KERNEL]) + STAT_READ(c, exc[EXC_IRQ][FROM_USER]);
         printk("%3u  %-12s  %08lx  %13lu  %10lu  %4lu\n", c,
-               p->dataplane ? "dataplane" : "housekeeping", (unsigned long)p->arch.mpidr,
+               p->dataplane ? "dataplane" : "housekeeping", (unsigned long)p->arch.hwid,
                (unsigned long)cycles_to_us(p->online_counter - entry), (unsigned long)exc,
                (unsigned long)irqs);
     }
@@ -134,7 +134,7 @@ void kernel_late_init(void)
 void kernel_main(uint64_t entry_counter)
 {
     struct cpu *boot = &cpus[0];
-    arch_boot_init(boot, entry_counter); /* device tree, console, MMU, GIC, timer */
+    arch_boot_init(boot, entry_counter); /* device tree, console, MMU, interrupts, timer */
     const struct arch_boot_info *bi = arch_boot_info();
     ncpus = bi->ncpus;
     bootargs_parse(bi->cmdline, strlen(bi->cmdline), &bootargs);
@@ -149,11 +149,11 @@ void kernel_main(uint64_t entry_counter)
     futex_init();                      /* wait queues user space will sleep on */
     sched_init_cpu(boot);              /* the boot CPU's run queue and idle task */
     timer_init_cpu(0);                 /* its timer queue; timer interrupt handler */
-    ipi_init_cpu();                    /* SGIs: the only way other CPUs reach it */
+    ipi_init_cpu();                    /* IPIs: the only way other CPUs reach it */
     tty_init();                        /* console input interrupt */
     smp_boot();                        /* PSCI CPU_ON for the others, wait for them */
     partition_print();                 /* "partition: housekeeping LIST, dataplane LIST" */
-    irq_route_all_spis();              /* device interrupts: housekeeping CPUs only, spread */
+    irq_route_all_devices();           /* device interrupts: housekeeping CPUs only, spread */
     report_smp(bi);                    /* ends with "smp: N of N CPUs online" */
     kernel_late_init();                /* user space, or the debug hooks */
     sched_idle();                      /* the boot stack becomes CPU 0's idle task */

@@ -27,12 +27,12 @@ static void print_exit_stats(void)
         }
         uint64_t k[EXC_NR_KINDS];
         for (int i = 0; i < EXC_NR_KINDS; i++) {
-            k[i] = STAT_READ(c, exc[i][FROM_EL0]) + STAT_READ(c, exc[i][FROM_EL1]);
+            k[i] = STAT_READ(c, exc[i][FROM_USER]) + STAT_READ(c, exc[i][FROM_KERNEL]);
         }
         printk("exit-stats: cpu %u sync %lu irq %lu fiq %lu serror %lu svc %lu timer %lu\n", c,
                (unsigned long)k[EXC_SYNC], (unsigned long)k[EXC_IRQ], (unsigned long)k[EXC_FIQ],
-               (unsigned long)k[EXC_SERROR], (unsigned long)STAT_READ(c, sync_ec[0x15]),
-               (unsigned long)STAT_READ(c, irq[arch_timer_intid()]));
+               (unsigned long)k[EXC_SERROR], (unsigned long)STAT_READ(c, sync[SYNC_SYSCALL]),
+               (unsigned long)STAT_READ(c, irq_class[IRQ_CLASS_TIMER]));
     }
     char cpus_used[160];
     cpulist_format(work_cpus_used(), cpus_used, sizeof(cpus_used));

@@ -128,21 +128,14 @@ long sys_zt_tasks(struct trap_frame *f)
     return total;
 }
 
+/* Interrupts by source: IPIs, the local timer, the console, every other device. */
 static void count_irqs(unsigned c, struct zt_cpu_info *ci)
 {
-    unsigned timer = arch_timer_intid(), uart = arch_console_intid();
-    for (unsigned id = 0; id < ARCH_NR_INTIDS; id++) {
-        uint64_t n = STAT_READ(c, irq[id]);
-        if (id < ARCH_SGI_COUNT) {
-            ci->irq_ipi += n;
-        } else if (id == timer) {
-            ci->irq_timer += n;
-        } else if (uart && id == uart) {
-            ci->irq_uart += n;
-        } else {
-            ci->irq_other += n;
-        }
-    }
+    unsigned uart = arch_console_irq();
+    ci->irq_ipi = STAT_READ(c, irq_class[IRQ_CLASS_IPI]);
+    ci->irq_timer = STAT_READ(c, irq_class[IRQ_CLASS_TIMER]);
+    ci->irq_uart = uart && uart < ARCH_NR_IRQS ? STAT_READ(c, irq[uart]) : 0;
+    ci->irq_other = STAT_READ(c, irq_class[IRQ_CLASS_DEVICE]) - ci->irq_uart;
 }
 
 static void fill_cpu(unsigned c, struct zt_cpu_info *ci)
@@ -166,12 +159,13 @@ static void fill_cpu(unsigned c, struct zt_cpu_info *ci)
     }
     spin_unlock_irqrestore(&proc_lock, flags);
     ci->nr_running = sched_nr_running(c);
-    ci->exc_sync = STAT_READ(c, exc[EXC_SYNC][FROM_EL0]) + STAT_READ(c, exc[EXC_SYNC][FROM_EL1]);
-    ci->exc_irq = STAT_READ(c, exc[EXC_IRQ][FROM_EL0]) + STAT_READ(c, exc[EXC_IRQ][FROM_EL1]);
-    ci->exc_fiq = STAT_READ(c, exc[EXC_FIQ][FROM_EL0]) + STAT_READ(c, exc[EXC_FIQ][FROM_EL1]);
+    ci->exc_sync =
+        STAT_READ(c, exc[EXC_SYNC][FROM_USER]) + STAT_READ(c, exc[EXC_SYNC][FROM_KERNEL]);
+    ci->exc_irq = STAT_READ(c, exc[EXC_IRQ][FROM_USER]) + STAT_READ(c, exc[EXC_IRQ][FROM_KERNEL]);
+    ci->exc_fiq = STAT_READ(c, exc[EXC_FIQ][FROM_USER]) + STAT_READ(c, exc[EXC_FIQ][FROM_KERNEL]);
     ci->exc_serror =
-        STAT_READ(c, exc[EXC_SERROR][FROM_EL0]) + STAT_READ(c, exc[EXC_SERROR][FROM_EL1]);
-    ci->syscalls = STAT_READ(c, sync_ec[0x15]);
+        STAT_READ(c, exc[EXC_SERROR][FROM_USER]) + STAT_READ(c, exc[EXC_SERROR][FROM_KERNEL]);
+    ci->syscalls = STAT_READ(c, sync[SYNC_SYSCALL]);
     count_irqs(c, ci);
     ci->ctx_switches = STAT_READ(c, ctx_switches);
     ci->timer_arms = STAT_READ(c, timer_arms);

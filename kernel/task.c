@@ -310,7 +310,7 @@ int task_clone(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint
     }
     *t->frame = *me->frame; /* same registers, then: */
     arch_frame_set_return(t->frame, 0);
-    t->frame->sp_el0 = stack;
+    arch_frame_set_sp(t->frame, stack);
     arch_fpsimd_save(&t->fp);
     t->tls = (flags & CLONE_SETTLS) ? tls : arch_tls_read();
     t->clear_child_tid = (flags & CLONE_CHILD_CLEARTID) ? ctid : 0;

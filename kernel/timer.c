@@ -214,8 +214,8 @@ void timer_init_cpu(unsigned cpu)
     if (cpu == 0) {
         slice_cycles = arch_counter_freq() / bootargs.hz;
         period_cycles = slice_cycles;
-        if (irq_register(arch_timer_intid(), timer_interrupt) != 0) {
-            panic("timer: cannot register INTID %u", arch_timer_intid());
+        if (irq_register(arch_timer_irq(), timer_interrupt) != 0) {
+            panic("timer: cannot register interrupt %u", arch_timer_irq());
         }
     }
     uint64_t now = arch_counter_read();
@@ -226,7 +226,7 @@ void timer_init_cpu(unsigned cpu)
         tq->residual_next = now + arch_counter_freq();
     }
     tq->stale = true; /* unknown: the first reprogram must write */
-    arch_irq_set_enabled(arch_timer_intid(), true);
+    arch_irq_set_enabled(arch_timer_irq(), true);
 }
 
 int timer_list(unsigned cpu, struct timer *out, int n)

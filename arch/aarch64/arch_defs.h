@@ -44,6 +44,13 @@
 
 #define USER_VA_TOP 0x0000008000000000 /* first address above user space */
 
+/* Interrupt numbers are GIC INTIDs (IHI 0069 2.2): SGIs 0-15 carry IPIs (SGI n = IPI reason
+ * n), PPIs 16-31 are per-CPU (the timers), SPIs from 32 are device interrupts; QEMU virt's
+ * GICv3 implements 288. */
+#define ARCH_NR_IRQS          288
+#define ARCH_NR_IPIS          16
+#define ARCH_IRQ_FIRST_DEVICE 32
+
 /* MAIR_EL1 attribute indexes (ARM ARM D8.5 "Memory attribute fields"). */
 #define MT_DEVICE_nGnRnE 0
 #define MT_NORMAL        1

@@ -15,6 +15,7 @@
 #include "kernel/spinlock.h"
 #include "platform.h"
 #include "uapi/zt_errno.h"
+#include "uapi/zt_syscall.h"
 
 /* Distributor (IHI 0069 12.9) */
 #define GICD_CTLR       0x0000
@@ -224,7 +225,7 @@ int arch_irq_route(unsigned intid, unsigned cpu)
     if (intid < 32 || intid >= nr_intids || cpu >= 64 || !arch_cpus[cpu]) {
         return -EINVAL;
     }
-    wr64(gicd, GICD_IROUTER + 8 * intid, arch_cpus[cpu]->mpidr & 0xff00ffffffull);
+    wr64(gicd, GICD_IROUTER + 8 * intid, arch_cpus[cpu]->hwid & 0xff00ffffffull);
     return 0;
 }
 
@@ -238,21 +239,51 @@ int arch_irq_route_of(unsigned intid)
         return -1; /* 1-of-N routing: no single CPU */
     }
     for (unsigned i = 0; i < 64; i++) {
-        if (arch_cpus[i] && (arch_cpus[i]->mpidr & 0xff00ffffffull) == route) {
+        if (arch_cpus[i] && (arch_cpus[i]->hwid & 0xff00ffffffull) == route) {
             return (int)i;
         }
     }
     return -1;
 }
 
-/* ICC_SGI1R_EL1: Aff3 [55:48], RS [47:44], Aff2 [39:32], INTID [27:24], Aff1 [23:16],
- * TargetList [15:0] = bit (Aff0 % 16) with RS = Aff0 / 16. */
-void arch_send_sgi(unsigned cpu, unsigned sgi)
+/* IPI n is SGI n: enabled in this CPU's redistributor. */
+void arch_ipi_set_enabled(unsigned ipi, bool enabled)
 {
-    if (cpu >= 64 || !arch_cpus[cpu] || sgi >= ARCH_SGI_COUNT) {
+    if (ipi < ARCH_NR_IPIS) {
+        arch_irq_set_enabled(ipi, enabled);
+    }
+}
+
+/* isolstat's view of one CPU: SGIs (IPIs) and PPIs enabled in its redistributor, SPIs routed
+ * to it and enabled in the distributor. */
+void arch_irq_audit(unsigned cpu, struct zt_isol_audit *out)
+{
+    for (unsigned id = 0; id < ARCH_IRQ_FIRST_DEVICE; id++) {
+        if (arch_irq_is_enabled(cpu, id)) {
+            if (id < ARCH_NR_IPIS) {
+                out->sgis_enabled |= 1u << id;
+            } else {
+                out->ppis_enabled |= 1u << (id - ARCH_NR_IPIS);
+            }
+        }
+    }
+    for (unsigned id = ARCH_IRQ_FIRST_DEVICE; id < ARCH_NR_IRQS && out->nspis < ZT_AUDIT_MAX_SPIS;
+         id++) {
+        if (arch_irq_route_of(id) == (int)cpu && arch_irq_is_enabled(cpu, id)) {
+            out->spis[out->nspis++] = (uint16_t)id;
+        }
+    }
+    out->timer_intid = arch_timer_irq();
+}
+
+/* ICC_SGI1R_EL1: Aff3 [55:48], RS [47:44], Aff2 [39:32], INTID [27:24], Aff1 [23:16],
+ * TargetList [15:0] = bit (Aff0 % 16) with RS = Aff0 / 16.  IPI n is sent as SGI n. */
+void arch_send_ipi(unsigned cpu, unsigned sgi)
+{
+    if (cpu >= 64 || !arch_cpus[cpu] || sgi >= ARCH_NR_IPIS) {
         return;
     }
-    uint64_t m = arch_cpus[cpu]->mpidr;
+    uint64_t m = arch_cpus[cpu]->hwid;
     uint64_t aff0 = m & 0xff;
     uint64_t v = ((m >> 32) & 0xff) << 48 | (aff0 / 16) << 44 | ((m >> 16) & 0xff) << 32 |
                  (uint64_t)sgi << 24 | ((m >> 8) & 0xff) << 16 | (1ull << (aff0 % 16));

@@ -44,7 +44,7 @@ void arch_timer_disarm(void)
     isb();
 }
 
-unsigned arch_timer_intid(void)
+unsigned arch_timer_irq(void)
 {
     return platform.timer_intid[DT_TIMER_VIRT];
 }

@@ -17,6 +17,10 @@
 #define KSTACK_SLOTS  32768
 #define USER_VA_TOP   0x0000008000000000ull
 
+#define ARCH_NR_IRQS          288
+#define ARCH_NR_IPIS          16
+#define ARCH_IRQ_FIRST_DEVICE 32
+
 typedef uint64_t paddr_t;
 
 /* The real frame layout (arch/aarch64/trap_frame.h, on the include path after this

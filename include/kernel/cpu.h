@@ -17,25 +17,23 @@
 #include "kernel/cpumask.h"
 #include "kernel/ipi.h"
 
-enum exc_kind {
-    EXC_SYNC = 0,
-    EXC_IRQ,
-    EXC_FIQ,
-    EXC_SERROR,
-    EXC_NR_KINDS,
-};
+/* How the CPU entered the kernel (uapi/zt_events.h): EXC_SYNC, EXC_IRQ, EXC_FIQ, EXC_SERROR. */
+#define EXC_ENUM_(n, name, str) EXC_##name = n,
+enum exc_kind { ZT_EXC_ENTRIES(EXC_ENUM_) EXC_NR_KINDS };
+#undef EXC_ENUM_
 
 enum exc_from {
-    FROM_EL1 = 0,
-    FROM_EL0,
+    FROM_KERNEL = 0,
+    FROM_USER,
     FROM_NR,
 };
 
 struct cpu_stats {
     uint64_t exc[EXC_NR_KINDS][FROM_NR]; /* every exception taken, by kind and source */
-    uint64_t sync_ec[64];                /* synchronous exceptions by ESR exception class */
-    uint64_t irq[ARCH_NR_INTIDS];        /* acknowledged interrupts by INTID */
-    uint64_t irq_spurious;               /* acknowledges that returned 1020-1023 */
+    uint64_t sync[SYNC_NR_KINDS];        /* synchronous exceptions by generic kind (arch.h) */
+    uint64_t irq_class[IRQ_NR_CLASSES];  /* interrupts by class (spurious: acknowledged with
+                                            nothing pending) */
+    uint64_t irq[ARCH_NR_IRQS];          /* timer and device interrupts by number */
     uint64_t ipi_recv[IPI_NR];
     uint32_t ipi_sent[MAX_CPUS][IPI_NR]; /* sent by this CPU, per receiver and reason */
     uint64_t ctx_switches;

@@ -13,19 +13,15 @@
 #include <stdint.h>
 
 struct trap_frame;
-
-struct user_fault {
-    unsigned ec; /* ESR exception class */
-    uint64_t esr;
-    uint64_t far; /* faulting address (data/instruction aborts) */
-    uint64_t pc;
-    const char *class_name; /* e.g. "data abort (lower EL)" */
-};
+struct exc_info;
 
 void kernel_entry_from_user(struct trap_frame *f);
 void kernel_exit_to_user(struct trap_frame *f);
 /* A new task's way out to its first user instruction. */
 void kernel_first_return_to_user(struct trap_frame *f);
-void user_exception(struct trap_frame *f, const struct user_fault *uf);
+/* A synchronous exception from user space other than a system call, as the arch decoded it
+ * (arch.h): isolation sees it first, then it becomes a signal (SIGSEGV, SIGBUS, SIGILL,
+ * SIGTRAP, SIGFPE) and, if nothing handles that, a report naming the kind and address. */
+void user_exception(struct trap_frame *f, const struct exc_info *e);
 
 #endif

@@ -25,8 +25,9 @@
 #include <stdbool.h>
 
 #include "arch.h"
+#include "uapi/zt_events.h"
 
-#define PANIC_EXIT_STATUS 125
+#define PANIC_EXIT_STATUS ZT_PANIC_STATUS /* 125 */
 
 struct trap_frame;
 

@@ -4,7 +4,7 @@
  *
  * SCH-0n test sched_pick_cpu (pure).  SCH-2n use real run queues: tasks are placed with
  * sched_start_task and the IPIs the placement sends are read from the fake arch
- * (fake.sgi_sent[receiver][reason]).  Where a CPU must be running a task, the test sets
+ * (fake.ipi_sent[receiver][reason]).  Where a CPU must be running a task, the test sets
  * fake.switch_returns so schedule() completes its switch without a real context switch.
  *
  * Run queues are static in sched.c and a placed task cannot be taken off a queue without a
@@ -255,7 +255,7 @@ static unsigned sgis_to(unsigned cpu)
 {
     unsigned n = 0;
     for (unsigned r = 0; r < 16; r++) {
-        n += fake.sgi_sent[cpu][r];
+        n += fake.ipi_sent[cpu][r];
     }
     return n;
 }
@@ -272,9 +272,9 @@ static unsigned sgis_total(void)
 /* Exactly one SGI was sent in all, `reason` to `cpu`. */
 static void expect_one_sgi(unsigned cpu, unsigned reason)
 {
-    if (fake.sgi_sent[cpu][reason] != 1 || sgis_total() != 1) {
+    if (fake.ipi_sent[cpu][reason] != 1 || sgis_total() != 1) {
         fail_msg("want one %s to CPU %u; got %u of it, %u SGIs in all", ipi_reason_name(reason),
-                 cpu, fake.sgi_sent[cpu][reason], sgis_total());
+                 cpu, fake.ipi_sent[cpu][reason], sgis_total());
     }
 }
 

@@ -400,7 +400,7 @@ static void tmr19_equal_deadlines_fifo(TEST_STATE)
  * reprograms (from user space kernel_exit_to_user does the same, once). */
 static void take_timer_interrupt(void)
 {
-    irq_dispatch(arch_timer_intid());
+    irq_dispatch(IRQ_CLASS_TIMER, arch_timer_irq());
     irq_exit_to_kernel();
 }
 
