@@ -172,7 +172,7 @@ gdb: $(B)/kernel.elf
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -DZT_HOST \
 	-DZT_CHECKED \
-	-Iinclude -Iarch/host -Iarch/aarch64 -MMD -MP
+	-Iinclude -Iarch/host -MMD -MP
 # Pure logic built for the host against the fake arch: every kernel/*.c, the fake arch,
 # and the one arch file that is pure parsing (arch/aarch64/dt.c, QEMU virt's device tree).
 HOST_LIB_SRCS := $(wildcard kernel/*.c) $(wildcard arch/host/*.c) arch/aarch64/dt.c

@@ -148,17 +148,9 @@ int arch_kmap_prepare(uint64_t va, uint64_t len);
 
 /* ---- tasks: kernel context, user registers, FP/SIMD ---------------------------------------- */
 
-/* Callee-saved state of a task switched out in the kernel (switch.S). */
-struct arch_context {
-    uint64_t x19_x28[10];
-    uint64_t fp, lr, sp;
-};
-
-/* User FP/SIMD registers: q0-q31, FPSR, FPCR. */
-struct arch_fpsimd {
-    uint64_t q[64];
-    uint64_t fpsr, fpcr;
-} __attribute__((aligned(16)));
+/* Each arch defines, in its arch_defs.h: struct trap_frame (the registers saved on every
+ * exception, read through the arch_frame_* accessors only), struct arch_context (what a task
+ * switched out in the kernel keeps) and struct arch_fpsimd (user floating-point state). */
 
 /* Switch from the running context to `next`; returns in next's context with the value of
  * `prev_task` that was passed by whichever switch resumed it.  IRQs must be masked. */

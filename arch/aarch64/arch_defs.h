@@ -124,6 +124,18 @@ typedef uint64_t paddr_t;
 
 /* What vectors.S saves on every exception; FRAME_* above are its offsets. */
 #include "trap_frame.h"
+
+/* Callee-saved state of a task switched out in the kernel (switch.S). */
+struct arch_context {
+    uint64_t x19_x28[10];
+    uint64_t fp, lr, sp;
+};
+
+/* User FP/SIMD registers: q0-q31, FPSR, FPCR (switch.S). */
+struct arch_fpsimd {
+    uint64_t q[64];
+    uint64_t fpsr, fpcr;
+} __attribute__((aligned(16)));
 _Static_assert(sizeof(struct trap_frame) == FRAME_SIZE, "trap_frame layout");
 _Static_assert(FRAME_SIZE % 16 == 0, "SP must stay 16-byte aligned");
 

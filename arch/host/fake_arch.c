@@ -250,8 +250,8 @@ void arch_tls_write(uint64_t v)
 void arch_user_frame_init(struct trap_frame *f, uint64_t pc, uint64_t sp)
 {
     memset(f, 0, sizeof(*f));
-    f->elr = pc;
-    f->sp_el0 = sp;
+    f->pc = pc;
+    f->sp = sp;
 }
 
 int arch_signal_push(struct vm *vm, struct trap_frame *f, int sig, uint64_t handler,
