@@ -33,11 +33,13 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-mgeneral-regs-only -mcmodel=small -fno-omit-frame-pointer -fno-common \
 	-mno-outline-atomics -fno-asynchronous-unwind-tables -fno-unwind-tables \
 	-Iinclude -Iarch/aarch64 -MMD -MP
-KERNEL_ASFLAGS := -g -Iinclude -Iarch/aarch64 -D__ASSEMBLY__ -MMD -MP
+KERNEL_ASFLAGS := -g -Iinclude -Iarch/aarch64 -I$(B)/include -D__ASSEMBLY__ -MMD -MP
 KERNEL_LDFLAGS := -nostdlib -static -no-pie -z max-page-size=4096 -z noexecstack \
 	--no-warn-rwx-segments -T linker.ld
 
-ARCH_SRCS   := $(wildcard arch/aarch64/*.c) $(wildcard arch/aarch64/*.S)
+# asm-offsets.c is compiled to assembly only, for the header below; it is not linked.
+ARCH_SRCS   := $(filter-out arch/aarch64/asm-offsets.c,$(wildcard arch/aarch64/*.c)) \
+	$(wildcard arch/aarch64/*.S)
 KERNEL_SRCS := $(wildcard kernel/*.c) $(wildcard kernel/*.S)
 KERNEL_OBJS := $(patsubst %,$(B)/%.o,$(basename $(ARCH_SRCS) $(KERNEL_SRCS)))
 # The checked kernel: the same sources with the ASSERT family and spinlock owner tracking on
@@ -71,6 +73,25 @@ $(B)/%.o: %.S | deps-build
 	@mkdir -p $(dir $@)
 	@echo "  AS      $<"
 	$(Q)$(CC) $(KERNEL_ASFLAGS) -c $< -o $@
+
+# Structure offsets for the assembly files, generated from the C structures (asm-offsets.c
+# says how): each "=>NAME VALUE" marker of the compiler's output becomes "#define NAME VALUE".
+ASM_OFFSETS := $(B)/include/generated/asm-offsets.h
+
+$(ASM_OFFSETS): arch/aarch64/asm-offsets.c | deps-build
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	$(Q)$(CC) $(KERNEL_CFLAGS) -MF $(B)/asm-offsets.d -MT $@ -S $< -o $(B)/asm-offsets.s
+	$(Q){ echo "/* Generated from arch/aarch64/asm-offsets.c by the Makefile: do not edit. */"; \
+	  echo "#ifndef ZT_GENERATED_ASM_OFFSETS_H"; echo "#define ZT_GENERATED_ASM_OFFSETS_H"; \
+	  sed -n 's/^[[:space:]]*=>\([A-Z0-9_]*\) #\{0,1\}\([0-9]*\).*/#define \1 \2/p' \
+	    $(B)/asm-offsets.s; echo "#endif"; } > $@.tmp
+	$(Q)test "$$(grep -c '^#define [A-Z0-9_]* [0-9]' $@.tmp)" -eq "$$(grep -c '^[[:space:]]*=>' $(B)/asm-offsets.s)" \
+	  || { echo "asm-offsets: a marker did not convert" >&2; exit 1; }
+	$(Q)mv $@.tmp $@
+
+$(patsubst %,$(B)/%.o,$(basename $(wildcard arch/aarch64/*.S))) \
+$(patsubst %,$(B)/checked/%.o,$(basename $(wildcard arch/aarch64/*.S))): $(ASM_OFFSETS)
 
 $(B)/checked/%.o: %.c | deps-build
 	@mkdir -p $(dir $@)

@@ -106,23 +106,15 @@
     (SCTLR_RES1 | SCTLR_M | SCTLR_C | SCTLR_SA | SCTLR_SA0 | SCTLR_I | SCTLR_DZE | SCTLR_UCT |     \
      SCTLR_nTWI | SCTLR_nTWE | SCTLR_UCI)
 
-/* Exception frame (struct trap_frame in trap_frame.h): x0..x30, sp_el0, elr_el1, spsr_el1. */
-#define FRAME_X30  (30 * 8)
-#define FRAME_SP   (31 * 8)
-#define FRAME_ELR  (32 * 8)
-#define FRAME_SPSR (33 * 8)
-#define FRAME_SIZE (34 * 8)
-
-/* Offsets into struct arch_cpu (arch.h), the first member of every struct cpu, used by
- * assembly: the emergency stack for a kernel stack overflow, and a secondary's boot stack. */
-#define ARCH_CPU_OVERFLOW_SP 0
-#define ARCH_CPU_BOOT_SP     8
+/* The offsets assembly uses into struct trap_frame, struct arch_cpu, struct arch_context and
+ * struct arch_fpsimd (FRAME_*, ARCH_CPU_*, CTX_*, FPSIMD_*) are generated from the C
+ * structures at build time: asm-offsets.c, build/include/generated/asm-offsets.h. */
 
 #ifndef __ASSEMBLY__
 #include <stdint.h>
 typedef uint64_t paddr_t;
 
-/* What vectors.S saves on every exception; FRAME_* above are its offsets. */
+/* What vectors.S saves on every exception. */
 #include "trap_frame.h"
 
 /* Callee-saved state of a task switched out in the kernel (switch.S). */
@@ -136,8 +128,6 @@ struct arch_fpsimd {
     uint64_t q[64];
     uint64_t fpsr, fpcr;
 } __attribute__((aligned(16)));
-_Static_assert(sizeof(struct trap_frame) == FRAME_SIZE, "trap_frame layout");
-_Static_assert(FRAME_SIZE % 16 == 0, "SP must stay 16-byte aligned");
 
 #define phys_to_virt(pa) ((void *)((uint64_t)(pa) + KERNEL_VA_OFFSET))
 #define virt_to_phys(va) ((paddr_t)((uint64_t)(va)-KERNEL_VA_OFFSET))

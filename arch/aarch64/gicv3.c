@@ -167,12 +167,13 @@ int gic_init_cpu(unsigned id, uint64_t mpidr)
     gicr_wait_rwp(rd);
 
     sysreg_write(ICC_SRE_EL1, sysreg_read(ICC_SRE_EL1) | 1); /* system registers, not MMIO */
-    isb();
+    isb(); /* SRE changes how the ICC_* registers below are accessed: it must take effect
+              before the first of them (IHI 0069 12.1.1: ICC_SRE_EL1, "an ISB is required") */
     sysreg_write(ICC_PMR_EL1, 0xff); /* every priority may interrupt */
     sysreg_write(ICC_BPR1_EL1, 0);   /* no priority grouping: no preemption between IRQs */
     sysreg_write(ICC_CTLR_EL1, 0);   /* EOImode 0: EOIR drops priority and deactivates */
     sysreg_write(ICC_IGRPEN1_EL1, 1);
-    isb();
+    isb(); /* the CPU interface is configured and Group 1 enabled before this CPU unmasks IRQs */
     return 0;
 }
 
@@ -186,7 +187,8 @@ uint32_t gic_ack(void)
 void gic_eoi(uint32_t iar)
 {
     sysreg_write(ICC_EOIR1_EL1, iar);
-    isb();
+    isb(); /* the priority drop and deactivation take effect before the handler returns and
+              unmasks IRQs, so the same interrupt is not taken again as still active */
 }
 
 void arch_irq_set_enabled(unsigned intid, bool enabled)
@@ -289,5 +291,6 @@ void arch_send_ipi(unsigned cpu, unsigned sgi)
                  (uint64_t)sgi << 24 | ((m >> 8) & 0xff) << 16 | (1ull << (aff0 % 16));
     dsb(ishst); /* stores before the SGI are visible to its receiver */
     sysreg_write(ICC_SGI1R_EL1, v);
-    isb();
+    isb(); /* the SGI is sent now, not at some later context synchronization: a sender that
+              goes on to wait for the receiver must not delay its own request */
 }
