@@ -20,7 +20,6 @@
 #include "kernel/cycles.h"
 #include "kernel/ipi.h"
 #include "kernel/lib.h"
-#include "kernel/main.h"
 #include "kernel/page.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
@@ -50,6 +49,7 @@ struct isol_cpu {
 } __attribute__((aligned(64)));
 
 static struct isol_cpu isols[MAX_CPUS];
+static bool isol_debug; /* isol_debug=1: report every interruption (isol_init) */
 
 /* ---- reports, printed on housekeeping ---- */
 
@@ -118,8 +118,9 @@ static void report(const uint64_t *bt, const char *fmt, ...)
     work_queue(&report_work);
 }
 
-void isol_init(void)
+void isol_init(bool debug)
 {
+    isol_debug = debug;
     work_init(&report_work, "isolation reports", print_reports);
 }
 
@@ -252,7 +253,7 @@ static bool interruption(const uint64_t *bt, const char *cause)
     ic->entry_pending = false;
     ic->interruptions++;
     bool strict = t->isol_flags & PR_TASK_ISOLATION_STRICT;
-    if (!strict && !bootargs.isol_debug) {
+    if (!strict && !isol_debug) {
         return false;
     }
     report(bt, "isolation: pid %d (%s) on cpu %u: %s%s", t->proc->pid, t->name, this_cpu_id(),
@@ -341,7 +342,7 @@ void isol_note_ipi(unsigned cpu, unsigned reason)
         return;
     }
     ic->ipi_sender[reason] = (int)this_cpu_id();
-    if (bootargs.isol_debug) {
+    if (isol_debug) {
         memset(ic->ipi_bt[reason], 0, sizeof(ic->ipi_bt[reason]));
         arch_backtrace(ic->ipi_bt[reason], BT_DEPTH);
     }
@@ -351,7 +352,7 @@ void isol_note_timer_arm(const struct timer *t)
 {
     struct isol_cpu *ic = mine();
     struct task *owner = ic->task;
-    if (!owner || !bootargs.isol_debug) {
+    if (!owner || !isol_debug) {
         return;
     }
     report(0, "isolation: timer armed on isolated cpu %u by tid %d (%s) at %lx, due in %lu us",

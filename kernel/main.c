@@ -30,7 +30,7 @@
 #include "kernel/work.h"
 #include "uapi/zt_errno.h"
 
-struct bootargs bootargs;
+static struct bootargs bootargs; /* read here only: modules get settings at init */
 
 static void print_banner(const struct arch_boot_info *bi)
 {
@@ -125,10 +125,21 @@ void kernel_late_init(void)
         printk("debug_exit: powering off with status %d\n", bootargs.debug_exit);
         power_off(bootargs.debug_exit);
     }
-    isol_init();           /* task isolation's report printer */
-    start_init();          /* first: init is pid 1 */
-    work_start();          /* the housekeeping worker thread */
-    stats_start_sampler(); /* rates for `cpus`, folded on housekeeping once a second */
+    isol_init(bootargs.isol_debug); /* task isolation's report printer */
+    start_init();                   /* first: init is pid 1 */
+    work_start();                   /* the housekeeping worker thread */
+    stats_start_sampler();          /* rates for `cpus`, folded on housekeeping once a second */
+}
+
+/* The local timer's settings from the command line (timer.h). */
+static void configure_timer(void)
+{
+    struct timer_config tc = {
+        .hz = bootargs.hz,
+        .periodic = bootargs.tick == TICK_PERIODIC,
+        .residual = bootargs.tick_residual,
+    };
+    timer_configure(&tc);
 }
 
 void kernel_main(uint64_t entry_counter)
@@ -148,10 +159,11 @@ void kernel_main(uint64_t entry_counter)
     trace_init_cpu(0);                 /* the boot CPU's trace ring (the others' in smp_boot) */
     futex_init();                      /* wait queues user space will sleep on */
     sched_init_cpu(boot);              /* the boot CPU's run queue and idle task */
+    configure_timer();                 /* hz=, tick=, tick_residual= */
     timer_init_cpu(0);                 /* its timer queue; timer interrupt handler */
     ipi_init_cpu();                    /* IPIs: the only way other CPUs reach it */
     tty_init();                        /* console input interrupt */
-    smp_boot();                        /* PSCI CPU_ON for the others, wait for them */
+    smp_boot();                        /* start the others (arch_cpu_start), wait for them */
     partition_print();                 /* "partition: housekeeping LIST, dataplane LIST" */
     irq_route_all_devices();           /* device interrupts: housekeeping CPUs only, spread */
     report_smp(bi);                    /* ends with "smp: N of N CPUs online" */

@@ -12,7 +12,6 @@
 #include "kernel/cpu.h"
 #include "kernel/irq.h"
 #include "kernel/isolate.h"
-#include "kernel/main.h"
 #include "kernel/panic.h"
 #include "kernel/sched.h"
 #include "kernel/spinlock.h"
@@ -33,8 +32,17 @@ struct timer_queue {
 } __attribute__((aligned(64)));
 
 static struct timer_queue tqs[MAX_CPUS];
+static struct timer_config config = {.hz = TIMER_DEFAULT_HZ}; /* timer_configure */
 static uint64_t slice_cycles;
 static uint64_t period_cycles;
+
+void timer_configure(const struct timer_config *cfg)
+{
+    config = *cfg;
+    if (config.hz == 0) {
+        config.hz = TIMER_DEFAULT_HZ;
+    }
+}
 
 uint64_t timer_slice_cycles(void)
 {
@@ -199,7 +207,7 @@ static void timer_interrupt(unsigned intid)
     run_expired(tq, now);
     tq->periodic_next = next_period(tq->periodic_next, period_cycles, now);
     tq->residual_next = next_period(tq->residual_next, arch_counter_freq(), now);
-    if (bootargs.tick == TICK_PERIODIC) {
+    if (config.periodic) {
         sched_set_need_resched(); /* a classic tick preempts at every period if contended */
     }
     sched_slice_check(now);
@@ -212,17 +220,17 @@ void timer_init_cpu(unsigned cpu)
     struct timer_queue *tq = &tqs[cpu];
     list_init(&tq->timers);
     if (cpu == 0) {
-        slice_cycles = arch_counter_freq() / bootargs.hz;
+        slice_cycles = arch_counter_freq() / config.hz;
         period_cycles = slice_cycles;
         if (irq_register(arch_timer_irq(), timer_interrupt) != 0) {
             panic("timer: cannot register interrupt %u", arch_timer_irq());
         }
     }
     uint64_t now = arch_counter_read();
-    if (bootargs.tick == TICK_PERIODIC) {
+    if (config.periodic) {
         tq->periodic_next = now + period_cycles;
     }
-    if (bootargs.tick_residual && cpu_is_dataplane(cpu)) {
+    if (config.residual && cpu_is_dataplane(cpu)) {
         tq->residual_next = now + arch_counter_freq();
     }
     tq->stale = true; /* unknown: the first reprogram must write */

@@ -31,8 +31,9 @@ struct timer;
 struct trap_frame;
 struct exc_info;
 
-/* Boot. */
-void isol_init(void);
+/* Boot: `debug` (isol_debug=1) reports every interruption and every timer armed on an
+ * isolated CPU, not only strict violations. */
+void isol_init(bool debug);
 /* prctl(PR_SET_TASK_ISOLATION, flags) and prctl(PR_GET_TASK_ISOLATION). */
 long isol_prctl(unsigned long option, unsigned long flags);
 

@@ -22,11 +22,9 @@
 #include <cmocka.h>
 
 #include "fake.h"
-#include "kernel/bootargs.h"
 #include "kernel/cpu.h"
 #include "kernel/ipi.h"
 #include "kernel/lib.h"
-#include "kernel/main.h"
 #include "kernel/sched.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
@@ -203,7 +201,6 @@ static void world_new(void)
     base = next_base;
     next_base += 4;
     fake_reset();
-    bootargs_parse(NULL, 0, &bootargs);
     ncpus = MAX_CPUS;
     cpus_online = 0xfull << base;
     cpus_housekeeping = 0x3ull << base;

@@ -22,10 +22,8 @@
 #include <cmocka.h>
 
 #include "fake.h"
-#include "kernel/bootargs.h"
 #include "kernel/cpu.h"
 #include "kernel/irq.h"
-#include "kernel/main.h"
 #include "kernel/sched.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
@@ -178,7 +176,6 @@ static void cpu_setup(unsigned id)
 static int group_setup(void **state)
 {
     fake_reset();
-    bootargs_parse(NULL, 0, &bootargs);
     ncpus = 8;
     cpus_online = 0xff;
     cpus_housekeeping = 0xff;
@@ -487,10 +484,10 @@ static void tmr23_max_deadline_written(TEST_STATE)
 /* TMR-24: tick=periodic arms the period on a CPU with nothing else to wait for */
 static void tmr24_periodic_mode(TEST_STATE)
 {
-    bootargs.tick = TICK_PERIODIC;
+    timer_configure(&(struct timer_config){.hz = 100, .periodic = true});
     fake_counter = 1000;
     cpu_setup(1);
-    bootargs.tick = TICK_NOHZ;
+    timer_configure(&(struct timer_config){.hz = 100});
     use_cpu(1);
     timer_reprogram();
     uint64_t period = FAKE_COUNTER_FREQ / 100; /* hz=100 by default */
@@ -512,12 +509,12 @@ static struct task resident;
 
 static void tmr25_residual_on_dataplane_only(TEST_STATE)
 {
-    bootargs.tick_residual = true;
+    timer_configure(&(struct timer_config){.hz = 100, .residual = true});
     cpus_dataplane = CPUMASK_BIT(2);
     fake_counter = 5000;
     cpu_setup(2);
     cpu_setup(3);
-    bootargs.tick_residual = false;
+    timer_configure(&(struct timer_config){.hz = 100});
 
     use_cpu(2); /* idle: Linux's residual tick ran only while a task did, and so does ours */
     timer_reprogram();
