@@ -1,9 +1,9 @@
 /*
- * bootargs.c — the kernel command line, and the housekeeping/dataplane split it asks for.
+ * bootargs.c — the kernel command line.
  *
  * What it does: bootargs_parse() reads `key=value` parameters (see bootargs.h for the list)
- * and the init arguments after a lone "--"; partition_decide() fits the requested dataplane
- * set to the machine.  What it does not do: print anything, touch hardware, or reject a
+ * and the init arguments after a lone "--" (partition.c then fits the requested dataplane
+ * set to the machine).  What it does not do: print anything, touch hardware, or reject a
  * command line: every problem becomes one warning line naming what was wrong and what is used
  * instead, and parsing goes on.  Nothing a user types can crash or hang the boot.
  *
@@ -616,61 +616,4 @@ void bootargs_parse(const char *cmdline, size_t len, struct bootargs *out)
         apply_param(&p, &t, whole);
     }
     warn_finish(&p);
-}
-
-/* Adds one finished line to msg[] if there is room; returns the new count. */
-static int msg_add(char msg[][BOOTARGS_WARN_LEN], int maxmsg, int n, const char *line)
-{
-    if (msg == NULL || n >= maxmsg) {
-        return n;
-    }
-    for (int i = 0; i < BOOTARGS_WARN_LEN; i++) {
-        msg[n][i] = line[i];
-        if (line[i] == '\0') {
-            break;
-        }
-    }
-    return n + 1;
-}
-
-int partition_decide(const struct bootargs *ba, unsigned ncpus, cpumask_t *housekeeping,
-                     cpumask_t *dataplane, char msg[][BOOTARGS_WARN_LEN], int maxmsg)
-{
-    unsigned n = ncpus < 1 ? 1 : (ncpus > MAX_CPUS ? MAX_CPUS : ncpus);
-    cpumask_t exist = cpumask_first_n(n);
-    cpumask_t want = (ba != NULL && ba->has_dataplane) ? ba->dataplane : 0;
-    cpumask_t dp = want & exist & ~CPUMASK_BIT(0);
-    char line[BOOTARGS_WARN_LEN];
-    struct tbuf tb;
-    int nmsg = 0;
-
-    if (want & ~exist) {
-        cpumask_t gone = want & ~exist;
-        bool one = (gone & (gone - 1)) == 0;
-        tbuf_init(&tb, line, sizeof(line));
-        tbuf_str(&tb, one ? "partition: CPU " : "partition: CPUs ");
-        tb_cpulist(&tb, gone);
-        tbuf_str(&tb, one ? " does not exist on this " : " do not exist on this ");
-        tbuf_dec(&tb, n);
-        tbuf_str(&tb, "-CPU machine; dropped");
-        nmsg = msg_add(msg, maxmsg, nmsg, line);
-    }
-    if (want & exist & CPUMASK_BIT(0)) {
-        tbuf_init(&tb, line, sizeof(line));
-        tbuf_str(&tb, "partition: CPU 0 is always housekeeping; ");
-        if (dp != 0) {
-            tbuf_str(&tb, "dataplane ");
-            tb_cpulist(&tb, dp);
-            tbuf_str(&tb, " used instead");
-        } else {
-            tbuf_str(&tb, "removed from dataplane");
-        }
-        nmsg = msg_add(msg, maxmsg, nmsg, line);
-    }
-    if (want != 0 && dp == 0) {
-        nmsg = msg_add(msg, maxmsg, nmsg, "partition: no dataplane CPUs remain");
-    }
-    *dataplane = dp;
-    *housekeeping = exist & ~dp;
-    return nmsg;
 }

@@ -17,9 +17,9 @@
 #include "arch.h"
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
+#include "kernel/cycles.h"
 #include "kernel/ipi.h"
 #include "kernel/lib.h"
-#include "kernel/main.h"
 #include "kernel/page.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
@@ -29,7 +29,7 @@
 #include "kernel/task.h"
 #include "kernel/timer.h"
 #include "kernel/trace.h"
-#include "kernel/trap.h"
+#include "kernel/entry.h"
 #include "kernel/work.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_prctl.h"
@@ -71,6 +71,7 @@ struct isol_cpu {
 } __attribute__((aligned(64)));
 
 static struct isol_cpu isols[MAX_CPUS];
+static bool isol_debug; /* isol_debug=1: report every interruption (isol_init) */
 
 /* ---- reports, printed on housekeeping ---- */
 
@@ -139,8 +140,9 @@ static void report(const uint64_t *bt, const char *fmt, ...)
     work_queue(&report_work);
 }
 
-void isol_init(void)
+void isol_init(bool debug)
 {
+    isol_debug = debug;
     work_init(&report_work, "isolation reports", print_reports);
 }
 
@@ -278,7 +280,7 @@ static bool interruption(const uint64_t *bt, const char *cause)
     ic->entry_pending = false;
     ic->interruptions++;
     bool strict = t->isol_flags & PR_TASK_ISOLATION_STRICT;
-    if (!strict && !bootargs.isol_debug) {
+    if (!strict && !isol_debug) {
         return false;
     }
     report(bt, "isolation: pid %d (%s) on cpu %u: %s%s", t->proc->pid, t->name, this_cpu_id(),
@@ -324,21 +326,23 @@ bool isol_syscall_owned(uint64_t nr, const struct trap_frame *f)
     return interruption(0, cause);
 }
 
-bool isol_exception_owned(const struct user_fault *uf)
+/* The report names the arch's own words for the exception ("data abort (lower EL)"), except
+ * for an undefined instruction, whose arch name says less than the kind's. */
+bool isol_exception_owned(const struct exc_info *e)
 {
     if (!mine()->entry_pending) {
         return false;
     }
     char cause[96];
-    bool abort = uf->ec == 0x24 || uf->ec == 0x20;
-    bool undef = uf->ec == 0 && !strcmp(uf->class_name, arch_exception_class_name(0));
+    bool fault =
+        e->kind == SYNC_DATA_FAULT || e->kind == SYNC_DATA_ALIGN || e->kind == SYNC_INSN_FAULT;
     ksnprintf(cause, sizeof(cause), "%s at 0x%lx (pc 0x%lx)",
-              undef ? "undefined instruction" : uf->class_name,
-              (unsigned long)(abort ? uf->far : uf->pc), (unsigned long)uf->pc);
+              e->kind == SYNC_UNDEFINED ? "undefined instruction" : e->name,
+              (unsigned long)(fault ? e->addr : e->pc), (unsigned long)e->pc);
     return interruption(0, cause);
 }
 
-void isol_interrupt_owned(unsigned intid)
+void isol_interrupt_owned(enum irq_class cls, unsigned n)
 {
     struct isol_cpu *ic = mine();
     if (!ic->entry_pending) {
@@ -346,14 +350,14 @@ void isol_interrupt_owned(unsigned intid)
     }
     char cause[80];
     const uint64_t *bt = 0;
-    if (intid < ARCH_SGI_COUNT) {
-        ksnprintf(cause, sizeof(cause), "IPI from cpu %d (%s)", ic->ipi_sender[intid],
-                  ipi_reason_name(intid));
-        bt = ic->ipi_bt[intid];
-    } else if (intid == arch_timer_intid()) {
-        ksnprintf(cause, sizeof(cause), "interrupt %u (local timer)", intid);
+    if (cls == IRQ_CLASS_IPI && n < IPI_NR) {
+        ksnprintf(cause, sizeof(cause), "IPI from cpu %d (%s)", ic->ipi_sender[n],
+                  ipi_reason_name(n));
+        bt = ic->ipi_bt[n];
+    } else if (cls == IRQ_CLASS_TIMER) {
+        ksnprintf(cause, sizeof(cause), "interrupt %u (local timer)", n);
     } else {
-        ksnprintf(cause, sizeof(cause), "interrupt %u (device)", intid);
+        ksnprintf(cause, sizeof(cause), "interrupt %u (device)", n);
     }
     interruption(bt, cause);
 }
@@ -365,7 +369,7 @@ void isol_note_ipi(unsigned cpu, unsigned reason)
         return;
     }
     ic->ipi_sender[reason] = (int)this_cpu_id();
-    if (bootargs.isol_debug) {
+    if (isol_debug) {
         memset(ic->ipi_bt[reason], 0, sizeof(ic->ipi_bt[reason]));
         arch_backtrace(ic->ipi_bt[reason], BT_DEPTH);
     }
@@ -375,7 +379,7 @@ void isol_note_timer_arm(const struct timer *t)
 {
     struct isol_cpu *ic = mine();
     struct task *owner = __atomic_load_n(&ic->task, __ATOMIC_ACQUIRE);
-    if (!owner || !bootargs.isol_debug) {
+    if (!owner || !isol_debug) {
         return;
     }
     /* Only the owner, if it is the one running here, may be looked at without proc_lock. */
@@ -383,7 +387,7 @@ void isol_note_timer_arm(const struct timer *t)
     report(0, "isolation: timer armed on isolated cpu %u by tid %d (%s) at %lx, due in %lu us",
            this_cpu_id(), t->owner_tid, by_owner ? owner->name : "other",
            (unsigned long)t->armed_by,
-           (unsigned long)(acct_ticks_to_ns(t->deadline - arch_counter_read()) / 1000));
+           (unsigned long)cycles_to_us(t->deadline - arch_counter_read()));
 }
 
 /* ---- the way back to user space ---- */
@@ -429,32 +433,13 @@ static void audit_timers(unsigned cpu, struct zt_isol_audit *out, uint64_t now)
     int n = timer_list(cpu, ts, ZT_AUDIT_MAX_TIMERS);
     out->ntimers = (uint32_t)n;
     for (int i = 0; i < n && i < ZT_AUDIT_MAX_TIMERS; i++) {
-        out->timers[i].due_ns = ts[i].deadline > now ? acct_ticks_to_ns(ts[i].deadline - now) : 0;
+        out->timers[i].due_ns = ts[i].deadline > now ? cycles_to_ns(ts[i].deadline - now) : 0;
         out->timers[i].owner_tid = ts[i].owner_tid;
         out->timers[i].armed_by = ts[i].armed_by;
     }
     uint64_t hw = timer_programmed(cpu);
     out->timer_armed = hw != 0;
-    out->timer_programmed_ns = hw > now ? acct_ticks_to_ns(hw - now) : 0;
-}
-
-static void audit_interrupts(unsigned cpu, struct zt_isol_audit *out)
-{
-    for (unsigned id = 0; id < 32; id++) {
-        if (arch_irq_is_enabled(cpu, id)) {
-            if (id < ARCH_SGI_COUNT) {
-                out->sgis_enabled |= 1u << id;
-            } else {
-                out->ppis_enabled |= 1u << (id - 16);
-            }
-        }
-    }
-    for (unsigned id = 32; id < ARCH_NR_INTIDS && out->nspis < ZT_AUDIT_MAX_SPIS; id++) {
-        if (arch_irq_route_of(id) == (int)cpu && arch_irq_is_enabled(cpu, id)) {
-            out->spis[out->nspis++] = (uint16_t)id;
-        }
-    }
-    out->timer_intid = arch_timer_intid();
+    out->timer_programmed_ns = hw > now ? cycles_to_ns(hw - now) : 0;
 }
 
 int isol_audit(unsigned cpu, struct zt_isol_audit *out)
@@ -476,11 +461,11 @@ int isol_audit(unsigned cpu, struct zt_isol_audit *out)
         out->pid = t->proc->pid;
         out->tid = t->tid;
         kstrlcpy(out->name, t->name, sizeof(out->name));
-        out->isolated_ns = acct_ticks_to_ns(now - ic->since);
+        out->isolated_ns = cycles_to_ns(now - ic->since);
         out->interruptions = ic->interruptions;
     }
     spin_unlock_irqrestore(&proc_lock, flags);
-    audit_interrupts(cpu, out);
+    arch_irq_audit(cpu, out); /* what the interrupt controller lets through */
     audit_timers(cpu, out, now);
     out->pending_calls = ipi_pending_calls(cpu);
     out->deferred_total = ipi_deferred_calls(cpu);

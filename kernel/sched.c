@@ -16,6 +16,7 @@
 #include "arch.h"
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
+#include "kernel/dataplane.h"
 #include "kernel/ipi.h"
 #include "kernel/isolate.h"
 #include "kernel/lib.h"
@@ -24,7 +25,7 @@
 #include "kernel/task.h"
 #include "kernel/trace.h"
 #include "kernel/timer.h"
-#include "kernel/trap.h"
+#include "kernel/entry.h"
 #include "uapi/zt_errno.h"
 
 struct runqueue {
@@ -468,7 +469,7 @@ void schedule(void)
     next->cpu = cpu;
     __atomic_store_n(&rq->current, next, __ATOMIC_RELEASE);
     this_cpu()->current_task = next;
-    rq->slice_end = now + timer_slice_ticks();
+    rq->slice_end = now + timer_slice_cycles();
     spin_unlock(&rq->lock);
 
     acct_switch(prev, next, now);

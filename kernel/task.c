@@ -9,6 +9,7 @@
 #include "kernel/task.h"
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
+#include "kernel/cycles.h"
 #include "kernel/elf.h"
 #include "kernel/futex.h"
 #include "kernel/initrd.h"
@@ -16,14 +17,14 @@
 #include "kernel/kmem.h"
 #include "kernel/kstack.h"
 #include "kernel/lib.h"
-#include "kernel/main.h"
+#include "kernel/power.h"
 #include "kernel/panic.h"
 #include "kernel/pid.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/stats.h"
-#include "kernel/trap.h"
+#include "kernel/entry.h"
 #include "uapi/zt_errno.h"
 
 spinlock_t proc_lock;
@@ -60,6 +61,7 @@ static struct task *task_alloc(struct process *p, int tid)
     list_init(&t->wait_link);
     list_init(&t->thread_link);
     timer_init(&t->sleep_timer, 0);
+    waitq_init(&t->sleep_wq);
     arch_context_init(&t->ctx, t->frame, sched_task_first_run);
     return t;
 }
@@ -332,7 +334,7 @@ int task_clone(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint
     }
     *t->frame = *me->frame; /* same registers, then: */
     arch_frame_set_return(t->frame, 0);
-    t->frame->sp_el0 = stack;
+    arch_frame_set_sp(t->frame, stack);
     arch_fpsimd_save(&t->fp);
     t->tls = (flags & CLONE_SETTLS) ? tls : arch_tls_read();
     t->clear_child_tid = (flags & CLONE_CHILD_CLEARTID) ? ctid : 0;
@@ -391,7 +393,7 @@ static void proc_teardown(struct work *w)
         spin_unlock_irqrestore(&proc_lock, flags);
         int code = wstatus_code(p->wait_status);
         printk("init exited with status %d\n", code);
-        kernel_poweroff(code);
+        power_off(code);
     }
     reparent_children(p);
     waitq_wake_all(&p->parent->child_exit); /* under proc_lock: the parent cannot go away */
@@ -415,8 +417,8 @@ _Noreturn void task_exit(int wstatus)
     }
     uint64_t user, sys;
     acct_task_read(t, &user, &sys);
-    p->dead_user_ticks += user;
-    p->dead_sys_ticks += sys;
+    p->dead_user_cycles += user;
+    p->dead_sys_cycles += sys;
     spin_unlock_irqrestore(&proc_lock, flags);
     sched_exit_current(); /* task_free, on the next task, does the rest */
 }
@@ -549,13 +551,13 @@ static void fill_info(struct zt_task_info *out, const struct process *p, const s
         out->tid = p->pid;
         out->cpu = -1;
         out->state = 'Z';
-        user = p->dead_user_ticks;
-        sys = p->dead_sys_ticks;
+        user = p->dead_user_cycles;
+        sys = p->dead_sys_cycles;
     }
     out->vm_regions = __atomic_load_n(&p->vm.nregions, __ATOMIC_RELAXED);
     out->vm_pages = __atomic_load_n(&p->vm.pages, __ATOMIC_RELAXED);
-    out->user_ns = acct_ticks_to_ns(user);
-    out->sys_ns = acct_ticks_to_ns(sys);
+    out->user_ns = cycles_to_ns(user);
+    out->sys_ns = cycles_to_ns(sys);
 }
 
 int task_list_info(struct zt_task_info *out, int skip, int n)

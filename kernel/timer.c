@@ -19,7 +19,6 @@
 #include "kernel/irq.h"
 #include "kernel/isolate.h"
 #include "kernel/lib.h"
-#include "kernel/main.h"
 #include "kernel/panic.h"
 #include "kernel/sched.h"
 #include "kernel/spinlock.h"
@@ -40,12 +39,21 @@ struct timer_queue {
 } __attribute__((aligned(64)));
 
 static struct timer_queue tqs[MAX_CPUS];
-static uint64_t slice_ticks;
-static uint64_t period_ticks;
+static struct timer_config config = {.hz = TIMER_DEFAULT_HZ}; /* timer_configure */
+static uint64_t slice_cycles;
+static uint64_t period_cycles;
 
-uint64_t timer_slice_ticks(void)
+void timer_configure(const struct timer_config *cfg)
 {
-    return slice_ticks;
+    config = *cfg;
+    if (config.hz == 0) {
+        config.hz = TIMER_DEFAULT_HZ;
+    }
+}
+
+uint64_t timer_slice_cycles(void)
+{
+    return slice_cycles;
 }
 
 void timer_init(struct timer *t, timer_fn fn)
@@ -239,7 +247,7 @@ static void run_expired(struct timer_queue *tq, uint64_t now)
     spin_unlock(&tq->lock);
 }
 
-/* Advance a periodic deadline past `now`, skipping ticks QEMU delivered late. */
+/* Advance a periodic deadline past `now`, skipping periods QEMU delivered late. */
 static uint64_t next_period(uint64_t next, uint64_t period, uint64_t now)
 {
     if (!next || !period) {
@@ -258,9 +266,9 @@ static void timer_interrupt(unsigned intid)
     uint64_t now = arch_counter_read();
     tq->stale = true; /* the compare value has passed: always rewrite */
     run_expired(tq, now);
-    tq->periodic_next = next_period(tq->periodic_next, period_ticks, now);
+    tq->periodic_next = next_period(tq->periodic_next, period_cycles, now);
     tq->residual_next = next_period(tq->residual_next, arch_counter_freq(), now);
-    if (bootargs.tick == TICK_PERIODIC) {
+    if (config.periodic) {
         sched_set_need_resched(); /* a classic tick preempts at every period if contended */
     }
     sched_slice_check(now);
@@ -273,21 +281,21 @@ void timer_init_cpu(unsigned cpu)
     struct timer_queue *tq = &tqs[cpu];
     list_init(&tq->timers);
     if (cpu == 0) {
-        slice_ticks = arch_counter_freq() / bootargs.hz;
-        period_ticks = slice_ticks;
-        if (irq_register(arch_timer_intid(), timer_interrupt) != 0) {
-            panic("timer: cannot register INTID %u", arch_timer_intid());
+        slice_cycles = arch_counter_freq() / config.hz;
+        period_cycles = slice_cycles;
+        if (irq_register(arch_timer_irq(), timer_interrupt) != 0) {
+            panic("timer: cannot register interrupt %u", arch_timer_irq());
         }
     }
     uint64_t now = arch_counter_read();
-    if (bootargs.tick == TICK_PERIODIC) {
-        tq->periodic_next = now + period_ticks;
+    if (config.periodic) {
+        tq->periodic_next = now + period_cycles;
     }
-    if (bootargs.tick_residual && cpu_is_dataplane(cpu)) {
+    if (config.residual && cpu_is_dataplane(cpu)) {
         tq->residual_next = now + arch_counter_freq();
     }
     tq->stale = true; /* unknown: the first reprogram must write */
-    arch_irq_set_enabled(arch_timer_intid(), true);
+    arch_irq_set_enabled(arch_timer_irq(), true);
 }
 
 int timer_list(unsigned cpu, struct timer *out, int n)

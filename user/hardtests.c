@@ -591,6 +591,56 @@ static void test_affinity_storm(void)
     printf("affinity_storm: %d token passes, %ld moves\n", PINGERS * ROUNDS, s.moves);
 }
 
+/* ---------------------------------------------------------------- the timer race */
+
+#define NAPS 50000
+
+struct napper_race {
+    int done;
+    int tid;
+    long naps;
+};
+
+static long short_napper_fn(void *p)
+{
+    struct napper_race *r = p;
+    struct timespec ts = {0, 20000};
+
+    r->tid = (int)zt_gettid();
+    for (long i = 0; i < NAPS; i++) {
+        zt_nanosleep(&ts, NULL); /* -EINTR or 0: either is fine */
+        r->naps++;
+    }
+    __atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+    return 0;
+}
+
+/* A thread naps 50,000 times while another sends it (ignored) signals as fast as it can: a
+ * sender reaching the sleeper's wait queue just after its timer ended the nap must find a
+ * wait queue there, not a dead stack frame (the checked kernel panicked on the sender's
+ * unlock; the release kernel wrote into the sleeper's stack). */
+static void test_sleep_signal_race(void)
+{
+    static struct napper_race r;
+    zt_thread_t *t = zt_thread_create(short_napper_fn, &r, 1);
+    long sent = 0;
+
+    CHECK(t != NULL, "napper: %s", zt_errno_name(errno));
+    while (!__atomic_load_n(&r.tid, __ATOMIC_ACQUIRE)) {
+    }
+    while (!__atomic_load_n(&r.done, __ATOMIC_ACQUIRE)) {
+        long k = zt_tgkill((int)zt_getpid(), r.tid, SIGURG);
+        if (k == -ESRCH && __atomic_load_n(&r.done, __ATOMIC_ACQUIRE)) {
+            break; /* it finished and exited between our look and the call */
+        }
+        EXPECT(k, 0);
+        sent++;
+    }
+    EXPECT(zt_thread_join(t), 0);
+    EXPECT(r.naps, NAPS);
+    CHECK(sent > 1000, "only %ld signals sent", sent);
+}
+
 /* ---------------------------------------------------------------- other findings */
 
 static long spin_fn(void *p)
@@ -757,6 +807,7 @@ static const struct utest tests[] = {
     {"brk_merge", test_brk_merge, 120},
     {"futex_wake_fault", test_futex_wake_fault, 60},
     {"affinity_storm", test_affinity_storm, 120},
+    {"sleep_signal_race", test_sleep_signal_race, 120},
     {"setaffinity_waits", test_setaffinity_waits, 60},
     {"zombie_limit", test_zombie_limit, 600},
     {"write_interrupted", test_write_interrupted, 60},

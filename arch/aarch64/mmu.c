@@ -142,10 +142,10 @@ void mmu_init(void)
 void mmu_init_secondary(void)
 {
     sysreg_write(ttbr0_el1, virt_to_phys(empty_l1));
-    isb();
-    __asm__ volatile("tlbi vmalle1" ::: "memory");
-    dsb(nsh);
-    isb();
+    isb();                                         /* walks use the empty table from here */
+    __asm__ volatile("tlbi vmalle1" ::: "memory"); /* and nothing of the identity map stays */
+    dsb(nsh);                                      /* invalidation complete... */
+    isb();                                         /* ...before the next fetch */
 }
 
 /* The level-3 entry for a kernel VA in the stack window, allocating tables if asked. */
@@ -384,7 +384,7 @@ void arch_as_activate(const struct arch_as *as)
 {
     uint64_t ttbr = as ? (as->root | (uint64_t)as->asid << 48) : virt_to_phys(empty_l1);
     sysreg_write(ttbr0_el1, ttbr);
-    isb();
+    isb(); /* the new space is in effect before the return to EL0 (ASID-tagged: no TLBI) */
 }
 
 void arch_sync_icache(const void *kva, size_t len)

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define FAKE_COUNTER_FREQ 62500000ull /* as QEMU virt: 16 ns per tick */
+#define FAKE_COUNTER_FREQ 62500000ull /* as QEMU virt: 16 ns per counter cycle */
 #define FAKE_MAX_PTES     4096
 
 struct fake_pte {
@@ -21,9 +21,10 @@ struct fake_pte {
 struct fake_state {
     uint64_t timer_deadline[64]; /* programmed deadline per CPU, 0 = disarmed */
     unsigned timer_writes;       /* hardware timer writes, all CPUs */
-    unsigned sgi_sent[64][16];   /* per receiving CPU and SGI */
-    bool irq_enabled[64][288];
-    int irq_route[288]; /* CPU + 1, 0 = never routed */
+    unsigned ipi_sent[64][16];   /* per receiving CPU and IPI reason */
+    bool ipi_enabled[64][16];    /* per CPU and IPI reason */
+    bool irq_enabled[64][288];   /* per CPU and interrupt number */
+    int irq_route[288];          /* CPU + 1, 0 = never routed */
     char console[8192];
     size_t console_len;
     char rx[256]; /* bytes the next arch_console_rx delivers */

@@ -6,8 +6,8 @@
  * what an earlier good parameter set) and adds one line to warn[] saying what was wrong and
  * what is used instead; kernel_main prints those lines once the console is up.  When there
  * are more problems than BOOTARGS_MAX_WARN, the last line says how many were not shown.
- * partition_decide() turns the requested dataplane set into the final housekeeping/dataplane
- * split once the number of CPUs is known.
+ * partition_decide() (partition.h) turns the requested dataplane set into the final
+ * housekeeping/dataplane split once the number of CPUs is known.
  *
  * Parameters (Linux names where Linux has the concept):
  *   dataplane=LIST        CPUs given to dataplane tasks; nohz_full=LIST and isolcpus=LIST
@@ -94,17 +94,5 @@ struct bootargs {
  * empty) into *out, which is fully (re)initialised first.
  */
 void bootargs_parse(const char *cmdline, size_t len, struct bootargs *out);
-
-/*
- * Decide the partition for a machine with `ncpus` CPUs (1..MAX_CPUS).
- * CPU 0 is always housekeeping: if requested it is removed from the dataplane set (which
- * also covers "every CPU").  CPUs that do not exist are dropped.  Sets *housekeeping and
- * *dataplane (disjoint, union = CPUs 0..ncpus-1) and returns the number of lines written to
- * msg[] (0 when the request was used as given; at most maxmsg; msg may be NULL when maxmsg
- * is 0), each saying what was wrong and what was done instead, e.g. "partition: CPU 0 is
- * always housekeeping; dataplane 1-3 used instead".  ncpus outside 1..MAX_CPUS is clamped.
- */
-int partition_decide(const struct bootargs *ba, unsigned ncpus, cpumask_t *housekeeping,
-                     cpumask_t *dataplane, char msg[][BOOTARGS_WARN_LEN], int maxmsg);
 
 #endif

@@ -37,6 +37,18 @@ struct timer {
     uint64_t armed_by; /* return address of timer_arm's caller */
 };
 
+#define TIMER_DEFAULT_HZ 100
+
+/* How the local timer is used, from the command line (hz=, tick=, tick_residual=). */
+struct timer_config {
+    unsigned hz;   /* time slices per second (0: TIMER_DEFAULT_HZ) */
+    bool periodic; /* tick=periodic: a classic tick every 1/hz s on every CPU */
+    bool residual; /* tick_residual=1: a 1 Hz tick on dataplane CPUs while a task runs */
+};
+
+/* Boot, on the boot CPU before timer_init_cpu(0): take the configuration (copied).  Without
+ * it: TIMER_DEFAULT_HZ, tickless, no residual tick. */
+void timer_configure(const struct timer_config *cfg);
 void timer_init(struct timer *t, timer_fn fn);
 /* Arm (or re-arm) t on this CPU's queue for `deadline`. */
 void timer_arm(struct timer *t, uint64_t deadline);
@@ -58,8 +70,8 @@ void timer_note_change(unsigned cpu);
 void timer_reprogram(void);
 /* Per-CPU setup; registers the interrupt on the boot CPU. */
 void timer_init_cpu(unsigned cpu);
-/* Counter ticks per time slice (1/hz s). */
-uint64_t timer_slice_ticks(void);
+/* Counter cycles per time slice (1/hz s). */
+uint64_t timer_slice_cycles(void);
 
 /* Pure decision, unit-tested on the host: the deadline to program, 0 for none. */
 struct timer_inputs {

@@ -73,6 +73,13 @@ def test_hrd04_affinity_storm_loses_no_wakeup(suite):
     assert m and int(m.group(1)) == 12000 and int(m.group(2)) > 1000, suite
 
 
+def test_hrd07_signal_during_a_nap_finds_a_wait_queue(suite):
+    """HRD-07 (the timer race, second face): signals sent as fast as possible to a thread
+    napping 50,000 times never reach a dead wait queue (sleep_until's queue lives in the
+    task): no panic, no corrupted stack, every nap completes."""
+    ok(suite, "sleep_signal_race")
+
+
 @pytest.mark.parametrize("name", ["setaffinity_waits", "zombie_limit", "write_interrupted",
                                   "pmu_readonly", "pagetables_freed"])
 def test_hrd05_other_findings(suite, name):

@@ -4,7 +4,7 @@
  *
  * SCH-0n test sched_pick_cpu (pure).  SCH-2n use real run queues: tasks are placed with
  * sched_start_task and the IPIs the placement sends are read from the fake arch
- * (fake.sgi_sent[receiver][reason]).  Where a CPU must be running a task, the test sets
+ * (fake.ipi_sent[receiver][reason]).  Where a CPU must be running a task, the test sets
  * fake.switch_returns so schedule() completes its switch without a real context switch.
  *
  * Run queues are static in sched.c and a placed task cannot be taken off a queue without a
@@ -22,12 +22,10 @@
 #include <cmocka.h>
 
 #include "fake.h"
-#include "kernel/bootargs.h"
 #include "kernel/cpu.h"
 #include "kernel/ipi.h"
 #include "kernel/isolate.h"
 #include "kernel/lib.h"
-#include "kernel/main.h"
 #include "kernel/sched.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
@@ -205,7 +203,6 @@ static void world_new(void)
     base = next_base;
     next_base += 4;
     fake_reset();
-    bootargs_parse(NULL, 0, &bootargs);
     ncpus = MAX_CPUS;
     cpus_online = 0xfull << base;
     cpus_housekeeping = 0x3ull << base;
@@ -259,7 +256,7 @@ static unsigned sgis_to(unsigned cpu)
 {
     unsigned n = 0;
     for (unsigned r = 0; r < 16; r++) {
-        n += fake.sgi_sent[cpu][r];
+        n += fake.ipi_sent[cpu][r];
     }
     return n;
 }
@@ -276,9 +273,9 @@ static unsigned sgis_total(void)
 /* Exactly one SGI was sent in all, `reason` to `cpu`. */
 static void expect_one_sgi(unsigned cpu, unsigned reason)
 {
-    if (fake.sgi_sent[cpu][reason] != 1 || sgis_total() != 1) {
+    if (fake.ipi_sent[cpu][reason] != 1 || sgis_total() != 1) {
         fail_msg("want one %s to CPU %u; got %u of it, %u SGIs in all", ipi_reason_name(reason),
-                 cpu, fake.sgi_sent[cpu][reason], sgis_total());
+                 cpu, fake.ipi_sent[cpu][reason], sgis_total());
     }
 }
 

@@ -25,10 +25,8 @@
 #include <cmocka.h>
 
 #include "fake.h"
-#include "kernel/bootargs.h"
 #include "kernel/cpu.h"
 #include "kernel/irq.h"
-#include "kernel/main.h"
 #include "kernel/sched.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
@@ -153,7 +151,7 @@ static void on_fire(struct timer *t)
     fired[t - tm]++;
 }
 
-/* Re-arms itself 100 ticks after the counter, once. */
+/* Re-arms itself 100 cycles after the counter, once. */
 static void on_fire_rearm(struct timer *t)
 {
     fired[t - tm]++;
@@ -181,7 +179,6 @@ static void cpu_setup(unsigned id)
 static int group_setup(void **state)
 {
     fake_reset();
-    bootargs_parse(NULL, 0, &bootargs);
     ncpus = 8;
     cpus_online = 0xff;
     cpus_housekeeping = 0xff;
@@ -404,7 +401,7 @@ static void tmr19_equal_deadlines_fifo(TEST_STATE)
  * reprograms (from user space kernel_exit_to_user does the same, once). */
 static void take_timer_interrupt(void)
 {
-    irq_dispatch(arch_timer_intid());
+    irq_dispatch(IRQ_CLASS_TIMER, arch_timer_irq());
     irq_exit_to_kernel();
 }
 
@@ -586,14 +583,14 @@ static void tmr23_max_deadline_written(TEST_STATE)
 /* TMR-24: tick=periodic arms the period on a CPU with nothing else to wait for */
 static void tmr24_periodic_mode(TEST_STATE)
 {
-    bootargs.tick = TICK_PERIODIC;
+    timer_configure(&(struct timer_config){.hz = 100, .periodic = true});
     fake_counter = 1000;
     cpu_setup(1);
-    bootargs.tick = TICK_NOHZ;
+    timer_configure(&(struct timer_config){.hz = 100});
     use_cpu(1);
     timer_reprogram();
     uint64_t period = FAKE_COUNTER_FREQ / 100; /* hz=100 by default */
-    assert_int_equal(timer_slice_ticks(), period);
+    assert_int_equal(timer_slice_cycles(), period);
     assert_int_equal(fake.timer_deadline[1], 1000 + period);
     assert_int_equal(fake.timer_writes, 1);
 
@@ -611,12 +608,12 @@ static struct task resident;
 
 static void tmr25_residual_on_dataplane_only(TEST_STATE)
 {
-    bootargs.tick_residual = true;
+    timer_configure(&(struct timer_config){.hz = 100, .residual = true});
     cpus_dataplane = CPUMASK_BIT(2);
     fake_counter = 5000;
     cpu_setup(2);
     cpu_setup(3);
-    bootargs.tick_residual = false;
+    timer_configure(&(struct timer_config){.hz = 100});
 
     use_cpu(2); /* idle: Linux's residual tick ran only while a task did, and so does ours */
     timer_reprogram();
@@ -675,7 +672,7 @@ static void tmr26_slice_only_under_contention(TEST_STATE)
 
     unsigned before = fake.timer_writes;
     timer_reprogram();
-    assert_int_equal(fake.timer_deadline[4], 7000 + timer_slice_ticks());
+    assert_int_equal(fake.timer_deadline[4], 7000 + timer_slice_cycles());
     assert_int_equal(fake.timer_writes, before + 1);
     use_cpu(0);
 }

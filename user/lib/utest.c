@@ -85,8 +85,8 @@ uint64_t ut_kstacks_settled(void)
 
 void *ut_map_pages(size_t pages)
 {
-    long r = zt_mmap(NULL, pages * UT_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                     -1, 0);
+    long r =
+        zt_mmap(NULL, pages * UT_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
     CHECK(r > 0 && r % UT_PAGE == 0, "mmap of %zu pages returned %s", pages, ut_rstr(r));
     return (void *)r;
@@ -205,8 +205,7 @@ static bool run_test(const struct utest *t)
     fflush(stdout);
     pid = zt_spawn(suite->self, argv, 0);
     if (pid < 0) {
-        printf("test %s: FAILED (spawn of the test process returned %s)\n", t->name,
-               ut_rstr(pid));
+        printf("test %s: FAILED (spawn of the test process returned %s)\n", t->name, ut_rstr(pid));
         return false;
     }
     status = wait_with_timeout(pid, t->timeout_s, &timed_out);
@@ -248,8 +247,8 @@ static int run_suite(int argc, char **argv)
     uint64_t before = ut_free_pages_settled(), stacks_before = ut_kstacks_settled();
 
     printf("%s: %zu tests, %d CPUs, %llu free pages, %llu kernel stacks\n", prog,
-           argc > 1 ? (size_t)argc - 1 : suite->ntests, ut_nr_cpus(),
-           (unsigned long long)before, (unsigned long long)stacks_before);
+           argc > 1 ? (size_t)argc - 1 : suite->ntests, ut_nr_cpus(), (unsigned long long)before,
+           (unsigned long long)stacks_before);
     for (size_t i = 0; i < suite->ntests; i++) {
         if (!selected(suite->tests[i].name, argc, argv)) {
             continue;
