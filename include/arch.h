@@ -58,6 +58,7 @@ struct arch_boot_info {
     uint64_t mem_size[ARCH_MAX_MEM];
     const char *cmdline;    /* /chosen/bootargs, NUL-terminated, "" if absent */
     uint64_t entry_counter; /* counter value at the boot CPU's first instruction */
+    const char *protection; /* the memory protections in force, for the boot log */
 };
 
 /* Bring up the boot CPU: device tree, console, MMU, interrupt controller, timer.  Stops the

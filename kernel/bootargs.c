@@ -318,10 +318,11 @@ static void set_debug_fault(struct parser *p, const struct param_token *t)
         [DEBUG_FAULT_DATA] = "data",           [DEBUG_FAULT_UNDEF] = "undef",
         [DEBUG_FAULT_OVERFLOW] = "overflow",   [DEBUG_FAULT_WRITE_TEXT] = "write-text",
         [DEBUG_FAULT_EXEC_DATA] = "exec-data", [DEBUG_FAULT_GUARD] = "guard",
+        [DEBUG_FAULT_USER_READ] = "user-read",
     };
     struct tbuf tb;
 
-    for (unsigned k = DEBUG_FAULT_DATA; k <= DEBUG_FAULT_GUARD; k++) {
+    for (unsigned k = DEBUG_FAULT_DATA; k <= DEBUG_FAULT_USER_READ; k++) {
         if (text_is(t->value, kinds[k])) {
             p->ba->debug_fault = (enum debug_fault)k;
             return;
@@ -329,7 +330,7 @@ static void set_debug_fault(struct parser *p, const struct param_token *t)
     }
     warn_begin(p, &tb);
     tb_param(&tb, t->name, t->value);
-    tbuf_str(&tb, " unknown (data|undef|overflow|write-text|exec-data|guard); ");
+    tbuf_str(&tb, " unknown (data|undef|overflow|write-text|exec-data|guard|user-read); ");
     if (p->ba->debug_fault == DEBUG_FAULT_NONE) {
         tbuf_str(&tb, "no debug_fault");
     } else {

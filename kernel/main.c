@@ -16,6 +16,7 @@
 #include "kernel/stats.h"
 #include "kernel/main.h"
 #include "kernel/futex.h"
+#include "kernel/hklog.h"
 #include "kernel/ipi.h"
 #include "kernel/irq.h"
 #include "kernel/isolate.h"
@@ -42,6 +43,7 @@ static void print_banner(const struct arch_boot_info *bi)
     printk("zerotick: %u CPUs in the device tree, %lu MiB RAM, counter %lu Hz\n", bi->ncpus_total,
            (unsigned long)(mem >> 20), (unsigned long)arch_counter_freq());
     printk("zerotick: command line \"%s\"\n", bi->cmdline);
+    printk("zerotick: memory protection: %s\n", bi->protection ? bi->protection : "none");
 }
 
 /* One line per CPU: role, hardware id, when it came online, interrupts taken so far. */
@@ -125,7 +127,8 @@ void kernel_late_init(void)
         printk("debug_exit: powering off with status %d\n", bootargs.debug_exit);
         power_off(bootargs.debug_exit);
     }
-    isol_init(bootargs.isol_debug);     /* task isolation's report printer */
+    hklog_init();                       /* lines from dataplane CPUs, printed on housekeeping */
+    isol_init(bootargs.isol_debug);     /* task isolation's settings */
     proc_set_limit(bootargs.max_procs); /* processes alive or zombie */
     start_init();                       /* first: init is pid 1 */
     work_start();                       /* the housekeeping worker thread */

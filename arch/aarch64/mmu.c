@@ -138,7 +138,31 @@ void mmu_init(void)
     mmu_init_secondary();
 }
 
-/* Every CPU, once TTBR1 holds the final tables: TTBR0 empty (no identity map any more). */
+bool mmu_has_pan(void)
+{
+    return ((sysreg_read(id_aa64mmfr1_el1) >> 20) & 0xf) != 0; /* ID_AA64MMFR1_EL1.PAN */
+}
+
+/* Privileged Access Never (FEAT_PAN, ARMv8.1; ARM ARM D5.4.2): with PSTATE.PAN set, an EL1
+ * load or store to a page EL0 may access faults.  The kernel reaches user memory only
+ * through the linear map after a software walk (vm.c's copies), never through TTBR0, so
+ * with PAN on a stray user pointer in the kernel is a permission fault, not a silent read
+ * of what user space put there.  SCTLR_EL1.SPAN = 0 makes every exception into EL1 set
+ * PAN again; MSR PAN, #1 (encoded by hand: the kernel is built for ARMv8.0) sets it now.
+ * Without FEAT_PAN (cortex-a72) bit 23 is RES1 and stays set. */
+static void pan_enable(void)
+{
+    if (!mmu_has_pan()) {
+        return;
+    }
+    sysreg_write(sctlr_el1, sysreg_read(sctlr_el1) & ~SCTLR_SPAN);
+    isb();                                         /* SPAN in force before the next exception */
+    __asm__ volatile(".inst 0xd500419f" ::: "memory"); /* msr pan, #1 */
+    isb();
+}
+
+/* Every CPU, once TTBR1 holds the final tables: TTBR0 empty (no identity map any more), and
+ * PAN on where the CPU has it. */
 void mmu_init_secondary(void)
 {
     sysreg_write(ttbr0_el1, virt_to_phys(empty_l1));
@@ -146,6 +170,7 @@ void mmu_init_secondary(void)
     __asm__ volatile("tlbi vmalle1" ::: "memory"); /* and nothing of the identity map stays */
     dsb(nsh);                                      /* invalidation complete... */
     isb();                                         /* ...before the next fetch */
+    pan_enable();
 }
 
 /* The level-3 entry for a kernel VA in the stack window, allocating tables if asked. */

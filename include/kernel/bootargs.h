@@ -28,7 +28,9 @@
  *                         path: "data" (data abort), "undef" (undefined instruction),
  *                         "overflow" (kernel stack overflow), "write-text" (store into
  *                         kernel text), "exec-data" (execute kernel data), "guard" (read
- *                         the unmapped page below the boot stack)
+ *                         the unmapped page below the boot stack), "user-read" (load
+ *                         a user page directly, not through the copies: with PAN a
+ *                         fault, without it a message saying the CPU has no PAN)
  *   debug_exit=N          power off with exit status N (0..255) right after boot
  *   max_procs=N           processes alive or not yet reaped, 16..32767, default 4096
  *                         (spawn says -EAGAIN past it)
@@ -65,6 +67,7 @@ enum debug_fault {
     DEBUG_FAULT_WRITE_TEXT, /* store into kernel text: W^X must refuse */
     DEBUG_FAULT_EXEC_DATA,  /* jump into kernel data: W^X must refuse */
     DEBUG_FAULT_GUARD,      /* load from the boot stack's guard page */
+    DEBUG_FAULT_USER_READ,  /* load from a user page directly: PAN must refuse */
 };
 
 struct bootargs {

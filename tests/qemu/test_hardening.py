@@ -95,3 +95,32 @@ def test_hrd06_suite_leaks_nothing(suite):
     assert not suite.line_matching(r"^test leaks: FAILED"), suite
     assert suite.line_matching(r"^ALL TESTS PASSED$"), suite
     assert suite.status == 0, suite
+
+
+@pytest.mark.parametrize("cpu,pan", [("max", True), ("cortex-a72", False)])
+def test_hrd08_pan_refuses_direct_user_access(cpu, pan):
+    """HRD-08 (item 12): on a CPU with FEAT_PAN (-cpu max) PAN is on: the boot log says so,
+    and a kernel load from a user page that bypasses the copies is a permission fault
+    (ESR ISS 0x0f, FAR the user address).  Without FEAT_PAN (cortex-a72) the log says so and
+    the same load succeeds."""
+    b = zt.boot(cpus=2, bootargs="debug_fault=user-read debug_exit=0", cpu=cpu)
+    if pan:
+        assert "zerotick: memory protection: W^X kernel, PXN on user pages, PAN on" in b.lines()
+        assert re.search(r"panic: CPU 0: unexpected exception at EL1: data abort \(same EL\) "
+                         r"\(ESR 0x9600000f, FAR 0x0000000000400000\)", b.console), b
+        assert b.status == zt.PANIC_STATUS, b
+    else:
+        assert b.line_matching(r"^zerotick: memory protection: .*no PAN"), b
+        assert "debug_fault: the kernel read user page 0x400000 directly (value 0): this CPU " \
+               "has no PAN" in b.lines(), b
+
+
+def test_hrd09_suites_pass_with_pan_on():
+    """HRD-09 (item 12): usertests and hardtests pass on -cpu max with PAN on: the kernel
+    reaches user memory only through its checked copies (a direct access would panic)."""
+    b = zt.boot(cpus=4, cpu="max", timeout=SUITE_TIMEOUT,
+                bootargs="quiet dataplane=2-3 max_procs=128 init=/bin/sh -- -c "
+                         "'usertests; hardtests'")
+    assert "PAN on" in b.console and "panic" not in b.console, b
+    assert b.console.count("ALL TESTS PASSED") == 2, b
+    assert b.status == 0, b
