@@ -156,7 +156,7 @@ static void pan_enable(void)
         return;
     }
     sysreg_write(sctlr_el1, sysreg_read(sctlr_el1) & ~SCTLR_SPAN);
-    isb();                                         /* SPAN in force before the next exception */
+    isb();                                             /* SPAN in force before the next exception */
     __asm__ volatile(".inst 0xd500419f" ::: "memory"); /* msr pan, #1 */
     isb();
 }
@@ -343,6 +343,65 @@ paddr_t arch_as_unmap(struct arch_as *as, uint64_t va)
                      : "memory");
     dsb(ish);
     return pa;
+}
+
+/* More pages than this in one unmap: one TLBI ASIDE1IS for the whole space, not one per
+ * page (each broadcast invalidation is costly, most of all under emulation). */
+#define UNMAP_TLBI_PAGES 16
+
+/* Collected pages wait in a small array until the TLB no longer holds them. */
+struct unmap_batch {
+    paddr_t pa[64];
+    unsigned n;
+};
+
+static void batch_flush(const struct arch_as *as, struct unmap_batch *b,
+                        void (*freed)(paddr_t, void *), void *ctx)
+{
+    if (!b->n) {
+        return;
+    }
+    dsb(ishst); /* the cleared entries are visible to every walker */
+    __asm__ volatile("tlbi aside1is, %0" ::"r"((uint64_t)as->asid << 48) : "memory");
+    dsb(ish); /* ...and no CPU holds a translation for them any more */
+    for (unsigned i = 0; i < b->n; i++) {
+        freed(b->pa[i], ctx);
+    }
+    b->n = 0;
+}
+
+void arch_as_unmap_range(struct arch_as *as, uint64_t start, uint64_t end,
+                         void (*freed)(paddr_t pa, void *ctx), void *ctx)
+{
+    end = MIN(end, (uint64_t)USER_VA_TOP);
+    if (end <= start) {
+        return;
+    }
+    if ((end - start) / PAGE_SIZE <= UNMAP_TLBI_PAGES) {
+        for (uint64_t va = start; va < end; va += PAGE_SIZE) {
+            paddr_t pa = arch_as_unmap(as, va);
+            if (pa) {
+                freed(pa, ctx);
+            }
+        }
+        return;
+    }
+    struct unmap_batch b = {.n = 0};
+    for (uint64_t va = start; va < end; va += PAGE_SIZE) {
+        uint64_t *pte = user_pte(as, va, false);
+        if (!pte) {
+            va = (va | (L2_SIZE - 1)); /* no table here: skip its 2 MiB */
+            continue;
+        }
+        if (*pte & PTE_VALID) {
+            b.pa[b.n++] = *pte & PTE_ADDR_MASK;
+            *pte = 0;
+            if (b.n == sizeof(b.pa) / sizeof(b.pa[0])) {
+                batch_flush(as, &b, freed, ctx);
+            }
+        }
+    }
+    batch_flush(as, &b, freed, ctx);
 }
 
 paddr_t arch_as_lookup(const struct arch_as *as, uint64_t va, unsigned *prot)
