@@ -16,7 +16,7 @@ struct line {
     uint64_t bt[HKLOG_BT_DEPTH];
 };
 
-static spinlock_t ring_lock;
+static spinlock_t ring_lock = SPINLOCK_INIT_RANK(LOCK_LEAF);
 static struct line ring[LINES];
 static unsigned head, tail;
 static unsigned dropped;

@@ -16,6 +16,7 @@
 #include "kernel/stats.h"
 #include "kernel/main.h"
 #include "kernel/futex.h"
+#include "kernel/cycles.h"
 #include "kernel/hklog.h"
 #include "kernel/ipi.h"
 #include "kernel/irq.h"
@@ -27,6 +28,7 @@
 #include "kernel/task.h"
 #include "kernel/timer.h"
 #include "kernel/trace.h"
+#include "kernel/watchdog.h"
 #include "kernel/tty.h"
 #include "kernel/work.h"
 #include "uapi/zt_errno.h"
@@ -117,11 +119,44 @@ static void start_init(void)
     }
 }
 
+/* The debug faults that are the kernel's, not the CPU's: a long stretch with interrupts
+ * masked (the watchdog reports it) and a lock taken against the order (the checked kernel
+ * panics; the release kernel does not look). */
+static void kernel_debug_fault(enum debug_fault kind)
+{
+    static spinlock_t a_run_queue = SPINLOCK_INIT_RANK(LOCK_RQ);
+    static spinlock_t a_proc_lock = SPINLOCK_INIT_RANK(LOCK_PROC);
+    unsigned long flags;
+    switch (kind) {
+    case DEBUG_FAULT_IRQS_OFF:
+        flags = arch_irq_save();
+        for (uint64_t end = arch_counter_read() + cycles_from_ns(2 * NS_PER_SEC);
+             arch_counter_read() < end;) {
+            arch_cpu_relax();
+        }
+        arch_irq_restore(flags);
+        printk("debug_fault: cpu %u kept interrupts masked for 2 s\n", this_cpu_id());
+        break;
+    case DEBUG_FAULT_LOCK_ORDER:
+        flags = spin_lock_irqsave(&a_run_queue);
+        spin_lock(&a_proc_lock); /* proc_lock ranks below a run queue: wrong order */
+        spin_unlock(&a_proc_lock);
+        spin_unlock_irqrestore(&a_run_queue, flags);
+        printk("debug_fault: took proc_lock's rank inside a run queue's: this kernel does not "
+               "check the lock order\n");
+        break;
+    default:
+        arch_debug_fault(kind);
+        break;
+    }
+}
+
 void kernel_late_init(void)
 {
+    watchdog_start(bootargs.watchdog_ms); /* housekeeping CPUs that stop taking interrupts */
     if (bootargs.debug_fault != DEBUG_FAULT_NONE) {
         printk("debug_fault: faulting on purpose now\n");
-        arch_debug_fault(bootargs.debug_fault);
+        kernel_debug_fault(bootargs.debug_fault);
     }
     if (bootargs.debug_exit >= 0) {
         printk("debug_exit: powering off with status %d\n", bootargs.debug_exit);

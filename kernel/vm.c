@@ -38,7 +38,7 @@ static uint64_t page_round_up(uint64_t v)
 
 int vm_init(struct vm *vm)
 {
-    vm->lock = (spinlock_t)SPINLOCK_INIT;
+    spin_lock_init(&vm->lock, LOCK_VM);
     list_init(&vm->vmas);
     vm->pages = 0;
     vm->nregions = 0;

@@ -40,7 +40,7 @@ extern char boot_stack_guard_lo[], boot_stack[], boot_stack_top[], boot_stack_gu
 
 static uint64_t *kernel_l1;
 paddr_t kernel_ttbr1_pa; /* read by boot.S on secondary CPUs */
-static spinlock_t kmap_lock;
+static spinlock_t kmap_lock = SPINLOCK_INIT_RANK(LOCK_ALLOC);
 /* An all-invalid table for TTBR0 while no user address space is active. */
 static uint64_t empty_l1[512] __attribute__((aligned(PAGE_SIZE)));
 
@@ -221,7 +221,7 @@ bool arch_kva_is_mapped(uint64_t va)
 
 #define ASID_MAX 4096 /* plenty for this kernel; 0 is reserved for "none" */
 
-static spinlock_t asid_lock;
+static spinlock_t asid_lock = SPINLOCK_INIT_RANK(LOCK_LEAF);
 static uint64_t asid_used[ASID_MAX / 64];
 static unsigned asid_next = 1;
 

@@ -124,3 +124,25 @@ def test_hrd09_suites_pass_with_pan_on():
     assert "PAN on" in b.console and "panic" not in b.console, b
     assert b.console.count("ALL TESTS PASSED") == 2, b
     assert b.status == 0, b
+
+
+def test_hrd10_watchdog_reports_masked_interrupts():
+    """HRD-10 (item 14): CPU 0 keeps interrupts masked for 2 s; the watchdog (watchdog=200)
+    reports it once, from the other housekeeping CPU, with a stall of at least 200 ms."""
+    b = zt.boot(cpus=2, bootargs="debug_fault=irqs-off watchdog=200 debug_exit=0")
+    reports = [l for l in b.lines() if l.startswith("watchdog: ")]
+    assert len(reports) == 1, b
+    m = re.match(r"watchdog: cpu 0 has taken no interrupt for (\d+) ms \(interrupts masked too "
+                 r"long\?\), seen from cpu 1$", reports[0])
+    assert m and int(m.group(1)) >= 200, b
+    assert "debug_fault: cpu 0 kept interrupts masked for 2 s" in b.lines(), b
+    assert b.status == 0, b
+
+
+def test_hrd11_lock_order_is_checked():
+    """HRD-11 (item 14): the checked kernel (what make test boots) panics, naming both locks,
+    when a lock is taken against the order of include/kernel/lockrank.h."""
+    b = zt.boot(cpus=2, bootargs="debug_fault=lock-order debug_exit=0")
+    assert re.search(r"panic: CPU 0: lock order: CPU 0 takes proc_lock \(0x[0-9a-f]+, rank 10\) "
+                     r"while it holds a run queue \(0x[0-9a-f]+, rank 40\)", b.console), b
+    assert b.status == zt.PANIC_STATUS, b
