@@ -59,6 +59,7 @@ void ipi_stop_others(void)
 
 void ipi_receive(unsigned reason)
 {
+    ASSERT_IRQS_MASKED();
     ASSERT(reason < IPI_NR);
     STAT_INC(ipi_recv[reason]);
     trace_event(ZT_TR_IPI_RECV, reason,

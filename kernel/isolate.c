@@ -21,6 +21,7 @@
 #include "kernel/ipi.h"
 #include "kernel/lib.h"
 #include "kernel/page.h"
+#include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
@@ -231,6 +232,7 @@ long isol_prctl(unsigned long option, unsigned long flags)
 
 void isol_kernel_entry_owned(void)
 {
+    ASSERT_IRQS_MASKED();
     struct isol_cpu *ic = mine();
     if (!ic->task) {
         return;
@@ -285,6 +287,7 @@ static bool allowed_syscall(uint64_t nr, const struct trap_frame *f)
 
 bool isol_syscall_owned(uint64_t nr, const struct trap_frame *f)
 {
+    ASSERT_IRQS_MASKED();
     struct isol_cpu *ic = mine();
     if (!ic->entry_pending) {
         return false;
@@ -303,6 +306,7 @@ bool isol_syscall_owned(uint64_t nr, const struct trap_frame *f)
  * for an undefined instruction, whose arch name says less than the kind's. */
 bool isol_exception_owned(const struct exc_info *e)
 {
+    ASSERT_IRQS_MASKED();
     if (!mine()->entry_pending) {
         return false;
     }
@@ -317,6 +321,7 @@ bool isol_exception_owned(const struct exc_info *e)
 
 void isol_interrupt_owned(enum irq_class cls, unsigned n)
 {
+    ASSERT_IRQS_MASKED();
     struct isol_cpu *ic = mine();
     if (!ic->entry_pending) {
         return;
@@ -380,6 +385,7 @@ static void check_timers(struct task *t)
 
 void isol_exit_to_user_owned(void)
 {
+    ASSERT_IRQS_MASKED();
     struct isol_cpu *ic = mine();
     struct task *t = current();
     if (!ic->task || ic->task != t || !(t->isol_flags & PR_TASK_ISOLATION_ENABLE)) {

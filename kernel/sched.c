@@ -121,12 +121,16 @@ void sched_init_cpu(struct cpu *c)
 
 static void enqueue(struct runqueue *rq, struct task *t)
 {
+    ASSERT_HELD(&rq->lock);
+    ASSERT(t->state == TASK_RUNNABLE && t != rq->idle);
     list_add_tail(&rq->queue, &t->rq_link);
     __atomic_store_n(&rq->nr_queued, rq->nr_queued + 1, __ATOMIC_RELAXED);
 }
 
 static struct task *dequeue_head(struct runqueue *rq)
 {
+    ASSERT_HELD(&rq->lock);
+    ASSERT(rq->nr_queued > 0 && !list_empty(&rq->queue));
     struct task *t = container_of(rq->queue.next, struct task, rq_link);
     list_del(&t->rq_link);
     __atomic_store_n(&rq->nr_queued, rq->nr_queued - 1, __ATOMIC_RELAXED);
@@ -135,6 +139,8 @@ static struct task *dequeue_head(struct runqueue *rq)
 
 static void dequeue(struct runqueue *rq, struct task *t)
 {
+    ASSERT_HELD(&rq->lock);
+    ASSERT(rq->nr_queued > 0);
     list_del(&t->rq_link);
     __atomic_store_n(&rq->nr_queued, rq->nr_queued - 1, __ATOMIC_RELAXED);
 }
@@ -215,11 +221,17 @@ static unsigned choose_cpu(const struct task *t)
 }
 
 /* Put t (TASK_WAKING, off every CPU, on no queue) on a run queue. */
+/* The rule when a task's affinity holds no online CPU: it cannot happen (a mask without an
+ * online CPU is refused by sched_set_affinity and spawn, and CPUs never go offline), so
+ * checked builds assert it; should it happen anyway, the task runs on CPU 0, the one CPU
+ * that is always online and housekeeping, rather than nowhere. */
 static void place_task(struct task *t)
 {
+    ASSERT(t->state == TASK_WAKING && !t->on_cpu);
     unsigned cpu = choose_cpu(t);
+    ASSERT(cpu < MAX_CPUS);
     if (cpu >= MAX_CPUS) {
-        cpu = 0; /* affinity lost every online CPU: sched_set_affinity prevents this */
+        cpu = 0;
     }
     struct runqueue *rq = &rqs[cpu];
     spin_lock(&rq->lock);
@@ -365,6 +377,7 @@ static void save_user_state(struct runqueue *rq, struct task *prev)
 /* Pick the next task under rq->lock; decides what happens to prev. */
 static struct task *pick_next(struct runqueue *rq, struct task *prev, unsigned cpu)
 {
+    ASSERT_HELD(&rq->lock);
     bool prev_runnable = prev != rq->idle && prev->state == TASK_RUNNABLE;
     if (prev_runnable && !cpumask_has(prev->affinity, cpu)) {
         prev->state = TASK_WAKING; /* finish_switch places it on an allowed CPU */
@@ -381,13 +394,27 @@ static struct task *pick_next(struct runqueue *rq, struct task *prev, unsigned c
     return prev_runnable ? prev : rq->idle;
 }
 
+/* What must hold whenever the CPU switches from prev to next (checked builds).  prev is the
+ * task on this CPU; next is runnable, off every CPU and allowed here. */
+static void check_switch(const struct runqueue *rq, const struct task *prev,
+                         const struct task *next, unsigned cpu)
+{
+    ASSERT(prev->on_cpu && (prev == rq->idle || prev->cpu == cpu));
+    ASSERT(next != prev && !next->on_cpu);
+    ASSERT(next == rq->idle || (next->state == TASK_RUNNABLE && next->cpu == cpu));
+    ASSERT(next == rq->idle || cpumask_has(next->affinity, cpu));
+    ASSERT(list_empty(&rq->queue) == (rq->nr_queued == 0));
+}
+
 void schedule(void)
 {
+    ASSERT(spin_held_count() == 0); /* a switch with a lock held could deadlock this CPU */
     unsigned long flags = arch_irq_save();
     unsigned cpu = this_cpu_id();
     struct runqueue *rq = &rqs[cpu];
     spin_lock(&rq->lock);
     struct task *prev = rq->current;
+    ASSERT(prev == this_cpu()->current_task);
     rq->need_resched = false;
     timer_note_change(cpu); /* the slice, the queue or the running task may change */
     struct task *next = pick_next(rq, prev, cpu);
@@ -398,6 +425,9 @@ void schedule(void)
     }
     if (prev->need_migrate && prev->isol_flags) {
         isol_task_exit(prev); /* moved off its isolated CPU: isolation ends here, on it */
+    }
+    if (ZT_CHECKS_ON) {
+        check_switch(rq, prev, next, cpu);
     }
     uint64_t now = arch_counter_read();
     next->on_cpu = true;

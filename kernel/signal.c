@@ -10,6 +10,7 @@
 #include "kernel/cpu.h"
 #include "kernel/ipi.h"
 #include "kernel/lib.h"
+#include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/task.h"
@@ -60,6 +61,7 @@ static bool valid_signal(int sig)
 
 int signal_send_proc_locked(struct process *p, int sig)
 {
+    ASSERT_HELD(&proc_lock);
     if (!valid_signal(sig)) {
         return -EINVAL;
     }
@@ -77,6 +79,7 @@ int signal_send_proc_locked(struct process *p, int sig)
 
 int signal_send_task_locked(struct task *t, int sig)
 {
+    ASSERT_HELD(&proc_lock);
     if (!valid_signal(sig)) {
         return -EINVAL;
     }
@@ -88,6 +91,7 @@ int signal_send_task_locked(struct task *t, int sig)
 /* Take the lowest deliverable signal off the pending sets (proc_lock held); 0 if none. */
 static int dequeue_signal(struct task *t)
 {
+    ASSERT_HELD(&proc_lock);
     uint64_t d = deliverable(t);
     if (!d) {
         return 0;
