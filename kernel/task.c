@@ -59,6 +59,7 @@ static struct task *task_alloc(struct process *p, int tid)
     list_init(&t->wait_link);
     list_init(&t->thread_link);
     timer_init(&t->sleep_timer, 0);
+    waitq_init(&t->sleep_wq);
     arch_context_init(&t->ctx, t->frame, sched_task_first_run);
     return t;
 }

@@ -119,17 +119,20 @@ void waitq_interrupt(struct task *t)
     spin_unlock_irqrestore(&wq->lock, flags);
 }
 
+/* The queue is the task's own (no waker knows it: only the timer or a signal ends the
+ * sleep).  It used to live on the sleeper's stack; a signal sender that had read
+ * t->waiting_on could then lock it after the sleeper had returned and the stack was reused
+ * (the checked build's spinlock owner check caught it in USER-01 at -smp 4). */
 int sleep_until(uint64_t deadline)
 {
-    struct waitq wq; /* nobody else knows it: only the timer or a signal ends the sleep */
-    waitq_init(&wq);
+    struct waitq *wq = &current()->sleep_wq;
     for (;;) {
-        unsigned long flags = spin_lock_irqsave(&wq.lock);
+        unsigned long flags = spin_lock_irqsave(&wq->lock);
         if (arch_counter_read() >= deadline) {
-            spin_unlock_irqrestore(&wq.lock, flags);
+            spin_unlock_irqrestore(&wq->lock, flags);
             return 0;
         }
-        int r = waitq_sleep_locked(&wq, flags, deadline);
+        int r = waitq_sleep_locked(wq, flags, deadline);
         if (r == -EINTR) {
             return r;
         }

@@ -72,6 +72,9 @@ struct task {
 
     /* blocking */
     struct waitq *waiting_on; /* wait queue it sleeps on (guarded by that queue's lock) */
+    struct waitq sleep_wq;    /* sleep_until's own queue: in the task, not on its stack, so a
+                                 signal sender (proc_lock held: the task cannot be freed) can
+                                 still lock it after the sleeper has left sleep_until */
     struct list wait_link;
     int wake_reason; /* 0 woken, -EINTR interrupted, -ETIMEDOUT timer */
     struct timer sleep_timer;
