@@ -213,7 +213,7 @@ $(B)/host/libzt.a: $(HOST_LIB_OBJS)
 $(B)/host/tests/%: tests/unit/%.c $(B)/host/libzt.a
 	@mkdir -p $(dir $@)
 	@echo "  HOSTLD  $@"
-	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Itests/unit -o $@ $< $(B)/host/libzt.a -lcmocka
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Itests/unit -o $@ $< $(B)/host/libzt.a -lcmocka -lpthread
 
 unit: deps-test $(UNIT_BINS)
 

@@ -193,7 +193,11 @@ void arch_as_destroy(struct arch_as *as);
 int arch_as_map(struct arch_as *as, uint64_t va, paddr_t pa, unsigned prot);
 /* Unmap user page `va`: returns the page that was mapped there, or 0. */
 paddr_t arch_as_unmap(struct arch_as *as, uint64_t va);
-/* Software walk: the page mapped at `va` (0 if none) and its PROT_ bits in *prot. */
+/* Free the translation tables of `as` that served only [start, end), now that nothing is
+ * mapped there (their cached walks are invalidated by broadcast TLBI: no IPI). */
+void arch_as_trim(struct arch_as *as, uint64_t start, uint64_t end);
+/* Software walk: the page mapped at `va` (0 if none) and its PROT_ bits in *prot (0 for a
+ * PROT_NONE page: mapped, but no access from user space nor through the kernel's copies). */
 paddr_t arch_as_lookup(const struct arch_as *as, uint64_t va, unsigned *prot);
 /* Make `as` this CPU's user address space (NULL: none). */
 void arch_as_activate(const struct arch_as *as);

@@ -23,10 +23,13 @@
 
 #include <stddef.h>
 
-#define DEFAULT_HZ   100
-#define MAX_HZ       1000
-#define DEFAULT_INIT "/bin/sh"
-#define CLIP_LEN     32 /* user text quoted in a warning is cut to this many characters */
+#define DEFAULT_HZ        100
+#define MAX_HZ            1000
+#define DEFAULT_MAX_PROCS 4096
+#define MIN_MAX_PROCS     16
+#define MAX_MAX_PROCS     32767
+#define DEFAULT_INIT      "/bin/sh"
+#define CLIP_LEN          32 /* user text quoted in a warning is cut to this many characters */
 
 /* A slice of the command line: not NUL-terminated. */
 struct text {
@@ -242,7 +245,8 @@ static void set_tick(struct parser *p, const struct param_token *t)
     }
 }
 
-/* Shared by hz= and debug_exit=: a number in lo..hi, or a warning ending in "; ". */
+/* Shared by hz=, debug_exit= and max_procs=: a number in lo..hi, or a warning ending in
+ * "; ". */
 static bool number_in_range(struct parser *p, const struct param_token *t, unsigned lo, unsigned hi,
                             unsigned *out, struct tbuf *tb)
 {
@@ -276,6 +280,19 @@ static void set_hz(struct parser *p, const struct param_token *t)
     }
     tbuf_str(&tb, "using hz=");
     tbuf_dec(&tb, p->ba->hz);
+}
+
+static void set_max_procs(struct parser *p, const struct param_token *t)
+{
+    unsigned v;
+    struct tbuf tb;
+
+    if (number_in_range(p, t, MIN_MAX_PROCS, MAX_MAX_PROCS, &v, &tb)) {
+        p->ba->max_procs = v;
+        return;
+    }
+    tbuf_str(&tb, "using max_procs=");
+    tbuf_dec(&tb, p->ba->max_procs);
 }
 
 static void set_debug_exit(struct parser *p, const struct param_token *t)
@@ -367,6 +384,7 @@ static const struct param params[] = {
     {"init", set_init, NULL, 0},
     {"debug_fault", set_debug_fault, NULL, 0},
     {"debug_exit", set_debug_exit, NULL, 0},
+    {"max_procs", set_max_procs, NULL, 0},
     {"tick_residual", set_flag, "tick_residual", offsetof(struct bootargs, tick_residual)},
     {"debug_1hz_tick", set_flag, "tick_residual", offsetof(struct bootargs, tick_residual)},
     {"isol_debug", set_flag, "isol_debug", offsetof(struct bootargs, isol_debug)},
@@ -552,6 +570,7 @@ static void bootargs_defaults(struct bootargs *ba)
     ba->quiet = false;
     ba->debug_fault = DEBUG_FAULT_NONE;
     ba->debug_exit = -1;
+    ba->max_procs = DEFAULT_MAX_PROCS;
     ba->init_path[0] = '\0';
     ba->init_argc = 0;
     for (int i = 0; i < BOOTARGS_MAX_INIT_ARGS; i++) {

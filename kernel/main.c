@@ -125,10 +125,11 @@ void kernel_late_init(void)
         printk("debug_exit: powering off with status %d\n", bootargs.debug_exit);
         power_off(bootargs.debug_exit);
     }
-    isol_init(bootargs.isol_debug); /* task isolation's report printer */
-    start_init();                   /* first: init is pid 1 */
-    work_start();                   /* the housekeeping worker thread */
-    stats_start_sampler();          /* rates for `cpus`, folded on housekeeping once a second */
+    isol_init(bootargs.isol_debug);     /* task isolation's report printer */
+    proc_set_limit(bootargs.max_procs); /* processes alive or zombie */
+    start_init();                       /* first: init is pid 1 */
+    work_start();                       /* the housekeeping worker thread */
+    stats_start_sampler();              /* rates for `cpus`, folded on housekeeping once a second */
 }
 
 /* The local timer's settings from the command line (timer.h). */

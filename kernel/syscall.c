@@ -68,6 +68,9 @@ static long sys_write(struct trap_frame *f)
         }
         console_write(tmp, chunk);
         done += chunk;
+        if (done < n && signal_interrupts(current())) {
+            return (long)done; /* a terminal write stops at a signal with what it wrote */
+        }
     }
     return (long)done;
 }
@@ -148,12 +151,15 @@ static long sys_sched_setaffinity(struct trap_frame *f)
     if (!mask) {
         return -EINVAL;
     }
+    struct sched_move move;
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     struct task *t = task_of((int)A(0));
-    long r = t ? sched_set_affinity(t, mask) : -ESRCH;
+    long r = t ? sched_set_affinity(t, mask, &move) : -ESRCH;
     spin_unlock_irqrestore(&proc_lock, flags);
     if (r == 0 && t == current()) {
         schedule(); /* move now if this CPU is no longer allowed */
+    } else if (r == 0) {
+        sched_wait_moved(&move); /* returns once it runs where it may (Linux does too) */
     }
     return r;
 }

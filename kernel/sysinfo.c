@@ -12,6 +12,7 @@
 #include "kernel/ipi.h"
 #include "kernel/isolate.h"
 #include "kernel/kmem.h"
+#include "kernel/kstack.h"
 #include "kernel/lib.h"
 #include "kernel/power.h"
 #include "kernel/page.h"
@@ -203,7 +204,7 @@ long sys_zt_poweroff(struct trap_frame *f)
 
 long sys_zt_meminfo(struct trap_frame *f)
 {
-    struct zt_meminfo mi = {PAGE_SIZE, page_total_count(), page_free_count()};
+    struct zt_meminfo mi = {PAGE_SIZE, page_total_count(), page_free_count(), kstack_used_count()};
     return copy_to_user(my_vm(), A(0), &mi, sizeof(mi)) ? -EFAULT : 0;
 }
 

@@ -119,12 +119,13 @@ void waitq_interrupt(struct task *t)
     spin_unlock_irqrestore(&wq->lock, flags);
 }
 
-/* The queue is the task's own (no waker knows it: only the timer or a signal ends the
- * sleep).  It used to live on the sleeper's stack; a signal sender that had read
- * t->waiting_on could then lock it after the sleeper had returned and the stack was reused
- * (the checked build's spinlock owner check caught it in USER-01 at -smp 4). */
 int sleep_until(uint64_t deadline)
 {
+    /* The task's own queue: nobody else waits on it, only the timer or a signal ends the
+     * sleep.  It lives in the task, not on the stack, because a signal sender reaches it
+     * through t->waiting_on without knowing whether the sleep is still under way: it may
+     * take its lock just after the timer ended the sleep, and the memory must still be a
+     * wait queue then (the checked kernel caught a sender unlocking a dead stack frame). */
     struct waitq *wq = &current()->sleep_wq;
     for (;;) {
         unsigned long flags = spin_lock_irqsave(&wq->lock);

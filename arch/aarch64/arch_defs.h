@@ -40,7 +40,7 @@
 #define KSTACK_SIZE   (1 << KSTACK_SHIFT)
 #define KSTACK_SLOT   (2 * KSTACK_SIZE)
 #define KSTACK_WINDOW 0xffffffc000000000
-#define KSTACK_SLOTS  32768 /* 1 GiB of window */
+#define KSTACK_SLOTS  8192 /* 256 MiB of window: at most 8,191 tasks */
 
 #define USER_VA_TOP 0x0000008000000000 /* first address above user space */
 

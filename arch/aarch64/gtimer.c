@@ -62,8 +62,11 @@ unsigned arch_timer_irq(void)
 /*
  * The PMU, set up on every CPU for measurement from user space (ARM ARM D7, PMUv3):
  * event counter 0 counts INST_RETIRED (event 0x08) at EL0 and EL1, the cycle counter runs,
- * EL0 may read both (PMUSERENR_EL0.EN/CR/ER), and no overflow interrupt is ever enabled —
- * so the PMU can never interrupt a CPU.  Under QEMU INST_RETIRED is exact only with
+ * EL0 may read both (PMUSERENR_EL0.CR/ER) but not write or reprogram anything: EN stays
+ * clear, so an EL0 write to PMCR_EL0 and friends is an undefined instruction (SIGILL).  The
+ * counters are shared by every task on the CPU; one task resetting them would falsify
+ * another's measurement.  No overflow interrupt is ever enabled, so the PMU can never
+ * interrupt a CPU.  Under QEMU INST_RETIRED is exact only with
  * -icount (REPRO=1); the cycle counter there counts virtual time.
  */
 #define PMCR_E           (1u << 0)
@@ -71,7 +74,6 @@ unsigned arch_timer_irq(void)
 #define PMCR_C           (1u << 2)
 #define PMCR_LC          (1u << 6)
 #define PMU_INST_RETIRED 0x08
-#define PMUSERENR_EN     (1u << 0)
 #define PMUSERENR_CR     (1u << 2)
 #define PMUSERENR_ER     (1u << 3)
 
@@ -85,6 +87,6 @@ void pmu_init_cpu(void)
     sysreg_write(pmccfiltr_el0, 0);
     sysreg_write(pmcntenset_el0, (1ull << 31) | 1);
     sysreg_write(pmcr_el0, PMCR_E | PMCR_P | PMCR_C | PMCR_LC);
-    sysreg_write(pmuserenr_el0, PMUSERENR_EN | PMUSERENR_CR | PMUSERENR_ER);
+    sysreg_write(pmuserenr_el0, PMUSERENR_CR | PMUSERENR_ER);
     isb(); /* the counters run and EL0 may read them before this CPU first enters EL0 */
 }

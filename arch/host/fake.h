@@ -31,6 +31,7 @@ struct fake_state {
     size_t rx_len;
     uint64_t tls;
     int cpu_start_error;
+    unsigned as_trims; /* arch_as_trim calls */
     struct fake_pte ptes[FAKE_MAX_PTES];
     size_t mapped_pages;
     unsigned map_fail_after; /* if non-zero: the Nth arch_as_map from now fails */
@@ -40,8 +41,8 @@ struct fake_state {
 
 extern struct fake_state fake;
 extern uint64_t fake_counter;
-extern unsigned long fake_irq_masked;
-extern struct cpu *fake_cpu;
+extern __thread unsigned long fake_irq_masked;
+extern __thread struct cpu *fake_cpu;
 
 void fake_reset(void);
 

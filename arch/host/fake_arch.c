@@ -17,9 +17,9 @@
 #include "uapi/zt_syscall.h"
 #include "uapi/zt_virt.h"
 
-struct cpu *fake_cpu;
+__thread struct cpu *fake_cpu; /* per host thread: a thread is one CPU */
 uint64_t fake_counter;
-unsigned long fake_irq_masked;
+__thread unsigned long fake_irq_masked;
 struct fake_state fake;
 
 const char __initrd_start[1], __initrd_end[1];
@@ -332,6 +332,11 @@ paddr_t arch_as_lookup(const struct arch_as *as, uint64_t va, unsigned *prot)
         *prot = p->prot;
     }
     return p ? p->pa : 0;
+}
+
+void arch_as_trim(struct arch_as *as, uint64_t start, uint64_t end)
+{
+    fake.as_trims++; /* a flat table has no intermediate tables to free */
 }
 
 void arch_as_activate(const struct arch_as *as)

@@ -30,6 +30,8 @@
  *                         kernel text), "exec-data" (execute kernel data), "guard" (read
  *                         the unmapped page below the boot stack)
  *   debug_exit=N          power off with exit status N (0..255) right after boot
+ *   max_procs=N           processes alive or not yet reaped, 16..32767, default 4096
+ *                         (spawn says -EAGAIN past it)
  * "--" itself ends kernel parameters.  Values are case-sensitive.  A later parameter overrides
  * an earlier one.  The flags (tick_residual, isol_debug, quiet and their Linux names) may be
  * bare (meaning 1), =1 or =0.  A value may be double-quoted, as on Linux (init="/bin/x").
@@ -76,6 +78,7 @@ struct bootargs {
     bool exit_stats; /* print every CPU's exception counts at power-off */
     enum debug_fault debug_fault;
     int debug_exit; /* -1: none */
+    unsigned max_procs;
 
     char init_path[BOOTARGS_PATH_MAX]; /* "" when not given */
     int init_argc;                     /* arguments after "--" (not counting the program itself) */

@@ -48,8 +48,11 @@ bool isol_exception_owned(const struct exc_info *e);
 void isol_interrupt_owned(enum irq_class cls, unsigned n);
 /* The last step before returning to user space: quiesce if the task is isolated. */
 void isol_exit_to_user_owned(void);
-/* The task is leaving (exit): its CPU is no longer isolated. */
-void isol_task_exit(struct task *t);
+/* End t's isolation and give its CPU back (exit, prctl, a move, a violation): the one
+ * function that empties a CPU's isolation slot.  t is current, or cannot run (not running,
+ * or asleep) and its run-queue lock is held (THE RULE in isolate.c).  Nothing if t is not
+ * isolated. */
+void isol_release(struct task *t);
 
 /* The hooks above in their fast form: one load on a CPU that no isolated task owns. */
 static inline void isol_kernel_entry(void)

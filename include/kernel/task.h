@@ -72,14 +72,12 @@ struct task {
 
     /* blocking */
     struct waitq *waiting_on; /* wait queue it sleeps on (guarded by that queue's lock) */
-    struct waitq sleep_wq;    /* sleep_until's own queue: in the task, not on its stack, so a
-                                 signal sender (proc_lock held: the task cannot be freed) can
-                                 still lock it after the sleeper has left sleep_until */
     struct list wait_link;
     int wake_reason; /* 0 woken, -EINTR interrupted, -ETIMEDOUT timer */
     struct timer sleep_timer;
-    struct vm *futex_vm;  /* address space and user address it waits on in FUTEX_WAIT */
-    uint64_t futex_uaddr; /* (0 otherwise) */
+    struct waitq sleep_wq; /* what sleep_until sleeps on (nobody else waits there) */
+    struct vm *futex_vm;   /* address space and user address it waits on in FUTEX_WAIT */
+    uint64_t futex_uaddr;  /* (0 otherwise) */
 
     /* accounting, in counter cycles (acct.c) */
     uint64_t user_cycles;
@@ -96,6 +94,7 @@ struct task {
 
     /* task isolation (isolate.c) */
     unsigned isol_flags; /* PR_TASK_ISOLATION_* while isolated, else 0 */
+    unsigned isol_cpu;   /* the CPU whose isolation slot it holds (when isol_flags != 0) */
 };
 
 enum proc_state {
@@ -139,6 +138,10 @@ static inline struct task *current(void)
 {
     return this_cpu()->current_task;
 }
+
+/* At most n processes alive or not yet reaped (boot: max_procs=); spawn says -EAGAIN past
+ * it, so a parent that never reaps cannot fill memory with zombies. */
+void proc_set_limit(unsigned n);
 
 /* Start the first process: /bin/init with `argv`.  Returns its pid or -errno. */
 int proc_start_init(char *const argv[], int argc);

@@ -157,8 +157,11 @@ struct zt_task_info {
     uint8_t pad[2];
     char name[ZT_NAME_LEN];
     uint64_t affinity;
-    uint64_t user_ns; /* time in user space */
-    uint64_t sys_ns;  /* time in the kernel on its behalf */
+    uint64_t user_ns;    /* time in user space */
+    uint64_t sys_ns;     /* time in the kernel on its behalf */
+    uint32_t vm_regions; /* regions (mappings) of its address space */
+    uint32_t pad2;
+    uint64_t vm_pages; /* pages mapped in its address space (all populated) */
 };
 
 /* One CPU, as `cpus` shows it.  Read from kernel counters without disturbing that CPU. */
@@ -195,6 +198,7 @@ struct zt_meminfo {
     uint64_t page_size;
     uint64_t total_pages;
     uint64_t free_pages;
+    uint64_t kstacks_used; /* kernel stacks in use: tasks alive or not yet freed */
 };
 
 struct zt_cpu_counters {

@@ -189,6 +189,10 @@ static struct task *new_task(unsigned i, cpumask_t affinity)
     list_init(&p->children);
     t->proc = p;
     t->tid = p->pid;
+    list_init(&t->rq_link); /* as task_alloc prepares a task */
+    list_init(&t->wait_link);
+    timer_init(&t->sleep_timer, 0);
+    waitq_init(&t->sleep_wq);
     ksnprintf(t->name, sizeof(t->name), "iso%u", i);
     list_add_tail(&p->threads, &t->thread_link);
     p->nthreads = 1;

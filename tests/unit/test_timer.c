@@ -12,7 +12,10 @@
  * its queue empty and the hardware disarmed, and checks that state on entry.  Tests that need
  * a fresh queue or a running task (periodic, residual, contention, owners) use CPUs 1..5.
  */
+#include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -331,6 +334,7 @@ static void tmr17_list_reports_owner(TEST_STATE)
     owner_task.tid = 42;
     owner_task.affinity = CPUMASK_BIT(5);
     owner_task.cpu = 5;
+    timer_init(&owner_task.sleep_timer, 0); /* as task_alloc does */
     sched_start_task(&owner_task);
     use_cpu(5);
     fake.switch_returns = true;
@@ -462,6 +466,102 @@ static void tmr22_interrupt_disarm_and_rearm(TEST_STATE)
     assert_int_equal(fake.timer_deadline[0], 0);
 }
 
+/* ------------------------------------------------------------------ two CPUs as two threads */
+
+static int slow_in, slow_release, slow_done, cancel_returned, done_when_cancel_returned;
+
+/* A callback that takes its time: it runs until the test releases it. */
+static void slow_fire(struct timer *t)
+{
+    __atomic_store_n(&slow_in, 1, __ATOMIC_SEQ_CST);
+    while (!__atomic_load_n(&slow_release, __ATOMIC_SEQ_CST)) {
+        sched_yield();
+    }
+    __atomic_store_n(&slow_done, 1, __ATOMIC_SEQ_CST);
+}
+
+static void *cpu1_takes_interrupt(void *arg)
+{
+    use_cpu(1);
+    fake_irq_masked = 1; /* this thread's CPU is in its interrupt handler */
+    take_timer_interrupt();
+    return NULL;
+}
+
+static void *cpu2_cancels(void *arg)
+{
+    use_cpu(2);
+    timer_cancel(&tm[0]);
+    __atomic_store_n(&done_when_cancel_returned, __atomic_load_n(&slow_done, __ATOMIC_SEQ_CST),
+                     __ATOMIC_SEQ_CST);
+    __atomic_store_n(&cancel_returned, 1, __ATOMIC_SEQ_CST);
+    return NULL;
+}
+
+/* TMR-27: timer_cancel waits for a callback already running on another CPU, so memory the
+ * callback uses (a sleeper's wait queue on its stack) stays valid until it has finished
+ * (issue 9: the callback locked freed stack memory after cancel had returned) */
+static void tmr27_cancel_waits_for_running_callback(TEST_STATE)
+{
+    pthread_t irq, canceller;
+    cpu_setup(1);
+    cpu_setup(2);
+    slow_in = slow_release = slow_done = cancel_returned = done_when_cancel_returned = 0;
+    timer_init(&tm[0], slow_fire);
+    use_cpu(1);
+    timer_arm(&tm[0], 100);
+    use_cpu(0);
+    fake_counter = 200;
+    assert_int_equal(pthread_create(&irq, NULL, cpu1_takes_interrupt, NULL), 0);
+    while (!__atomic_load_n(&slow_in, __ATOMIC_SEQ_CST)) {
+        sched_yield();
+    }
+    assert_int_equal(pthread_create(&canceller, NULL, cpu2_cancels, NULL), 0);
+    usleep(50 * 1000); /* ample time for a cancel that does not wait to return */
+    assert_int_equal(__atomic_load_n(&cancel_returned, __ATOMIC_SEQ_CST), 0);
+    __atomic_store_n(&slow_release, 1, __ATOMIC_SEQ_CST);
+    assert_int_equal(pthread_join(canceller, NULL), 0);
+    assert_int_equal(pthread_join(irq, NULL), 0);
+    assert_int_equal(cancel_returned, 1);
+    assert_int_equal(done_when_cancel_returned, 1);
+    assert_int_equal(tm[0].running_on, -1);
+}
+
+/* TMR-28: cancelling a timer from its own callback does not wait for itself */
+static int self_cancel_result = -1;
+
+static void cancels_itself(struct timer *t)
+{
+    self_cancel_result = timer_cancel(t);
+}
+
+static void tmr28_cancel_from_own_callback(TEST_STATE)
+{
+    timer_init(&tm[0], cancels_itself);
+    timer_arm(&tm[0], 100);
+    fake_counter = 100;
+    take_timer_interrupt();
+    assert_int_equal(self_cancel_result, 0);
+}
+
+/* TMR-29: timer_move takes an armed timer to another CPU's queue with its deadline, says
+ * when that CPU must reprogram, and leaves an unarmed timer alone */
+static void tmr29_move(TEST_STATE)
+{
+    struct timer out[2];
+    cpu_setup(1);
+    timer_arm(&tm[0], 500);
+    assert_true(timer_move(&tm[0], 1)); /* CPU 1 had nothing programmed */
+    assert_int_equal(timer_cpu(&tm[0]), 1);
+    assert_int_equal(timer_list(0, out, 2), 0);
+    assert_int_equal(timer_list(1, out, 2), 1);
+    assert_int_equal(out[0].deadline, 500);
+    assert_false(timer_move(&tm[0], 1)); /* already there */
+    assert_false(timer_move(&tm[1], 1)); /* not armed */
+    assert_int_equal(timer_cpu(&tm[1]), -1);
+    assert_true(timer_cancel(&tm[0]));
+}
+
 /* TMR-23: a deadline of UINT64_MAX is written like any other value */
 static void tmr23_max_deadline_written(TEST_STATE)
 {
@@ -525,6 +625,7 @@ static void tmr25_residual_on_dataplane_only(TEST_STATE)
     resident.tid = 77;
     resident.affinity = CPUMASK_BIT(2);
     resident.cpu = 2;
+    timer_init(&resident.sleep_timer, 0);
     sched_start_task(&resident);
     fake.switch_returns = true; /* CPU 2 now runs `resident` */
     schedule();
@@ -558,6 +659,7 @@ static void tmr26_slice_only_under_contention(TEST_STATE)
         contenders[i].tid = 100 + (int)i;
         contenders[i].affinity = CPUMASK_BIT(4);
         contenders[i].cpu = 4;
+        timer_init(&contenders[i].sleep_timer, 0);
         sched_start_task(&contenders[i]);
     }
     fake_counter = 7000;
@@ -604,6 +706,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(tmr24_periodic_mode, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(tmr25_residual_on_dataplane_only, test_setup,
                                         test_teardown),
+        cmocka_unit_test_setup_teardown(tmr27_cancel_waits_for_running_callback, test_setup,
+                                        test_teardown),
+        cmocka_unit_test_setup_teardown(tmr28_cancel_from_own_callback, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(tmr29_move, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(tmr26_slice_only_under_contention, test_setup,
                                         test_teardown),
     };
