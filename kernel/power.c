@@ -8,6 +8,7 @@
 #include "kernel/power.h"
 #include "arch.h"
 #include "kernel/cpu.h"
+#include "kernel/ipi.h"
 #include "kernel/printk.h"
 #include "kernel/work.h"
 
@@ -42,7 +43,7 @@ static void print_exit_stats(void)
 _Noreturn void power_off(int status)
 {
     arch_irq_disable();
-    cpus_stop_others();
+    ipi_stop_others();
     if (exit_stats) {
         print_exit_stats();
     }

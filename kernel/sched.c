@@ -99,8 +99,18 @@ void sched_slice_check(uint64_t now)
     }
 }
 
+/* IPI_RESCHEDULE and IPI_WAKEUP: this CPU must look at its run queue again.  (IPI_KICK and
+ * IPI_SIGNAL need no handler: taking the interrupt leads through the way out, which
+ * reprograms the timer and delivers signals.) */
+static void resched_ipi(unsigned reason)
+{
+    sched_set_need_resched();
+}
+
 void sched_init_cpu(struct cpu *c)
 {
+    ipi_set_handler(IPI_RESCHEDULE, resched_ipi);
+    ipi_set_handler(IPI_WAKEUP, resched_ipi);
     struct runqueue *rq = &rqs[c->id];
     struct task *idle = &idle_tasks[c->id];
     list_init(&rq->queue);
@@ -529,19 +539,6 @@ void sched_kthread_first_run(struct task *prev)
     struct task *me = current();
     me->kfn(me->karg);
     panic("kthread %s returned", me->name);
-}
-
-void sched_ipi(unsigned reason)
-{
-    switch (reason) {
-    case IPI_RESCHEDULE:
-    case IPI_WAKEUP:
-        sched_set_need_resched();
-        break;
-    case IPI_KICK:
-    default:
-        break; /* the interrupt itself leads to timer_reprogram on the way out */
-    }
 }
 
 _Noreturn void sched_idle(void)

@@ -63,7 +63,7 @@ static inline uint64_t arch_counter_read(void)
 }
 
 /* A spin loop sees time pass, as on hardware (1 us per iteration), so a bounded wait such
- * as cpus_stop_others' one second ends on the host too. */
+ * as ipi_stop_others' one second ends on the host too. */
 static inline void arch_cpu_relax(void)
 {
     fake_counter += 62;

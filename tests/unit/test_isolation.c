@@ -33,6 +33,7 @@
 #include "kernel/irq.h"
 #include "kernel/isolate.h"
 #include "kernel/lib.h"
+#include "kernel/page.h"
 #include "kernel/sched.h"
 #include "kernel/syscall.h"
 #include "kernel/task.h"
@@ -85,11 +86,11 @@ static void isr01_call_deferred(TEST_STATE)
 {
     use_cpu(0);
     unsigned before2 = ipis_to(2), before1 = fake.ipi_sent[1][IPI_CALL];
-    ipi_call(2, CALL_DRAIN_PAGES);
+    ipi_call(2, CALL_DRAIN_PAGES, page_drain_local);
     assert_int_equal(ipis_to(2), before2); /* nothing sent */
     assert_true(ipi_pending_calls(2) & (1ull << CALL_DRAIN_PAGES));
     assert_int_equal(ipi_deferred_calls(2), 1);
-    ipi_call(1, CALL_DRAIN_PAGES); /* housekeeping: sent */
+    ipi_call(1, CALL_DRAIN_PAGES, page_drain_local); /* housekeeping: sent */
     assert_int_equal(fake.ipi_sent[1][IPI_CALL], before1 + 1);
     assert_int_equal(ipi_deferred_calls(1), 0);
     use_cpu(2); /* the dataplane CPU's next kernel entry runs it */
