@@ -226,9 +226,12 @@ unit: deps-test $(UNIT_BINS)
 
 # QEMU's own device trees, read by tests/unit/test_fdt.c from the repository root; the test
 # checks the values these options produce (memory size, CPUs, PSCI conduit, bootargs text).
-# -append needs a -kernel; QEMU exits right after dumping, so any file will do.
+# -append needs a -kernel; QEMU exits right after dumping, so any file will do.  No display
+# (QEMU would look for its GUI modules and say so), and QEMU's own lines ("dtb dumped ...
+# Exiting.") are shown only if the dump fails.
 DTB_DUMPS  := $(addprefix $(B)/dtb/virt-,1.dtb 4.dtb 64.dtb 4-el2.dtb 4-noargs.dtb)
-DTB_QEMU   := $(QEMU) -cpu cortex-a72 -m 512M -nic none
+DTB_QEMU   := dtb_qemu() { out=$$($(QEMU) -display none -cpu cortex-a72 -m 512M -nic none "$$@" 2>&1) \
+	|| { echo "$$out" >&2; return 1; }; }; dtb_qemu
 DTB_APPEND := dataplane=2-3 hello
 
 $(B)/dtb/dummy-kernel:
@@ -257,9 +260,11 @@ deps-test:
 	@$(DEPS) build run test
 
 # The QEMU tests boot the checked kernel (ZT_KERNEL is read by tests/qemu/zt.py).
+# The formatting check (make check-format) is the first test of make test.
 test: deps-test
+	@$(DEPS) format
 	@$(MAKE) --no-print-directory $(B)/kernel.elf $(B)/checked/kernel.elf unit
-	@ZT_KERNEL=$(B)/checked/kernel.elf $(PYTHON) tools/runtests $(UNIT_BINS)
+	@ZT_KERNEL=$(B)/checked/kernel.elf $(PYTHON) tools/runtests --check-format $(UNIT_BINS)
 
 bench: deps-test
 	@$(DEPS) bench
@@ -286,7 +291,7 @@ help:
 	@echo "  make checked         build $(B)/checked/kernel.elf: assertions on (what make test boots)"
 	@echo "  make run DEBUG=1     boot the checked kernel (lock order checked, watchdog on)"
 	@echo "  make run             boot it in QEMU (CPUS=$(CPUS), BOOTARGS='...', REPRO=1); Ctrl-A x quits"
-	@echo "  make test            host unit tests + QEMU tests; ends with 'N passed, N failed'"
+	@echo "  make test            check-format, host unit tests, QEMU tests; ends with 'N passed, N failed'"
 	@echo "  make bench           benchmarks -> bench/results.md"
 	@echo "  make debug           QEMU halted with a gdb stub on :1234"
 	@echo "  make gdb             gdb-multiarch attached to 'make debug', stopped at the first instruction"

@@ -10,6 +10,7 @@
 #include "kernel/acct.h"
 #include "arch.h"
 #include "kernel/cpu.h"
+#include "kernel/panic.h"
 #include "kernel/sched.h"
 #include "kernel/task.h"
 
@@ -33,6 +34,7 @@ static uint64_t interval(struct cpu_acct *a, uint64_t now)
 
 void acct_enter_kernel(struct task *t)
 {
+    ASSERT_IRQS_MASKED();
     struct cpu_acct *a = &accts[this_cpu_id()];
     uint64_t d = interval(a, arch_counter_read());
     ADD(t->user_cycles, d);
@@ -42,6 +44,7 @@ void acct_enter_kernel(struct task *t)
 
 void acct_exit_kernel(struct task *t)
 {
+    ASSERT_IRQS_MASKED();
     struct cpu_acct *a = &accts[this_cpu_id()];
     uint64_t d = interval(a, arch_counter_read());
     ADD(t->sys_cycles, d);
@@ -51,6 +54,7 @@ void acct_exit_kernel(struct task *t)
 
 void acct_switch(struct task *prev, struct task *next, uint64_t now)
 {
+    ASSERT_IRQS_MASKED();
     struct cpu_acct *a = &accts[this_cpu_id()];
     uint64_t d = interval(a, now);
     if (sched_is_idle_task(prev)) {

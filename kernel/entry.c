@@ -13,6 +13,7 @@
 #include "kernel/dataplane.h"
 #include "kernel/isolate.h"
 #include "kernel/main.h"
+#include "kernel/panic.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/task.h"
@@ -22,6 +23,8 @@
 
 void kernel_entry_from_user(struct trap_frame *f)
 {
+    ASSERT_IRQS_MASKED();
+    ASSERT(spin_held_count() == 0); /* user space holds no kernel lock */
     acct_enter_kernel(current());
     isol_kernel_entry();
     dataplane_kernel_entry(); /* requests deferred while this dataplane CPU ran user code */
@@ -59,6 +62,7 @@ void kernel_first_return_to_user(struct trap_frame *f)
  * report signal_fault prints if nothing handles it. */
 void user_exception(struct trap_frame *f, const struct exc_info *e)
 {
+    ASSERT_IRQS_MASKED();
     static const int signal_of[SYNC_NR_KINDS] = {
         [SYNC_DATA_FAULT] = SIGSEGV, [SYNC_INSN_FAULT] = SIGSEGV, [SYNC_DATA_ALIGN] = SIGBUS,
         [SYNC_PC_ALIGN] = SIGBUS,    [SYNC_SP_ALIGN] = SIGBUS,    [SYNC_UNDEFINED] = SIGILL,

@@ -13,6 +13,7 @@
 #include "kernel/cpu.h"
 #include "kernel/ipi.h"
 #include "kernel/isolate.h"
+#include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/stats.h"
 #include "kernel/timer.h"
@@ -35,6 +36,8 @@ int irq_register(unsigned irq, irq_handler_t h)
 
 void irq_dispatch(enum irq_class cls, unsigned n)
 {
+    ASSERT_IRQS_MASKED();
+    ASSERT(cls < IRQ_NR_CLASSES && cls != IRQ_CLASS_SPURIOUS);
     stats_irq(cls, n);
     isol_interrupt(cls, n); /* counts/reports it if it interrupted an isolated task */
     if (cls == IRQ_CLASS_IPI) {

@@ -38,7 +38,7 @@
 #define ISOL_KNOWN_FLAGS                                                                           \
     (PR_TASK_ISOLATION_ENABLE | PR_TASK_ISOLATION_STRICT | PR_TASK_ISOLATION_SET_SIG(0x7f))
 #define ADMISSION_YIELDS 3
-#define BT_DEPTH         HKLOG_BT_DEPTH
+#define BT_DEPTH         IPI_BT_DEPTH /* a sender's call path, as ipi.c keeps it */
 
 /*
  * The slot: isols[c].task names the task isolated on CPU c.
@@ -67,8 +67,6 @@ struct isol_cpu {
     bool entry_pending;     /* this kernel entry came from its user space, unclassified */
     uint64_t since;         /* counter value when isolation began */
     uint64_t interruptions; /* entries it did not ask for, since `since` */
-    int ipi_sender[IPI_NR]; /* last CPU that sent each reason here */
-    uint64_t ipi_bt[IPI_NR][BT_DEPTH]; /* and the sender's call path (isol_debug) */
 } __attribute__((aligned(64)));
 
 static struct isol_cpu isols[MAX_CPUS];
@@ -81,6 +79,7 @@ static bool isol_debug; /* isol_debug=1: report every interruption (isol_init) *
 void isol_init(bool debug)
 {
     isol_debug = debug;
+    ipi_keep_backtraces(debug); /* an IPI's report names its sender's call path */
 }
 
 /* ---- state ---- */
@@ -195,6 +194,7 @@ long isol_prctl(unsigned long option, unsigned long flags)
 
 void isol_kernel_entry_owned(void)
 {
+    ASSERT_IRQS_MASKED();
     struct isol_cpu *ic = mine();
     if (!ic->task) {
         return;
@@ -249,6 +249,7 @@ static bool allowed_syscall(uint64_t nr, const struct trap_frame *f)
 
 bool isol_syscall_owned(uint64_t nr, const struct trap_frame *f)
 {
+    ASSERT_IRQS_MASKED();
     struct isol_cpu *ic = mine();
     if (!ic->entry_pending) {
         return false;
@@ -267,6 +268,7 @@ bool isol_syscall_owned(uint64_t nr, const struct trap_frame *f)
  * for an undefined instruction, whose arch name says less than the kind's. */
 bool isol_exception_owned(const struct exc_info *e)
 {
+    ASSERT_IRQS_MASKED();
     if (!mine()->entry_pending) {
         return false;
     }
@@ -281,35 +283,24 @@ bool isol_exception_owned(const struct exc_info *e)
 
 void isol_interrupt_owned(enum irq_class cls, unsigned n)
 {
+    ASSERT_IRQS_MASKED();
     struct isol_cpu *ic = mine();
     if (!ic->entry_pending) {
         return;
     }
     char cause[80];
+    uint64_t sender_bt[BT_DEPTH];
     const uint64_t *bt = 0;
     if (cls == IRQ_CLASS_IPI && n < IPI_NR) {
-        ksnprintf(cause, sizeof(cause), "IPI from cpu %d (%s)", ic->ipi_sender[n],
-                  ipi_reason_name(n));
-        bt = ic->ipi_bt[n];
+        int sender = ipi_last_sender(this_cpu_id(), n, sender_bt);
+        ksnprintf(cause, sizeof(cause), "IPI from cpu %d (%s)", sender, ipi_reason_name(n));
+        bt = sender_bt;
     } else if (cls == IRQ_CLASS_TIMER) {
         ksnprintf(cause, sizeof(cause), "interrupt %u (local timer)", n);
     } else {
         ksnprintf(cause, sizeof(cause), "interrupt %u (device)", n);
     }
     interruption(bt, cause);
-}
-
-void isol_note_ipi(unsigned cpu, unsigned reason)
-{
-    struct isol_cpu *ic = &isols[cpu];
-    if (!__atomic_load_n(&ic->task, __ATOMIC_RELAXED) || reason >= IPI_NR) {
-        return;
-    }
-    ic->ipi_sender[reason] = (int)this_cpu_id();
-    if (isol_debug) {
-        memset(ic->ipi_bt[reason], 0, sizeof(ic->ipi_bt[reason]));
-        arch_backtrace(ic->ipi_bt[reason], BT_DEPTH);
-    }
 }
 
 void isol_note_timer_arm(const struct timer *t)
@@ -346,6 +337,7 @@ static void check_timers(struct task *t)
 
 void isol_exit_to_user_owned(void)
 {
+    ASSERT_IRQS_MASKED();
     struct isol_cpu *ic = mine();
     struct task *t = current();
     if (!ic->task || ic->task != t || !(t->isol_flags & PR_TASK_ISOLATION_ENABLE)) {

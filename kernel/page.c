@@ -155,7 +155,7 @@ void page_drain_all(void)
     cpumask_t online = __atomic_load_n(&cpus_online, __ATOMIC_RELAXED);
     for (unsigned c = 0; c < ncpus; c++) {
         if (c != this_cpu_id() && cpumask_has(online, c)) {
-            ipi_call(c, CALL_DRAIN_PAGES);
+            ipi_call(c, CALL_DRAIN_PAGES, page_drain_local);
         }
     }
 }

@@ -27,7 +27,7 @@ static void panic_begin(void)
         arch_halt_cpu();
     }
     printk_panic_mode(); /* a CPU that stopped holding the console lock cannot block us */
-    cpus_stop_others();
+    ipi_stop_others();
 }
 
 static _Noreturn void panic_end(void)

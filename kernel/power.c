@@ -9,6 +9,7 @@
 #include "arch.h"
 #include "kernel/cpu.h"
 #include "kernel/hklog.h"
+#include "kernel/ipi.h"
 #include "kernel/printk.h"
 #include "kernel/work.h"
 
@@ -43,7 +44,7 @@ static void print_exit_stats(void)
 _Noreturn void power_off(int status)
 {
     arch_irq_disable();
-    cpus_stop_others();
+    ipi_stop_others();
     hklog_flush(); /* lines a dataplane CPU queued are not lost */
     if (exit_stats) {
         print_exit_stats();

@@ -99,8 +99,18 @@ void sched_slice_check(uint64_t now)
     }
 }
 
+/* IPI_RESCHEDULE and IPI_WAKEUP: this CPU must look at its run queue again.  (IPI_KICK and
+ * IPI_SIGNAL need no handler: taking the interrupt leads through the way out, which
+ * reprograms the timer and delivers signals.) */
+static void resched_ipi(unsigned reason)
+{
+    sched_set_need_resched();
+}
+
 void sched_init_cpu(struct cpu *c)
 {
+    ipi_set_handler(IPI_RESCHEDULE, resched_ipi);
+    ipi_set_handler(IPI_WAKEUP, resched_ipi);
     struct runqueue *rq = &rqs[c->id];
     struct task *idle = &idle_tasks[c->id];
     spin_lock_init(&rq->lock, LOCK_RQ);
@@ -122,12 +132,16 @@ void sched_init_cpu(struct cpu *c)
 
 static void enqueue(struct runqueue *rq, struct task *t)
 {
+    ASSERT_HELD(&rq->lock);
+    ASSERT(t->state == TASK_RUNNABLE && t != rq->idle);
     list_add_tail(&rq->queue, &t->rq_link);
     __atomic_store_n(&rq->nr_queued, rq->nr_queued + 1, __ATOMIC_RELAXED);
 }
 
 static struct task *dequeue_head(struct runqueue *rq)
 {
+    ASSERT_HELD(&rq->lock);
+    ASSERT(rq->nr_queued > 0 && !list_empty(&rq->queue));
     struct task *t = container_of(rq->queue.next, struct task, rq_link);
     list_del(&t->rq_link);
     __atomic_store_n(&rq->nr_queued, rq->nr_queued - 1, __ATOMIC_RELAXED);
@@ -136,6 +150,8 @@ static struct task *dequeue_head(struct runqueue *rq)
 
 static void dequeue(struct runqueue *rq, struct task *t)
 {
+    ASSERT_HELD(&rq->lock);
+    ASSERT(rq->nr_queued > 0);
     list_del(&t->rq_link);
     __atomic_store_n(&rq->nr_queued, rq->nr_queued - 1, __ATOMIC_RELAXED);
 }
@@ -233,6 +249,7 @@ static void move_sleep_timer(struct task *t, unsigned cpu)
  * meanwhile waits for TASK_WAKING to end (lock_settled_task_rq) and then sees t placed. */
 static void place_task(struct task *t)
 {
+    ASSERT(t->state == TASK_WAKING && !t->on_cpu);
     unsigned cpu;
     struct runqueue *rq;
     for (;;) {
@@ -431,6 +448,7 @@ static void save_user_state(struct runqueue *rq, struct task *prev)
 /* Pick the next task under rq->lock; decides what happens to prev. */
 static struct task *pick_next(struct runqueue *rq, struct task *prev, unsigned cpu)
 {
+    ASSERT_HELD(&rq->lock);
     bool prev_runnable = prev != rq->idle && prev->state == TASK_RUNNABLE;
     if (prev_runnable && !cpumask_has(prev->affinity, cpu)) {
         prev->state = TASK_WAKING; /* finish_switch places it on an allowed CPU */
@@ -447,13 +465,27 @@ static struct task *pick_next(struct runqueue *rq, struct task *prev, unsigned c
     return prev_runnable ? prev : rq->idle;
 }
 
+/* What must hold whenever the CPU switches from prev to next (checked builds).  prev is the
+ * task on this CPU; next is runnable, off every CPU and allowed here. */
+static void check_switch(const struct runqueue *rq, const struct task *prev,
+                         const struct task *next, unsigned cpu)
+{
+    ASSERT(prev->on_cpu && (prev == rq->idle || prev->cpu == cpu));
+    ASSERT(next != prev && !next->on_cpu);
+    ASSERT(next == rq->idle || (next->state == TASK_RUNNABLE && next->cpu == cpu));
+    ASSERT(next == rq->idle || cpumask_has(next->affinity, cpu));
+    ASSERT(list_empty(&rq->queue) == (rq->nr_queued == 0));
+}
+
 void schedule(void)
 {
+    ASSERT(spin_held_count() == 0); /* a switch with a lock held could deadlock this CPU */
     unsigned long flags = arch_irq_save();
     unsigned cpu = this_cpu_id();
     struct runqueue *rq = &rqs[cpu];
     spin_lock(&rq->lock);
     struct task *prev = rq->current;
+    ASSERT(prev == this_cpu()->current_task);
     rq->need_resched = false;
     timer_note_change(cpu); /* the slice, the queue or the running task may change */
     struct task *next = pick_next(rq, prev, cpu);
@@ -464,6 +496,9 @@ void schedule(void)
     }
     if (prev->need_migrate && prev->isol_flags) {
         isol_release(prev); /* moved off its isolated CPU: isolation ends here, on it */
+    }
+    if (ZT_CHECKS_ON) {
+        check_switch(rq, prev, next, cpu);
     }
     uint64_t now = arch_counter_read();
     next->on_cpu = true;
@@ -505,19 +540,6 @@ void sched_kthread_first_run(struct task *prev)
     struct task *me = current();
     me->kfn(me->karg);
     panic("kthread %s returned", me->name);
-}
-
-void sched_ipi(unsigned reason)
-{
-    switch (reason) {
-    case IPI_RESCHEDULE:
-    case IPI_WAKEUP:
-        sched_set_need_resched();
-        break;
-    case IPI_KICK:
-    default:
-        break; /* the interrupt itself leads to timer_reprogram on the way out */
-    }
 }
 
 _Noreturn void sched_idle(void)

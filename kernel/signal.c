@@ -9,8 +9,9 @@
 #include "arch.h"
 #include "kernel/cpu.h"
 #include "kernel/ipi.h"
-#include "kernel/lib.h"
 #include "kernel/hklog.h"
+#include "kernel/lib.h"
+#include "kernel/panic.h"
 #include "kernel/sched.h"
 #include "kernel/task.h"
 #include "kernel/wait.h"
@@ -92,6 +93,7 @@ static bool init_refuses(const struct process *p, int sig)
 
 int signal_send_proc_locked(struct process *p, int sig)
 {
+    ASSERT_HELD(&proc_lock);
     if (!valid_signal(sig)) {
         return -EINVAL;
     }
@@ -108,6 +110,7 @@ int signal_send_proc_locked(struct process *p, int sig)
 
 int signal_send_task_locked(struct task *t, int sig)
 {
+    ASSERT_HELD(&proc_lock);
     if (!valid_signal(sig)) {
         return -EINVAL;
     }
@@ -122,6 +125,7 @@ int signal_send_task_locked(struct task *t, int sig)
 /* Take the lowest deliverable signal off the pending sets (proc_lock held); 0 if none. */
 static int dequeue_signal(struct task *t)
 {
+    ASSERT_HELD(&proc_lock);
     uint64_t d = deliverable(t);
     if (!d) {
         return 0;

@@ -494,6 +494,7 @@ int proc_wait(int pid, int *wstatus, int options)
 
 struct task *task_find_locked(int tid)
 {
+    ASSERT_HELD(&proc_lock);
     list_for_each(pp, &all_procs)
     {
         struct process *p = container_of(pp, struct process, all_link);
@@ -510,6 +511,7 @@ struct task *task_find_locked(int tid)
 
 struct process *proc_find_locked(int pid)
 {
+    ASSERT_HELD(&proc_lock);
     list_for_each(pp, &all_procs)
     {
         struct process *p = container_of(pp, struct process, all_link);

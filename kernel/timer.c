@@ -72,6 +72,7 @@ int timer_cpu(const struct timer *t)
 /* Publish the head's deadline (lock held). */
 static void update_earliest(struct timer_queue *tq)
 {
+    ASSERT_HELD(&tq->lock);
     uint64_t e =
         list_empty(&tq->timers) ? 0 : container_of(tq->timers.next, struct timer, link)->deadline;
     __atomic_store_n(&tq->earliest, e, __ATOMIC_RELAXED);
@@ -189,6 +190,8 @@ uint64_t timer_compute_deadline(const struct timer_inputs *in)
 
 void timer_reprogram(void)
 {
+    ASSERT_IRQS_MASKED(); /* nothing may change this CPU's state between the decision and
+                             the hardware write */
     unsigned cpu = this_cpu_id();
     struct timer_queue *tq = &tqs[cpu];
     /* Nothing changed since the last computation: the hardware already holds the answer.
@@ -228,6 +231,7 @@ void timer_reprogram(void)
 /* Run every expired timer of this CPU (IRQ context). */
 static void run_expired(struct timer_queue *tq, uint64_t now)
 {
+    ASSERT_IRQS_MASKED();
     spin_lock(&tq->lock);
     while (!list_empty(&tq->timers)) {
         struct timer *t = container_of(tq->timers.next, struct timer, link);

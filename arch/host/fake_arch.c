@@ -61,9 +61,11 @@ int arch_cpu_start(unsigned id, struct cpu *c)
     return fake.cpu_start_error;
 }
 
+/* The kernel's console goes to fake.console; a test that ends here (a panic: a failed
+ * ASSERT) shows it, so the message that explains the exit is not lost. */
 _Noreturn void arch_poweroff(int status)
 {
-    fprintf(stderr, "fake arch: poweroff(%d)\n", status);
+    fprintf(stderr, "fake arch: poweroff(%d); console:\n%s\n", status, fake.console);
     exit(status);
 }
 

@@ -85,10 +85,5 @@ static inline bool cpu_is_dataplane(unsigned cpu)
 void smp_boot(void);
 /* Entered by each secondary CPU from arch code. */
 _Noreturn void secondary_main(struct cpu *c, uint64_t entry_counter);
-/* Send IPI_STOP to every other online CPU and wait (at most 1 s of counter time) until each
- * has stopped.  IRQs must be masked. */
-void cpus_stop_others(void);
-/* IPI_STOP on this CPU: record that it stopped, then halt. */
-_Noreturn void cpu_stop_self(void);
 
 #endif

@@ -88,8 +88,6 @@ static inline void isol_exit_to_user(void)
 
 /* Does `cpu` run an isolated task that is in user space right now? */
 bool isol_cpu_in_user(unsigned cpu);
-/* ipi_send is about to interrupt `cpu` for `reason`: record the sender for reports. */
-void isol_note_ipi(unsigned cpu, unsigned reason);
 /* timer_arm just armed `t` on this CPU: report it if the CPU is isolated (isol_debug). */
 void isol_note_timer_arm(const struct timer *t);
 

@@ -70,8 +70,6 @@ unsigned sched_nr_running(unsigned cpu);
 /* The task running on `cpu` (its idle task when idle). */
 struct task *sched_current(unsigned cpu);
 bool sched_is_idle_task(const struct task *t);
-/* Receive an IPI of the scheduling kinds. */
-void sched_ipi(unsigned reason);
 
 /* Pure placement decision, unit-tested: the CPU for a task with `affinity`, given which
  * CPUs are online, housekeeping, and how many tasks each runs; `prev` is where it ran last

@@ -191,6 +191,7 @@ static int group_setup(void **state)
  * reprogram left, and a clean record of writes. */
 static int test_setup(void **state)
 {
+    fake_irq_masked = 1; /* as the kernel's callers: timer_reprogram's contract (checked) */
     use_cpu(0);
     memset(fired, 0, sizeof(fired));
     for (unsigned i = 0; i < 8; i++) {
@@ -482,6 +483,7 @@ static void slow_fire(struct timer *t)
 static void *cpu1_takes_interrupt(void *arg)
 {
     use_cpu(1);
+    fake_irq_masked = 1; /* this thread's CPU is in its interrupt handler */
     take_timer_interrupt();
     return NULL;
 }
