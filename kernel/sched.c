@@ -141,6 +141,7 @@ void sched_init_cpu(struct cpu *c)
     timer_set_sched_hooks(&timer_hooks);
     struct runqueue *rq = &rqs[c->id];
     struct task *idle = &idle_tasks[c->id];
+    spin_lock_init(&rq->lock, LOCK_RQ);
     list_init(&rq->queue);
     ksnprintf(idle->name, sizeof(idle->name), "idle/%u", c->id);
     idle->cpu = c->id;

@@ -31,6 +31,7 @@
 #include "kernel/entry.h"
 #include "kernel/ipi.h"
 #include "kernel/irq.h"
+#include "kernel/hklog.h"
 #include "kernel/isolate.h"
 #include "kernel/lib.h"
 #include "kernel/page.h"
@@ -68,6 +69,7 @@ static int group_setup(void **state)
         ipi_init_cpu();
     }
     use_cpu(0);
+    hklog_init();
     isol_init(false);
     return 0;
 }
