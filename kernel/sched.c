@@ -25,7 +25,6 @@
 #include "kernel/task.h"
 #include "kernel/trace.h"
 #include "kernel/timer.h"
-#include "kernel/entry.h"
 #include "uapi/zt_errno.h"
 
 struct runqueue {
@@ -107,10 +106,39 @@ static void resched_ipi(unsigned reason)
     sched_set_need_resched();
 }
 
+/* ---- what the timer asks of the scheduler (timer.h's hooks) ---- */
+
+/* A slice that already ended has done its job (need_resched is set): the switch on the way
+ * out starts a new one.  Re-arming it in the past from inside the kernel would only
+ * interrupt the kernel again and again, so a due switch counts as "can stop". */
+static void timer_state(unsigned cpu, struct timer_sched_state *out)
+{
+    out->can_stop_tick = sched_can_stop_tick(cpu) || sched_need_resched();
+    out->slice_end = sched_slice_end(cpu);
+    out->task_running = !sched_is_idle_task(sched_current(cpu));
+}
+
+static void timer_tick(uint64_t now, bool periodic)
+{
+    if (periodic) {
+        sched_set_need_resched(); /* a classic tick preempts at every period if contended */
+    }
+    sched_slice_check(now);
+}
+
+static int timer_owner(void)
+{
+    struct task *cur = this_cpu()->current_task;
+    return cur && !cur->is_idle ? cur->tid : 0;
+}
+
+static const struct timer_sched_hooks timer_hooks = {timer_state, timer_tick, timer_owner};
+
 void sched_init_cpu(struct cpu *c)
 {
     ipi_set_handler(IPI_RESCHEDULE, resched_ipi);
     ipi_set_handler(IPI_WAKEUP, resched_ipi);
+    timer_set_sched_hooks(&timer_hooks);
     struct runqueue *rq = &rqs[c->id];
     struct task *idle = &idle_tasks[c->id];
     spin_lock_init(&rq->lock, LOCK_RQ);
@@ -525,11 +553,9 @@ void sched_yield_current(void)
     schedule();
 }
 
-/* A new task's first instructions in the kernel (arch_context_init's first_run). */
-void sched_task_first_run(struct task *prev)
+void sched_finish_first_switch(struct task *prev)
 {
     finish_switch(prev);
-    kernel_first_return_to_user(current()->frame);
 }
 
 /* A kernel thread's first instructions: it never returns to user space. */
