@@ -10,7 +10,7 @@
  *   fuzz -W WORKER -G LIFE -s SEED -n CALLS [-L LETHAL] [-i]
  *       one life, as the runner starts it (replays a life from the numbers it printed)
  *   fuzz -v
- *       a victim: sits in short calls for ~300 ms (the fuzzed spawn starts these)
+ *       a victim: sits in short calls for 30-150 ms (the fuzzed spawn starts these)
  *
  * The runner never makes a fuzzed call.  It spawns lives, respawns a worker whose life
  * ended (done, or killed by its own draws), and is the watchdog: a life whose main thread

@@ -565,8 +565,11 @@ static uint64_t argv_arg(struct fz_env *e, int which)
             *w = str_in_scratch(e, "x");
         }
         return p;
-    case 2:
+    case 2: /* an argument the kernel must refuse (a readable one would be printed) */
         v[0] = str_in_scratch(e, "hello"), v[1] = fz_ptr(e, FZ_IN), v[2] = 0;
+        if (v[1] && v[1] < 0x0000008000000000ull) {
+            v[1] = fz_chance(r, 1, 2) ? e->hole : e->none;
+        }
         return p;
     default:
         v[0] = str_in_scratch(e, "hello");

@@ -55,11 +55,15 @@ static void waker_start(struct fz_env *e)
 {
     const unsigned long flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
                                 CLONE_SYSVSEM | CLONE_CHILD_CLEARTID;
-    long m = zt_mmap(NULL, WAKER_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m < 0) {
-        zt_exit_group(3);
+    static long m;
+    if (!m) {
+        m = zt_mmap(NULL, WAKER_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m < 0) {
+            zt_exit_group(3);
+        }
+        e->prot[e->nprot++] = (struct fz_range){(uint64_t)m, (uint64_t)m + WAKER_STACK};
     }
-    e->prot[e->nprot++] = (struct fz_range){(uint64_t)m, (uint64_t)m + WAKER_STACK};
+    e->stop = 0;
     waker_ctid = 1;
     long tid = zt_clone_thread(flags, (void *)(m + WAKER_STACK), NULL, NULL, &waker_ctid,
                                waker_main, e);
@@ -197,13 +201,17 @@ static int free_stack(struct fz_env *e)
 static long do_clone(struct fz_env *e, struct fz_args *c, int status, bool thread_only)
 {
     int i = free_stack(e);
-    uint64_t stack = c->a[1];
+    uint64_t stack;
+    if (c->a[1]) {
+        /* a stack the shaper chose: no child can run on it (zt_clone_thread would store on
+         * it first), so the raw call, which ends any child at once */
+        return fz_forkish(SYS_clone, (long)c->a[0], (long)c->a[1], (long)c->a[2], (long)c->a[3],
+                          (long)c->a[4], 0);
+    }
     if (i < 0) {
         return -EAGAIN; /* every stack still in use: not a call */
     }
-    if (!stack) {
-        stack = (uint64_t)(uintptr_t)e->stacks[i] + CLONE_STACK;
-    }
+    stack = (uint64_t)(uintptr_t)e->stacks[i] + CLONE_STACK;
     if (thread_only) {
         c->a[0] = CLONE_VM | CLONE_THREAD | CLONE_SIGHAND;
     }
@@ -292,12 +300,14 @@ static void one_call(struct fz_env *e, const struct fz_call *table, int n)
     if (plan == FZ_PLAN_LETHAL) {
         e->st.calls++; /* counted now, with no result: there may be no after */
         report(e, call->name);
+        waker_stop(e); /* nothing may outlive the life: an exit() leaves only the waker */
     }
     __atomic_store_n(&e->call_since_ns, zt_now_ns(), __ATOMIC_RELEASE);
     long r = make(e, call, &c, plan);
     __atomic_store_n(&e->call_since_ns, 0, __ATOMIC_RELEASE);
     if (plan == FZ_PLAN_LETHAL) {
-        return; /* it survived after all (refused, or the signal was ignored): counted */
+        waker_start(e); /* it survived after all (refused, or the signal was ignored) */
+        return;
     }
     count(&e->st, r);
     after(e, call, &c, r);
@@ -343,11 +353,11 @@ int fz_life(struct fz_env *e, long calls)
 /* ---------------------------------------------------------------- victims */
 
 /* `fuzz -v`: a process the fuzzer spawns to have something to signal, move and wait for.
- * It sits in short system calls for about 300 ms, then exits. */
+ * It sits in short system calls for 30 to 150 ms, then exits. */
 int fz_victim(uint64_t seed)
 {
     struct fz_rng r = {seed ^ (uint64_t)zt_getpid()};
-    uint64_t end = zt_now_ns() + 300 * 1000000ull;
+    uint64_t end = zt_now_ns() + (30 + fz_below(&r, 120)) * 1000000ull;
     static int word;
 
     while (zt_now_ns() < end) {
