@@ -3,9 +3,9 @@
  *
  *   fuzz -n COUNT -s SEED [-w WORKERS] [-l LIFE] [-L LETHAL] [-i]
  *       run at least COUNT fuzzed calls in WORKERS (default 4) worker processes, each a
- *       series of lives of at most LIFE calls (default 5000); -i steers workers onto the
+ *       series of lives of at most LIFE calls (default 2000); -i steers workers onto the
  *       dataplane CPUs and into task isolation; a life-ending draw is taken 1 time in LETHAL
- *       (default 256).  Exit 0 when the kernel survived: no worker stuck, no kernel fault
+ *       (default 1024).  Exit 0 when the kernel survived: no worker stuck, no kernel fault
  *       (EL1 synchronous exception), and free pages and kernel stacks back at their baseline.
  *   fuzz -W WORKER -G LIFE -s SEED -n CALLS [-L LETHAL] [-i]
  *       one life, as the runner starts it (replays a life from the numbers it printed)
@@ -205,11 +205,15 @@ static void watchdog(struct run *r)
         if (!s->pid) {
             continue;
         }
+        const struct zt_task_info *ti = NULL;
         for (long i = 0; i < n && i < 512; i++) {
-            if (tasks[i].tid == s->pid && tasks[i].user_ns + tasks[i].sys_ns != s->cpu_ns) {
-                s->cpu_ns = tasks[i].user_ns + tasks[i].sys_ns;
-                s->progress_ns = now;
+            if (tasks[i].tid == s->pid) {
+                ti = &tasks[i];
             }
+        }
+        if (ti && ti->user_ns + ti->sys_ns != s->cpu_ns) {
+            s->cpu_ns = ti->user_ns + ti->sys_ns;
+            s->progress_ns = now;
         }
         if (s->killed_ns && now - s->killed_ns > KILL_S * NS_S) {
             printf("fuzz: watchdog: life %d.%d (pid %ld) still there %d s after SIGKILL\n", w,
@@ -217,10 +221,10 @@ static void watchdog(struct run *r)
             fail(r, "a stuck life could not be killed");
             s->killed_ns = now; /* say it once per KILL_S */
         } else if (!s->killed_ns && now - s->progress_ns > WATCHDOG_S * NS_S) {
-            printf("fuzz: watchdog: life %d.%d (pid %ld, seed 0x%llx) made no progress for %d s: "
-                   "killed\n",
+            printf("fuzz: watchdog: life %d.%d (pid %ld, seed 0x%llx, state %c on cpu %d) made no "
+                   "progress for %d s: killed\n",
                    w, s->gen, s->pid, (unsigned long long)fz_life_seed(r->seed, w, s->gen),
-                   WATCHDOG_S);
+                   ti ? ti->state : '?', ti ? ti->cpu : -1, WATCHDOG_S);
             r->stuck++;
             fail(r, "a life was stuck");
             zt_kill((int)s->pid, SIGKILL);
@@ -339,7 +343,7 @@ static void machine(struct fz_env *e)
 
 int main(int argc, char **argv)
 {
-    static struct run r = {.workers = 4, .life = 5000, .lethal = 256, .count = -1};
+    static struct run r = {.workers = 4, .life = 2000, .lethal = 1024, .count = -1};
     static struct fz_env e;
     long v, worker = -1, gen = -1;
     bool have_seed = false;

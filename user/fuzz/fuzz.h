@@ -72,6 +72,7 @@ struct fz_range {
 #define FZ_SCRATCH      (16 * FZ_PAGE) /* random bytes: arguments point here */
 #define FZ_PLAY_BASE    0x0000004000000000ull /* MAP_FIXED playground: 1 GiB nothing else uses */
 #define FZ_PLAY_SIZE    (1ull << 30)
+#define FZ_ARENA_BASE   0x0000005000000000ull /* the arena: far below the mmap area */
 
 /* Per-life counts, printed in the life's report line. */
 struct fz_stats {

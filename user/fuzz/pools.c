@@ -299,9 +299,10 @@ static void protect(struct fz_env *e, uint64_t lo, uint64_t hi)
     }
 }
 
-static uint64_t map_or_die(uint64_t bytes, int prot)
+static uint64_t map_or_die(uint64_t at, uint64_t bytes, int prot)
 {
-    long r = zt_mmap(NULL, bytes, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    long r = zt_mmap((void *)(uintptr_t)at, bytes, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+                     -1, 0);
     if (r < 0) {
         zt_exit_group(3); /* no memory for the arena: the runner counts the life as failed */
     }
@@ -310,14 +311,16 @@ static uint64_t map_or_die(uint64_t bytes, int prot)
 
 /*
  * Lay out the arena: [scratch 16 pages][hole][ro][none][zeros page][hole], made as one
- * mapping then carved (so the holes are real holes between mapped pages), and protect the
+ * mapping then carved (so the holes are real holes between mapped pages), at a fixed
+ * address far below the mmap area, where no mmap without MAP_FIXED fills the holes (a
+ * MAP_FIXED there is steered away: the arena is protected); and protect the
  * life's own memory: image and heap, main stack, the arena (the waker's stack is added by
  * the caller).
  */
 void fz_arena_init(struct fz_env *e)
 {
     const uint64_t pages = FZ_SCRATCH / FZ_PAGE + 5;
-    uint64_t base = map_or_die(pages * FZ_PAGE, PROT_READ | PROT_WRITE);
+    uint64_t base = map_or_die(FZ_ARENA_BASE, pages * FZ_PAGE, PROT_READ | PROT_WRITE);
     e->scratch = (uint8_t *)(uintptr_t)base;
     e->hole = base + FZ_SCRATCH;
     e->ro = e->hole + FZ_PAGE;

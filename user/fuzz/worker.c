@@ -4,13 +4,15 @@
  * A life sets up its arena (pools.c), a SIGALRM no-op handler and a waker thread, then makes
  * its calls: draw (calls.c), shape (shapes.c), make, count.  The waker, a raw thread on its
  * own protected stack that uses no TLS, sends SIGALRM to the main thread when one call has
- * been blocked longer than KICK_NS, so no call the sandbox let through can block the life
- * for good (the call returns -EINTR).  When it is done the life kills and reaps the
+ * been blocked longer than KICK_NS (again every REKICK_NS while it stays blocked), so no
+ * call the sandbox let through can block the life for good (the call returns -EINTR); the
+ * report counts such calls as `kicks` (some were only slow, and ended by themselves).  When it is done the life kills and reaps the
  * children its calls spawned, prints its report and exits with FZ_DONE_STATUS; a lethal
  * draw prints the report first, marked with the call that ends the life.
  *
- * The report line (tools/fuzzsum adds them up):
+ * The report line (tools/fuzzsum adds them up) counts the calls since the previous report:
  *   fuzz: life W.G seed 0xS calls N ok N filtered N kicks N end done|NAME errors E=N ...
+ * A lethal call NAME is counted in `calls` but has no result (it may not return).
  */
 #include "fuzz.h"
 
@@ -18,6 +20,7 @@
 #include <string.h>
 
 #define KICK_NS       (50 * 1000000ull)
+#define REKICK_NS     (500 * 1000000ull)
 #define WAKER_STACK   (16 * 1024)
 #define CLONE_STACK   2048
 #define MAP_CAP_BYTES (8ull << 20) /* mappings a life keeps before it unmaps the oldest */
@@ -40,13 +43,21 @@ static void waker_main(void *arg)
     struct fz_env *e = arg;
     struct timespec nap = {0, 5 * 1000000};
 
+    uint64_t kicked_since = 0, kicked_at = 0;
+
     while (!__atomic_load_n(&e->stop, __ATOMIC_ACQUIRE)) {
         zt_syscall2(SYS_nanosleep, &nap, 0);
-        uint64_t since = __atomic_load_n(&e->call_since_ns, __ATOMIC_ACQUIRE);
-        if (since && zt_now_ns() - since > KICK_NS) {
-            zt_syscall3(SYS_tgkill, e->pid, e->pid, SIGALRM);
-            __atomic_fetch_add(&e->kicked, 1, __ATOMIC_RELAXED);
+        uint64_t since = __atomic_load_n(&e->call_since_ns, __ATOMIC_ACQUIRE), now = zt_now_ns();
+        if (!since || now - since <= KICK_NS) {
+            continue;
         }
+        if (since != kicked_since) { /* a call blocked for KICK_NS: counted once */
+            __atomic_fetch_add(&e->kicked, 1, __ATOMIC_RELAXED);
+        } else if (now - kicked_at < REKICK_NS) {
+            continue; /* the last kick did not end it (yet): try again later */
+        }
+        zt_syscall3(SYS_tgkill, e->pid, e->pid, SIGALRM);
+        kicked_since = since, kicked_at = now;
     }
     zt_syscall1(SYS_exit, 0);
 }
@@ -267,11 +278,11 @@ static const struct fz_call *steer_isolation(struct fz_env *e, const struct fz_c
         *mask = e->online;
         c->nr = SYS_sched_setaffinity, c->a[1] = 8, c->a[2] = (uint64_t)(uintptr_t)mask;
         return &setaff;
-    case 2: /* isolate, strict with the ignored signal half of the time */
+    case 2: /* isolate, strict (SIGALRM: handled) half of the time */
         c->nr = SYS_prctl, c->a[0] = PR_SET_TASK_ISOLATION;
         c->a[1] = PR_TASK_ISOLATION_ENABLE |
                   (fz_chance(r, 1, 2) ? PR_TASK_ISOLATION_STRICT |
-                                            PR_TASK_ISOLATION_SET_SIG(SIGURG)
+                                            PR_TASK_ISOLATION_SET_SIG(SIGALRM)
                                       : 0);
         return &prctl;
     default:
@@ -280,7 +291,8 @@ static const struct fz_call *steer_isolation(struct fz_env *e, const struct fz_c
     }
 }
 
-static void one_call(struct fz_env *e, const struct fz_call *table, int n)
+/* One draw; true if it made a system call (a filtered draw makes none). */
+static bool one_call(struct fz_env *e, const struct fz_call *table, int n)
 {
     struct fz_args c;
     const struct fz_call *call;
@@ -295,7 +307,7 @@ static void one_call(struct fz_env *e, const struct fz_call *table, int n)
     }
     if (plan == FZ_PLAN_FILTER) {
         e->st.filtered++;
-        return;
+        return false;
     }
     if (plan == FZ_PLAN_LETHAL) {
         e->st.calls++; /* counted now, with no result: there may be no after */
@@ -307,10 +319,11 @@ static void one_call(struct fz_env *e, const struct fz_call *table, int n)
     __atomic_store_n(&e->call_since_ns, 0, __ATOMIC_RELEASE);
     if (plan == FZ_PLAN_LETHAL) {
         waker_start(e); /* it survived after all (refused, or the signal was ignored) */
-        return;
+        return true;
     }
     count(&e->st, r);
     after(e, call, &c, r);
+    return true;
 }
 
 int fz_life(struct fz_env *e, long calls)
@@ -336,11 +349,11 @@ int fz_life(struct fz_env *e, long calls)
         slots[i].done = 1;
     }
     waker_start(e);
-    for (long i = 0; i < calls; i++) {
-        if ((i & 63) == 63) {
+    for (long made = 0, draws = 0; made < calls; draws++) {
+        if ((draws & 63) == 63) {
             fz_scratch_refill(e);
         }
-        one_call(e, table, n);
+        made += one_call(e, table, n);
     }
     waker_stop(e);
     while (e->nchildren) {
