@@ -21,6 +21,7 @@
 #include "kernel/isolate.h"
 #include "kernel/lib.h"
 #include "kernel/panic.h"
+#include "kernel/signal.h"
 #include "kernel/stats.h"
 #include "kernel/task.h"
 #include "kernel/trace.h"
@@ -414,9 +415,19 @@ void sched_wait_moved(const struct sched_move *move)
         return;
     }
     /* Compare pointers only: the task may have exited meanwhile.  Its first switch away
-     * ends the wait; a second switch means the pointer now names another task. */
+     * ends the wait; a second switch means the pointer now names another task.
+     * The waiter gives way while it waits: the task it waits for may itself be waiting, in
+     * this loop, for the waiter to leave its CPU (two threads moving each other at once);
+     * with no kernel preemption, neither would ever switch.  A fatal signal ends the wait:
+     * the move has been asked for, only its completion is not waited for. */
     unsigned cpu = (unsigned)move->cpu;
     while (sched_current(cpu) == move->task && STAT_READ(cpu, ctx_switches) - move->switches < 2) {
+        if (sched_need_resched()) {
+            schedule(); /* the waiter may be moved too (an IPI_RESCHEDULE asked for it) */
+        }
+        if (signal_fatal_pending(current())) {
+            return;
+        }
         arch_cpu_relax();
     }
 }

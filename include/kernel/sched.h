@@ -53,7 +53,8 @@ struct sched_move {
 };
 int sched_set_affinity(struct task *t, cpumask_t mask, struct sched_move *move);
 /* Wait (IRQs enabled, no locks held) until the task of a sched_set_affinity has left the
- * CPU it may no longer use, as Linux's sched_setaffinity does. */
+ * CPU it may no longer use, as Linux's sched_setaffinity does.  The waiter switches away
+ * if asked to meanwhile (it may be moved itself), and stops waiting on a fatal signal. */
 void sched_wait_moved(const struct sched_move *move);
 
 /* The current task must give way at the next opportunity. */
