@@ -43,7 +43,8 @@ static long set_affinity_of(int tid, uint64_t mask)
 }
 
 /* Free pages and kernel stacks must be back at (pages0, stacks0). */
-__attribute__((unused)) static void expect_baseline(const char *after, uint64_t pages0, uint64_t stacks0)
+__attribute__((unused)) static void expect_baseline(const char *after, uint64_t pages0,
+                                                    uint64_t stacks0)
 {
     uint64_t pages = ut_free_pages_settled(), stacks = ut_kstacks_settled();
     CHECK(pages == pages0 && stacks == stacks0,
@@ -104,8 +105,10 @@ static void test_affinity_cross(void)
         zt_sleep_ns(100 * UT_MS);
         long now = __atomic_load_n(&x.moves[0], __ATOMIC_RELAXED) +
                    __atomic_load_n(&x.moves[1], __ATOMIC_RELAXED);
-        CHECK(now != last, "no move for 100 ms after %ld moves: the two movers wait for each "
-                           "other", now);
+        CHECK(now != last,
+              "no move for 100 ms after %ld moves: the two movers wait for each "
+              "other",
+              now);
         last = now;
     }
     __atomic_store_n(&x.stop, 1, __ATOMIC_RELEASE);

@@ -53,8 +53,17 @@ static const struct fz_call *find(const struct fz_call *table, int n, long nr)
 /* Numbers from outside the table: gaps below 1100, and values far out of range. */
 static long odd_number(struct fz_env *e)
 {
-    static const long far[] = {-1, -2, 1100, 2047, 2048, 4095, 65535, 1l << 31, 1l << 32,
-                               (long)0x8000000000000000ull, 0x7fffffffffffffffl};
+    static const long far[] = {-1,
+                               -2,
+                               1100,
+                               2047,
+                               2048,
+                               4095,
+                               65535,
+                               1l << 31,
+                               1l << 32,
+                               (long)0x8000000000000000ull,
+                               0x7fffffffffffffffl};
     if (fz_chance(&e->rng, 3, 4)) {
         return (long)fz_below(&e->rng, 1100);
     }
