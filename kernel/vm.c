@@ -41,7 +41,13 @@ static void unmap_pages(struct vm *vm, uint64_t start, uint64_t end)
     }
 }
 
-/* Unmap the kernel's pages of a VMA_KERNEL region without freeing them (lock held). */
+/* Are the region's pages the address space's own (freed when unmapped)? */
+static bool vma_owns_pages(const struct vma *v)
+{
+    return v->kind != VMA_KERNEL && v->kind != VMA_DEVICE;
+}
+
+/* Unmap the pages of a region the vm does not own without freeing them (lock held). */
 static void unmap_kernel_pages(struct vm *vm, uint64_t start, uint64_t end)
 {
     for (uint64_t va = start; va < end; va += PAGE_SIZE) {
@@ -54,7 +60,7 @@ void vm_destroy(struct vm *vm)
     list_for_each_safe(pos, tmp, &vm->vmas)
     {
         struct vma *v = container_of(pos, struct vma, link);
-        if (v->kind == VMA_KERNEL) {
+        if (!vma_owns_pages(v)) {
             unmap_kernel_pages(vm, v->start, v->end);
         } else {
             unmap_pages(vm, v->start, v->end);
@@ -139,8 +145,8 @@ static int unmap_range_locked(struct vm *vm, uint64_t start, uint64_t end)
         if (v->end <= start || v->start >= end) {
             continue;
         }
-        if (v->kind == VMA_KERNEL) {
-            return -EINVAL; /* the kernel's pages stay where they are */
+        if (!vma_owns_pages(v)) {
+            return -EINVAL; /* the kernel's and a claimed device's pages stay where they are */
         }
         if (v->start < start && v->end > end) { /* a hole in the middle: split in two */
             struct vma *tail = kmem_alloc(sizeof(*tail));
@@ -222,6 +228,68 @@ int vm_map_kernel_pages(struct vm *vm, uint64_t va, const paddr_t *pa, unsigned 
     return r;
 }
 
+/* Map n pages from pa at va (lock held); on failure nothing stays mapped. */
+static int map_phys_locked(struct vm *vm, uint64_t va, paddr_t pa, size_t n, unsigned prot,
+                           bool device)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t at = va + i * PAGE_SIZE;
+        int r = device ? arch_as_map_device(&vm->as, at, pa + i * PAGE_SIZE, prot)
+                       : arch_as_map(&vm->as, at, pa + i * PAGE_SIZE, prot);
+        if (r) {
+            unmap_kernel_pages(vm, va, at);
+            return r;
+        }
+    }
+    return 0;
+}
+
+long vm_map_phys(struct vm *vm, paddr_t pa, size_t n, unsigned prot, bool device)
+{
+    uint64_t len = (uint64_t)n * PAGE_SIZE;
+    if (!n || n > USER_VA_TOP / PAGE_SIZE || (prot & ~(unsigned)(PROT_READ | PROT_WRITE))) {
+        return -EINVAL;
+    }
+    struct vma *v = kmem_alloc(sizeof(*v));
+    if (!v) {
+        return -ENOMEM;
+    }
+    unsigned long flags = spin_lock_irqsave(&vm->lock);
+    uint64_t va = find_gap(vm, len);
+    int r = va ? map_phys_locked(vm, va, pa, n, prot, device) : -ENOMEM;
+    if (r == 0) {
+        *v = (struct vma){.start = va, .end = va + len, .prot = prot, .kind = VMA_DEVICE};
+        struct list *pos = first_after(vm, va);
+        list_insert_between(&v->link, pos->prev, pos);
+    }
+    spin_unlock_irqrestore(&vm->lock, flags);
+    if (r) {
+        kmem_free(v, sizeof(*v));
+    }
+    return r ? r : (long)va;
+}
+
+int vm_unmap_phys(struct vm *vm, uint64_t va, uint64_t len)
+{
+    struct vma *found = 0;
+    unsigned long flags = spin_lock_irqsave(&vm->lock);
+    list_for_each(pos, &vm->vmas)
+    {
+        struct vma *v = container_of(pos, struct vma, link);
+        if (v->kind == VMA_DEVICE && v->start == va && v->end - v->start == len) {
+            found = v;
+            unmap_kernel_pages(vm, v->start, v->end);
+            list_del(&v->link);
+            break;
+        }
+    }
+    spin_unlock_irqrestore(&vm->lock, flags);
+    if (found) {
+        kmem_free(found, sizeof(*found));
+    }
+    return found ? 0 : -EINVAL;
+}
+
 long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned flags, long fd,
              uint64_t off)
 {
@@ -300,7 +368,7 @@ static int user_copy_locked(struct vm *vm, uint64_t uaddr, void *kbuf, size_t n,
     while (n) {
         unsigned prot;
         paddr_t pa = arch_as_lookup(&vm->as, uaddr & ~PAGE_MASK, &prot);
-        if (!pa || (prot & need) != need) {
+        if (!pa || (prot & need) != need || (prot & ARCH_PROT_DEVICE)) {
             return -EFAULT;
         }
         size_t chunk = MIN(n, PAGE_SIZE - (uaddr & PAGE_MASK));
@@ -323,7 +391,8 @@ static int check_range_locked(struct vm *vm, uint64_t uaddr, size_t n, unsigned 
     }
     for (uint64_t va = uaddr & ~PAGE_MASK; va < uaddr + n; va += PAGE_SIZE) {
         unsigned prot;
-        if (!arch_as_lookup(&vm->as, va, &prot) || (prot & need) != need) {
+        if (!arch_as_lookup(&vm->as, va, &prot) || (prot & need) != need ||
+            (prot & ARCH_PROT_DEVICE)) {
             return -EFAULT;
         }
     }

@@ -14,10 +14,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FDT_MAGIC    0xd00dfeed
-#define FDT_MAX_CPUS 64 /* CPUs beyond this are counted in ncpus_total but not recorded */
-#define FDT_MAX_MEM  8
-#define FDT_MAX_GICR 4
+#define FDT_MAGIC      0xd00dfeed
+#define FDT_MAX_CPUS   64 /* CPUs beyond this are counted in ncpus_total but not recorded */
+#define FDT_MAX_MEM    8
+#define FDT_MAX_GICR   4
+#define FDT_MAX_VIRTIO 32 /* QEMU virt lists 32 virtio-mmio transports */
 
 struct fdt_range {
     uint64_t base;
@@ -64,6 +65,15 @@ struct fdt_info {
     const char *bootargs;  /* /chosen/bootargs inside the blob (valid while the blob
                               is), NUL-terminated, or NULL if absent */
     uint32_t bootargs_len; /* strlen of bootargs */
+
+    /* Optional: the enabled "virtio,mmio" transports that are root children, sorted by base
+       address (so a transport's index is its slot number).  A node with a malformed reg or
+       interrupts, or one past FDT_MAX_VIRTIO, is skipped and counted; it never fails the
+       parse: the kernel runs without them. */
+    uint32_t nvirtio;
+    struct fdt_range virtio[FDT_MAX_VIRTIO]; /* reg[0]: the register window */
+    uint32_t virtio_intid[FDT_MAX_VIRTIO];   /* interrupts[0], an SPI, as a GIC INTID */
+    uint32_t virtio_skipped;
 };
 
 /*
@@ -74,7 +84,8 @@ struct fdt_info {
  * "no device tree: bad magic 0x00000000 at the start of RAM" or
  * "device tree: missing node /psci".  On success err holds "".
  * Required: a valid header, a memory node, at least one cpu, a GICv3, a PL011, the
- * architected timer and /psci with a known method.  /chosen/bootargs is optional.
+ * architected timer and /psci with a known method.  /chosen/bootargs and the virtio-mmio
+ * transports are optional.
  * Pure: no globals, no allocation, callable in any context (fdt.c says more).
  */
 int fdt_parse(const void *blob, size_t max_len, struct fdt_info *out, char *err, size_t errlen);
