@@ -229,19 +229,20 @@ void kernel_main(uint64_t entry_counter)
     for (int i = 0; i < bootargs.nwarn; i++) {
         printk("%s\n", bootargs.warn[i]); /* bad parameters: what was done instead */
     }
-    setup_partition();           /* before any CPU runs: routing depends on it */
-    kstack_init();               /* page tables of the kernel stack window */
-    trace_init_cpu(0);           /* the boot CPU's trace ring (the others' in smp_boot) */
-    futex_init();                /* wait queues user space will sleep on */
-    sched_init_cpu(boot);        /* the boot CPU's run queue and idle task */
-    timer_init_cpu(0);           /* its timer queue; timer interrupt handler */
-    ipi_init_cpu();              /* SGIs: the only way other CPUs reach it */
-    tty_init();                  /* console input interrupt */
-    smp_boot();                  /* PSCI CPU_ON for the others, wait for them */
-    print_partition();           /* "partition: housekeeping LIST, dataplane LIST" */
-    irq_route_all_spis();        /* device interrupts: housekeeping CPUs only, spread */
-    report_smp(bi);              /* ends with "smp: N of N CPUs online" */
-    device_init(bootargs.quiet); /* virtio-mmio transports, for user-space drivers */
-    kernel_late_init();          /* user space, or the debug hooks */
-    sched_idle();                /* the boot stack becomes CPU 0's idle task */
+    setup_partition();    /* before any CPU runs: routing depends on it */
+    kstack_init();        /* page tables of the kernel stack window */
+    trace_init_cpu(0);    /* the boot CPU's trace ring (the others' in smp_boot) */
+    futex_init();         /* wait queues user space will sleep on */
+    sched_init_cpu(boot); /* the boot CPU's run queue and idle task */
+    timer_init_cpu(0);    /* its timer queue; timer interrupt handler */
+    ipi_init_cpu();       /* SGIs: the only way other CPUs reach it */
+    tty_init();           /* console input interrupt */
+    smp_boot();           /* PSCI CPU_ON for the others, wait for them */
+    print_partition();    /* "partition: housekeeping LIST, dataplane LIST" */
+    irq_route_all_spis(); /* device interrupts: housekeeping CPUs only, spread */
+    report_smp(bi);       /* ends with "smp: N of N CPUs online" */
+    /* virtio-mmio transports, probed for user-space drivers (lsdev, zt_claim) */
+    device_init(bootargs.quiet);
+    kernel_late_init(); /* user space, or the debug hooks */
+    sched_idle();       /* the boot stack becomes CPU 0's idle task */
 }
