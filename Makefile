@@ -43,12 +43,16 @@ KERNEL_OBJS := $(patsubst %,$(B)/%.o,$(basename $(ARCH_SRCS) $(KERNEL_SRCS)))
 
 # ---------------------------------------------------------------- user programs
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
-	--specs=picolibc.specs -Iinclude -Iuser/lib -ffunction-sections -fdata-sections \
+	--specs=picolibc.specs -Iinclude -Iuser/lib -Iuser -ffunction-sections -fdata-sections \
 	-fno-omit-frame-pointer -MMD -MP
 USER_LDFLAGS := --specs=picolibc.specs -nostartfiles -static -Wl,--gc-sections \
 	-T user/lib/user.ld -Wl,-z,max-page-size=4096 -Wl,--no-warn-rwx-segments
 USER_LIB_SRCS := $(wildcard user/lib/*.c) $(wildcard user/lib/*.S)
 USER_LIB_OBJS := $(patsubst %,$(B)/%.o,$(basename $(USER_LIB_SRCS)))
+# The user-space dataplane (virtio-net driver, packet logic) is a library programs link.
+NET_LIB_SRCS  := $(wildcard user/net/*.c)
+NET_LIB_OBJS  := $(patsubst %,$(B)/%.o,$(basename $(NET_LIB_SRCS)))
+NET_LIB       := $(B)/user/libnet.a
 USER_PROGS    := $(basename $(notdir $(wildcard user/*.c)))
 USER_BINS     := $(addprefix $(B)/initrd/bin/,$(USER_PROGS))
 
@@ -81,10 +85,14 @@ $(B)/user/%.o: user/%.S | deps-build
 
 # Programs keep their symbols in build/user/bin (for gdb); the archive gets stripped copies.
 .PRECIOUS: $(B)/user/bin/% $(B)/user/%.o
-$(B)/user/bin/%: $(B)/user/%.o $(USER_LIB_OBJS) user/lib/user.ld
+$(NET_LIB): $(NET_LIB_OBJS)
+	$(Q)rm -f $@
+	$(Q)$(CROSS)ar rcs $@ $^
+
+$(B)/user/bin/%: $(B)/user/%.o $(USER_LIB_OBJS) $(NET_LIB) user/lib/user.ld
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(USER_LDFLAGS) -o $@ $< $(USER_LIB_OBJS)
+	$(Q)$(CC) $(USER_LDFLAGS) -o $@ $< $(USER_LIB_OBJS) $(NET_LIB)
 
 $(B)/initrd/bin/%: $(B)/user/bin/%
 	@mkdir -p $(dir $@)
@@ -173,6 +181,15 @@ $(B)/host/tests/%: tests/unit/%.c $(B)/host/libzt.a
 	@mkdir -p $(dir $@)
 	@echo "  HOSTLD  $@"
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Itests/unit -o $@ $< $(B)/host/libzt.a -lcmocka
+
+# The dataplane's pure parts (user/net: frame parsing, virtqueue rings) built for the host, so
+# tests/unit/test_net*.c can feed them hostile frames and play the device under ASan/UBSan.
+NET_HOST_OBJS := $(B)/host/user/net/frame.o $(B)/host/user/net/virtq.o
+
+$(B)/host/tests/test_net%: tests/unit/test_net%.c $(NET_HOST_OBJS)
+	@mkdir -p $(dir $@)
+	@echo "  HOSTLD  $@"
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Itests/unit -Iuser/net -o $@ $< $(NET_HOST_OBJS) -lcmocka
 
 unit: deps-test $(UNIT_BINS)
 
