@@ -14,6 +14,7 @@
  */
 #include "nic.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -273,9 +274,18 @@ static void receive_one(struct nic *n, uint16_t id, uint32_t len)
         return;
     }
     len = len > NIC_BUF_SIZE ? NIC_BUF_SIZE - NET_HDR : len - NET_HDR;
-    if (!virtq_get_free(&n->tx, &tx)) {
+    bool have_tx = virtq_get_free(&n->tx, &tx);
+    if (!have_tx) {
+        reclaim_tx(n); /* the device may have sent some since this round began */
+        have_tx = virtq_get_free(&n->tx, &tx);
+    }
+    if (!have_tx) {
+        /* No slot for a reply: handle it anyway (drops are counted by reason), but a reply
+         * that cannot be sent counts as tx-full, not as answered. */
         static uint8_t scratch[FRAME_MAX];
+        struct frame_stats before = n->st.frames;
         if (frame_handle(&n->cfg, frame, len, scratch, &n->st.frames)) {
+            n->st.frames = before;
             n->st.frames.drops[DROP_TX_FULL]++;
         }
         return;
