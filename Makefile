@@ -56,7 +56,7 @@ NET_LIB       := $(B)/user/libnet.a
 USER_PROGS    := $(basename $(notdir $(wildcard user/*.c)))
 USER_BINS     := $(addprefix $(B)/initrd/bin/,$(USER_PROGS))
 
-.PHONY: all kernel run debug gdb test unit bench format check-format clean help deps-build
+.PHONY: all kernel run run-net debug gdb test unit bench format check-format clean help deps-build
 all: $(B)/kernel.elf
 
 deps-build:
@@ -146,6 +146,31 @@ run: $(B)/kernel.elf
 	@echo "run: $(QEMU_CMD) $(SHOW_APPEND)"
 	@echo "run: (Ctrl-A x quits QEMU)"
 	@$(QEMU_CMD) $(APPEND)
+
+# make run-net: the same, plus one virtio-net device (modern transport) on loopback only.
+# NET=dgram (default): raw Ethernet frames over UDP, for tools/netload (ping, exact frames);
+# NET=user: QEMU user networking with host forwards to the guest's UDP ports 7 and 9.
+# Ports are picked free by tools/netload; the recipe prints what to run on the host.
+NET ?= dgram
+RUN_NET_BOOTARGS = $${BOOTARGS:-dataplane=2-3}
+
+run-net: $(B)/kernel.elf
+	@$(DEPS) run
+	@set -e; set -- $$($(PYTHON) tools/netload free-ports 2); \
+	if [ "$(NET)" = user ]; then \
+	  netdev="user,id=n0,hostfwd=udp:127.0.0.1:$$1-:7,hostfwd=udp:127.0.0.1:$$2-:9"; \
+	  host="tools/netload udp --port $$1 -n 1000   (or: nc -u 127.0.0.1 $$1)"; \
+	elif [ "$(NET)" = dgram ]; then \
+	  netdev="dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$$1"; \
+	  netdev="$$netdev,remote.type=inet,remote.host=127.0.0.1,remote.port=$$2"; \
+	  host="tools/netload ping --to $$1 --listen $$2; tools/netload raw --to $$1 --listen $$2 -n 1000"; \
+	else echo "run-net: NET must be dgram or user, not '$(NET)'"; exit 2; fi; \
+	args="$(RUN_NET_BOOTARGS)"; \
+	echo "run-net: $(QEMU_CMD) -global virtio-mmio.force-legacy=false -netdev $$netdev -device virtio-net-device,netdev=n0 -append \"$$args\""; \
+	echo "run-net: in the guest: udpecho -c 3 -t 600    on the host: $$host"; \
+	echo "run-net: (Ctrl-A x quits QEMU)"; \
+	$(QEMU_CMD) -global virtio-mmio.force-legacy=false -netdev "$$netdev" \
+	  -device virtio-net-device,netdev=n0 -append "$$args"
 
 debug: $(B)/kernel.elf
 	@$(DEPS) run
@@ -256,6 +281,7 @@ help:
 	@echo "  make run             boot it in QEMU (CPUS=$(CPUS), BOOTARGS='...', REPRO=1); Ctrl-A x quits"
 	@echo "  make test            host unit tests + QEMU tests; ends with 'N passed, N failed'"
 	@echo "  make bench           benchmarks -> bench/results.md"
+	@echo "  make run-net         boot with a virtio-net device on loopback (NET=dgram|user)"
 	@echo "  make debug           QEMU halted with a gdb stub on :1234"
 	@echo "  make gdb             gdb-multiarch attached to 'make debug', stopped at the first instruction"
 	@echo "  make format          clang-format every C file in place"
