@@ -12,8 +12,9 @@
  * echo port) at IP (default 10.0.2.15, QEMU's guest address), counts and drops the rest.
  * It stops after COUNT datagrams echoed, after SECONDS (default 30) of guest time, or when a
  * datagram reaches the control port (-x PORT); ends isolation; prints its totals (received,
- * sent, drops by reason, polls and empty polls, rx-ring-full events, instructions per packet,
- * the CPU's exceptions over the window); resets and releases the device.
+ * sent, drops by reason, polls and empty polls, rx-ring-full events, the share of the window
+ * spent on received frames ("busy"), instructions per packet, the CPU's exceptions over the
+ * window); resets and releases the device.
  *   -m   a sibling thread maps and unmaps memory on CPU 0 meanwhile (as isol -m)
  * Exit status: 0, or 1 if something failed or COUNT was given and not reached in time.
  */
@@ -219,9 +220,10 @@ static void report(const struct window *w)
         printf(" %s %llu", frame_drop_name((enum frame_drop)d), (unsigned long long)f->drops[d]);
     }
     printf(" bad-len %llu\n", (unsigned long long)s->bad_len);
-    printf("udpecho: polls %llu empty %llu rx-ring-full %llu notifies %llu\n",
+    printf("udpecho: polls %llu empty %llu rx-ring-full %llu notifies %llu busy %.2f%%\n",
            (unsigned long long)s->polls, (unsigned long long)s->empty_polls,
-           (unsigned long long)s->rx_ring_full, (unsigned long long)s->notifies);
+           (unsigned long long)s->rx_ring_full, (unsigned long long)s->notifies,
+           w->ticks ? 100.0 * (double)s->busy_ticks / (double)w->ticks : 0.0);
     uint64_t busy = s->busy_insts, idle = w->insts > busy ? w->insts - busy : 0;
     if (w->insts) {
         printf("udpecho: instructions: %llu per received frame, %llu per empty poll\n",

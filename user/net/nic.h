@@ -35,6 +35,9 @@ struct nic_stats {
     uint64_t busy_insts;   /* instructions retired in rounds that received something (PMU
                               event counter 0; 0 where the PMU does not count, e.g. QEMU
                               without -icount) */
+    uint64_t busy_ticks;   /* counter ticks (CNTVCT) spent in rounds that received something:
+                              the dataplane CPU's busy time; the rest of a window it polled an
+                              empty ring */
     uint64_t bad_len;      /* used entries shorter than the virtio-net header */
     struct frame_stats frames;
 };
