@@ -207,9 +207,10 @@ $(B)/host/tests/%: tests/unit/%.c $(B)/host/libzt.a
 	@echo "  HOSTLD  $@"
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Itests/unit -o $@ $< $(B)/host/libzt.a -lcmocka
 
-# The dataplane's pure parts (user/net: frame parsing, virtqueue rings) built for the host, so
-# tests/unit/test_net*.c can feed them hostile frames and play the device under ASan/UBSan.
-NET_HOST_OBJS := $(B)/host/user/net/frame.o $(B)/host/user/net/virtq.o
+# The dataplane's parts that need no kernel (user/net: frame parsing, virtqueue rings, the
+# driver's checks) built for the host, so tests/unit/test_net*.c can feed them hostile frames
+# and play the device under ASan/UBSan.
+NET_HOST_OBJS := $(B)/host/user/net/frame.o $(B)/host/user/net/virtq.o $(B)/host/user/net/nic.o
 
 NET_UNIT_BINS := $(filter $(B)/host/tests/test_net%,$(UNIT_BINS))
 
