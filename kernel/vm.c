@@ -6,7 +6,10 @@
  * USER_MMAP_TOP in the first gap that fits; MAP_FIXED replaces whatever was there.
  * munmap may cut a region in pieces.  Every change and every user copy runs under
  * vm->lock, so a concurrent munmap in another thread can never free a page while the
- * kernel copies through it.
+ * kernel copies through it.  Regions whose pages the address space does not own (VMA_KERNEL:
+ * the counters; VMA_DEVICE: a claimed device's registers and DMA region, device.c) are
+ * unmapped without freeing and cannot be munmapped; user copies never go through device
+ * registers (ARCH_PROT_DEVICE).
  */
 #include "kernel/vm.h"
 #include "kernel/kmem.h"
