@@ -29,7 +29,6 @@
 #include "kernel/printk.h"
 #include "kernel/spinlock.h"
 #include "kernel/task.h"
-#include "kernel/trap.h"
 #include "kernel/vm.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"

@@ -44,7 +44,7 @@ static void rx_byte(char c)
     rx.buf[rx.tail++ % RX_SIZE] = c;
 }
 
-static void tty_interrupt(unsigned intid)
+static void tty_interrupt(unsigned irq)
 {
     spin_lock(&rx.wq.lock);
     unsigned before = rx.tail;
@@ -69,14 +69,14 @@ static void tty_interrupt(unsigned intid)
 void tty_init(void)
 {
     waitq_init(&rx.wq);
-    unsigned intid = arch_console_intid();
-    if (!intid) {
+    unsigned irq = arch_console_irq();
+    if (!irq) {
         return;
     }
-    if (irq_register(intid, tty_interrupt) != 0) {
-        panic("tty: cannot take the console interrupt %u", intid);
+    if (irq_register(irq, tty_interrupt) != 0) {
+        panic("tty: cannot take the console interrupt %u", irq);
     }
-    arch_irq_set_enabled(intid, true);
+    arch_irq_set_enabled(irq, true);
 }
 
 long tty_read(uint64_t ubuf, size_t n)

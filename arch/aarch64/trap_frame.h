@@ -41,4 +41,9 @@ static inline uint64_t arch_frame_sp(const struct trap_frame *f)
     return f->sp_el0;
 }
 
+static inline void arch_frame_set_sp(struct trap_frame *f, uint64_t sp)
+{
+    f->sp_el0 = sp;
+}
+
 #endif

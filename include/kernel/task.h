@@ -75,12 +75,13 @@ struct task {
     struct list wait_link;
     int wake_reason; /* 0 woken, -EINTR interrupted, -ETIMEDOUT timer */
     struct timer sleep_timer;
-    struct vm *futex_vm;  /* address space and user address it waits on in FUTEX_WAIT */
-    uint64_t futex_uaddr; /* (0 otherwise) */
+    struct waitq sleep_wq; /* what sleep_until sleeps on (nobody else waits there) */
+    struct vm *futex_vm;   /* address space and user address it waits on in FUTEX_WAIT */
+    uint64_t futex_uaddr;  /* (0 otherwise) */
 
-    /* accounting, in counter ticks (acct.c) */
-    uint64_t user_ticks;
-    uint64_t sys_ticks;
+    /* accounting, in counter cycles (acct.c) */
+    uint64_t user_cycles;
+    uint64_t sys_cycles;
     uint64_t acct_stamp;
 
     /* threads */
@@ -93,6 +94,7 @@ struct task {
 
     /* task isolation (isolate.c) */
     unsigned isol_flags; /* PR_TASK_ISOLATION_* while isolated, else 0 */
+    unsigned isol_cpu;   /* the CPU whose isolation slot it holds (when isol_flags != 0) */
 };
 
 enum proc_state {
@@ -125,8 +127,8 @@ struct process {
     uint64_t sig_pending; /* sent to the process (proc_lock) */
     struct sigaction_k sigactions[ZT_NSIG];
 
-    uint64_t dead_user_ticks; /* accounting of threads that already exited */
-    uint64_t dead_sys_ticks;
+    uint64_t dead_user_cycles; /* accounting of threads that already exited */
+    uint64_t dead_sys_cycles;
 };
 
 extern spinlock_t proc_lock;
@@ -136,6 +138,10 @@ static inline struct task *current(void)
 {
     return this_cpu()->current_task;
 }
+
+/* At most n processes alive or not yet reaped (boot: max_procs=); spawn says -EAGAIN past
+ * it, so a parent that never reaps cannot fill memory with zombies. */
+void proc_set_limit(unsigned n);
 
 /* Start the first process: /bin/init with `argv`.  Returns its pid or -errno. */
 int proc_start_init(char *const argv[], int argc);
