@@ -10,8 +10,8 @@
  *
  * Each check prints "devtest: NAME: ok" or "devtest: NAME: FAIL (...)"; the last line is
  * "devtest: N checks, M failed" and the exit status is 1 if M > 0.  The free-page baseline is
- * taken after one claim/release of our own (its page tables stay with this process) and after
- * the shell that started us has settled.
+ * taken after one claim/release of our own (whatever a first claim leaves cached stays with
+ * this process) and after the shell that started us has settled.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,7 +185,7 @@ int main(int argc, char **argv)
         return 1;
     }
     struct zt_claim c;
-    zt_claim(slot, DMA_BYTES, 0, &c); /* warm up: our own page tables for the mappings */
+    zt_claim(slot, DMA_BYTES, 0, &c); /* warm up: anything a first claim caches */
     zt_release(slot);
     zt_sleep_ns(200 * 1000 * 1000); /* let the shell settle into wait4 */
     uint64_t base = free_pages();

@@ -268,7 +268,7 @@ static void dev07_user_access(TEST_STATE)
                      -EINVAL);
 }
 
-/* DEV-08: 200 claim/release cycles of a 4 MiB region: every one succeeds (contiguous runs
+/* DEV-08: 200 claim/release cycles of a 2 MiB region: every one succeeds (contiguous runs
  * are given back to where they came from) and no page is lost */
 static void dev08_cycles(TEST_STATE)
 {
