@@ -12,9 +12,12 @@
  *
  * Every change checks everything first (range, the kernel's own pages, memory for the
  * region records, the pages themselves) and then acts, so a refused call changes nothing.
- * New pages are allocated before the lock is taken, with interrupts enabled, checking for a
- * fatal signal every POPULATE_BATCH pages; the lock is taken with spin_lock (no IRQ handler
- * ever takes it), so a large mmap or munmap never keeps interrupts masked.
+ * New pages are allocated and zeroed before the lock is taken, with interrupts enabled,
+ * checking for a fatal signal every POPULATE_BATCH pages; under the lock (IRQs masked: code
+ * that IRQ handlers interrupt takes it inside wait-queue locks and proc_lock, so holding it
+ * with IRQs enabled could deadlock against a timer callback) only the page-table entries
+ * are written, and a large unmap invalidates the TLB once for the whole address space
+ * instead of once per page.
  *
  * Regions whose pages the address space does not own (VMA_KERNEL: the counters; VMA_DEVICE:
  * a claimed device's registers and DMA region, kernel/device.c) are unmapped without being
@@ -40,7 +43,7 @@ static uint64_t page_round_up(uint64_t v)
 
 int vm_init(struct vm *vm)
 {
-    vm->lock = (spinlock_t)SPINLOCK_INIT;
+    spin_lock_init(&vm->lock, LOCK_VM);
     list_init(&vm->vmas);
     vm->pages = 0;
     vm->nregions = 0;
@@ -60,15 +63,16 @@ static void vma_unlink(struct vm *vm, struct vma *v)
     __atomic_store_n(&vm->nregions, vm->nregions - 1, __ATOMIC_RELAXED);
 }
 
+static void free_unmapped(paddr_t pa, void *ctx)
+{
+    struct vm *vm = ctx;
+    page_free(pa);
+    vm->pages--;
+}
+
 static void unmap_pages(struct vm *vm, uint64_t start, uint64_t end)
 {
-    for (uint64_t va = start; va < end; va += PAGE_SIZE) {
-        paddr_t pa = arch_as_unmap(&vm->as, va);
-        if (pa) {
-            page_free(pa);
-            vm->pages--;
-        }
-    }
+    arch_as_unmap_range(&vm->as, start, end, free_unmapped, vm);
 }
 
 /* Are the region's pages the address space's own (freed when unmapped)? */
@@ -256,11 +260,11 @@ int vm_map_region(struct vm *vm, uint64_t start, uint64_t len, unsigned prot, en
     if (r) {
         return r;
     }
-    spin_lock(&vm->lock);
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
     r = range_is_free(vm, start, start + len)
             ? map_list_locked(vm, start, start + len, prot, kind, &l, spare)
             : -EEXIST;
-    spin_unlock(&vm->lock);
+    spin_unlock_irqrestore(&vm->lock, irq);
     if (r == -EEXIST) {
         list_free(&l);
         kmem_free(spare, sizeof(*spare));
@@ -403,14 +407,14 @@ long vm_map_phys(struct vm *vm, paddr_t pa, size_t n, unsigned prot, bool device
     if (!v) {
         return -ENOMEM;
     }
-    spin_lock(&vm->lock);
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
     uint64_t va = find_gap(vm, len);
     int r = va ? map_phys_locked(vm, va, pa, n, prot, device) : -ENOMEM;
     if (r == 0) {
         *v = (struct vma){.start = va, .end = va + len, .prot = prot, .kind = VMA_DEVICE};
         vma_link(vm, v, first_after(vm, va));
     }
-    spin_unlock(&vm->lock);
+    spin_unlock_irqrestore(&vm->lock, irq);
     if (r) {
         kmem_free(v, sizeof(*v));
     }
@@ -420,7 +424,7 @@ long vm_map_phys(struct vm *vm, paddr_t pa, size_t n, unsigned prot, bool device
 int vm_unmap_phys(struct vm *vm, uint64_t va, uint64_t len)
 {
     struct vma *found = 0;
-    spin_lock(&vm->lock);
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
     list_for_each(pos, &vm->vmas)
     {
         struct vma *v = container_of(pos, struct vma, link);
@@ -434,7 +438,7 @@ int vm_unmap_phys(struct vm *vm, uint64_t va, uint64_t len)
         arch_as_trim(&vm->as, found->start, found->end);
         vma_unlink(vm, found);
     }
-    spin_unlock(&vm->lock);
+    spin_unlock_irqrestore(&vm->lock, irq);
     if (found) {
         kmem_free(found, sizeof(*found));
     }
@@ -463,7 +467,7 @@ long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned
     if (r) {
         return r;
     }
-    spin_lock(&vm->lock);
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
     if (flags & MAP_FIXED) {
         r = check_unmap_locked(vm, addr, addr + len, &split);
         if (r == 0) {
@@ -479,7 +483,7 @@ long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned
         list_free(&l);
         kmem_free(spare, sizeof(*spare));
     }
-    spin_unlock(&vm->lock);
+    spin_unlock_irqrestore(&vm->lock, irq);
     return r == 0 ? (long)addr : r;
 }
 
@@ -490,12 +494,12 @@ int vm_munmap(struct vm *vm, uint64_t addr, uint64_t len)
         return -EINVAL;
     }
     struct vma *split;
-    spin_lock(&vm->lock);
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
     int r = check_unmap_locked(vm, addr, addr + len, &split);
     if (r == 0) {
         unmap_range_locked(vm, addr, addr + len, split);
     }
-    spin_unlock(&vm->lock);
+    spin_unlock_irqrestore(&vm->lock, irq);
     return r;
 }
 
@@ -508,12 +512,12 @@ static int brk_grow(struct vm *vm, uint64_t old_end, uint64_t new_end)
     if (r) {
         return r;
     }
-    spin_lock(&vm->lock);
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
     /* Still the break it was (no other thread moved it), and nothing mapped in the way. */
     bool ok = page_round_up(vm->brk) == old_end && range_is_free(vm, old_end, new_end);
     r = ok ? map_list_locked(vm, old_end, new_end, PROT_READ | PROT_WRITE, VMA_HEAP, &l, spare)
            : -ENOMEM;
-    spin_unlock(&vm->lock);
+    spin_unlock_irqrestore(&vm->lock, irq);
     if (!ok) {
         list_free(&l);
         kmem_free(spare, sizeof(*spare));
@@ -525,9 +529,9 @@ static int brk_grow(struct vm *vm, uint64_t old_end, uint64_t new_end)
  * and return the new break, or the old one if the move is impossible (Linux semantics). */
 long vm_brk(struct vm *vm, uint64_t newbrk)
 {
-    spin_lock(&vm->lock);
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
     uint64_t old = vm->brk;
-    spin_unlock(&vm->lock);
+    spin_unlock_irqrestore(&vm->lock, irq);
     if (newbrk < vm->brk_start || newbrk > vm->brk_start + USER_BRK_MAX) {
         return (long)old;
     }
@@ -536,7 +540,7 @@ long vm_brk(struct vm *vm, uint64_t newbrk)
     if (new_end > old_end) {
         r = brk_grow(vm, old_end, new_end);
     }
-    spin_lock(&vm->lock);
+    irq = spin_lock_irqsave(&vm->lock);
     uint64_t cur_end = page_round_up(vm->brk);
     if (r == 0 && new_end < cur_end) {
         struct vma *split;
@@ -549,7 +553,7 @@ long vm_brk(struct vm *vm, uint64_t newbrk)
         vm->brk = newbrk;
     }
     long result = (long)vm->brk;
-    spin_unlock(&vm->lock);
+    spin_unlock_irqrestore(&vm->lock, irq);
     return result;
 }
 

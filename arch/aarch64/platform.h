@@ -47,6 +47,8 @@ void mmio_fill_devices(struct arch_boot_info *info);
 /* mmu.c */
 void mmu_init(void);
 void mmu_init_secondary(void);
+/* Does this CPU have Privileged Access Never (FEAT_PAN)?  mmu_init_secondary turns it on. */
+bool mmu_has_pan(void);
 
 /* boot.S */
 extern char secondary_entry[];
