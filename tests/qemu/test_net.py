@@ -1,7 +1,8 @@
 """The user-space dataplane (issue 12): a virtio-net device handed to /bin/udpecho on dataplane
 CPU 3, which polls it in strict isolation.  Traffic comes from the host over loopback only
 (tools/netload; zt.net_options picks free ports): QEMU user networking with a host forward, or
-raw Ethernet frames over -netdev dgram.  Every test asserts counts — datagrams echoed intact,
+raw Ethernet frames over -netdev dgram (there udpecho runs with -g none: no gateway to ask
+for, so the only frames that come back are answers).  Every test asserts counts — datagrams echoed intact,
 drops by reason, free pages, exceptions in QEMU's own log — never a rate or a latency (those
 are `make bench`'s).
 """
@@ -87,7 +88,7 @@ def test_net01_thousand_datagrams_echoed_intact():
 def test_net02_ping_answered():
     """NET-02: ICMP echo requests (raw frames over -netdev dgram) are answered with intact
     echo replies, 5 of 5, and udpecho counts them."""
-    nb = NetBoot("udpecho -c 3 -t 300 -x 9", kind="dgram")
+    nb = NetBoot("udpecho -c 3 -t 300 -x 9 -g none", kind="dgram")
     try:
         nb.ready()
         path = nb.path()
@@ -105,7 +106,7 @@ def test_net03_malformed_frames_dropped_and_counted():
     checksum, wrong IP/UDP lengths, fragments, options, bad ICMP/UDP checksums, foreign MAC,
     IPv6, other protocol, other port, bad ARP) are dropped and counted under their own reason,
     while the valid datagram sent after each one is still echoed; nothing else comes back."""
-    nb = NetBoot("udpecho -c 3 -t 300 -x 9", kind="dgram")
+    nb = NetBoot("udpecho -c 3 -t 300 -x 9 -g none", kind="dgram")
     try:
         nb.ready()
         path = nb.path()
@@ -160,7 +161,7 @@ def test_net06_zero_exceptions_under_load_and_sibling_mapper():
     """NET-06: while housekeeping floods the console and spawns, sleeps and maps (load -f),
     and a sibling thread of udpecho maps and unmaps memory on CPU 0 (-m), udpecho echoes 500
     datagrams and QEMU's log shows 0 exceptions on CPU 3 between the markers."""
-    nb = NetBoot("load -t 20 -f & udpecho -c 3 -n 500 -t 300 -m; wait", kind="dgram",
+    nb = NetBoot("load -t 20 -f & udpecho -c 3 -n 500 -t 300 -m -g none; wait", kind="dgram",
                  exclog=True)
     try:
         nb.ready()
