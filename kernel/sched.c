@@ -283,7 +283,8 @@ static void place_task(struct task *t)
     struct runqueue *rq;
     for (;;) {
         cpu = choose_cpu(t);
-        ASSERT(cpu < MAX_CPUS); /* sched_set_affinity keeps an online CPU in every mask */
+        VERIFY(cpu < MAX_CPUS); /* an online CPU in every mask: every build checks, as the
+                                 * index below would run past the run queues */
         rq = &rqs[cpu];
         spin_lock(&rq->lock);
         if (cpumask_has(__atomic_load_n(&t->affinity, __ATOMIC_RELAXED), cpu)) {
