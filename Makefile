@@ -38,7 +38,7 @@ KERNEL_LDFLAGS := -nostdlib -static -no-pie -z max-page-size=4096 -z noexecstack
 	--no-warn-rwx-segments -T linker.ld
 
 ARCH_SRCS   := $(wildcard arch/aarch64/*.c) $(wildcard arch/aarch64/*.S)
-KERNEL_SRCS := $(wildcard kernel/*.c) $(wildcard kernel/*.S)
+KERNEL_SRCS := $(wildcard kernel/*.c) $(wildcard kernel/fs/*.c) $(wildcard kernel/*.S)
 KERNEL_OBJS := $(patsubst %,$(B)/%.o,$(basename $(ARCH_SRCS) $(KERNEL_SRCS)))
 
 # ---------------------------------------------------------------- user programs
@@ -155,7 +155,8 @@ HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter \
 	-Iinclude -Iarch/host -Iarch/aarch64 -MMD -MP
 # Pure logic built for the host against the fake arch: every kernel/*.c, the fake arch,
 # and the arch files that are pure parsing (fdt.c).
-HOST_LIB_SRCS := $(wildcard kernel/*.c) $(wildcard arch/host/*.c) arch/aarch64/fdt.c
+HOST_LIB_SRCS := $(wildcard kernel/*.c) $(wildcard kernel/fs/*.c) $(wildcard arch/host/*.c) \
+	arch/aarch64/fdt.c
 HOST_LIB_OBJS := $(patsubst %.c,$(B)/host/%.o,$(HOST_LIB_SRCS))
 UNIT_SRCS     := $(wildcard tests/unit/test_*.c)
 UNIT_BINS     := $(patsubst tests/unit/%.c,$(B)/host/tests/%,$(UNIT_SRCS))

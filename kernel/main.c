@@ -13,17 +13,21 @@
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/stats.h"
+#include "kernel/sysdebug.h"
 #include "kernel/main.h"
+#include "kernel/exec.h"
 #include "kernel/futex.h"
 #include "kernel/ipi.h"
 #include "kernel/irq.h"
 #include "kernel/isolate.h"
 #include "kernel/kstack.h"
 #include "kernel/panic.h"
+#include "kernel/poll.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
 #include "kernel/trace.h"
 #include "kernel/tty.h"
+#include "kernel/vfs.h"
 #include "kernel/work.h"
 #include "uapi/zt_errno.h"
 
@@ -194,7 +198,7 @@ static void start_init(void)
         }
     }
     argv[argc] = 0;
-    int r = proc_start_init(argv, argc);
+    int r = proc_start_init(argv);
     if (r < 0) {
         printk("init: cannot start /bin/init (error %d); powering off\n", r);
         kernel_poweroff(127);
@@ -212,6 +216,7 @@ void kernel_late_init(void)
         kernel_poweroff(bootargs.debug_exit);
     }
     isol_init();           /* task isolation's report printer */
+    sysdebug_init();       /* syscall_debug=1's report printer */
     start_init();          /* first: init is pid 1 */
     work_start();          /* the housekeeping worker thread */
     stats_start_sampler(); /* rates for `cpus`, folded on housekeeping once a second */
@@ -232,6 +237,9 @@ void kernel_main(uint64_t entry_counter)
     kstack_init();        /* page tables of the kernel stack window */
     trace_init_cpu(0);    /* the boot CPU's trace ring (the others' in smp_boot) */
     futex_init();         /* wait queues user space will sleep on */
+    exec_init();          /* the signal-return page every process maps */
+    vfs_init();           /* the file tree: the initrd, /tmp, /dev, /proc/self */
+    poll_init();          /* where ppoll and pselect6 wait */
     sched_init_cpu(boot); /* the boot CPU's run queue and idle task */
     timer_init_cpu(0);    /* its timer queue; timer interrupt handler */
     ipi_init_cpu();       /* SGIs: the only way other CPUs reach it */

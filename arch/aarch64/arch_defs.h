@@ -43,6 +43,8 @@
 #define KSTACK_SLOTS  32768 /* 1 GiB of window */
 
 #define USER_VA_TOP 0x0000008000000000 /* first address above user space */
+/* Bytes a signal frame takes on the user stack (arch_signal_push; AT_MINSIGSTKSZ). */
+#define ARCH_SIGFRAME_BYTES 4704
 
 /* MAIR_EL1 attribute indexes (ARM ARM D8.5 "Memory attribute fields"). */
 #define MT_DEVICE_nGnRnE 0

@@ -16,6 +16,8 @@
 #define KSTACK_WINDOW 0x100000000000ull
 #define KSTACK_SLOTS  32768
 #define USER_VA_TOP   0x0000008000000000ull
+/* Bytes a signal frame takes on the user stack (arch_signal_push; AT_MINSIGSTKSZ). */
+#define ARCH_SIGFRAME_BYTES 4704
 
 typedef uint64_t paddr_t;
 

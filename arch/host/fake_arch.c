@@ -227,15 +227,16 @@ void arch_user_frame_init(struct trap_frame *f, uint64_t pc, uint64_t sp)
     f->sp_el0 = sp;
 }
 
-int arch_signal_push(struct vm *vm, struct trap_frame *f, int sig, uint64_t handler,
-                     uint64_t restorer, uint64_t blocked)
+int arch_signal_push(struct vm *vm, struct trap_frame *f, const struct arch_sigsetup *s)
 {
     unsupported("arch_signal_push");
+    return -1;
 }
 
-int arch_signal_pop(struct vm *vm, struct trap_frame *f, uint64_t *blocked)
+int arch_signal_pop(struct vm *vm, struct trap_frame *f, struct arch_sigsetup *s)
 {
     unsupported("arch_signal_pop");
+    return -1;
 }
 
 /* ---- user address spaces: one flat table of (space, va) -> (pa, prot) ---- */
@@ -303,6 +304,11 @@ paddr_t arch_as_lookup(const struct arch_as *as, uint64_t va, unsigned *prot)
         *prot = p->prot;
     }
     return p ? p->pa : 0;
+}
+
+uint64_t arch_user_hwcap(int n)
+{
+    return n == 1 ? 0x3 : 0; /* FP and ASIMD, as every AArch64 CPU here */
 }
 
 void arch_as_activate(const struct arch_as *as)

@@ -30,6 +30,8 @@
  *                         kernel text), "exec-data" (execute kernel data), "guard" (read
  *                         the unmapped page below the boot stack)
  *   debug_exit=N          power off with exit status N (0..255) right after boot
+ *   syscall_debug=0|1     report each system call number a process makes that the kernel
+ *                         does not implement, with its Linux name, once per process
  * "--" itself ends kernel parameters.  Values are case-sensitive.  A later parameter overrides
  * an earlier one.  The flags (tick_residual, isol_debug, quiet and their Linux names) may be
  * bare (meaning 1), =1 or =0.  A value may be double-quoted, as on Linux (init="/bin/x").
@@ -72,6 +74,7 @@ struct bootargs {
     unsigned hz;
     bool tick_residual;
     bool isol_debug;
+    bool syscall_debug;
     bool quiet;
     bool exit_stats; /* print every CPU's exception counts at power-off */
     enum debug_fault debug_fault;

@@ -1,0 +1,20 @@
+/*
+ * sysdebug.h — syscall_debug=1: report unimplemented system calls by their Linux names, once
+ * per process, printed on a housekeeping CPU (kernel/sysdebug.c).
+ */
+#ifndef ZT_KERNEL_SYSDEBUG_H
+#define ZT_KERNEL_SYSDEBUG_H
+
+#include <stdint.h>
+
+/* Words of struct process's nosys_seen bitmap. */
+#define SYSDEBUG_WORDS 8
+
+/* Boot. */
+void sysdebug_init(void);
+/* The current task called `nr`, which has no implementation (syscall context). */
+void sysdebug_unknown(uint64_t nr);
+/* "rseq", or "not a Linux system call". */
+const char *linux_syscall_name(uint64_t nr);
+
+#endif
