@@ -97,16 +97,67 @@ INITRD_DATA := $(B)/initrd/bin/notelf $(B)/initrd/bin/badelf
 $(B)/initrd/bin/notelf:
 	@mkdir -p $(dir $@)
 	printf 'not a program: spawn must refuse it with ENOEXEC\n' > $@
+	chmod +x $@
 
 $(B)/initrd/bin/badelf:
 	@mkdir -p $(dir $@)
 	printf '\177ELF\002\001\001\000' > $@
+	chmod +x $@
 
-# The user programs travel inside the kernel image as a cpio (newc) archive.
-$(B)/initrd.cpio: $(USER_BINS) $(INITRD_DATA)
+# ---------------------------------------------------------------- Linux programs
+# Ordinary Linux C built unchanged: against glibc (Debian's cross libc6-dev-arm64-cross), and
+# against musl when Debian's arm64 musl-dev could be fetched.  busybox-static (arm64) is a
+# test input fetched the same way (tools/fetch-debs); without them the tests say skipped.
+DEBS        := $(B)/debs
+LINUX_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -static -pthread
+MUSL        := $(DEBS)/musl-dev/usr
+MUSL_LIB    := $(MUSL)/lib/aarch64-linux-musl
+MUSL_CC     = $(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -static -nostdinc -nostdlib \
+	-isystem $(MUSL)/include/aarch64-linux-musl -isystem $$($(CC) -print-file-name=include) \
+	$(MUSL_LIB)/crt1.o $(MUSL_LIB)/crti.o $$($(CC) -print-file-name=crtbeginT.o)
+MUSL_LIBS   = -L$(MUSL_LIB) -lc $$($(CC) -print-libgcc-file-name) \
+	$$($(CC) -print-file-name=crtend.o) $(MUSL_LIB)/crtn.o
+# Applets reachable as /bin/NAME (links to busybox); names zerotick's own programs use stay
+# theirs.
+BUSYBOX_APPLETS := ls cat wc grep sort head tail seq echo test mkdir rmdir rm mv cp tr cut \
+	uniq env uname expr find xargs sed awk od stat touch printf dirname basename tee id ln \
+	pwd yes date ash
+
+$(DEBS)/stamp: tools/fetch-debs
+	@mkdir -p $(DEBS)
+	$(Q)tools/fetch-debs $(DEBS) busybox-static musl-dev
+	@touch $@
+
+$(B)/initrd/bin/lxtest: user/linux/lxtest.c | deps-build
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@ (glibc, static)"
+	$(Q)$(CC) $(LINUX_CFLAGS) -o $@ $<
+	$(Q)$(CROSS)strip $@
+
+# The optional parts: musl build, busybox and its links, /etc.  Rebuilt when an input changes.
+$(B)/linux.stamp: user/linux/lxtest.c $(DEBS)/stamp
+	@mkdir -p $(B)/initrd/bin $(B)/initrd/etc
+	$(Q)printf 'root:x:0:0:root:/:/bin/sh\n' > $(B)/initrd/etc/passwd
+	$(Q)printf 'root:x:0:\n' > $(B)/initrd/etc/group
+	$(Q)if [ -f $(DEBS)/musl-dev.ok ]; then \
+		echo "  CC      $(B)/initrd/bin/lxtest-musl (musl, static)"; \
+		$(MUSL_CC) -o $(B)/initrd/bin/lxtest-musl user/linux/lxtest.c $(MUSL_LIBS) && \
+		$(CROSS)strip $(B)/initrd/bin/lxtest-musl; \
+	else rm -f $(B)/initrd/bin/lxtest-musl; echo "  SKIP    musl: $$(cat $(DEBS)/musl-dev.skip)"; fi
+	$(Q)if [ -f $(DEBS)/busybox-static.ok ]; then \
+		cp $(DEBS)/busybox-static/bin/busybox $(B)/initrd/bin/busybox; \
+		for a in $(BUSYBOX_APPLETS); do \
+			[ -e $(B)/initrd/bin/$$a ] || ln -s busybox $(B)/initrd/bin/$$a; done; \
+	else rm -f $(B)/initrd/bin/busybox; \
+		echo "  SKIP    busybox: $$(cat $(DEBS)/busybox-static.skip)"; fi
+	@touch $@
+
+# The user programs travel inside the kernel image as a cpio (newc) archive: every file,
+# directory and symbolic link under build/initrd.
+$(B)/initrd.cpio: $(USER_BINS) $(INITRD_DATA) $(B)/initrd/bin/lxtest $(B)/linux.stamp
 	@mkdir -p $(B)/initrd/bin
 	@echo "  CPIO    $@"
-	$(Q)cd $(B)/initrd && find bin -type f | LC_ALL=C sort | cpio -o -H newc --quiet > ../initrd.cpio
+	$(Q)cd $(B)/initrd && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet > ../initrd.cpio
 
 $(B)/kernel/initrd_blob.o: $(B)/initrd.cpio
 
@@ -245,4 +296,4 @@ help:
 	@echo "  make clean           remove $(B)/"
 	@echo "Missing Debian packages are installed on demand (tools/deps.sh)."
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+-include $(shell find $(B) -name '*.d' -type f 2>/dev/null)

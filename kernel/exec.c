@@ -37,8 +37,7 @@ static paddr_t sigtramp_page;
 void exec_init(void)
 {
     /* mov x8, #139 (SYS_rt_sigreturn); svc #0 */
-    static const uint32_t insn[SIGTRAMP_INSN] = {0xd2800008 | (SYS_rt_sigreturn << 5),
-                                                 0xd4000001};
+    static const uint32_t insn[SIGTRAMP_INSN] = {0xd2800008 | (SYS_rt_sigreturn << 5), 0xd4000001};
     sigtramp_page = page_alloc();
     if (sigtramp_page) {
         memcpy(phys_to_virt(sigtramp_page), insn, sizeof(insn));
@@ -138,8 +137,8 @@ static long copy_string(struct vm *vm, const struct exec_strv *s, int i, uint64_
 
 /* Copy the n strings of s to [*str, limit), storing their addresses at ptrs[0..n) and the
  * NULL after them.  Advances *str. */
-static int copy_strv(struct vm *vm, const struct exec_strv *s, int n, uint64_t *str,
-                     uint64_t limit, uint64_t ptrs)
+static int copy_strv(struct vm *vm, const struct exec_strv *s, int n, uint64_t *str, uint64_t limit,
+                     uint64_t ptrs)
 {
     for (int i = 0; i < n; i++) {
         long len = copy_string(vm, s, i, *str, limit - *str);

@@ -19,20 +19,20 @@
 
 #define A(i) arch_frame_arg(f, i)
 
-#define IOV_MAX    1024
-#define SEEK_SET   0
-#define SEEK_CUR   1
-#define SEEK_END   2
-#define F_DUPFD    0
-#define F_GETFD    1
-#define F_SETFD    2
-#define F_GETFL    3
-#define F_SETFL    4
+#define IOV_MAX         1024
+#define SEEK_SET        0
+#define SEEK_CUR        1
+#define SEEK_END        2
+#define F_DUPFD         0
+#define F_GETFD         1
+#define F_SETFD         2
+#define F_GETFL         3
+#define F_SETFL         4
 #define F_DUPFD_CLOEXEC 1030
-#define FD_CLOEXEC 1
-#define FIONBIO    0x5421
-#define FIONCLEX   0x5450
-#define FIOCLEX    0x5451
+#define FD_CLOEXEC      1
+#define FIONBIO         0x5421
+#define FIONCLEX        0x5450
+#define FIOCLEX         0x5451
 
 static bool cloexec_bit(const struct fdtable *t, int fd)
 {
@@ -158,9 +158,9 @@ struct file *fd_get(int fd)
 
 static bool has_position(const struct file *file)
 {
-    return file->inode && (file->inode->kind == INODE_TMPFS_FILE ||
-                           file->inode->kind == INODE_INITRD_FILE ||
-                           file->inode->kind == INODE_DIR);
+    return file->inode &&
+           (file->inode->kind == INODE_TMPFS_FILE || file->inode->kind == INODE_INITRD_FILE ||
+            file->inode->kind == INODE_DIR);
 }
 
 /* One read or write through file's ops at its position (or `at` when at != NULL). */

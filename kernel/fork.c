@@ -53,8 +53,8 @@ static int fork_state(struct process *p, struct process *me, int exit_signal)
 }
 
 /* The child's only task: the caller's registers with x0 = 0. */
-static struct task *fork_task(struct process *p, struct task *me, uint64_t flags,
-                              uint64_t stack, uint64_t tls, uint64_t ctid)
+static struct task *fork_task(struct process *p, struct task *me, uint64_t flags, uint64_t stack,
+                              uint64_t tls, uint64_t ctid)
 {
     struct task *t = task_alloc(p, p->pid);
     if (!t) {
@@ -228,11 +228,11 @@ long sys_setpgid(struct trap_frame *f)
     }
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     struct process *p = target_locked(pid);
-    long r = !p                                ? -ESRCH
-             : p != me && p->parent != me      ? -ESRCH
-             : p->sid != me->sid               ? -EPERM
-             : p->pid == p->sid                ? -EPERM /* a session leader stays put */
-                                               : 0;
+    long r = !p                           ? -ESRCH
+             : p != me && p->parent != me ? -ESRCH
+             : p->sid != me->sid          ? -EPERM
+             : p->pid == p->sid           ? -EPERM /* a session leader stays put */
+                                          : 0;
     int want = pgid ? pgid : (p ? p->pid : 0);
     if (r == 0 && want != p->pid) {
         bool ok = false;

@@ -179,10 +179,8 @@ static void pipe_release(struct file *f)
     }
 }
 
-static const struct file_ops pipe_ops = {.read = pipe_read,
-                                         .write = pipe_write,
-                                         .poll = pipe_poll,
-                                         .release = pipe_release};
+static const struct file_ops pipe_ops = {
+    .read = pipe_read, .write = pipe_write, .poll = pipe_poll, .release = pipe_release};
 
 /* Two files over a new pipe: ends[0] reads, ends[1] writes. */
 static int pipe_create(unsigned flags, struct file **ends)

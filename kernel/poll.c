@@ -61,8 +61,8 @@ static int scan(struct pollfd_k *p, unsigned n)
             m = file->ops && file->ops->poll ? file->ops->poll(file) : POLLIN | POLLOUT;
             file_put(file);
         }
-        p[i].revents = (int16_t)(m & ((unsigned)(uint16_t)p[i].events | POLLERR | POLLHUP |
-                                      POLLNVAL));
+        p[i].revents =
+            (int16_t)(m & ((unsigned)(uint16_t)p[i].events | POLLERR | POLLHUP | POLLNVAL));
         ready += p[i].revents != 0;
     }
     return ready;
@@ -212,8 +212,8 @@ static int copy_sets(struct trap_frame *f, struct sets *s, int nfds, bool out)
         if (!u) {
             continue;
         }
-        int r = out ? copy_to_user(vm, u, s->bits[k], bytes)
-                    : copy_from_user(vm, s->bits[k], u, bytes);
+        int r =
+            out ? copy_to_user(vm, u, s->bits[k], bytes) : copy_from_user(vm, s->bits[k], u, bytes);
         if (r) {
             return -EFAULT;
         }

@@ -258,13 +258,24 @@ static long sys_clone(struct trap_frame *f)
     return task_clone(A(0), A(1), A(2), A(3), A(4));
 }
 
+#define FUTEX_WAIT_BITSET      9
+#define FUTEX_WAKE_BITSET      10
+#define FUTEX_CLOCK_REALTIME   256
+#define FUTEX_BITSET_MATCH_ANY 0xffffffffu
+
+/* FUTEX_WAIT/WAKE and their _BITSET forms with the match-any bitset (what C libraries use
+ * for plain and absolute-timeout waits); REALTIME and MONOTONIC are one clock here. */
 static long sys_futex(struct trap_frame *f)
 {
-    int op = (int)A(1) & ~FUTEX_PRIVATE_FLAG;
-    if (op == FUTEX_WAKE) {
+    int op = (int)A(1) & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
+    bool bitset = op == FUTEX_WAIT_BITSET || op == FUTEX_WAKE_BITSET;
+    if (bitset && (uint32_t)A(5) != FUTEX_BITSET_MATCH_ANY) {
+        return (uint32_t)A(5) == 0 ? -EINVAL : -ENOSYS; /* selective wakeups: not done */
+    }
+    if (op == FUTEX_WAKE || op == FUTEX_WAKE_BITSET) {
         return futex_wake(my_vm(), A(0), (int)A(2) < 0 ? 0 : (int)A(2));
     }
-    if (op != FUTEX_WAIT) {
+    if (op != FUTEX_WAIT && op != FUTEX_WAIT_BITSET) {
         return -ENOSYS;
     }
     uint64_t deadline = 0;
@@ -274,7 +285,8 @@ static long sys_futex(struct trap_frame *f)
         if (r) {
             return r;
         }
-        deadline = arch_counter_read() + ns_to_ticks((uint64_t)ts.sec, (uint64_t)ts.nsec);
+        uint64_t t = ns_to_ticks((uint64_t)ts.sec, (uint64_t)ts.nsec);
+        deadline = op == FUTEX_WAIT_BITSET ? MAX(t, 1) : arch_counter_read() + t; /* absolute */
     }
     return futex_wait(my_vm(), A(0), (uint32_t)A(2), deadline);
 }

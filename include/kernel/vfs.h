@@ -33,19 +33,19 @@
 #include "kernel/list.h"
 #include "kernel/spinlock.h"
 
-#define VFS_NAME_MAX  63  /* bytes of one path component */
-#define VFS_PATH_MAX  256 /* bytes of a path, NUL included */
-#define VFS_LINK_MAX  8   /* symbolic links followed in one lookup (-ELOOP past) */
-#define TMPFS_MAX_PAGES 2048u /* 8 MiB for all of /tmp */
-#define TMPFS_FILE_PAGES 512u /* 2 MiB per file (-EFBIG past) */
+#define VFS_NAME_MAX     63    /* bytes of one path component */
+#define VFS_PATH_MAX     256   /* bytes of a path, NUL included */
+#define VFS_LINK_MAX     8     /* symbolic links followed in one lookup (-ELOOP past) */
+#define TMPFS_MAX_PAGES  2048u /* 8 MiB for all of /tmp */
+#define TMPFS_FILE_PAGES 512u  /* 2 MiB per file (-EFBIG past) */
 
 /* st_mode type bits (Linux values). */
-#define S_IFMT   0170000
-#define S_IFIFO  0010000
-#define S_IFCHR  0020000
-#define S_IFDIR  0040000
-#define S_IFREG  0100000
-#define S_IFLNK  0120000
+#define S_IFMT     0170000
+#define S_IFIFO    0010000
+#define S_IFCHR    0020000
+#define S_IFDIR    0040000
+#define S_IFREG    0100000
+#define S_IFLNK    0120000
 #define S_ISDIR(m) (((m)&S_IFMT) == S_IFDIR)
 #define S_ISREG(m) (((m)&S_IFMT) == S_IFREG)
 #define S_ISLNK(m) (((m)&S_IFMT) == S_IFLNK)
@@ -93,18 +93,18 @@ enum inode_kind {
     INODE_INITRD_FILE, /* bytes at `data` in the kernel image */
     INODE_TMPFS_FILE,  /* bytes in `pages` */
     INODE_DIR,
-    INODE_SYMLINK, /* target in `data` */
+    INODE_SYMLINK,  /* target in `data` */
     INODE_SELF_EXE, /* /proc/self/exe: the caller's program */
-    INODE_DEVICE,  /* fops from devfs */
-    INODE_PIPE,    /* not in the tree: pipe2's ends */
+    INODE_DEVICE,   /* fops from devfs */
+    INODE_PIPE,     /* not in the tree: pipe2's ends */
 };
 
 struct inode {
     enum inode_kind kind;
     unsigned mode; /* S_IF* | permission bits */
     uint64_t ino;
-    int refs;     /* the tree's link + lookups and open files (atomic) */
-    bool in_tree; /* linked under parent */
+    int refs;          /* the tree's link + lookups and open files (atomic) */
+    bool in_tree;      /* linked under parent */
     bool writable_dir; /* a directory of /tmp: entries may be created and removed */
     uint32_t rdev;     /* devices: major << 8 | minor */
     uint64_t size;
@@ -119,8 +119,8 @@ struct inode {
 };
 
 struct file {
-    int refs;      /* descriptors and in-flight calls (atomic) */
-    unsigned flags; /* O_ACCMODE | O_APPEND | O_NONBLOCK */
+    int refs;        /* descriptors and in-flight calls (atomic) */
+    unsigned flags;  /* O_ACCMODE | O_APPEND | O_NONBLOCK */
     spinlock_t lock; /* pos */
     uint64_t pos;
     struct inode *inode;
@@ -151,8 +151,7 @@ void inode_put(struct inode *ino);
  * a tmpfs file.  -ENOMEM. */
 int vfs_open_inode(struct inode *ino, unsigned flags, struct file **out);
 /* open(at cwd, path, flags, mode) with O_CREAT/O_EXCL/O_DIRECTORY/O_NOFOLLOW. */
-int vfs_open(struct inode *cwd, const char *path, unsigned flags, unsigned mode,
-             struct file **out);
+int vfs_open(struct inode *cwd, const char *path, unsigned flags, unsigned mode, struct file **out);
 /* A file over a pipe end or another object outside the tree. */
 struct file *file_alloc(struct inode *ino, const struct file_ops *ops, unsigned flags, void *priv);
 void file_get(struct file *f);
@@ -167,8 +166,7 @@ int vfs_rename(struct inode *fcwd, const char *from, struct inode *tcwd, const c
 long vfs_readlink(struct inode *ino, char *buf, size_t n);
 /* Directory entry number `index` of dir ("." and ".." first): 1 and its name/ino/type,
  * or 0 past the end. */
-int vfs_dir_entry(struct inode *dir, uint64_t index, char *name, uint64_t *ino,
-                  unsigned *type);
+int vfs_dir_entry(struct inode *dir, uint64_t index, char *name, uint64_t *ino, unsigned *type);
 /* The absolute path of a directory into buf[n]; length or -ERANGE. */
 long vfs_path_of(struct inode *dir, char *buf, size_t n);
 /* The bytes of a regular initrd file, for exec: 0 and *data and *size, or -EACCES. */

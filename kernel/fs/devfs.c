@@ -171,14 +171,12 @@ static long console_ioctl(struct file *f, unsigned long req, uint64_t uarg)
     }
 }
 
-static const struct file_ops null_ops = {.read = null_read, .write = null_write,
-                                         .poll = always_ready};
-static const struct file_ops zero_ops = {.read = zero_read, .write = null_write,
-                                         .poll = always_ready};
-static const struct file_ops console_ops = {.read = console_read,
-                                            .write = console_write_op,
-                                            .ioctl = console_ioctl,
-                                            .poll = console_poll};
+static const struct file_ops null_ops = {
+    .read = null_read, .write = null_write, .poll = always_ready};
+static const struct file_ops zero_ops = {
+    .read = zero_read, .write = null_write, .poll = always_ready};
+static const struct file_ops console_ops = {
+    .read = console_read, .write = console_write_op, .ioctl = console_ioctl, .poll = console_poll};
 
 static struct inode *console_inode;
 

@@ -30,10 +30,10 @@ int vfs_mkdir(struct inode *cwd, const char *path, unsigned mode)
     struct inode *d = inode_new(INODE_DIR, S_IFDIR | (mode & 07777 & ~current()->proc->umask));
     unsigned long flags = spin_lock_irqsave(&vfs_lock);
     r = !last[0] || is_dot(last) || vfs_child_locked(dir, last) ? -EEXIST
-        : !dir->writable_dir                                   ? -EROFS
-        : !dir->in_tree                                        ? -ENOENT
-        : !d                                                   ? -ENOMEM
-                                                               : 0;
+        : !dir->writable_dir                                    ? -EROFS
+        : !dir->in_tree                                         ? -ENOENT
+        : !d                                                    ? -ENOMEM
+                                                                : 0;
     if (r == 0) {
         d->writable_dir = true;
         vfs_link_locked(dir, d, last); /* the tree holds d's first reference */
@@ -342,16 +342,22 @@ static void add_member(const char *name, unsigned mode, const void *data, size_t
         return;
     }
     bool link = S_ISLNK(mode);
+    char *target = link && size && size < VFS_PATH_MAX ? kmem_alloc(VFS_PATH_MAX) : 0;
     if (!dir || !base[0] || strlen(base) > VFS_NAME_MAX || vfs_child_locked(dir, base) ||
-        (link && (size == 0 || size >= VFS_PATH_MAX || ((const char *)data)[size - 1] != 0))) {
+        (link && !target)) {
         printk("vfs: initrd member '%s' skipped\n", name);
         return;
     }
     struct inode *ino = inode_new(link ? INODE_SYMLINK : INODE_INITRD_FILE,
                                   link ? (S_IFLNK | 0777) : (S_IFREG | (mode & 0555)));
-    if (ino) {
+    if (ino && link) {
+        memcpy(target, data, size); /* cpio keeps a link's target without its NUL */
+        ino->data = target;
+    } else if (ino) {
         ino->data = data;
-        ino->size = link ? size - 1 : size;
+    }
+    if (ino) {
+        ino->size = size;
         vfs_link_locked(dir, ino, base);
     }
 }

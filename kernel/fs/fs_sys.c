@@ -426,8 +426,8 @@ long sys_readlinkat(struct trap_frame *f)
 
 static long access_check(struct inode *ino, int mode)
 {
-    if ((mode & W_OK) && (ino->kind == INODE_INITRD_FILE ||
-                          (S_ISDIR(ino->mode) && !ino->writable_dir))) {
+    if ((mode & W_OK) &&
+        (ino->kind == INODE_INITRD_FILE || (S_ISDIR(ino->mode) && !ino->writable_dir))) {
         return -EROFS;
     }
     if ((mode & X_OK) && !S_ISDIR(ino->mode) && !(ino->mode & 0111)) {
@@ -468,10 +468,10 @@ long sys_ftruncate(struct trap_frame *f)
     if (!file) {
         return -EBADF;
     }
-    long r = len < 0 ? -EINVAL
+    long r = len < 0                                                 ? -EINVAL
              : !file->inode || file->inode->kind != INODE_TMPFS_FILE ? -EINVAL
-             : (file->flags & O_ACCMODE) == O_RDONLY                  ? -EBADF
-                                                                      : 0;
+             : (file->flags & O_ACCMODE) == O_RDONLY                 ? -EBADF
+                                                                     : 0;
     if (r == 0) {
         unsigned long flags = spin_lock_irqsave(&vfs_lock);
         r = tmpfs_truncate_locked(file->inode, (uint64_t)len);

@@ -100,8 +100,8 @@ static long tmpfs_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
     unsigned long flags = spin_lock_irqsave(&vfs_lock);
     while ((size_t)done < n && *pos < ino->size) {
         uint64_t off = *pos % PAGE_SIZE;
-        size_t k = (size_t)MIN(MIN((uint64_t)(n - (size_t)done), PAGE_SIZE - off),
-                               ino->size - *pos);
+        size_t k =
+            (size_t)MIN(MIN((uint64_t)(n - (size_t)done), PAGE_SIZE - off), ino->size - *pos);
         const char *src = phys_to_virt(ino->pages[*pos / PAGE_SIZE]);
         if (copy_to_user(vm, ubuf + (uint64_t)done, src + off, k)) {
             done = done ? done : -EFAULT;

@@ -59,8 +59,8 @@ void inode_put(struct inode *ino)
     if (ino->kind == INODE_TMPFS_FILE) {
         tmpfs_free_data(ino);
     }
-    if (ino->kind == INODE_SYMLINK && ino->data && ino->writable_dir) {
-        kmem_free((void *)ino->data, VFS_PATH_MAX); /* a link made at run time */
+    if (ino->kind == INODE_SYMLINK && ino->data) {
+        kmem_free((void *)ino->data, VFS_PATH_MAX); /* links own a copy of their target */
     }
     kmem_free(ino, sizeof(*ino));
 }
@@ -123,8 +123,7 @@ static int walk_locked(struct inode *dir, const char *path, bool follow, int dep
                        struct inode **out);
 
 /* A link met during a walk from `dir`: what it points to (vfs_lock held). */
-static int follow_link_locked(struct inode *dir, struct inode *link, int depth,
-                              struct inode **out)
+static int follow_link_locked(struct inode *dir, struct inode *link, int depth, struct inode **out)
 {
     if (depth >= VFS_LINK_MAX) {
         return -ELOOP;
@@ -269,7 +268,6 @@ void file_put(struct file *f)
     kmem_free(f, sizeof(*f));
 }
 
-
 /* May `ino` be opened with `flags`?  0 or -errno. */
 static int check_open(const struct inode *ino, unsigned flags)
 {
@@ -326,8 +324,7 @@ static int create_locked(struct inode *dir, const char *name, unsigned mode, str
     return 0;
 }
 
-int vfs_open(struct inode *cwd, const char *path, unsigned flags, unsigned mode,
-             struct file **out)
+int vfs_open(struct inode *cwd, const char *path, unsigned flags, unsigned mode, struct file **out)
 {
     struct inode *dir, *ino;
     char last[VFS_NAME_MAX + 1];
