@@ -283,7 +283,8 @@ int task_clone(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint
     }
     const uint64_t need = CLONE_VM | CLONE_THREAD | CLONE_SIGHAND;
     const uint64_t known = need | CLONE_FS | CLONE_FILES | CLONE_SYSVSEM | CLONE_SETTLS |
-                           CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID;
+                           CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID |
+                           CLONE_DETACHED;
     if ((flags & need) != need || (flags & ~known & ~0xffull) || (stack & 15) || !stack) {
         return -EINVAL;
     }

@@ -165,6 +165,7 @@
 #define CLONE_SETTLS         0x00080000
 #define CLONE_PARENT_SETTID  0x00100000
 #define CLONE_CHILD_CLEARTID 0x00200000
+#define CLONE_DETACHED       0x00400000 /* ignored, as on Linux (musl passes it) */
 #define CLONE_CHILD_SETTID   0x01000000
 
 /* mmap */
