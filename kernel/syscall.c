@@ -258,10 +258,30 @@ static long sys_clone(struct trap_frame *f)
     return task_clone(A(0), A(1), A(2), A(3), A(4));
 }
 
+#define FUTEX_REQUEUE          3
+#define FUTEX_CMP_REQUEUE      4
 #define FUTEX_WAIT_BITSET      9
 #define FUTEX_WAKE_BITSET      10
 #define FUTEX_CLOCK_REALTIME   256
 #define FUTEX_BITSET_MATCH_ANY 0xffffffffu
+
+/* FUTEX_(CMP_)REQUEUE: instead of moving up to val2 waiters to uaddr2, wake them: a
+ * waiter rechecks its word after any wakeup, so an early one only costs a retry. */
+static long futex_requeue(struct trap_frame *f, bool cmp)
+{
+    uint32_t cur;
+    int n = (int)A(2), n2 = (int)A(3);
+    if (n < 0 || n2 < 0 || (A(4) & 3)) {
+        return -EINVAL;
+    }
+    if (cmp && copy_from_user(my_vm(), &cur, A(0), sizeof(cur))) {
+        return -EFAULT;
+    }
+    if (cmp && cur != (uint32_t)A(5)) {
+        return -EAGAIN;
+    }
+    return futex_wake(my_vm(), A(0), n > INT32_MAX - n2 ? INT32_MAX : n + n2);
+}
 
 /* FUTEX_WAIT/WAKE and their _BITSET forms with the match-any bitset (what C libraries use
  * for plain and absolute-timeout waits); REALTIME and MONOTONIC are one clock here. */
@@ -271,6 +291,9 @@ static long sys_futex(struct trap_frame *f)
     bool bitset = op == FUTEX_WAIT_BITSET || op == FUTEX_WAKE_BITSET;
     if (bitset && (uint32_t)A(5) != FUTEX_BITSET_MATCH_ANY) {
         return (uint32_t)A(5) == 0 ? -EINVAL : -ENOSYS; /* selective wakeups: not done */
+    }
+    if (op == FUTEX_REQUEUE || op == FUTEX_CMP_REQUEUE) {
+        return futex_requeue(f, op == FUTEX_CMP_REQUEUE);
     }
     if (op == FUTEX_WAKE || op == FUTEX_WAKE_BITSET) {
         return futex_wake(my_vm(), A(0), (int)A(2) < 0 ? 0 : (int)A(2));
