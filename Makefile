@@ -135,8 +135,9 @@ $(B)/initrd/bin/lxtest: user/linux/lxtest.c | deps-build
 	$(Q)$(CROSS)strip $@
 
 # The optional parts: musl build, busybox and its links, /etc.  Rebuilt when an input changes.
-$(B)/linux.stamp: user/linux/lxtest.c $(DEBS)/stamp
+$(B)/linux.stamp: user/linux/lxtest.c tests/linux/bbtest.sh $(DEBS)/stamp
 	@mkdir -p $(B)/initrd/bin $(B)/initrd/etc
+	$(Q)cp tests/linux/bbtest.sh $(B)/initrd/etc/bbtest.sh
 	$(Q)printf 'root:x:0:0:root:/:/bin/sh\n' > $(B)/initrd/etc/passwd
 	$(Q)printf 'root:x:0:\n' > $(B)/initrd/etc/group
 	$(Q)if [ -f $(DEBS)/musl-dev.ok ]; then \

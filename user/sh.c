@@ -30,7 +30,6 @@
 #define MAX_JOBS   32
 #define PATH_BYTES 128
 
-
 struct command {
     char *argv[MAX_WORDS + 1];
     int argc;
@@ -552,6 +551,8 @@ static int interactive_loop(void)
     char line[LINE_BYTES];
 
     interactive = true;
+    zt_syscall2(SYS_setpgid, 0, 0); /* a group of its own, apart from init's */
+    set_foreground((int)zt_syscall1(SYS_getpgid, 0));
     zt_signal(SIGINT, on_sigint, 0);
     printf("zerotick shell: 'help' lists the commands\n");
     for (;;) {

@@ -33,11 +33,10 @@
 #include "kernel/list.h"
 #include "kernel/spinlock.h"
 
-#define VFS_NAME_MAX     63    /* bytes of one path component */
-#define VFS_PATH_MAX     256   /* bytes of a path, NUL included */
-#define VFS_LINK_MAX     8     /* symbolic links followed in one lookup (-ELOOP past) */
-#define TMPFS_MAX_PAGES  2048u /* 8 MiB for all of /tmp */
-#define TMPFS_FILE_PAGES 512u  /* 2 MiB per file (-EFBIG past) */
+#define VFS_NAME_MAX    63    /* bytes of one path component */
+#define VFS_PATH_MAX    256   /* bytes of a path, NUL included */
+#define VFS_LINK_MAX    8     /* symbolic links followed in one lookup (-ELOOP past) */
+#define TMPFS_MAX_PAGES 2048u /* 8 MiB for all of /tmp */
 
 /* st_mode type bits (Linux values). */
 #define S_IFMT     0170000
@@ -115,7 +114,7 @@ struct inode {
     struct list sibling;  /* in parent->children */
     const struct file_ops *fops;
     const void *data; /* initrd files and symlinks */
-    paddr_t *pages;   /* tmpfs files: a page of page addresses (TMPFS_FILE_PAGES) */
+    void *pages;      /* tmpfs files: the top table of their data pages (tmpfs.c) */
 };
 
 struct file {

@@ -285,6 +285,8 @@ static const char *const errno_names[] = {
     [ENOSPC] = "ENOSPC",   [ESPIPE] = "ESPIPE",
     [ERANGE] = "ERANGE",   [ENAMETOOLONG] = "ENAMETOOLONG",
     [ENOSYS] = "ENOSYS",   [ETIMEDOUT] = "ETIMEDOUT",
+    [EACCES] = "EACCES",   [ENOTDIR] = "ENOTDIR",
+    [EISDIR] = "EISDIR",   [EROFS] = "EROFS",
 };
 
 const char *zt_errno_name(int err)

@@ -13,7 +13,8 @@
  * Checks: hello (printf, malloc, fopen, qsort), threads (mutex, condition variable, join,
  * on several CPUs), forkexec (fork, execve, waitpid), signals (sigaction, SA_RESTART, EINTR),
  * files (/tmp written, read back, listed, renamed, removed), badfd (EBADF), emfile (EMFILE),
- * badexec (ENOENT, EACCES, ENOEXEC from execve), pipes (pipe, dup2, poll).
+ * badexec (ENOENT, EACCES, ENOEXEC from execve), pipes (pipe, poll), tmpfull (/tmp fills
+ * up with ENOSPC, and every page comes back when the file is removed).
  * Exit status: the number of failed checks.
  */
 #define _GNU_SOURCE
@@ -30,6 +31,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -210,6 +212,44 @@ static int check_files(void)
     return 0;
 }
 
+static unsigned long free_pages(void)
+{
+    struct sysinfo si;
+    return sysinfo(&si) == 0 ? si.freeram : 0;
+}
+
+/* Fill /tmp until ENOSPC, then remove the file: every page comes back. */
+static int fill_tmp(void)
+{
+    static char block[65536];
+    int fd = open("/tmp/fill", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) {
+        return -1;
+    }
+    long n, total = 0;
+    while ((n = write(fd, block, sizeof(block))) > 0) {
+        total += n;
+    }
+    int err = errno;
+    close(fd);
+    unlink("/tmp/fill");
+    errno = err;
+    return n < 0 && (err == ENOSPC || err == EFBIG) ? (int)(total >> 10) : -1;
+}
+
+static int check_tmpfull(void)
+{
+    CHECK(fill_tmp() > 0, "warm-up: %s", strerror(errno)); /* kernel objects made once */
+    unsigned long before = free_pages();
+    int kib = fill_tmp();
+    unsigned long after = free_pages();
+    CHECK(kib > 0, "no ENOSPC/EFBIG: %s", strerror(errno));
+    CHECK(before == after, "free pages %lu before, %lu after", before, after);
+    printf("lxtest tmpfull: %d KiB written before the limit, %lu free pages before and after\n",
+           kib, after);
+    return 0;
+}
+
 static int check_badfd(void)
 {
     char c;
@@ -299,8 +339,8 @@ static int isol(int cpu, double seconds)
     }
     __asm__ volatile("mrs %0, cntfrq_el0" : "=r"(freq));
     marker(1);
-    int r = prctl(PR_SET_TASK_ISOLATION, PR_TASK_ISOLATION_ENABLE | PR_TASK_ISOLATION_STRICT, 0,
-                  0, 0);
+    int r =
+        prctl(PR_SET_TASK_ISOLATION, PR_TASK_ISOLATION_ENABLE | PR_TASK_ISOLATION_STRICT, 0, 0, 0);
     uint64_t end = counter_now() + (uint64_t)(seconds * (double)freq), spins = 0;
     while (r == 0 && counter_now() < end) {
         spins++;
@@ -321,6 +361,7 @@ static const struct check checks[] = {
     {"hello", check_hello},     {"threads", check_threads}, {"forkexec", check_forkexec},
     {"signals", check_signals}, {"files", check_files},     {"badfd", check_badfd},
     {"emfile", check_emfile},   {"badexec", check_badexec}, {"pipes", check_pipes},
+    {"tmpfull", check_tmpfull},
 };
 
 int main(int argc, char **argv)
