@@ -487,6 +487,7 @@ static const struct syscall_entry linux_calls[] = {
     CALL(fstat, sys_fstat),
     CALL(fsync, sys_fsync),
     CALL(fdatasync, sys_fsync),
+    CALL(utimensat, sys_utimensat),
     CALL(exit, sys_exit),
     CALL(exit_group, sys_exit_group),
     CALL(set_tid_address, sys_set_tid_address),

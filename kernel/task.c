@@ -576,7 +576,7 @@ bool pgrp_exists(int pgid)
     list_for_each(pp, &all_procs)
     {
         struct process *p = container_of(pp, struct process, all_link);
-        found |= p->state == PROC_ALIVE && p->pgid == pgid;
+        found |= p->pgid == pgid; /* zombies too: not yet reaped, still members */
     }
     spin_unlock_irqrestore(&proc_lock, flags);
     return found;

@@ -56,6 +56,7 @@ long sys_faccessat(struct trap_frame *f);
 long sys_faccessat2(struct trap_frame *f);
 long sys_ftruncate(struct trap_frame *f);
 long sys_fsync(struct trap_frame *f);
+long sys_utimensat(struct trap_frame *f);
 /* pipe.c */
 long sys_pipe2(struct trap_frame *f);
 /* fork.c */

@@ -48,6 +48,7 @@
 #define SYS_fstat             80
 #define SYS_fsync             82
 #define SYS_fdatasync         83
+#define SYS_utimensat         88
 #define SYS_exit              93 /* this thread */
 #define SYS_exit_group        94 /* every thread of the process */
 #define SYS_set_tid_address   96

@@ -130,6 +130,21 @@ static void fill_stat(const struct inode *ino, struct stat_k *st)
     st->atime_ns = st->ctime_ns = st->mtime_ns;
 }
 
+/* The inode of descriptor fd, referenced. */
+static int fd_inode(int fd, struct inode **out)
+{
+    struct file *file = fd_get(fd);
+    int r = file && file->inode ? 0 : file ? -EINVAL : -EBADF;
+    if (r == 0) {
+        *out = file->inode;
+        inode_get(*out);
+    }
+    if (file) {
+        file_put(file);
+    }
+    return r;
+}
+
 /* The inode a stat-like call names: the descriptor itself with AT_EMPTY_PATH and "". */
 static int stat_target(int dirfd, uint64_t upath, unsigned flags, struct inode **out)
 {
@@ -143,15 +158,7 @@ static int stat_target(int dirfd, uint64_t upath, unsigned flags, struct inode *
         return r;
     }
     if (!path[0] && (flags & AT_EMPTY_PATH) && dirfd != AT_FDCWD) {
-        struct file *file = fd_get(dirfd);
-        r = file && file->inode ? 0 : file ? -EINVAL : -EBADF;
-        if (r == 0) {
-            *out = file->inode;
-            inode_get(*out);
-        }
-        if (file) {
-            file_put(file);
-        }
+        r = fd_inode(dirfd, out);
     } else {
         r = vfs_lookup(base, path, !(flags & AT_SYMLINK_NOFOLLOW), out);
     }
@@ -478,6 +485,38 @@ long sys_ftruncate(struct trap_frame *f)
         spin_unlock_irqrestore(&vfs_lock, flags);
     }
     file_put(file);
+    return r;
+}
+
+#define UTIME_NOW  ((1l << 30) - 1l)
+#define UTIME_OMIT ((1l << 30) - 2l)
+
+/* utimensat: only the modification time is kept (atime reads as mtime). */
+long sys_utimensat(struct trap_frame *f)
+{
+    int64_t ts[2][2] = {{0, UTIME_NOW}, {0, UTIME_NOW}};
+    struct inode *ino;
+    if (A(2) && copy_from_user(my_vm(), ts, A(2), sizeof(ts))) {
+        return -EFAULT;
+    }
+    for (int i = 0; i < 2; i++) {
+        bool special = ts[i][1] == UTIME_NOW || ts[i][1] == UTIME_OMIT;
+        if (!special && (ts[i][1] < 0 || ts[i][1] >= 1000000000 || ts[i][0] < 0)) {
+            return -EINVAL;
+        }
+    }
+    int r = A(1) ? stat_target((int)A(0), A(1), (unsigned)A(3), &ino) : fd_inode((int)A(0), &ino);
+    if (r) {
+        return r;
+    }
+    if (ino->kind == INODE_INITRD_FILE || (S_ISDIR(ino->mode) && !ino->writable_dir)) {
+        r = -EROFS;
+    } else if (ts[1][1] != UTIME_OMIT) {
+        ino->mtime_ns = ts[1][1] == UTIME_NOW
+                            ? vfs_now_ns()
+                            : (uint64_t)ts[1][0] * 1000000000ull + (uint64_t)ts[1][1];
+    }
+    inode_put(ino);
     return r;
 }
 
