@@ -160,6 +160,18 @@ $(B)/initrd.cpio: $(USER_BINS) $(INITRD_DATA) $(B)/initrd/bin/lxtest $(B)/linux.
 	@echo "  CPIO    $@"
 	$(Q)cd $(B)/initrd && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet > ../initrd.cpio
 
+# make run PROG=path/to/static-binary ARGS='...': the program goes into the initrd as
+# /usr/bin/NAME and init runs it with ARGS (any BOOTARGS come first).
+ifneq ($(PROG),)
+PROG_DST := $(B)/initrd/usr/bin/$(notdir $(PROG))
+override BOOTARGS := $(BOOTARGS) init=/usr/bin/$(notdir $(PROG)) -- $(ARGS)
+$(PROG_DST): $(PROG)
+	@mkdir -p $(dir $@)
+	@echo "  PROG    $< -> /usr/bin/$(notdir $(PROG))"
+	$(Q)cp $< $@ && chmod +x $@
+$(B)/initrd.cpio: $(PROG_DST)
+endif
+
 $(B)/kernel/initrd_blob.o: $(B)/initrd.cpio
 
 $(B)/kernel.elf: $(KERNEL_OBJS) linker.ld
@@ -288,6 +300,7 @@ help:
 	@echo "zerotick make targets:"
 	@echo "  make / make kernel   build $(B)/kernel.elf (user programs inside)"
 	@echo "  make run             boot it in QEMU (CPUS=$(CPUS), BOOTARGS='...', REPRO=1); Ctrl-A x quits"
+	@echo "  make run PROG=FILE ARGS='...'  boot with your static Linux aarch64 program as the first program"
 	@echo "  make test            host unit tests + QEMU tests; ends with 'N passed, N failed'"
 	@echo "  make bench           benchmarks -> bench/results.md"
 	@echo "  make debug           QEMU halted with a gdb stub on :1234"

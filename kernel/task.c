@@ -353,6 +353,7 @@ static int wstatus_code(int wstatus)
 static void proc_teardown(struct work *w)
 {
     struct process *p = container_of(w, struct process, teardown);
+    vfork_release(p);      /* before it is a zombie: once reaped, p is gone */
     proc_release_files(p); /* pipe ends close now: readers see end of file */
     vm_destroy(&p->vm);
     unsigned long flags = spin_lock_irqsave(&proc_lock);
@@ -370,7 +371,6 @@ static void proc_teardown(struct work *w)
     }
     waitq_wake_all(&p->parent->child_exit); /* under proc_lock: the parent cannot go away */
     spin_unlock_irqrestore(&proc_lock, flags);
-    vfork_release(p);
 }
 
 static void proc_finish(struct process *p)

@@ -21,7 +21,10 @@ uint64_t fake_counter;
 unsigned long fake_irq_masked;
 struct fake_state fake;
 
-const char __initrd_start[1], __initrd_end[1];
+/* An empty initrd: both ends are the same address (two separate arrays would make
+ * initrd.c read whatever lies between them). */
+const char __initrd_start[1];
+extern const char __initrd_end[1] __attribute__((alias("__initrd_start")));
 
 static _Noreturn void unsupported(const char *what)
 {

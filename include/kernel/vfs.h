@@ -178,6 +178,8 @@ struct inode *vfs_child_locked(struct inode *dir, const char *name);
 extern struct inode *vfs_root;
 extern const struct file_ops ro_file_ops, dir_ops;
 uint64_t vfs_now_ns(void);
+/* The caller's file-creation mask (022 outside a process). */
+unsigned vfs_umask(void);
 
 /* tmpfs (kernel/fs/tmpfs.c) */
 extern const struct file_ops tmpfs_file_ops;

@@ -27,7 +27,7 @@ int vfs_mkdir(struct inode *cwd, const char *path, unsigned mode)
     if (r) {
         return r;
     }
-    struct inode *d = inode_new(INODE_DIR, S_IFDIR | (mode & 07777 & ~current()->proc->umask));
+    struct inode *d = inode_new(INODE_DIR, S_IFDIR | (mode & 07777 & ~vfs_umask()));
     unsigned long flags = spin_lock_irqsave(&vfs_lock);
     r = !last[0] || is_dot(last) || vfs_child_locked(dir, last) ? -EEXIST
         : !dir->writable_dir                                    ? -EROFS

@@ -23,8 +23,7 @@ uint64_t vfs_now_ns(void)
     return acct_ticks_to_ns(arch_counter_read());
 }
 
-/* The caller's file-creation mask (022 for kernel threads). */
-static unsigned current_umask(void)
+unsigned vfs_umask(void)
 {
     struct task *t = current();
     return t && t->proc ? t->proc->umask : 022;
@@ -348,7 +347,7 @@ int vfs_open(struct inode *cwd, const char *path, unsigned flags, unsigned mode,
     if (r == 0 && (flags & O_EXCL)) {
         r = -EEXIST;
     } else if (r == -ENOENT && !vfs_child_locked(dir, last)) {
-        r = create_locked(dir, last, mode & ~current_umask(), &found);
+        r = create_locked(dir, last, mode & ~vfs_umask(), &found);
     }
     if (r == 0) {
         inode_get(found);
