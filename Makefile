@@ -33,13 +33,19 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-mgeneral-regs-only -mcmodel=small -fno-omit-frame-pointer -fno-common \
 	-mno-outline-atomics -fno-asynchronous-unwind-tables -fno-unwind-tables \
 	-Iinclude -Iarch/aarch64 -MMD -MP
-KERNEL_ASFLAGS := -g -Iinclude -Iarch/aarch64 -D__ASSEMBLY__ -MMD -MP
+KERNEL_ASFLAGS := -g -Iinclude -Iarch/aarch64 -I$(B)/include -D__ASSEMBLY__ -MMD -MP
 KERNEL_LDFLAGS := -nostdlib -static -no-pie -z max-page-size=4096 -z noexecstack \
 	--no-warn-rwx-segments -T linker.ld
 
-ARCH_SRCS   := $(wildcard arch/aarch64/*.c) $(wildcard arch/aarch64/*.S)
+# asm-offsets.c is compiled to assembly only, for the header below; it is not linked.
+ARCH_SRCS   := $(filter-out arch/aarch64/asm-offsets.c,$(wildcard arch/aarch64/*.c)) \
+	$(wildcard arch/aarch64/*.S)
 KERNEL_SRCS := $(wildcard kernel/*.c) $(wildcard kernel/fs/*.c) $(wildcard kernel/*.S)
 KERNEL_OBJS := $(patsubst %,$(B)/%.o,$(basename $(ARCH_SRCS) $(KERNEL_SRCS)))
+# The checked kernel: the same sources with the ASSERT family and spinlock owner tracking on
+# (include/kernel/panic.h).  `make test` boots it; make, make run and make bench use the
+# release build above, where those checks cost nothing.
+CHECKED_OBJS := $(patsubst %,$(B)/checked/%.o,$(basename $(ARCH_SRCS) $(KERNEL_SRCS)))
 
 # ---------------------------------------------------------------- user programs
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
@@ -52,7 +58,7 @@ USER_LIB_OBJS := $(patsubst %,$(B)/%.o,$(basename $(USER_LIB_SRCS)))
 USER_PROGS    := $(basename $(notdir $(wildcard user/*.c)))
 USER_BINS     := $(addprefix $(B)/initrd/bin/,$(USER_PROGS))
 
-.PHONY: all kernel run debug gdb test unit bench format check-format clean help deps-build
+.PHONY: all kernel checked run debug gdb test unit bench format check-format clean help deps-build
 all: $(B)/kernel.elf
 
 deps-build:
@@ -67,6 +73,35 @@ $(B)/%.o: %.S | deps-build
 	@mkdir -p $(dir $@)
 	@echo "  AS      $<"
 	$(Q)$(CC) $(KERNEL_ASFLAGS) -c $< -o $@
+
+# Structure offsets for the assembly files, generated from the C structures (asm-offsets.c
+# says how): each "=>NAME VALUE" marker of the compiler's output becomes "#define NAME VALUE".
+ASM_OFFSETS := $(B)/include/generated/asm-offsets.h
+
+$(ASM_OFFSETS): arch/aarch64/asm-offsets.c | deps-build
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	$(Q)$(CC) $(KERNEL_CFLAGS) -MF $(B)/asm-offsets.d -MT $@ -S $< -o $(B)/asm-offsets.s
+	$(Q){ echo "/* Generated from arch/aarch64/asm-offsets.c by the Makefile: do not edit. */"; \
+	  echo "#ifndef ZT_GENERATED_ASM_OFFSETS_H"; echo "#define ZT_GENERATED_ASM_OFFSETS_H"; \
+	  sed -n 's/^[[:space:]]*=>\([A-Z0-9_]*\) #\{0,1\}\([0-9]*\).*/#define \1 \2/p' \
+	    $(B)/asm-offsets.s; echo "#endif"; } > $@.tmp
+	$(Q)test "$$(grep -c '^#define [A-Z0-9_]* [0-9]' $@.tmp)" -eq "$$(grep -c '^[[:space:]]*=>' $(B)/asm-offsets.s)" \
+	  || { echo "asm-offsets: a marker did not convert" >&2; exit 1; }
+	$(Q)mv $@.tmp $@
+
+$(patsubst %,$(B)/%.o,$(basename $(wildcard arch/aarch64/*.S))) \
+$(patsubst %,$(B)/checked/%.o,$(basename $(wildcard arch/aarch64/*.S))): $(ASM_OFFSETS)
+
+$(B)/checked/%.o: %.c | deps-build
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (checked)"
+	$(Q)$(CC) $(KERNEL_CFLAGS) -DZT_CHECKED -c $< -o $@
+
+$(B)/checked/%.o: %.S | deps-build
+	@mkdir -p $(dir $@)
+	@echo "  AS      $< (checked)"
+	$(Q)$(CC) $(KERNEL_ASFLAGS) -DZT_CHECKED -c $< -o $@
 
 # User objects carry their own flags (picolibc, EL0 code) so they live in a separate tree.
 $(B)/user/%.o: user/%.c | deps-build
@@ -172,14 +207,19 @@ $(PROG_DST): $(PROG)
 $(B)/initrd.cpio: $(PROG_DST)
 endif
 
-$(B)/kernel/initrd_blob.o: $(B)/initrd.cpio
+$(B)/kernel/initrd_blob.o $(B)/checked/kernel/initrd_blob.o: $(B)/initrd.cpio
 
 $(B)/kernel.elf: $(KERNEL_OBJS) linker.ld
 	@echo "  LD      $@"
 	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS)
 	@$(CROSS)size $@ | tail -n 1 | awk '{printf "kernel: text %d, data %d, bss %d bytes\n", $$1, $$2, $$3}'
 
+$(B)/checked/kernel.elf: $(CHECKED_OBJS) linker.ld
+	@echo "  LD      $@"
+	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@ $(CHECKED_OBJS)
+
 kernel: $(B)/kernel.elf
+checked: $(B)/checked/kernel.elf
 
 # ---------------------------------------------------------------- QEMU
 QEMU_BASE := $(QEMU) -M virt,gic-version=3 -cpu cortex-a72 -m $(MEM) -nographic -nic none \
@@ -216,11 +256,12 @@ gdb: $(B)/kernel.elf
 # ---------------------------------------------------------------- tests
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -DZT_HOST \
-	-Iinclude -Iarch/host -Iarch/aarch64 -MMD -MP
+	-DZT_CHECKED \
+	-Iinclude -Iarch/host -MMD -MP
 # Pure logic built for the host against the fake arch: every kernel/*.c, the fake arch,
-# and the arch files that are pure parsing (fdt.c).
+# and the one arch file that is pure parsing (arch/aarch64/dt.c, QEMU virt's device tree).
 HOST_LIB_SRCS := $(wildcard kernel/*.c) $(wildcard kernel/fs/*.c) $(wildcard arch/host/*.c) \
-	arch/aarch64/fdt.c
+	arch/aarch64/dt.c
 HOST_LIB_OBJS := $(patsubst %.c,$(B)/host/%.o,$(HOST_LIB_SRCS))
 UNIT_SRCS     := $(wildcard tests/unit/test_*.c)
 UNIT_BINS     := $(patsubst tests/unit/%.c,$(B)/host/tests/%,$(UNIT_SRCS))
@@ -237,7 +278,7 @@ $(B)/host/libzt.a: $(HOST_LIB_OBJS)
 $(B)/host/tests/%: tests/unit/%.c $(B)/host/libzt.a
 	@mkdir -p $(dir $@)
 	@echo "  HOSTLD  $@"
-	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Itests/unit -o $@ $< $(B)/host/libzt.a -lcmocka
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Itests/unit -o $@ $< $(B)/host/libzt.a -lcmocka -lpthread
 
 unit: deps-test $(UNIT_BINS)
 
@@ -273,14 +314,15 @@ unit: $(DTB_DUMPS)
 deps-test:
 	@$(DEPS) build run test
 
+# The QEMU tests boot the checked kernel (ZT_KERNEL is read by tests/qemu/zt.py).
 test: deps-test
-	@$(MAKE) --no-print-directory $(B)/kernel.elf unit
-	@$(PYTHON) tools/runtests $(UNIT_BINS)
+	@$(MAKE) --no-print-directory $(B)/kernel.elf $(B)/checked/kernel.elf unit
+	@ZT_KERNEL=$(B)/checked/kernel.elf $(PYTHON) tools/runtests $(UNIT_BINS)
 
 bench: deps-test
 	@$(DEPS) bench
 	@$(MAKE) --no-print-directory $(B)/kernel.elf
-	@$(PYTHON) tools/bench
+	@$(PYTHON) tools/bench $(if $(filter 1,$(REPRO_ONLY)),--repro-only)
 
 # ---------------------------------------------------------------- housekeeping
 FORMAT_FILES = $(shell git ls-files '*.c' '*.h')
@@ -299,6 +341,7 @@ clean:
 help:
 	@echo "zerotick make targets:"
 	@echo "  make / make kernel   build $(B)/kernel.elf (user programs inside)"
+	@echo "  make checked         build $(B)/checked/kernel.elf: assertions on (what make test boots)"
 	@echo "  make run             boot it in QEMU (CPUS=$(CPUS), BOOTARGS='...', REPRO=1); Ctrl-A x quits"
 	@echo "  make run PROG=FILE ARGS='...'  boot with your static Linux aarch64 program as the first program"
 	@echo "  make test            host unit tests + QEMU tests; ends with 'N passed, N failed'"

@@ -17,6 +17,8 @@
 
 #include <arch_defs.h>
 
+#include "uapi/zt_events.h"
+
 struct cpu;
 struct trap_frame;
 
@@ -24,7 +26,8 @@ struct trap_frame;
 struct arch_cpu {
     uint64_t overflow_sp; /* top of this CPU's emergency stack for kernel stack overflows */
     uint64_t boot_sp;     /* stack a secondary CPU starts on */
-    uint64_t mpidr;       /* MPIDR_EL1 affinity value (from the device tree) */
+    uint64_t hwid;        /* the CPU's hardware id (aarch64: MPIDR_EL1 affinity, from the
+                             device tree); printed in the boot summary */
     uint32_t id;          /* logical CPU number, 0 = boot CPU */
 };
 
@@ -49,7 +52,7 @@ struct arch_cpu {
 struct arch_boot_info {
     unsigned ncpus;       /* CPUs usable (<= MAX_CPUS), boot CPU is 0 */
     unsigned ncpus_total; /* CPUs the device tree lists */
-    uint64_t mpidr[64];   /* per logical CPU */
+    uint64_t hwid[64];    /* per logical CPU (struct arch_cpu.hwid) */
     unsigned nmem;
     paddr_t mem_base[ARCH_MAX_MEM];
     uint64_t mem_size[ARCH_MAX_MEM];
@@ -80,27 +83,42 @@ _Noreturn void arch_halt_cpu(void);
 
 /* Write one byte, polling (usable with IRQs masked, in panics, before anything is set up). */
 void arch_console_putc(char c);
-/* INTID of the console's receive interrupt, or 0 if none. */
-unsigned arch_console_intid(void);
+/* The console's receive interrupt (a device interrupt number), or 0 if none. */
+unsigned arch_console_irq(void);
 /* Drain received bytes: call `sink(byte)` for each; acknowledges the receive interrupt. */
 void arch_console_rx(void (*sink)(char c));
 
-/* ---- interrupt controller ---------------------------------------------------------------- */
+/* ---- interrupts ---------------------------------------------------------------------- */
 
-#define ARCH_NR_INTIDS 288 /* SGIs 0-15, PPIs 16-31, SPIs 32-287 (QEMU virt) */
-#define ARCH_SGI_COUNT 16
+/*
+ * Interrupt numbers are the arch's own (GIC INTIDs on aarch64; arch_defs.h gives the ranges):
+ * kernel/ never computes with them.  It learns what an interrupt is from the class the arch
+ * passes to irq_dispatch() (kernel/irq.h): IRQ_CLASS_IPI n (n = the IPI's reason,
+ * 0..ARCH_NR_IPIS-1), IRQ_CLASS_TIMER (the local timer), IRQ_CLASS_DEVICE n (device interrupt
+ * number n, ARCH_IRQ_FIRST_DEVICE <= n < ARCH_NR_IRQS, as the device tree names it).
+ */
+#define IRQ_CLASS_ENUM_(n, name, str) IRQ_CLASS_##name = n,
+enum irq_class { ZT_IRQ_CLASSES(IRQ_CLASS_ENUM_) IRQ_NR_CLASSES };
+#undef IRQ_CLASS_ENUM_
 
-/* Enable or disable delivery of an INTID.  SGIs/PPIs: on this CPU only.  SPIs: globally. */
-void arch_irq_set_enabled(unsigned intid, bool enabled);
-/* Is `intid` enabled for CPU `cpu`?  Reads the distributor/redistributor without
- * disturbing that CPU. */
-bool arch_irq_is_enabled(unsigned cpu, unsigned intid);
-/* Route SPI `intid` to CPU `cpu` (by affinity).  Returns 0 or -EINVAL. */
-int arch_irq_route(unsigned intid, unsigned cpu);
-/* The CPU an SPI is routed to, or -1 if it is not routed to one CPU. */
-int arch_irq_route_of(unsigned intid);
-/* Send SGI `sgi` (0..15) to CPU `cpu`. */
-void arch_send_sgi(unsigned cpu, unsigned sgi);
+/* Enable or disable delivery of interrupt `irq`: a per-CPU one (the timer) on this CPU only,
+ * a device interrupt globally. */
+void arch_irq_set_enabled(unsigned irq, bool enabled);
+/* Is `irq` enabled for CPU `cpu`?  Reads the controller without disturbing that CPU. */
+bool arch_irq_is_enabled(unsigned cpu, unsigned irq);
+/* Route device interrupt `irq` to CPU `cpu`.  Returns 0 or -EINVAL. */
+int arch_irq_route(unsigned irq, unsigned cpu);
+/* The CPU a device interrupt is routed to, or -1 if it is not routed to one CPU. */
+int arch_irq_route_of(unsigned irq);
+/* Accept (or refuse) IPI `ipi` (0..ARCH_NR_IPIS-1) on this CPU. */
+void arch_ipi_set_enabled(unsigned ipi, bool enabled);
+/* Send IPI `ipi` to CPU `cpu`. */
+void arch_send_ipi(unsigned cpu, unsigned ipi);
+/* isolstat: fill the interrupt part of `out` for CPU `cpu` (which IPIs and per-CPU
+ * interrupts it accepts, which device interrupts are routed to it and enabled, the timer's
+ * number), read from the controller without disturbing that CPU. */
+struct zt_isol_audit;
+void arch_irq_audit(unsigned cpu, struct zt_isol_audit *out);
 
 /* ---- timer --------------------------------------------------------------------------------- */
 
@@ -111,8 +129,8 @@ uint64_t arch_counter_freq(void);
 void arch_timer_set_deadline(uint64_t deadline);
 /* Disarm this CPU's timer: no timer interrupt until the next arch_timer_set_deadline. */
 void arch_timer_disarm(void);
-/* INTID of the local timer (a PPI). */
-unsigned arch_timer_intid(void);
+/* The local timer's interrupt number (what irq_dispatch reports with IRQ_CLASS_TIMER). */
+unsigned arch_timer_irq(void);
 
 /* ---- kernel memory --------------------------------------------------------------------- */
 
@@ -130,17 +148,9 @@ int arch_kmap_prepare(uint64_t va, uint64_t len);
 
 /* ---- tasks: kernel context, user registers, FP/SIMD ---------------------------------------- */
 
-/* Callee-saved state of a task switched out in the kernel (switch.S). */
-struct arch_context {
-    uint64_t x19_x28[10];
-    uint64_t fp, lr, sp;
-};
-
-/* User FP/SIMD registers: q0-q31, FPSR, FPCR. */
-struct arch_fpsimd {
-    uint64_t q[64];
-    uint64_t fpsr, fpcr;
-} __attribute__((aligned(16)));
+/* Each arch defines, in its arch_defs.h: struct trap_frame (the registers saved on every
+ * exception, read through the arch_frame_* accessors only), struct arch_context (what a task
+ * switched out in the kernel keeps) and struct arch_fpsimd (user floating-point state). */
 
 /* Switch from the running context to `next`; returns in next's context with the value of
  * `prev_task` that was passed by whichever switch resumed it.  IRQs must be masked. */
@@ -197,13 +207,37 @@ void arch_as_destroy(struct arch_as *as);
 int arch_as_map(struct arch_as *as, uint64_t va, paddr_t pa, unsigned prot);
 /* Unmap user page `va`: returns the page that was mapped there, or 0. */
 paddr_t arch_as_unmap(struct arch_as *as, uint64_t va);
-/* Software walk: the page mapped at `va` (0 if none) and its PROT_ bits in *prot. */
+/* Free the translation tables of `as` that served only [start, end), now that nothing is
+ * mapped there (their cached walks are invalidated by broadcast TLBI: no IPI). */
+void arch_as_trim(struct arch_as *as, uint64_t start, uint64_t end);
+/* Software walk: the page mapped at `va` (0 if none) and its PROT_ bits in *prot (0 for a
+ * PROT_NONE page: mapped, but no access from user space nor through the kernel's copies). */
 paddr_t arch_as_lookup(const struct arch_as *as, uint64_t va, unsigned *prot);
 /* Make `as` this CPU's user address space (NULL: none). */
 void arch_as_activate(const struct arch_as *as);
 /* Make instructions the kernel wrote at kernel address `kva` (len bytes, e.g. a user page
  * seen through the linear map) visible to instruction fetch on every CPU. */
 void arch_sync_icache(const void *kva, size_t len);
+
+/* ---- synchronous exceptions ----------------------------------------------------------- */
+
+/*
+ * The arch decodes every synchronous exception from user space into a generic kind
+ * (uapi/zt_events.h) and hands it over: SYNC_SYSCALL to syscall_dispatch(), every other kind
+ * to user_exception() (kernel/entry.h), which maps it to a signal and a report.
+ */
+#define SYNC_ENUM_(n, name, str) SYNC_##name = n,
+enum sync_kind { ZT_SYNC_KINDS(SYNC_ENUM_) SYNC_NR_KINDS };
+#undef SYNC_ENUM_
+
+struct exc_info {
+    enum sync_kind kind;
+    uint64_t pc;      /* the instruction that took it */
+    uint64_t addr;    /* faults and alignment faults: the address at fault (the SP for
+                         SYNC_SP_ALIGN); otherwise the pc */
+    unsigned access;  /* faults: PROT_READ, PROT_WRITE or PROT_EXEC (uapi); otherwise 0 */
+    const char *name; /* the arch's own name for it, for reports ("data abort (lower EL)") */
+};
 
 /* ---- diagnostics --------------------------------------------------------------------------- */
 

@@ -35,8 +35,8 @@ void acct_enter_kernel(struct task *t)
 {
     struct cpu_acct *a = &accts[this_cpu_id()];
     uint64_t d = interval(a, arch_counter_read());
-    ADD(t->user_ticks, d);
-    ADD(a->user_ticks, d);
+    ADD(t->user_cycles, d);
+    ADD(a->user_cycles, d);
     SET(a->mode, ACCT_SYS);
 }
 
@@ -44,8 +44,8 @@ void acct_exit_kernel(struct task *t)
 {
     struct cpu_acct *a = &accts[this_cpu_id()];
     uint64_t d = interval(a, arch_counter_read());
-    ADD(t->sys_ticks, d);
-    ADD(a->sys_ticks, d);
+    ADD(t->sys_cycles, d);
+    ADD(a->sys_cycles, d);
     SET(a->mode, ACCT_USER);
 }
 
@@ -54,10 +54,10 @@ void acct_switch(struct task *prev, struct task *next, uint64_t now)
     struct cpu_acct *a = &accts[this_cpu_id()];
     uint64_t d = interval(a, now);
     if (sched_is_idle_task(prev)) {
-        ADD(a->idle_ticks, d);
+        ADD(a->idle_cycles, d);
     } else {
-        ADD(prev->sys_ticks, d);
-        ADD(a->sys_ticks, d);
+        ADD(prev->sys_cycles, d);
+        ADD(a->sys_cycles, d);
     }
     SET(a->mode, sched_is_idle_task(next) ? ACCT_IDLE : ACCT_SYS);
 }
@@ -76,30 +76,24 @@ void acct_cpu_read(unsigned cpu, struct cpu_acct *out)
     struct cpu_acct *a = &accts[cpu];
     enum acct_mode mode;
     uint64_t d = in_progress(cpu, &mode);
-    out->user_ticks = __atomic_load_n(&a->user_ticks, __ATOMIC_RELAXED);
-    out->sys_ticks = __atomic_load_n(&a->sys_ticks, __ATOMIC_RELAXED);
-    out->idle_ticks = __atomic_load_n(&a->idle_ticks, __ATOMIC_RELAXED);
+    out->user_cycles = __atomic_load_n(&a->user_cycles, __ATOMIC_RELAXED);
+    out->sys_cycles = __atomic_load_n(&a->sys_cycles, __ATOMIC_RELAXED);
+    out->idle_cycles = __atomic_load_n(&a->idle_cycles, __ATOMIC_RELAXED);
     out->stamp = __atomic_load_n(&a->stamp, __ATOMIC_RELAXED);
     out->mode = mode;
-    *(mode == ACCT_USER  ? &out->user_ticks
-      : mode == ACCT_SYS ? &out->sys_ticks
-                         : &out->idle_ticks) += d;
+    *(mode == ACCT_USER  ? &out->user_cycles
+      : mode == ACCT_SYS ? &out->sys_cycles
+                         : &out->idle_cycles) += d;
 }
 
 void acct_task_read(const struct task *t, uint64_t *user, uint64_t *sys)
 {
-    *user = __atomic_load_n(&t->user_ticks, __ATOMIC_RELAXED);
-    *sys = __atomic_load_n(&t->sys_ticks, __ATOMIC_RELAXED);
+    *user = __atomic_load_n(&t->user_cycles, __ATOMIC_RELAXED);
+    *sys = __atomic_load_n(&t->sys_cycles, __ATOMIC_RELAXED);
     unsigned cpu = __atomic_load_n(&t->cpu, __ATOMIC_RELAXED);
     if (cpu < MAX_CPUS && sched_current(cpu) == t) { /* running: add what it is doing now */
         enum acct_mode mode;
         uint64_t d = in_progress(cpu, &mode);
         *(mode == ACCT_USER ? user : sys) += d;
     }
-}
-
-uint64_t acct_ticks_to_ns(uint64_t ticks)
-{
-    uint64_t f = arch_counter_freq();
-    return ticks / f * 1000000000ull + ticks % f * 1000000000ull / f;
 }

@@ -1,9 +1,9 @@
 /*
- * bootargs.c — the kernel command line, and the housekeeping/dataplane split it asks for.
+ * bootargs.c — the kernel command line.
  *
  * What it does: bootargs_parse() reads `key=value` parameters (see bootargs.h for the list)
- * and the init arguments after a lone "--"; partition_decide() fits the requested dataplane
- * set to the machine.  What it does not do: print anything, touch hardware, or reject a
+ * and the init arguments after a lone "--" (partition.c then fits the requested dataplane
+ * set to the machine).  What it does not do: print anything, touch hardware, or reject a
  * command line: every problem becomes one warning line naming what was wrong and what is used
  * instead, and parsing goes on.  Nothing a user types can crash or hang the boot.
  *
@@ -23,10 +23,13 @@
 
 #include <stddef.h>
 
-#define DEFAULT_HZ   100
-#define MAX_HZ       1000
-#define DEFAULT_INIT "/bin/sh"
-#define CLIP_LEN     32 /* user text quoted in a warning is cut to this many characters */
+#define DEFAULT_HZ        100
+#define MAX_HZ            1000
+#define DEFAULT_MAX_PROCS 4096
+#define MIN_MAX_PROCS     16
+#define MAX_MAX_PROCS     32767
+#define DEFAULT_INIT      "/bin/sh"
+#define CLIP_LEN          32 /* user text quoted in a warning is cut to this many characters */
 
 /* A slice of the command line: not NUL-terminated. */
 struct text {
@@ -242,7 +245,8 @@ static void set_tick(struct parser *p, const struct param_token *t)
     }
 }
 
-/* Shared by hz= and debug_exit=: a number in lo..hi, or a warning ending in "; ". */
+/* Shared by hz=, debug_exit= and max_procs=: a number in lo..hi, or a warning ending in
+ * "; ". */
 static bool number_in_range(struct parser *p, const struct param_token *t, unsigned lo, unsigned hi,
                             unsigned *out, struct tbuf *tb)
 {
@@ -276,6 +280,19 @@ static void set_hz(struct parser *p, const struct param_token *t)
     }
     tbuf_str(&tb, "using hz=");
     tbuf_dec(&tb, p->ba->hz);
+}
+
+static void set_max_procs(struct parser *p, const struct param_token *t)
+{
+    unsigned v;
+    struct tbuf tb;
+
+    if (number_in_range(p, t, MIN_MAX_PROCS, MAX_MAX_PROCS, &v, &tb)) {
+        p->ba->max_procs = v;
+        return;
+    }
+    tbuf_str(&tb, "using max_procs=");
+    tbuf_dec(&tb, p->ba->max_procs);
 }
 
 static void set_debug_exit(struct parser *p, const struct param_token *t)
@@ -367,6 +384,7 @@ static const struct param params[] = {
     {"init", set_init, NULL, 0},
     {"debug_fault", set_debug_fault, NULL, 0},
     {"debug_exit", set_debug_exit, NULL, 0},
+    {"max_procs", set_max_procs, NULL, 0},
     {"tick_residual", set_flag, "tick_residual", offsetof(struct bootargs, tick_residual)},
     {"debug_1hz_tick", set_flag, "tick_residual", offsetof(struct bootargs, tick_residual)},
     {"isol_debug", set_flag, "isol_debug", offsetof(struct bootargs, isol_debug)},
@@ -554,6 +572,7 @@ static void bootargs_defaults(struct bootargs *ba)
     ba->quiet = false;
     ba->debug_fault = DEBUG_FAULT_NONE;
     ba->debug_exit = -1;
+    ba->max_procs = DEFAULT_MAX_PROCS;
     ba->init_path[0] = '\0';
     ba->init_argc = 0;
     for (int i = 0; i < BOOTARGS_MAX_INIT_ARGS; i++) {
@@ -599,61 +618,4 @@ void bootargs_parse(const char *cmdline, size_t len, struct bootargs *out)
         apply_param(&p, &t, whole);
     }
     warn_finish(&p);
-}
-
-/* Adds one finished line to msg[] if there is room; returns the new count. */
-static int msg_add(char msg[][BOOTARGS_WARN_LEN], int maxmsg, int n, const char *line)
-{
-    if (msg == NULL || n >= maxmsg) {
-        return n;
-    }
-    for (int i = 0; i < BOOTARGS_WARN_LEN; i++) {
-        msg[n][i] = line[i];
-        if (line[i] == '\0') {
-            break;
-        }
-    }
-    return n + 1;
-}
-
-int partition_decide(const struct bootargs *ba, unsigned ncpus, cpumask_t *housekeeping,
-                     cpumask_t *dataplane, char msg[][BOOTARGS_WARN_LEN], int maxmsg)
-{
-    unsigned n = ncpus < 1 ? 1 : (ncpus > MAX_CPUS ? MAX_CPUS : ncpus);
-    cpumask_t exist = cpumask_first_n(n);
-    cpumask_t want = (ba != NULL && ba->has_dataplane) ? ba->dataplane : 0;
-    cpumask_t dp = want & exist & ~CPUMASK_BIT(0);
-    char line[BOOTARGS_WARN_LEN];
-    struct tbuf tb;
-    int nmsg = 0;
-
-    if (want & ~exist) {
-        cpumask_t gone = want & ~exist;
-        bool one = (gone & (gone - 1)) == 0;
-        tbuf_init(&tb, line, sizeof(line));
-        tbuf_str(&tb, one ? "partition: CPU " : "partition: CPUs ");
-        tb_cpulist(&tb, gone);
-        tbuf_str(&tb, one ? " does not exist on this " : " do not exist on this ");
-        tbuf_dec(&tb, n);
-        tbuf_str(&tb, "-CPU machine; dropped");
-        nmsg = msg_add(msg, maxmsg, nmsg, line);
-    }
-    if (want & exist & CPUMASK_BIT(0)) {
-        tbuf_init(&tb, line, sizeof(line));
-        tbuf_str(&tb, "partition: CPU 0 is always housekeeping; ");
-        if (dp != 0) {
-            tbuf_str(&tb, "dataplane ");
-            tb_cpulist(&tb, dp);
-            tbuf_str(&tb, " used instead");
-        } else {
-            tbuf_str(&tb, "removed from dataplane");
-        }
-        nmsg = msg_add(msg, maxmsg, nmsg, line);
-    }
-    if (want != 0 && dp == 0) {
-        nmsg = msg_add(msg, maxmsg, nmsg, "partition: no dataplane CPUs remain");
-    }
-    *dataplane = dp;
-    *housekeeping = exist & ~dp;
-    return nmsg;
 }

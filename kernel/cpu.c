@@ -5,9 +5,13 @@
  * arch_cpu_start (PSCI CPU_ON), all at once, then waits until each has reported itself
  * online or a generous guest-time limit has passed.  A CPU whose start fails, or that never
  * reports, is named and left out; the boot goes on.
+ *
+ * Stopping: cpus_stop_others() sends IPI_STOP to every other online CPU and waits (at most one
+ * second of counter time) until each has recorded itself in cpus_stopped (cpu_stop_self).
  */
 #include "kernel/cpu.h"
 #include "arch.h"
+#include "kernel/ipi.h"
 #include "kernel/kstack.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
@@ -79,4 +83,26 @@ _Noreturn void secondary_main(struct cpu *c, uint64_t entry_counter)
     ipi_init_cpu();
     mark_online(c);
     sched_idle(); /* never returns */
+}
+
+/* ---- stopping CPUs (panic, power-off) ---- */
+
+static cpumask_t cpus_stopped;
+
+_Noreturn void cpu_stop_self(void)
+{
+    __atomic_fetch_or(&cpus_stopped, CPUMASK_BIT(this_cpu_id()), __ATOMIC_RELEASE);
+    arch_halt_cpu();
+}
+
+void cpus_stop_others(void)
+{
+    unsigned me = this_cpu_id();
+    cpumask_t others = __atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE) & ~CPUMASK_BIT(me);
+    ipi_stop_others();
+    uint64_t limit = arch_counter_read() + arch_counter_freq(); /* 1 s: then go anyway */
+    while ((__atomic_load_n(&cpus_stopped, __ATOMIC_ACQUIRE) & others) != others &&
+           arch_counter_read() < limit) {
+        arch_cpu_relax();
+    }
 }

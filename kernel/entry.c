@@ -6,35 +6,25 @@
  * so no interrupt can arrive between the last scheduling decision, the timer
  * reprogramming and the return to user space.
  */
-#include "kernel/trap.h"
+#include "kernel/entry.h"
 #include "arch.h"
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
-#include "kernel/ipi.h"
+#include "kernel/dataplane.h"
 #include "kernel/isolate.h"
-#include "kernel/page.h"
 #include "kernel/main.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
+#include "uapi/zt_events.h"
 #include "uapi/zt_syscall.h"
 
 void kernel_entry_from_user(struct trap_frame *f)
 {
     acct_enter_kernel(current());
     isol_kernel_entry();
-    ipi_run_calls_dataplane(); /* requests deferred while this dataplane CPU ran user code */
-}
-
-/* A dataplane CPU keeps nothing another CPU could need while it runs user code or idles:
- * free pages go back from its cache, and deferred requests run. */
-void dataplane_quiesce(void)
-{
-    if (this_cpu()->dataplane) {
-        page_drain_local();
-        ipi_run_calls_dataplane_slow();
-    }
+    dataplane_kernel_entry(); /* requests deferred while this dataplane CPU ran user code */
 }
 
 void kernel_exit_to_user(struct trap_frame *f)
@@ -68,45 +58,22 @@ void kernel_first_return_to_user(struct trap_frame *f)
     kernel_exit_to_user(f);
 }
 
-/* Data abort ISS: DFSC 0b100001 is an alignment fault (ARM ARM D17.2.40). */
-static bool is_alignment_fault(uint64_t esr)
+/* A synchronous exception from user space that is not a system call: a signal, with the
+ * report signal_fault prints if nothing handles it. */
+void user_exception(struct trap_frame *f, const struct exc_info *e)
 {
-    return (esr & 0x3f) == 0x21;
-}
-
-void user_exception(struct trap_frame *f, const struct user_fault *uf)
-{
-    if (isol_exception(uf)) {
+    static const int signal_of[SYNC_NR_KINDS] = {
+        [SYNC_DATA_FAULT] = SIGSEGV, [SYNC_INSN_FAULT] = SIGSEGV, [SYNC_DATA_ALIGN] = SIGBUS,
+        [SYNC_PC_ALIGN] = SIGBUS,    [SYNC_SP_ALIGN] = SIGBUS,    [SYNC_UNDEFINED] = SIGILL,
+        [SYNC_BREAKPOINT] = SIGTRAP, [SYNC_FP] = SIGFPE,          [SYNC_OTHER] = SIGILL,
+    };
+#define SYNC_NAME_(n, name, str) [SYNC_##name] = str,
+    static const char *const names[SYNC_NR_KINDS] = {ZT_SYNC_KINDS(SYNC_NAME_)};
+#undef SYNC_NAME_
+    if (isol_exception(e)) {
         return; /* a strict isolation violation: the task has been sentenced */
     }
-    switch (uf->ec) {
-    case 0x24:
-        if (is_alignment_fault(uf->esr)) {
-            signal_fault(SIGBUS, "alignment fault", uf->far, uf->pc);
-        } else {
-            signal_fault(SIGSEGV, "data abort", uf->far, uf->pc);
-        }
-        break;
-    case 0x20:
-        signal_fault(SIGSEGV, "instruction abort", uf->far, uf->pc);
-        break;
-    case 0x22:
-        signal_fault(SIGBUS, "PC alignment fault", uf->pc, uf->pc);
-        break;
-    case 0x26:
-        signal_fault(SIGBUS, "SP alignment fault", arch_frame_sp(f), uf->pc);
-        break;
-    case 0x00:
-        signal_fault(SIGILL, "undefined instruction", uf->pc, uf->pc);
-        break;
-    case 0x3c:
-        signal_fault(SIGTRAP, "breakpoint", uf->pc, uf->pc);
-        break;
-    case 0x2c:
-        signal_fault(SIGFPE, "floating-point exception", uf->pc, uf->pc);
-        break;
-    default:
-        signal_fault(SIGILL, uf->class_name, uf->pc, uf->pc);
-        break;
-    }
+    bool known = e->kind < SYNC_NR_KINDS && e->kind != SYNC_OTHER && e->kind != SYNC_SYSCALL;
+    int sig = known ? signal_of[e->kind] : SIGILL;
+    signal_fault(sig, known ? names[e->kind] : e->name, e->addr, e->pc);
 }

@@ -21,7 +21,6 @@
 #include "kernel/random.h"
 #include "kernel/stats.h"
 #include "kernel/task.h"
-#include "kernel/trap.h"
 #include "kernel/vfs.h"
 #include "kernel/cpu.h"
 #include "uapi/zt_errno.h"

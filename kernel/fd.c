@@ -12,7 +12,6 @@
 #include "kernel/kmem.h"
 #include "kernel/lib.h"
 #include "kernel/task.h"
-#include "kernel/trap.h"
 #include "kernel/vfs.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"

@@ -21,7 +21,6 @@
 #include "kernel/signal.h"
 #include "kernel/syscall.h"
 #include "kernel/task.h"
-#include "kernel/trap.h"
 #include "kernel/vfs.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
@@ -63,7 +62,7 @@ static struct task *fork_task(struct process *p, struct task *me, uint64_t flags
     *t->frame = *me->frame;
     arch_frame_set_return(t->frame, 0);
     if (stack) {
-        t->frame->sp_el0 = stack;
+        arch_frame_set_sp(t->frame, stack);
     }
     arch_fpsimd_save(&t->fp);
     t->tls = (flags & CLONE_SETTLS) ? tls : arch_tls_read();
@@ -118,11 +117,12 @@ int proc_fork(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint6
         return -EINVAL; /* shared memory between processes exists only as vfork's copy */
     }
     struct task *me = current(), *t = 0;
-    struct process *parent = me->proc, *p = proc_alloc(parent->name, parent);
-    if (!p) {
-        return -ENOMEM;
+    struct process *parent = me->proc, *p = 0;
+    int r = proc_alloc(parent->name, parent, &p);
+    if (r) {
+        return r;
     }
-    int r = vm_copy(&p->vm, &parent->vm);
+    r = vm_copy(&p->vm, &parent->vm);
     if (r == 0) {
         r = fork_state(p, parent, exit_signal);
     }

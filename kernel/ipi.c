@@ -2,37 +2,35 @@
  * ipi.c — inter-processor interrupts with reasons (contract in include/kernel/ipi.h).
  *
  * Sending counts on the sender's row (ipi_sent[receiver][reason]); receiving counts on the
- * receiver (ipi_recv[reason]) and acts.  The reason travels as the SGI number.
+ * receiver (ipi_recv[reason]) and acts.  The reason travels as the IPI's number.
  */
 #include "kernel/ipi.h"
 #include "arch.h"
 #include "kernel/cpu.h"
 #include "kernel/isolate.h"
 #include "kernel/page.h"
-#include "kernel/main.h"
 #include "kernel/panic.h"
 #include "kernel/sched.h"
 #include "kernel/trace.h"
 
-static const char *const reason_names[IPI_NR] = {
-    [IPI_RESCHEDULE] = "resched", [IPI_WAKEUP] = "wakeup", [IPI_KICK] = "kick",
-    [IPI_CALL] = "call",          [IPI_SIGNAL] = "signal", [IPI_STOP] = "stop",
-};
+#define IPI_NAME_(n, name, str) [n] = str,
+static const char *const reason_names[IPI_NR] = {ZT_IPI_REASONS(IPI_NAME_)};
+#undef IPI_NAME_
 
 const char *ipi_reason_name(unsigned reason)
 {
-    static const char *const sgi[IPI_NR] = {"sgi0",  "sgi1",  "sgi2",  "sgi3", "sgi4",  "sgi5",
-                                            "sgi6",  "sgi7",  "sgi8",  "sgi9", "sgi10", "sgi11",
-                                            "sgi12", "sgi13", "sgi14", "sgi15"};
+    static const char *const unused[16] = {"ipi0",  "ipi1",  "ipi2",  "ipi3", "ipi4",  "ipi5",
+                                           "ipi6",  "ipi7",  "ipi8",  "ipi9", "ipi10", "ipi11",
+                                           "ipi12", "ipi13", "ipi14", "ipi15"};
     if (reason >= IPI_NR) {
-        return "sgi?";
+        return "ipi?";
     }
-    return reason_names[reason] ? reason_names[reason] : sgi[reason];
+    return reason_names[reason] ? reason_names[reason] : reason < 16 ? unused[reason] : "ipi?";
 }
 
 /* Per receiver and reason: the CPUs that sent one since the receiver last took it.  The
- * receiver takes the mask after acknowledging the SGI, so a send landing in between is
- * named by this receive and its own (pending again) SGI arrives with an empty mask. */
+ * receiver takes the mask after acknowledging the IPI, so a send landing in between is
+ * named by this receive and its own (pending again) IPI arrives with an empty mask. */
 static uint64_t senders[MAX_CPUS][IPI_NR];
 
 void ipi_send(unsigned cpu, enum ipi_reason reason)
@@ -46,7 +44,7 @@ void ipi_send(unsigned cpu, enum ipi_reason reason)
     __atomic_fetch_or(&senders[cpu][reason], CPUMASK_BIT(me->id), __ATOMIC_RELAXED);
     __atomic_store_n(&me->stats.ipi_sent[cpu][reason], me->stats.ipi_sent[cpu][reason] + 1,
                      __ATOMIC_RELAXED);
-    arch_send_sgi(cpu, reason);
+    arch_send_ipi(cpu, reason);
 }
 
 void ipi_stop_others(void)
@@ -59,12 +57,13 @@ void ipi_stop_others(void)
     }
 }
 
-void ipi_receive(unsigned sgi)
+void ipi_receive(unsigned reason)
 {
-    STAT_INC(ipi_recv[sgi]);
-    trace_event(ZT_TR_IPI_RECV, sgi,
-                __atomic_exchange_n(&senders[this_cpu_id()][sgi], 0, __ATOMIC_RELAXED));
-    switch (sgi) {
+    ASSERT(reason < IPI_NR);
+    STAT_INC(ipi_recv[reason]);
+    trace_event(ZT_TR_IPI_RECV, reason,
+                __atomic_exchange_n(&senders[this_cpu_id()][reason], 0, __ATOMIC_RELAXED));
+    switch (reason) {
     case IPI_STOP:
         cpu_stop_self();
     case IPI_CALL:
@@ -74,7 +73,7 @@ void ipi_receive(unsigned sgi)
     case IPI_WAKEUP:
     case IPI_KICK:
     case IPI_SIGNAL:
-        sched_ipi(sgi);
+        sched_ipi(reason);
         break;
     default:
         break;
@@ -83,8 +82,8 @@ void ipi_receive(unsigned sgi)
 
 void ipi_init_cpu(void)
 {
-    for (unsigned sgi = 0; sgi < ARCH_SGI_COUNT; sgi++) {
-        arch_irq_set_enabled(sgi, true);
+    for (unsigned reason = 0; reason < IPI_NR; reason++) {
+        arch_ipi_set_enabled(reason, true);
     }
 }
 
@@ -100,7 +99,7 @@ void ipi_call(unsigned cpu, enum ipi_call_fn fn)
     }
     __atomic_fetch_or(&pending_calls[cpu], 1ull << fn, __ATOMIC_SEQ_CST);
     /* A dataplane CPU runs its pending calls at every kernel entry from user space, before
-     * every return to user space and before it idles (ipi_run_calls_dataplane): it is
+     * every return to user space and before it idles (dataplane.h): it is
      * never interrupted for a kernel-internal request. */
     if (cpu_is_dataplane(cpu)) {
         __atomic_fetch_add(&deferred_calls[cpu], 1, __ATOMIC_RELAXED);

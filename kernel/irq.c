@@ -2,10 +2,11 @@
  * irq.c — interrupt handlers, dispatch and routing (contract in include/kernel/irq.h).
  *
  * The handler table is written only at boot, before any CPU enables interrupts, and read
- * without locks afterwards.  Every acknowledged INTID is counted on the CPU that took it.
- * Routing policy lives here, not in the GIC driver: device interrupts (SPIs) go only to
- * housekeeping CPUs, spread round-robin at boot; a request to route one to a dataplane CPU
- * is refused.
+ * without locks afterwards.  Every interrupt is counted on the CPU that took it.
+ * Routing policy lives here, not in the interrupt controller driver: device interrupts go
+ * only to housekeeping CPUs, spread round-robin at boot; a request to route one to a
+ * dataplane CPU is refused.  Interrupt numbers are the arch's (arch.h); this file knows only
+ * their classes and the device range ARCH_IRQ_FIRST_DEVICE..ARCH_NR_IRQS-1.
  */
 #include "kernel/irq.h"
 #include "arch.h"
@@ -18,36 +19,36 @@
 #include "kernel/cpumask.h"
 #include "uapi/zt_errno.h"
 
-static irq_handler_t handlers[ARCH_NR_INTIDS];
+static irq_handler_t handlers[ARCH_NR_IRQS];
 
-int irq_register(unsigned intid, irq_handler_t h)
+int irq_register(unsigned irq, irq_handler_t h)
 {
-    if (intid < ARCH_SGI_COUNT || intid >= ARCH_NR_INTIDS || !h) {
+    if (irq >= ARCH_NR_IRQS || !h) {
         return -EINVAL;
     }
-    if (handlers[intid]) {
+    if (handlers[irq]) {
         return -EBUSY;
     }
-    handlers[intid] = h;
+    handlers[irq] = h;
     return 0;
 }
 
-void irq_dispatch(unsigned intid)
+void irq_dispatch(enum irq_class cls, unsigned n)
 {
-    stats_irq(intid);
-    isol_interrupt(intid); /* counts/reports it if it interrupted an isolated task */
-    if (intid < ARCH_SGI_COUNT) {
-        ipi_receive(intid);
+    stats_irq(cls, n);
+    isol_interrupt(cls, n); /* counts/reports it if it interrupted an isolated task */
+    if (cls == IRQ_CLASS_IPI) {
+        ipi_receive(n);
         return;
     }
-    irq_handler_t h = intid < ARCH_NR_INTIDS ? handlers[intid] : 0;
+    irq_handler_t h = n < ARCH_NR_IRQS ? handlers[n] : 0;
     if (h) {
-        h(intid);
+        h(n);
         return;
     }
     /* Nothing should be enabled without a handler; disable it so it cannot storm. */
-    arch_irq_set_enabled(intid, false);
-    printk("irq: CPU %u: INTID %u has no handler; disabled\n", this_cpu_id(), intid);
+    arch_irq_set_enabled(n, false);
+    printk("irq: CPU %u: interrupt %u has no handler; disabled\n", this_cpu_id(), n);
 }
 
 void irq_exit_to_kernel(void)
@@ -56,28 +57,28 @@ void irq_exit_to_kernel(void)
                           are enabled again in the interrupted kernel code */
 }
 
-int irq_route(unsigned intid, unsigned cpu)
+int irq_route(unsigned irq, unsigned cpu)
 {
-    if (intid < 32 || intid >= ARCH_NR_INTIDS || cpu >= ncpus) {
+    if (irq < ARCH_IRQ_FIRST_DEVICE || irq >= ARCH_NR_IRQS || cpu >= ncpus) {
         return -EINVAL;
     }
     if (!cpumask_has(cpus_housekeeping, cpu)) {
-        printk("irq: refused to route INTID %u to CPU %u: dataplane CPUs take no device "
+        printk("irq: refused to route interrupt %u to CPU %u: dataplane CPUs take no device "
                "interrupts\n",
-               intid, cpu);
+               irq, cpu);
         return -EPERM;
     }
-    return arch_irq_route(intid, cpu);
+    return arch_irq_route(irq, cpu);
 }
 
-void irq_route_all_spis(void)
+void irq_route_all_devices(void)
 {
     unsigned hk[MAX_CPUS], n = 0;
     for (cpumask_t m = cpus_housekeeping & cpumask_first_n(ncpus); m; m &= m - 1) {
         hk[n++] = (unsigned)__builtin_ctzll(m);
     }
-    for (unsigned intid = 32, i = 0; n && intid < ARCH_NR_INTIDS; intid++) {
-        if (irq_route(intid, hk[i % n]) == 0) {
+    for (unsigned irq = ARCH_IRQ_FIRST_DEVICE, i = 0; n && irq < ARCH_NR_IRQS; irq++) {
+        if (irq_route(irq, hk[i % n]) == 0) {
             i++; /* round-robin over the housekeeping CPUs */
         }
     }

@@ -17,10 +17,11 @@
 #include "arch.h"
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
+#include "kernel/cycles.h"
 #include "kernel/ipi.h"
 #include "kernel/lib.h"
-#include "kernel/main.h"
 #include "kernel/page.h"
+#include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
@@ -28,7 +29,7 @@
 #include "kernel/task.h"
 #include "kernel/timer.h"
 #include "kernel/trace.h"
-#include "kernel/trap.h"
+#include "kernel/entry.h"
 #include "kernel/work.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_prctl.h"
@@ -38,6 +39,27 @@
 #define ADMISSION_YIELDS 3
 #define BT_DEPTH         6
 
+/*
+ * The slot: isols[c].task names the task isolated on CPU c.
+ *
+ * THE RULE: a task holds a slot exactly while its isol_flags are non-zero, and then
+ * t->isol_cpu is that slot's CPU.  The slot is taken only by the task itself, on that CPU
+ * (isol_enable), and given back only by isol_release(t), which every path that ends the
+ * task's hold on the CPU calls before anything else can happen to the task:
+ *   - the task itself: prctl(PR_SET_TASK_ISOLATION, 0), a strict violation, exit (first
+ *     thing in task_exit), an affinity that is no longer exactly the CPU
+ *     (isol_exit_to_user);
+ *   - schedule() on the CPU, when a move takes the running task off it;
+ *   - sched_set_affinity, for a task that is not running or is asleep (it runs no isolation
+ *     code until woken), under that task's run-queue lock, when the new mask is not
+ *     exactly the CPU.
+ * Those callers own the task at that moment (it is current, or its run-queue lock is held
+ * while it cannot run), so there is one releaser at a time, and a task is freed only
+ * after it exited, so the slot never names a freed task.  Anyone but the task itself reads
+ * the slot's task under proc_lock (task_release takes it before freeing).
+ * The other fields are written by the owning CPU, except that isol_release clears in_user,
+ * entry_pending and the CPU's isol_owned flag from the releasing CPU, before the slot.
+ */
 struct isol_cpu {
     struct task *task;      /* the isolated task owning this CPU, NULL if none */
     bool in_user;           /* it is in user space right now */
@@ -49,6 +71,7 @@ struct isol_cpu {
 } __attribute__((aligned(64)));
 
 static struct isol_cpu isols[MAX_CPUS];
+static bool isol_debug; /* isol_debug=1: report every interruption (isol_init) */
 
 /* ---- reports, printed on housekeeping ---- */
 
@@ -117,8 +140,9 @@ static void report(const uint64_t *bt, const char *fmt, ...)
     work_queue(&report_work);
 }
 
-void isol_init(void)
+void isol_init(bool debug)
 {
+    isol_debug = debug;
     work_init(&report_work, "isolation reports", print_reports);
 }
 
@@ -134,43 +158,46 @@ bool isol_cpu_in_user(unsigned cpu)
     return cpu < MAX_CPUS && __atomic_load_n(&isols[cpu].in_user, __ATOMIC_SEQ_CST);
 }
 
-/* On the owning CPU (the task itself, in the kernel): the CPU is no longer isolated.  It
- * stays a dataplane CPU, so requests for it still wait for its next kernel exit or idle. */
-static void end_isolation(struct task *t)
-{
-    struct isol_cpu *ic = mine();
-    if (t->isol_flags) {
-        trace_event(ZT_TR_ISOL_EXIT, (uint64_t)t->tid, 0);
-    }
-    t->isol_flags = 0;
-    if (ic->task == t) {
-        __atomic_store_n(&ic->in_user, false, __ATOMIC_SEQ_CST);
-        ic->entry_pending = false;
-        __atomic_store_n(&ic->task, 0, __ATOMIC_SEQ_CST);
-        this_cpu()->isol_owned = false;
-    }
-}
-
-void isol_task_exit(struct task *t)
+/* Give back t's slot (THE RULE above: t is current, or cannot run and its run-queue lock
+ * is held).  Its CPU stays a dataplane CPU, so requests for it still wait for its next kernel
+ * exit or idle. */
+void isol_release(struct task *t)
 {
     if (!t->isol_flags) {
         return;
     }
-    end_isolation(t);
-    /* Isolation always ends on the owning CPU (exit, prctl, a move: schedule() ends it
-     * before the task leaves).  Should the CPU ever still name t, it must not keep a
-     * pointer to a task about to be freed. */
-    for (unsigned c = 0; c < ncpus; c++) {
-        struct task *expected = t;
-        if (__atomic_compare_exchange_n(&isols[c].task, &expected, 0, false, __ATOMIC_SEQ_CST,
-                                        __ATOMIC_RELAXED)) {
-            printk("isolation: cpu %u still named tid %d after its isolation ended\n", c, t->tid);
-            cpus[c].isol_owned = false;
-        }
-    }
+    unsigned cpu = t->isol_cpu;
+    struct isol_cpu *ic = &isols[cpu];
+    trace_event(ZT_TR_ISOL_EXIT, (uint64_t)t->tid, 0);
+    t->isol_flags = 0;
+    __atomic_store_n(&cpus[cpu].isol_owned, false, __ATOMIC_RELAXED);
+    __atomic_store_n(&ic->in_user, false, __ATOMIC_SEQ_CST);
+    ic->entry_pending = false;
+    struct task *expected = t;
+    bool held = __atomic_compare_exchange_n(&ic->task, &expected, 0, false, __ATOMIC_SEQ_CST,
+                                            __ATOMIC_RELAXED);
+    ASSERT(held); /* isol_flags != 0 means the slot is t's */
 }
 
 /* ---- admission (prctl) ---- */
+
+/* A timer of another task (or of the kernel) queued on `cpu` would fire during t's
+ * isolation: say so and refuse (a sleeper pinned there wakes there). */
+static bool foreign_timer(const struct task *t, unsigned cpu)
+{
+    struct timer ts[4];
+    int n = timer_list(cpu, ts, 4);
+    for (int i = 0; i < n && i < 4; i++) {
+        if (ts[i].owner_tid != t->tid) {
+            report(0,
+                   "isolation: tid %d not admitted on cpu %u: a timer of tid %d (armed at "
+                   "%lx) is queued there",
+                   t->tid, cpu, ts[i].owner_tid, (unsigned long)ts[i].armed_by);
+            return true;
+        }
+    }
+    return false;
+}
 
 static long isol_enable(struct task *t, unsigned long flags)
 {
@@ -193,13 +220,15 @@ static long isol_enable(struct task *t, unsigned long flags)
     if (owner && owner != t) {
         return -EBUSY;
     }
+    ASSERT(!t->isol_flags || t->isol_cpu == cpu); /* THE RULE: a move released it */
     for (int i = 0; i < ADMISSION_YIELDS && sched_nr_running(cpu) > 1; i++) {
         sched_yield_current(); /* let the others run and perhaps finish: never busy-wait */
     }
-    if (sched_nr_running(cpu) > 1) {
+    if (sched_nr_running(cpu) > 1 || foreign_timer(t, cpu)) {
         return -EAGAIN;
     }
     struct isol_cpu *ic = &isols[cpu];
+    t->isol_cpu = cpu;
     t->isol_flags = (unsigned)flags;
     trace_event(ZT_TR_ISOL_ENTER, (uint64_t)t->tid, flags);
     ic->since = arch_counter_read();
@@ -219,7 +248,7 @@ long isol_prctl(unsigned long option, unsigned long flags)
         if (flags) {
             return -EINVAL;
         }
-        end_isolation(t);
+        isol_release(t);
         return 0;
     }
     return isol_enable(t, flags);
@@ -251,7 +280,7 @@ static bool interruption(const uint64_t *bt, const char *cause)
     ic->entry_pending = false;
     ic->interruptions++;
     bool strict = t->isol_flags & PR_TASK_ISOLATION_STRICT;
-    if (!strict && !bootargs.isol_debug) {
+    if (!strict && !isol_debug) {
         return false;
     }
     report(bt, "isolation: pid %d (%s) on cpu %u: %s%s", t->proc->pid, t->name, this_cpu_id(),
@@ -262,7 +291,7 @@ static bool interruption(const uint64_t *bt, const char *cause)
     int sig = PR_TASK_ISOLATION_GET_SIG(t->isol_flags);
     struct process *p = t->proc;
     trace_event(ZT_TR_ISOL_VIOLATION, (uint64_t)t->tid, 0);
-    end_isolation(t);
+    isol_release(t);
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     bool handled = sig && p->sigactions[sig - 1].handler > SIG_IGN;
     if (handled) {
@@ -297,21 +326,23 @@ bool isol_syscall_owned(uint64_t nr, const struct trap_frame *f)
     return interruption(0, cause);
 }
 
-bool isol_exception_owned(const struct user_fault *uf)
+/* The report names the arch's own words for the exception ("data abort (lower EL)"), except
+ * for an undefined instruction, whose arch name says less than the kind's. */
+bool isol_exception_owned(const struct exc_info *e)
 {
     if (!mine()->entry_pending) {
         return false;
     }
     char cause[96];
-    bool abort = uf->ec == 0x24 || uf->ec == 0x20;
-    bool undef = uf->ec == 0 && !strcmp(uf->class_name, arch_exception_class_name(0));
+    bool fault =
+        e->kind == SYNC_DATA_FAULT || e->kind == SYNC_DATA_ALIGN || e->kind == SYNC_INSN_FAULT;
     ksnprintf(cause, sizeof(cause), "%s at 0x%lx (pc 0x%lx)",
-              undef ? "undefined instruction" : uf->class_name,
-              (unsigned long)(abort ? uf->far : uf->pc), (unsigned long)uf->pc);
+              e->kind == SYNC_UNDEFINED ? "undefined instruction" : e->name,
+              (unsigned long)(fault ? e->addr : e->pc), (unsigned long)e->pc);
     return interruption(0, cause);
 }
 
-void isol_interrupt_owned(unsigned intid)
+void isol_interrupt_owned(enum irq_class cls, unsigned n)
 {
     struct isol_cpu *ic = mine();
     if (!ic->entry_pending) {
@@ -319,14 +350,14 @@ void isol_interrupt_owned(unsigned intid)
     }
     char cause[80];
     const uint64_t *bt = 0;
-    if (intid < ARCH_SGI_COUNT) {
-        ksnprintf(cause, sizeof(cause), "IPI from cpu %d (%s)", ic->ipi_sender[intid],
-                  ipi_reason_name(intid));
-        bt = ic->ipi_bt[intid];
-    } else if (intid == arch_timer_intid()) {
-        ksnprintf(cause, sizeof(cause), "interrupt %u (local timer)", intid);
+    if (cls == IRQ_CLASS_IPI && n < IPI_NR) {
+        ksnprintf(cause, sizeof(cause), "IPI from cpu %d (%s)", ic->ipi_sender[n],
+                  ipi_reason_name(n));
+        bt = ic->ipi_bt[n];
+    } else if (cls == IRQ_CLASS_TIMER) {
+        ksnprintf(cause, sizeof(cause), "interrupt %u (local timer)", n);
     } else {
-        ksnprintf(cause, sizeof(cause), "interrupt %u (device)", intid);
+        ksnprintf(cause, sizeof(cause), "interrupt %u (device)", n);
     }
     interruption(bt, cause);
 }
@@ -338,7 +369,7 @@ void isol_note_ipi(unsigned cpu, unsigned reason)
         return;
     }
     ic->ipi_sender[reason] = (int)this_cpu_id();
-    if (bootargs.isol_debug) {
+    if (isol_debug) {
         memset(ic->ipi_bt[reason], 0, sizeof(ic->ipi_bt[reason]));
         arch_backtrace(ic->ipi_bt[reason], BT_DEPTH);
     }
@@ -347,14 +378,16 @@ void isol_note_ipi(unsigned cpu, unsigned reason)
 void isol_note_timer_arm(const struct timer *t)
 {
     struct isol_cpu *ic = mine();
-    struct task *owner = ic->task;
-    if (!owner || !bootargs.isol_debug) {
+    struct task *owner = __atomic_load_n(&ic->task, __ATOMIC_ACQUIRE);
+    if (!owner || !isol_debug) {
         return;
     }
+    /* Only the owner, if it is the one running here, may be looked at without proc_lock. */
+    bool by_owner = owner == current() && t->owner_tid == owner->tid;
     report(0, "isolation: timer armed on isolated cpu %u by tid %d (%s) at %lx, due in %lu us",
-           this_cpu_id(), t->owner_tid, t->owner_tid == owner->tid ? owner->name : "other",
+           this_cpu_id(), t->owner_tid, by_owner ? owner->name : "other",
            (unsigned long)t->armed_by,
-           (unsigned long)(acct_ticks_to_ns(t->deadline - arch_counter_read()) / 1000));
+           (unsigned long)cycles_to_us(t->deadline - arch_counter_read()));
 }
 
 /* ---- the way back to user space ---- */
@@ -382,7 +415,7 @@ void isol_exit_to_user_owned(void)
         return;
     }
     if (t->affinity != CPUMASK_BIT(this_cpu_id())) {
-        end_isolation(t); /* someone moved it: isolation ends here, on its own CPU */
+        isol_release(t); /* someone moved it: isolation ends here, on its own CPU */
         return;
     }
     /* kernel_exit_to_user has just drained this CPU's page cache and run its deferred
@@ -400,32 +433,13 @@ static void audit_timers(unsigned cpu, struct zt_isol_audit *out, uint64_t now)
     int n = timer_list(cpu, ts, ZT_AUDIT_MAX_TIMERS);
     out->ntimers = (uint32_t)n;
     for (int i = 0; i < n && i < ZT_AUDIT_MAX_TIMERS; i++) {
-        out->timers[i].due_ns = ts[i].deadline > now ? acct_ticks_to_ns(ts[i].deadline - now) : 0;
+        out->timers[i].due_ns = ts[i].deadline > now ? cycles_to_ns(ts[i].deadline - now) : 0;
         out->timers[i].owner_tid = ts[i].owner_tid;
         out->timers[i].armed_by = ts[i].armed_by;
     }
     uint64_t hw = timer_programmed(cpu);
     out->timer_armed = hw != 0;
-    out->timer_programmed_ns = hw > now ? acct_ticks_to_ns(hw - now) : 0;
-}
-
-static void audit_interrupts(unsigned cpu, struct zt_isol_audit *out)
-{
-    for (unsigned id = 0; id < 32; id++) {
-        if (arch_irq_is_enabled(cpu, id)) {
-            if (id < ARCH_SGI_COUNT) {
-                out->sgis_enabled |= 1u << id;
-            } else {
-                out->ppis_enabled |= 1u << (id - 16);
-            }
-        }
-    }
-    for (unsigned id = 32; id < ARCH_NR_INTIDS && out->nspis < ZT_AUDIT_MAX_SPIS; id++) {
-        if (arch_irq_route_of(id) == (int)cpu && arch_irq_is_enabled(cpu, id)) {
-            out->spis[out->nspis++] = (uint16_t)id;
-        }
-    }
-    out->timer_intid = arch_timer_intid();
+    out->timer_programmed_ns = hw > now ? cycles_to_ns(hw - now) : 0;
 }
 
 int isol_audit(unsigned cpu, struct zt_isol_audit *out)
@@ -447,11 +461,11 @@ int isol_audit(unsigned cpu, struct zt_isol_audit *out)
         out->pid = t->proc->pid;
         out->tid = t->tid;
         kstrlcpy(out->name, t->name, sizeof(out->name));
-        out->isolated_ns = acct_ticks_to_ns(now - ic->since);
+        out->isolated_ns = cycles_to_ns(now - ic->since);
         out->interruptions = ic->interruptions;
     }
     spin_unlock_irqrestore(&proc_lock, flags);
-    audit_interrupts(cpu, out);
+    arch_irq_audit(cpu, out); /* what the interrupt controller lets through */
     audit_timers(cpu, out, now);
     out->pending_calls = ipi_pending_calls(cpu);
     out->deferred_total = ipi_deferred_calls(cpu);

@@ -114,7 +114,7 @@ void kmem_free(void *p, size_t size)
     struct size_class *sc = &classes[class_of(size)];
     struct slab *s = (struct slab *)((uintptr_t)p & ~(uintptr_t)(PAGE_SIZE - 1));
     unsigned long flags = spin_lock_irqsave(&sc->lock);
-    ASSERT(s->in_use > 0);
+    VERIFY(s->in_use > 0);
     bool was_full = s->in_use == s->capacity;
     struct free_obj *o = p;
     o->next = s->free;

@@ -4,42 +4,52 @@
  * Slot i covers [KSTACK_WINDOW + i * KSTACK_SLOT, +KSTACK_SLOT); the stack is its lower
  * KSTACK_SIZE bytes, mapped page by page; the upper half is never mapped and is the guard
  * of slot i + 1.  Slot 0 is never used, so slot 1's guard is slot 0's upper half.
- * Freed slots are reused LIFO through a small array; `next_slot` marks never-used slots.
+ * A bitmap says which slots are in use; the lowest free one is taken first.
  * Lock: kstack_lock (leaf, IRQs masked) guards the slot bookkeeping only; mapping happens
  * outside it.
  */
 #include "kernel/kstack.h"
 #include "arch.h"
+#include "kernel/lib.h"
 #include "kernel/page.h"
 #include "kernel/panic.h"
 #include "kernel/spinlock.h"
 
-#define MAX_FREE_SLOTS 1024
-
+/* One bit per slot, set while the slot's stack is in use; slot 0 is never used. */
 static spinlock_t kstack_lock;
-static uint32_t next_slot = 1;
-static uint32_t free_slots[MAX_FREE_SLOTS];
-static unsigned nfree;
+static uint64_t used[KSTACK_SLOTS / 64];
+static unsigned hint;  /* a word that may have a free bit: where the search starts */
+static unsigned nused; /* stacks handed out and not yet freed */
 
-/* Slots whose page tables exist from boot: stacks there allocate only their own pages, so
- * free page counts depend only on the number of live tasks (leak tests rely on it). */
-#define PREPARED_SLOTS 1024
-
+/* The page tables of the whole window exist from boot (KSTACK_SLOTS / 64 level-3 tables,
+ * 512 KiB for 8,192 slots), so stacks allocate only their own pages: free page counts
+ * depend only on the number of live tasks, whatever bursts came before (the leak tests
+ * rely on it; issue 9, bug 7 was a 1,024-entry free queue that dropped slots and left their
+ * tables behind). */
 void kstack_init(void)
 {
-    if (arch_kmap_prepare(KSTACK_WINDOW, (uint64_t)PREPARED_SLOTS * KSTACK_SLOT) != 0) {
+    if (arch_kmap_prepare(KSTACK_WINDOW, (uint64_t)KSTACK_SLOTS * KSTACK_SLOT) != 0) {
         panic("kstack: no memory for the stack window's page tables");
     }
+    used[0] = 1; /* slot 0: its upper half is slot 1's guard, it is never a stack */
 }
 
+/* The lowest free slot at or after the hint (freed slots are reused first, so the window's
+ * used part stays as small as the number of live tasks allows), 0 if none. */
 static uint32_t slot_take(void)
 {
     unsigned long flags = spin_lock_irqsave(&kstack_lock);
     uint32_t slot = 0;
-    if (nfree) {
-        slot = free_slots[--nfree];
-    } else if (next_slot < KSTACK_SLOTS) {
-        slot = next_slot++;
+    for (unsigned i = 0; i < KSTACK_SLOTS / 64; i++) {
+        unsigned w = (hint + i) % (KSTACK_SLOTS / 64);
+        if (~used[w]) {
+            unsigned bit = (unsigned)__builtin_ctzll(~used[w]);
+            used[w] |= 1ull << bit;
+            slot = w * 64 + bit;
+            hint = w;
+            nused++;
+            break;
+        }
     }
     spin_unlock_irqrestore(&kstack_lock, flags);
     return slot;
@@ -48,9 +58,10 @@ static uint32_t slot_take(void)
 static void slot_give(uint32_t slot)
 {
     unsigned long flags = spin_lock_irqsave(&kstack_lock);
-    if (nfree < MAX_FREE_SLOTS) {
-        free_slots[nfree++] = slot; /* else the slot's VA is simply never reused */
-    }
+    ASSERT(slot && (used[slot / 64] & (1ull << (slot % 64))));
+    used[slot / 64] &= ~(1ull << (slot % 64));
+    hint = MIN(hint, slot / 64);
+    nused--;
     spin_unlock_irqrestore(&kstack_lock, flags);
 }
 
@@ -90,4 +101,9 @@ void kstack_free(uint64_t top)
     uint64_t base = top - KSTACK_SIZE;
     unmap_pages(base, KSTACK_SIZE / PAGE_SIZE);
     slot_give((uint32_t)((base - KSTACK_WINDOW) / KSTACK_SLOT));
+}
+
+unsigned kstack_used_count(void)
+{
+    return __atomic_load_n(&nused, __ATOMIC_RELAXED);
 }

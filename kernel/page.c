@@ -11,7 +11,7 @@
  * The per-CPU caches are Linux's "per-CPU pages" problem in miniature: pages parked on a
  * dataplane CPU are invisible to the others, and Linux drains them with IPIs or work on
  * that CPU.  Here a dataplane CPU drains its own cache on every return to user space and
- * before it idles (dataplane_quiesce in entry.c), and a request to drain all caches
+ * before it idles (dataplane_quiesce, dataplane.h), and a request to drain all caches
  * (page_drain_all, when the global list runs dry) is never sent to it as an IPI: ipi_call
  * defers it to that CPU's next kernel entry, exit or idle.
  * Locks: page_lock (leaf, IRQs masked) for the global state; a CPU's cache is touched only

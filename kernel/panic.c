@@ -10,7 +10,6 @@
 #include "arch.h"
 #include "kernel/cpu.h"
 #include "kernel/ipi.h"
-#include "kernel/main.h"
 #include "kernel/printk.h"
 
 static int panicking;

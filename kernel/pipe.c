@@ -22,7 +22,6 @@
 #include "kernel/signal.h"
 #include "kernel/syscall.h"
 #include "kernel/task.h"
-#include "kernel/trap.h"
 #include "kernel/vfs.h"
 #include "kernel/wait.h"
 #include "uapi/zt_errno.h"

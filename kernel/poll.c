@@ -15,7 +15,6 @@
 #include "kernel/lib.h"
 #include "kernel/signal.h"
 #include "kernel/task.h"
-#include "kernel/trap.h"
 #include "kernel/vfs.h"
 #include "kernel/wait.h"
 #include "uapi/zt_errno.h"

@@ -16,6 +16,7 @@
 #include "arch.h"
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
+#include "kernel/dataplane.h"
 #include "kernel/ipi.h"
 #include "kernel/isolate.h"
 #include "kernel/lib.h"
@@ -24,7 +25,7 @@
 #include "kernel/task.h"
 #include "kernel/trace.h"
 #include "kernel/timer.h"
-#include "kernel/trap.h"
+#include "kernel/entry.h"
 #include "uapi/zt_errno.h"
 
 struct runqueue {
@@ -197,11 +198,13 @@ static void notify_cpu(unsigned cpu, bool was_idle, unsigned nr_running)
 }
 
 /* The CPU for t: its only allowed CPU if it has one, else the least loaded of the set
- * sched_pick_cpu chooses from (loads are read only for the candidates). */
+ * sched_pick_cpu chooses from (loads are read only for the candidates).  The affinity is
+ * read once: a concurrent change is the caller's to notice (place_task checks again). */
 static unsigned choose_cpu(const struct task *t)
 {
     cpumask_t online = __atomic_load_n(&cpus_online, __ATOMIC_RELAXED);
-    cpumask_t allowed = t->affinity & online;
+    cpumask_t affinity = __atomic_load_n(&t->affinity, __ATOMIC_RELAXED);
+    cpumask_t allowed = affinity & online;
     if (allowed && !(allowed & (allowed - 1))) {
         return cpumask_first(allowed); /* pinned: nothing to compare */
     }
@@ -210,25 +213,45 @@ static unsigned choose_cpu(const struct task *t)
         unsigned c = (unsigned)__builtin_ctzll(m);
         nr[c] = rq_nr_running(&rqs[c]);
     }
-    return sched_pick_cpu(t->affinity, online, cpus_housekeeping, nr, t->cpu);
+    return sched_pick_cpu(affinity, online, cpus_housekeeping, nr, t->cpu);
 }
 
-/* Put t (TASK_WAKING, off every CPU, on no queue) on a run queue. */
+/* t's sleep timer, if it is armed on a CPU t may no longer run on, follows t to `cpu`
+ * (issue 9, bug 3: a timer left behind fires on a CPU another task has isolated). */
+static void move_sleep_timer(struct task *t, unsigned cpu)
+{
+    int at = timer_cpu(&t->sleep_timer);
+    if (at >= 0 && !cpumask_has(t->affinity, (unsigned)at) && timer_move(&t->sleep_timer, cpu) &&
+        cpu != this_cpu_id()) {
+        ipi_send(cpu, IPI_KICK); /* its deadline is now earlier than what cpu programmed */
+    }
+}
+
+/* Put t (TASK_WAKING, off every CPU, on no queue) on a run queue of its affinity.  The
+ * affinity is checked again under the chosen queue's lock; a setter that changed it
+ * meanwhile waits for TASK_WAKING to end (lock_settled_task_rq) and then sees t placed. */
 static void place_task(struct task *t)
 {
-    unsigned cpu = choose_cpu(t);
-    if (cpu >= MAX_CPUS) {
-        cpu = 0; /* affinity lost every online CPU: sched_set_affinity prevents this */
+    unsigned cpu;
+    struct runqueue *rq;
+    for (;;) {
+        cpu = choose_cpu(t);
+        ASSERT(cpu < MAX_CPUS); /* sched_set_affinity keeps an online CPU in every mask */
+        rq = &rqs[cpu];
+        spin_lock(&rq->lock);
+        if (cpumask_has(__atomic_load_n(&t->affinity, __ATOMIC_RELAXED), cpu)) {
+            break;
+        }
+        spin_unlock(&rq->lock);
     }
-    struct runqueue *rq = &rqs[cpu];
-    spin_lock(&rq->lock);
     __atomic_store_n(&t->cpu, cpu, __ATOMIC_RELEASE);
-    t->state = TASK_RUNNABLE;
+    __atomic_store_n(&t->state, TASK_RUNNABLE, __ATOMIC_RELEASE);
     enqueue(rq, t);
     timer_note_change(cpu); /* its run queue grew: the slice may be needed now */
     bool was_idle = rq->current == rq->idle;
     unsigned n = rq_nr_running(rq);
     spin_unlock(&rq->lock);
+    move_sleep_timer(t, cpu);
     notify_cpu(cpu, was_idle, n);
 }
 
@@ -279,26 +302,56 @@ void sched_wakeup(struct task *t)
     arch_irq_restore(flags);
 }
 
-int sched_set_affinity(struct task *t, cpumask_t mask)
+/* Lock t's run queue once nobody is placing t: a TASK_WAKING task belongs to its waker,
+ * which may be moving it to another queue right now, so neither t->cpu nor t->state can be
+ * trusted under the old queue's lock (issue 9, bug 10: a setter that dequeued such a task
+ * from the wrong queue corrupted it and lost the task). */
+static struct runqueue *lock_settled_task_rq(struct task *t)
+{
+    for (;;) {
+        struct runqueue *rq = lock_task_rq(t);
+        if (t->state != TASK_WAKING) {
+            return rq;
+        }
+        spin_unlock(&rq->lock);
+        while (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == TASK_WAKING) {
+            arch_cpu_relax();
+        }
+    }
+}
+
+int sched_set_affinity(struct task *t, cpumask_t mask, struct sched_move *move)
 {
     if (!(mask & __atomic_load_n(&cpus_online, __ATOMIC_RELAXED))) {
         return -EINVAL;
     }
+    move->cpu = -1;
     unsigned long flags = arch_irq_save();
-    struct runqueue *rq = lock_task_rq(t);
+    struct runqueue *rq = lock_settled_task_rq(t);
     __atomic_store_n(&t->affinity, mask, __ATOMIC_RELAXED);
     unsigned cpu = t->cpu;
-    if (cpumask_has(mask, cpu) || t->state != TASK_RUNNABLE) {
-        spin_unlock(&rq->lock); /* sleeping or waking tasks are placed by their wakeup */
-    } else if (rq->current != t) {
-        dequeue(rq, t);
+    bool running = rq->current == t;
+    if ((!running || t->state == TASK_SLEEPING) && t->isol_flags &&
+        mask != CPUMASK_BIT(t->isol_cpu)) {
+        isol_release(t); /* it runs no isolation code until it is woken: end it now */
+    }
+    if (t->state == TASK_SLEEPING) {
+        spin_unlock(&rq->lock); /* its wakeup places it; its timer moves now */
+        move_sleep_timer(t, choose_cpu(t));
+    } else if (cpumask_has(mask, cpu)) {
+        spin_unlock(&rq->lock);
+    } else if (!running) {
+        dequeue(rq, t); /* runnable, queued here (not waking: see above) */
         timer_note_change(cpu);
         t->state = TASK_WAKING;
         spin_unlock(&rq->lock);
         wait_off_cpu(t);
         place_task(t);
     } else {
-        spin_unlock(&rq->lock); /* running: schedule() there moves it */
+        move->cpu = (int)cpu; /* running: schedule() there moves it */
+        move->task = t;
+        move->switches = STAT_READ(cpu, ctx_switches);
+        spin_unlock(&rq->lock);
         if (cpu == this_cpu_id()) {
             sched_set_need_resched();
         } else {
@@ -307,6 +360,19 @@ int sched_set_affinity(struct task *t, cpumask_t mask)
     }
     arch_irq_restore(flags);
     return 0;
+}
+
+void sched_wait_moved(const struct sched_move *move)
+{
+    if (move->cpu < 0 || (unsigned)move->cpu == this_cpu_id()) {
+        return;
+    }
+    /* Compare pointers only: the task may have exited meanwhile.  Its first switch away
+     * ends the wait; a second switch means the pointer now names another task. */
+    unsigned cpu = (unsigned)move->cpu;
+    while (sched_current(cpu) == move->task && STAT_READ(cpu, ctx_switches) - move->switches < 2) {
+        arch_cpu_relax();
+    }
 }
 
 /* ---- switching ---- */
@@ -396,14 +462,14 @@ void schedule(void)
         return;
     }
     if (prev->need_migrate && prev->isol_flags) {
-        isol_task_exit(prev); /* moved off its isolated CPU: isolation ends here, on it */
+        isol_release(prev); /* moved off its isolated CPU: isolation ends here, on it */
     }
     uint64_t now = arch_counter_read();
     next->on_cpu = true;
     next->cpu = cpu;
     __atomic_store_n(&rq->current, next, __ATOMIC_RELEASE);
     this_cpu()->current_task = next;
-    rq->slice_end = now + timer_slice_ticks();
+    rq->slice_end = now + timer_slice_cycles();
     spin_unlock(&rq->lock);
 
     acct_switch(prev, next, now);

@@ -46,6 +46,30 @@ bool signal_pending(const struct task *t)
     return t->proc && (t->proc->exiting || deliverable(t));
 }
 
+bool signal_fatal_pending(const struct task *t)
+{
+    uint64_t pending = __atomic_load_n(&t->sig_pending, __ATOMIC_RELAXED) |
+                       (t->proc ? __atomic_load_n(&t->proc->sig_pending, __ATOMIC_RELAXED) : 0);
+    return t->proc &&
+           (__atomic_load_n(&t->proc->exiting, __ATOMIC_RELAXED) || (pending & SIGBIT(SIGKILL)));
+}
+
+bool signal_interrupts(const struct task *t)
+{
+    if (!t->proc) {
+        return false;
+    }
+    uint64_t d = deliverable(t);
+    for (; d; d &= d - 1) {
+        int sig = __builtin_ctzll(d) + 1;
+        uint64_t h = __atomic_load_n(&t->proc->sigactions[sig - 1].handler, __ATOMIC_RELAXED);
+        if (sig == SIGKILL || h > SIG_IGN || (h == SIG_DFL && !(DEFAULT_IGNORED & SIGBIT(sig)))) {
+            return true;
+        }
+    }
+    return __atomic_load_n(&t->proc->exiting, __ATOMIC_RELAXED);
+}
+
 void signal_kick(struct task *t)
 {
     waitq_interrupt(t);
@@ -60,14 +84,21 @@ static bool valid_signal(int sig)
     return sig >= 1 && sig <= ZT_NSIG;
 }
 
+/* As on Linux, init gets only the signals it handles, whoever sends them and by whichever
+ * call (kill, tgkill, the tty's ^C): `kill -9 1` must not power the machine off.  Both send
+ * functions below ask this first; they are the only ways a signal reaches a task. */
+static bool init_refuses(const struct process *p, int sig)
+{
+    return p->pid == 1 && p->sigactions[sig - 1].handler <= SIG_IGN;
+}
+
 int signal_send_proc_locked(struct process *p, int sig)
 {
     if (!valid_signal(sig)) {
         return -EINVAL;
     }
-    if (p->pid == 1 && p->sigactions[sig - 1].handler <= SIG_IGN) {
-        return 0; /* as on Linux, init gets only the signals it handles: `kill -9 1` from a
-                     shell must not power the machine off */
+    if (init_refuses(p, sig)) {
+        return 0;
     }
     __atomic_fetch_or(&p->sig_pending, SIGBIT(sig), __ATOMIC_SEQ_CST);
     list_for_each(pos, &p->threads)
@@ -81,6 +112,9 @@ int signal_send_task_locked(struct task *t, int sig)
 {
     if (!valid_signal(sig)) {
         return -EINVAL;
+    }
+    if (init_refuses(t->proc, sig)) {
+        return 0;
     }
     __atomic_fetch_or(&t->sig_pending, SIGBIT(sig), __ATOMIC_SEQ_CST);
     signal_kick(t);
@@ -117,8 +151,7 @@ static void settle_restart(struct task *t, struct trap_frame *f, const struct si
     }
     t->sys_restart = false;
     if (sa->flags & SA_RESTART) {
-        arch_frame_set_return(f, t->sys_orig_x0);
-        f->elr -= 4; /* back to the svc */
+        arch_frame_restart_syscall(f, t->sys_orig_x0);
     } else {
         arch_frame_set_return(f, (uint64_t)-EINTR);
     }
@@ -214,8 +247,7 @@ void signal_exit_to_user(struct trap_frame *f)
     struct task *t = current();
     if (t->sys_restart) { /* interrupted, but no handler ran: the call starts again */
         t->sys_restart = false;
-        arch_frame_set_return(f, t->sys_orig_x0);
-        f->elr -= 4;
+        arch_frame_restart_syscall(f, t->sys_orig_x0);
     }
     if (t->restore_sigmask) {
         t->restore_sigmask = false;

@@ -25,17 +25,17 @@ struct zt_cpu_counters *stats_public(unsigned cpu)
     return &pages[cpu].c;
 }
 
-void stats_exception(enum exc_kind kind, enum exc_from from, unsigned ec)
+void stats_exception(enum exc_kind kind, enum exc_from from, enum sync_kind sync)
 {
     struct zt_cpu_counters *pub = &pages[this_cpu_id()].c;
     STAT_INC(exc[kind][from]);
-    trace_event(ZT_TR_EXC_ENTRY, (uint64_t)kind | (uint64_t)from << 8, ec);
+    trace_event(ZT_TR_EXC_ENTRY, (uint64_t)kind | (uint64_t)from << 8, kind == EXC_SYNC ? sync : 0);
     switch (kind) {
     case EXC_SYNC:
-        STAT_INC(sync_ec[ec & 63]);
+        STAT_INC(sync[sync < SYNC_NR_KINDS ? sync : SYNC_OTHER]);
         BUMP(pub->exc_sync);
-        if (from == FROM_EL0) {
-            if (ec == 0x15) {
+        if (from == FROM_USER) {
+            if (sync == SYNC_SYSCALL) {
                 BUMP(pub->syscalls);
             } else {
                 BUMP(pub->faults);
@@ -52,30 +52,35 @@ void stats_exception(enum exc_kind kind, enum exc_from from, unsigned ec)
         BUMP(pub->exc_serror);
         break;
     }
-    if (from == FROM_EL0) {
+    if (from == FROM_USER) {
         BUMP(pub->from_user);
     }
 }
 
-void stats_irq(unsigned intid)
+void stats_irq(enum irq_class cls, unsigned n)
 {
     struct zt_cpu_counters *pub = &pages[this_cpu_id()].c;
-    trace_event(ZT_TR_IRQ, intid, 0);
-    if (intid < ARCH_NR_INTIDS) {
-        STAT_INC(irq[intid]);
+    trace_event(ZT_TR_IRQ, n, cls);
+    STAT_INC(irq_class[cls]);
+    if (cls == IRQ_CLASS_IPI) {
+        BUMP(pub->irq_ipi); /* ipi_receive counts it by reason */
+        return;
     }
-    if (intid < ARCH_SGI_COUNT) {
-        BUMP(pub->irq_ipi);
-    } else if (intid == arch_timer_intid()) {
+    if (cls == IRQ_CLASS_TIMER) {
         BUMP(pub->irq_timer);
     } else {
         BUMP(pub->irq_device);
     }
+    if (n < ARCH_NR_IRQS) {
+        STAT_INC(irq[n]);
+    }
 }
 
-void stats_irq_spurious(unsigned intid)
+void stats_irq_spurious(unsigned n)
 {
-    trace_event(ZT_TR_IRQ, intid, 0); /* the public counters keep acknowledged ones only */
+    STAT_INC(irq_class[IRQ_CLASS_SPURIOUS]);
+    trace_event(ZT_TR_IRQ, n, IRQ_CLASS_SPURIOUS); /* the public counters keep acknowledged
+                                                      ones only */
 }
 
 void stats_ctx_switch(void)

@@ -11,6 +11,7 @@
 #include "kernel/cpu.h"
 #include "kernel/exec.h"
 #include "kernel/fd.h"
+#include "kernel/cycles.h"
 #include "kernel/futex.h"
 #include "kernel/isolate.h"
 #include "kernel/lib.h"
@@ -20,9 +21,10 @@
 #include "kernel/signal.h"
 #include "kernel/syscall.h"
 #include "kernel/sysdebug.h"
+#include "kernel/sysinfo.h"
 #include "kernel/task.h"
 #include "kernel/trace.h"
-#include "kernel/trap.h"
+#include "kernel/entry.h"
 #include "kernel/wait.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_prctl.h"
@@ -95,12 +97,15 @@ static long sys_sched_setaffinity(struct trap_frame *f)
     if (!mask) {
         return -EINVAL;
     }
+    struct sched_move move;
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     struct task *t = task_of((int)A(0));
-    long r = t ? sched_set_affinity(t, mask) : -ESRCH;
+    long r = t ? sched_set_affinity(t, mask, &move) : -ESRCH;
     spin_unlock_irqrestore(&proc_lock, flags);
     if (r == 0 && t == current()) {
         schedule(); /* move now if this CPU is no longer allowed */
+    } else if (r == 0) {
+        sched_wait_moved(&move); /* returns once it runs where it may (Linux does too) */
     }
     return r;
 }
@@ -122,10 +127,10 @@ static long sys_sched_getaffinity(struct trap_frame *f)
 
 /* ---- time ---- */
 
-static uint64_t ns_to_ticks(uint64_t sec, uint64_t nsec)
+/* A checked timespec (read_timespec: sec <= 2^32) in counter cycles. */
+static uint64_t timespec_cycles(const struct timespec_k *ts)
 {
-    uint64_t freq = arch_counter_freq();
-    return sec * freq + nsec * freq / 1000000000ull;
+    return cycles_from_ns((uint64_t)ts->sec * NS_PER_SEC + (uint64_t)ts->nsec);
 }
 
 static int read_timespec(uint64_t uptr, struct timespec_k *ts)
@@ -151,7 +156,7 @@ static long sleep_and_report(uint64_t deadline, uint64_t urem)
     int r = sleep_until(deadline);
     if (r == -EINTR && urem) {
         uint64_t now = arch_counter_read();
-        write_ns(urem, now < deadline ? acct_ticks_to_ns(deadline - now) : 0);
+        write_ns(urem, now < deadline ? cycles_to_ns(deadline - now) : 0);
     }
     return r;
 }
@@ -163,7 +168,7 @@ static long sys_nanosleep(struct trap_frame *f)
     if (r) {
         return r;
     }
-    uint64_t deadline = arch_counter_read() + ns_to_ticks((uint64_t)ts.sec, (uint64_t)ts.nsec);
+    uint64_t deadline = arch_counter_read() + timespec_cycles(&ts);
     return sleep_and_report(deadline, A(1));
 }
 
@@ -178,7 +183,7 @@ static long sys_clock_nanosleep(struct trap_frame *f)
     if (r) {
         return r;
     }
-    uint64_t t = ns_to_ticks((uint64_t)ts.sec, (uint64_t)ts.nsec);
+    uint64_t t = timespec_cycles(&ts);
     uint64_t deadline = (flags & TIMER_ABSTIME) ? t : arch_counter_read() + t;
     return sleep_and_report(deadline, (flags & TIMER_ABSTIME) ? 0 : A(3));
 }
@@ -187,14 +192,14 @@ static uint64_t process_cpu_ns(struct process *p)
 {
     uint64_t total = 0, user, sys;
     unsigned long flags = spin_lock_irqsave(&proc_lock);
-    total = p->dead_user_ticks + p->dead_sys_ticks;
+    total = p->dead_user_cycles + p->dead_sys_cycles;
     list_for_each(pos, &p->threads)
     {
         acct_task_read(container_of(pos, struct task, thread_link), &user, &sys);
         total += user + sys;
     }
     spin_unlock_irqrestore(&proc_lock, flags);
-    return acct_ticks_to_ns(total);
+    return cycles_to_ns(total);
 }
 
 static long sys_clock_gettime(struct trap_frame *f)
@@ -203,14 +208,14 @@ static long sys_clock_gettime(struct trap_frame *f)
     switch ((int)A(0)) {
     case CLOCK_REALTIME:
     case CLOCK_MONOTONIC:
-        ns = acct_ticks_to_ns(arch_counter_read());
+        ns = cycles_to_ns(arch_counter_read());
         break;
     case CLOCK_PROCESS_CPUTIME_ID:
         ns = process_cpu_ns(current()->proc);
         break;
     case CLOCK_THREAD_CPUTIME_ID:
         acct_task_read(current(), &user, &sys);
-        ns = acct_ticks_to_ns(user + sys);
+        ns = cycles_to_ns(user + sys);
         break;
     default:
         return -EINVAL;
@@ -308,7 +313,7 @@ static long sys_futex(struct trap_frame *f)
         if (r) {
             return r;
         }
-        uint64_t t = ns_to_ticks((uint64_t)ts.sec, (uint64_t)ts.nsec);
+        uint64_t t = timespec_cycles(&ts);
         deadline = op == FUTEX_WAIT_BITSET ? MAX(t, 1) : arch_counter_read() + t; /* absolute */
     }
     return futex_wait(my_vm(), A(0), (uint32_t)A(2), deadline);
@@ -330,7 +335,7 @@ static long sys_wait4(struct trap_frame *f)
     }
     if (r > 0 && A(3)) {
         int64_t ru[RUSAGE_BYTES / 8] = {0};
-        uint64_t uus = acct_ticks_to_ns(user) / 1000, sus = acct_ticks_to_ns(sys) / 1000;
+        uint64_t uus = cycles_to_ns(user) / 1000, sus = cycles_to_ns(sys) / 1000;
         ru[0] = (int64_t)(uus / 1000000);
         ru[1] = (int64_t)(uus % 1000000);
         ru[2] = (int64_t)(sus / 1000000);

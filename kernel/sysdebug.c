@@ -10,9 +10,7 @@
  * in struct process (nosys_seen) and are touched only by that process's own threads.
  */
 #include "kernel/sysdebug.h"
-#include "kernel/bootargs.h"
 #include "kernel/lib.h"
-#include "kernel/main.h"
 #include "kernel/printk.h"
 #include "kernel/spinlock.h"
 #include "kernel/syscall.h"
@@ -61,8 +59,11 @@ static void print_reports(struct work *w)
     }
 }
 
-void sysdebug_init(void)
+static bool enabled;
+
+void sysdebug_init(bool on)
 {
+    enabled = on;
     work_init(&print_work, "syscall_debug reports", print_reports);
 }
 
@@ -77,7 +78,7 @@ static bool seen_before(struct process *p, uint64_t nr)
 void sysdebug_unknown(uint64_t nr)
 {
     struct process *p = current()->proc;
-    if (!bootargs.syscall_debug || !p || seen_before(p, nr)) {
+    if (!enabled || !p || seen_before(p, nr)) {
         return;
     }
     unsigned long flags = spin_lock_irqsave(&ring_lock);

@@ -9,16 +9,18 @@
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
 #include "kernel/exec.h"
+#include "kernel/cycles.h"
 #include "kernel/ipi.h"
 #include "kernel/isolate.h"
 #include "kernel/kmem.h"
+#include "kernel/kstack.h"
 #include "kernel/lib.h"
-#include "kernel/main.h"
+#include "kernel/power.h"
 #include "kernel/page.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/stats.h"
-#include "kernel/syscall.h"
+#include "kernel/sysinfo.h"
 #include "kernel/task.h"
 #include "kernel/trace.h"
 #include "uapi/zt_errno.h"
@@ -93,21 +95,14 @@ long sys_zt_tasks(struct trap_frame *f)
     return total;
 }
 
+/* Interrupts by source: IPIs, the local timer, the console, every other device. */
 static void count_irqs(unsigned c, struct zt_cpu_info *ci)
 {
-    unsigned timer = arch_timer_intid(), uart = arch_console_intid();
-    for (unsigned id = 0; id < ARCH_NR_INTIDS; id++) {
-        uint64_t n = STAT_READ(c, irq[id]);
-        if (id < ARCH_SGI_COUNT) {
-            ci->irq_ipi += n;
-        } else if (id == timer) {
-            ci->irq_timer += n;
-        } else if (uart && id == uart) {
-            ci->irq_uart += n;
-        } else {
-            ci->irq_other += n;
-        }
-    }
+    unsigned uart = arch_console_irq();
+    ci->irq_ipi = STAT_READ(c, irq_class[IRQ_CLASS_IPI]);
+    ci->irq_timer = STAT_READ(c, irq_class[IRQ_CLASS_TIMER]);
+    ci->irq_uart = uart && uart < ARCH_NR_IRQS ? STAT_READ(c, irq[uart]) : 0;
+    ci->irq_other = STAT_READ(c, irq_class[IRQ_CLASS_DEVICE]) - ci->irq_uart;
 }
 
 static void fill_cpu(unsigned c, struct zt_cpu_info *ci)
@@ -131,20 +126,21 @@ static void fill_cpu(unsigned c, struct zt_cpu_info *ci)
     }
     spin_unlock_irqrestore(&proc_lock, flags);
     ci->nr_running = sched_nr_running(c);
-    ci->exc_sync = STAT_READ(c, exc[EXC_SYNC][FROM_EL0]) + STAT_READ(c, exc[EXC_SYNC][FROM_EL1]);
-    ci->exc_irq = STAT_READ(c, exc[EXC_IRQ][FROM_EL0]) + STAT_READ(c, exc[EXC_IRQ][FROM_EL1]);
-    ci->exc_fiq = STAT_READ(c, exc[EXC_FIQ][FROM_EL0]) + STAT_READ(c, exc[EXC_FIQ][FROM_EL1]);
+    ci->exc_sync =
+        STAT_READ(c, exc[EXC_SYNC][FROM_USER]) + STAT_READ(c, exc[EXC_SYNC][FROM_KERNEL]);
+    ci->exc_irq = STAT_READ(c, exc[EXC_IRQ][FROM_USER]) + STAT_READ(c, exc[EXC_IRQ][FROM_KERNEL]);
+    ci->exc_fiq = STAT_READ(c, exc[EXC_FIQ][FROM_USER]) + STAT_READ(c, exc[EXC_FIQ][FROM_KERNEL]);
     ci->exc_serror =
-        STAT_READ(c, exc[EXC_SERROR][FROM_EL0]) + STAT_READ(c, exc[EXC_SERROR][FROM_EL1]);
-    ci->syscalls = STAT_READ(c, sync_ec[0x15]);
+        STAT_READ(c, exc[EXC_SERROR][FROM_USER]) + STAT_READ(c, exc[EXC_SERROR][FROM_KERNEL]);
+    ci->syscalls = STAT_READ(c, sync[SYNC_SYSCALL]);
     count_irqs(c, ci);
     ci->ctx_switches = STAT_READ(c, ctx_switches);
     ci->timer_arms = STAT_READ(c, timer_arms);
     ci->timer_disarms = STAT_READ(c, timer_disarms);
     acct_cpu_read(c, &acct);
-    ci->user_ns = acct_ticks_to_ns(acct.user_ticks);
-    ci->sys_ns = acct_ticks_to_ns(acct.sys_ticks);
-    ci->idle_ns = acct_ticks_to_ns(acct.idle_ticks);
+    ci->user_ns = cycles_to_ns(acct.user_cycles);
+    ci->sys_ns = cycles_to_ns(acct.sys_cycles);
+    ci->idle_ns = cycles_to_ns(acct.idle_cycles);
     ci->exc_per_s = stats_rate(c);
 }
 
@@ -169,12 +165,12 @@ long sys_zt_poweroff(struct trap_frame *f)
 {
     int status = (int)(A(0) & 0xff);
     printk("poweroff: requested by pid %d, exit status %d\n", current()->proc->pid, status);
-    kernel_poweroff(status);
+    power_off(status);
 }
 
 long sys_zt_meminfo(struct trap_frame *f)
 {
-    struct zt_meminfo mi = {PAGE_SIZE, page_total_count(), page_free_count()};
+    struct zt_meminfo mi = {PAGE_SIZE, page_total_count(), page_free_count(), kstack_used_count()};
     return copy_to_user(my_vm(), A(0), &mi, sizeof(mi)) ? -EFAULT : 0;
 }
 

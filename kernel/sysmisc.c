@@ -13,12 +13,12 @@
 #include "arch.h"
 #include "kernel/acct.h"
 #include "kernel/fd.h"
+#include "kernel/cycles.h"
 #include "kernel/lib.h"
 #include "kernel/page.h"
 #include "kernel/random.h"
 #include "kernel/syscall.h"
 #include "kernel/task.h"
-#include "kernel/trap.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
 
@@ -159,14 +159,14 @@ long sys_getrandom(struct trap_frame *f)
 
 static uint64_t ticks_to_clock(uint64_t counter_ticks)
 {
-    return acct_ticks_to_ns(counter_ticks) / (1000000000ull / CLOCK_TICKS_HZ);
+    return cycles_to_ns(counter_ticks) / (1000000000ull / CLOCK_TICKS_HZ);
 }
 
 /* User and system counter ticks of p's threads, alive and dead (proc_lock held). */
 static void proc_times_locked(struct process *p, uint64_t *user, uint64_t *sys)
 {
-    *user = p->dead_user_ticks;
-    *sys = p->dead_sys_ticks;
+    *user = p->dead_user_cycles;
+    *sys = p->dead_sys_cycles;
     list_for_each(pos, &p->threads)
     {
         uint64_t u, s;
@@ -182,8 +182,8 @@ long sys_times(struct trap_frame *f)
     uint64_t t[4];
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     proc_times_locked(p, &t[0], &t[1]);
-    t[2] = p->child_user_ticks;
-    t[3] = p->child_sys_ticks;
+    t[2] = p->child_user_cycles;
+    t[3] = p->child_sys_cycles;
     spin_unlock_irqrestore(&proc_lock, flags);
     for (int i = 0; i < 4; i++) {
         t[i] = ticks_to_clock(t[i]);
@@ -205,7 +205,7 @@ struct rusage_k {
 
 static struct timeval_k to_timeval(uint64_t ticks)
 {
-    uint64_t us = acct_ticks_to_ns(ticks) / 1000;
+    uint64_t us = cycles_to_ns(ticks) / 1000;
     return (struct timeval_k){(int64_t)(us / 1000000), (int64_t)(us % 1000000)};
 }
 
@@ -225,8 +225,8 @@ long sys_getrusage(struct trap_frame *f)
     if (who == RUSAGE_SELF) {
         proc_times_locked(p, &user, &sys);
     } else if (who == RUSAGE_CHILDREN) {
-        user = p->child_user_ticks;
-        sys = p->child_sys_ticks;
+        user = p->child_user_cycles;
+        sys = p->child_sys_cycles;
     } else {
         acct_task_read(current(), &user, &sys);
     }
@@ -273,7 +273,7 @@ long sys_sysinfo(struct trap_frame *f)
 {
     struct sysinfo_k si;
     memset(&si, 0, sizeof(si));
-    si.uptime = (int64_t)(acct_ticks_to_ns(arch_counter_read()) / 1000000000ull);
+    si.uptime = (int64_t)(cycles_to_ns(arch_counter_read()) / 1000000000ull);
     si.totalram = page_total_count();
     si.freeram = page_free_count();
     si.procs = (uint16_t)MIN(proc_count(), 0xffff);

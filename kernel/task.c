@@ -9,6 +9,7 @@
 #include "kernel/task.h"
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
+#include "kernel/cycles.h"
 #include "kernel/exec.h"
 #include "kernel/fd.h"
 #include "kernel/futex.h"
@@ -16,25 +17,27 @@
 #include "kernel/kmem.h"
 #include "kernel/kstack.h"
 #include "kernel/lib.h"
-#include "kernel/main.h"
+#include "kernel/power.h"
 #include "kernel/panic.h"
+#include "kernel/pid.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/stats.h"
-#include "kernel/trap.h"
+#include "kernel/entry.h"
 #include "kernel/tty.h"
 #include "kernel/vfs.h"
 #include "uapi/zt_errno.h"
 
 spinlock_t proc_lock;
 struct list all_procs = LIST_INIT(all_procs);
-static int next_id = 1;
 struct process *init_proc;
+static unsigned nprocs;           /* processes alive or zombie (not yet reaped) */
+static unsigned max_procs = 4096; /* proc_set_limit: spawn says -EAGAIN past it */
 
-int alloc_id(void)
+void proc_set_limit(unsigned n)
 {
-    return __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED);
+    max_procs = n;
 }
 
 /* A task with a kernel stack whose first switch-in returns to user space via its frame. */
@@ -57,14 +60,19 @@ struct task *task_alloc(struct process *p, int tid)
     list_init(&t->wait_link);
     list_init(&t->thread_link);
     timer_init(&t->sleep_timer, 0);
+    waitq_init(&t->sleep_wq);
     arch_context_init(&t->ctx, t->frame, sched_task_first_run);
     return t;
 }
 
 struct task *kthread_start(const char *name, void (*fn)(void *arg), void *arg, cpumask_t affinity)
 {
-    struct task *t = task_alloc(0, alloc_id());
+    int tid = pid_alloc();
+    struct task *t = tid > 0 ? task_alloc(0, tid) : 0;
     if (!t) {
+        if (tid > 0) {
+            pid_free(tid);
+        }
         return 0;
     }
     arch_context_init(&t->ctx, t->frame, sched_kthread_first_run);
@@ -95,6 +103,9 @@ void task_free(struct task *t)
 {
     struct process *p = t->proc;
     uint64_t ctid = t->clear_child_tid;
+    if (!p || t->tid != p->pid) {
+        pid_free(t->tid); /* a process's own id stays taken until it is reaped */
+    }
     task_release(t);
     if (!p) {
         return; /* a kernel thread */
@@ -112,19 +123,26 @@ void task_free(struct task *t)
 
 static void proc_teardown(struct work *w);
 
-/* A process with an empty address space, limits and mask from `parent` (defaults for
- * init); no descriptors, directory or program yet (the creator sets them). */
-struct process *proc_alloc(const char *name, const struct process *parent)
+/* A new process record with its id and empty address space, limits and mask from
+ * `parent` (defaults for init); no descriptors, directory or program yet (the creator sets
+ * them).  0, or -EAGAIN (too many processes, or no id) / -ENOMEM. */
+int proc_alloc(const char *name, const struct process *parent, struct process **out)
 {
+    if (__atomic_add_fetch(&nprocs, 1, __ATOMIC_RELAXED) > max_procs) {
+        __atomic_sub_fetch(&nprocs, 1, __ATOMIC_RELAXED);
+        return -EAGAIN; /* zombies nobody reaps cannot fill memory */
+    }
     struct process *p = kmem_alloc(sizeof(*p));
-    if (!p) {
-        return 0;
-    }
-    if (vm_init(&p->vm) != 0) {
+    int pid = p ? pid_alloc() : -ENOMEM;
+    if (pid < 0 || vm_init(&p->vm) != 0) {
+        if (pid > 0) {
+            pid_free(pid);
+        }
         kmem_free(p, sizeof(*p));
-        return 0;
+        __atomic_sub_fetch(&nprocs, 1, __ATOMIC_RELAXED);
+        return pid < 0 ? pid : -ENOMEM;
     }
-    p->pid = alloc_id();
+    p->pid = pid;
     kstrlcpy(p->name, name, sizeof(p->name));
     p->umask = parent ? parent->umask : 022;
     if (parent) {
@@ -140,7 +158,8 @@ struct process *proc_alloc(const char *name, const struct process *parent)
     list_init(&p->all_link);
     waitq_init(&p->child_exit);
     work_init(&p->teardown, "process teardown", proc_teardown);
-    return p;
+    *out = p;
+    return 0;
 }
 
 /* What a process holds besides memory: descriptors, directory, program. */
@@ -160,9 +179,12 @@ void proc_release_files(struct process *p)
     }
 }
 
+/* The record of a reaped process (or one that never started). */
 void proc_free(struct process *p)
 {
+    pid_free(p->pid);
     kmem_free(p, sizeof(*p));
+    __atomic_sub_fetch(&nprocs, 1, __ATOMIC_RELAXED);
 }
 
 const char *path_basename(const char *path)
@@ -226,8 +248,12 @@ static struct process *proc_create(struct process *parent, const char *path,
                                    const struct exec_strv *argv, const struct exec_strv *envp,
                                    cpumask_t affinity, int *err)
 {
-    struct process *p = proc_alloc(path_basename(path), parent);
-    struct task *t = p ? task_alloc(p, p->pid) : 0;
+    struct process *p = 0;
+    *err = proc_alloc(path_basename(path), parent, &p);
+    if (*err) {
+        return 0;
+    }
+    struct task *t = task_alloc(p, p->pid);
     *err = t ? proc_inherit(p, parent) : -ENOMEM;
     if (*err == 0) {
         *err = load_program(p, t, path, argv, envp);
@@ -236,11 +262,9 @@ static struct process *proc_create(struct process *parent, const char *path,
         if (t) {
             task_release(t);
         }
-        if (p) {
-            proc_release_files(p);
-            vm_destroy(&p->vm);
-            proc_free(p);
-        }
+        proc_release_files(p);
+        vm_destroy(&p->vm);
+        proc_free(p);
         return 0;
     }
     kstrlcpy(t->name, p->name, sizeof(t->name));
@@ -290,20 +314,23 @@ int task_clone(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint
     }
     struct task *me = current();
     struct process *p = me->proc;
-    int tid = alloc_id();
-    if ((flags & CLONE_PARENT_SETTID) && copy_to_user(&p->vm, ptid, &tid, sizeof(tid))) {
-        return -EFAULT;
+    int tid = pid_alloc();
+    if (tid < 0) {
+        return tid;
     }
-    if ((flags & CLONE_CHILD_SETTID) && copy_to_user(&p->vm, ctid, &tid, sizeof(tid))) {
+    if (((flags & CLONE_PARENT_SETTID) && copy_to_user(&p->vm, ptid, &tid, sizeof(tid))) ||
+        ((flags & CLONE_CHILD_SETTID) && copy_to_user(&p->vm, ctid, &tid, sizeof(tid)))) {
+        pid_free(tid);
         return -EFAULT;
     }
     struct task *t = task_alloc(p, tid);
     if (!t) {
+        pid_free(tid);
         return -ENOMEM;
     }
     *t->frame = *me->frame; /* same registers, then: */
     arch_frame_set_return(t->frame, 0);
-    t->frame->sp_el0 = stack;
+    arch_frame_set_sp(t->frame, stack);
     arch_fpsimd_save(&t->fp);
     t->tls = (flags & CLONE_SETTLS) ? tls : arch_tls_read();
     t->clear_child_tid = (flags & CLONE_CHILD_CLEARTID) ? ctid : 0;
@@ -315,6 +342,7 @@ int task_clone(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint
     if (p->exiting) {
         spin_unlock_irqrestore(&proc_lock, irq);
         task_release(t);
+        pid_free(tid);
         return -EAGAIN;
     }
     list_add_tail(&p->threads, &t->thread_link);
@@ -363,7 +391,7 @@ static void proc_teardown(struct work *w)
         spin_unlock_irqrestore(&proc_lock, flags);
         int code = wstatus_code(p->wait_status);
         printk("init exited with status %d\n", code);
-        kernel_poweroff(code);
+        power_off(code);
     }
     reparent_children(p);
     if (p->exit_signal) {
@@ -382,7 +410,7 @@ _Noreturn void task_exit(int wstatus)
 {
     struct task *t = current();
     struct process *p = t->proc;
-    isol_task_exit(t);
+    isol_release(t);
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     list_del(&t->thread_link);
     if (--p->nthreads == 0) {
@@ -390,8 +418,8 @@ _Noreturn void task_exit(int wstatus)
     }
     uint64_t user, sys;
     acct_task_read(t, &user, &sys);
-    p->dead_user_ticks += user;
-    p->dead_sys_ticks += sys;
+    p->dead_user_cycles += user;
+    p->dead_sys_cycles += sys;
     spin_unlock_irqrestore(&proc_lock, flags);
     sched_exit_current(); /* task_free, on the next task, does the rest */
 }
@@ -454,10 +482,10 @@ int proc_wait(int pid, int *wstatus, int options, uint64_t *user, uint64_t *sys)
         if (z) {
             list_del(&z->sibling);
             list_del(&z->all_link);
-            *user = z->dead_user_ticks + z->child_user_ticks;
-            *sys = z->dead_sys_ticks + z->child_sys_ticks;
-            me->child_user_ticks += *user;
-            me->child_sys_ticks += *sys;
+            *user = z->dead_user_cycles + z->child_user_cycles;
+            *sys = z->dead_sys_cycles + z->child_sys_cycles;
+            me->child_user_cycles += *user;
+            me->child_sys_cycles += *sys;
             spin_unlock_irqrestore(&proc_lock, flags);
             int zpid = z->pid;
             *wstatus = z->wait_status;
@@ -536,11 +564,13 @@ static void fill_info(struct zt_task_info *out, const struct process *p, const s
         out->tid = p->pid;
         out->cpu = -1;
         out->state = 'Z';
-        user = p->dead_user_ticks;
-        sys = p->dead_sys_ticks;
+        user = p->dead_user_cycles;
+        sys = p->dead_sys_cycles;
     }
-    out->user_ns = acct_ticks_to_ns(user);
-    out->sys_ns = acct_ticks_to_ns(sys);
+    out->vm_regions = __atomic_load_n(&p->vm.nregions, __ATOMIC_RELAXED);
+    out->vm_pages = __atomic_load_n(&p->vm.pages, __ATOMIC_RELAXED);
+    out->user_ns = cycles_to_ns(user);
+    out->sys_ns = cycles_to_ns(sys);
 }
 
 int task_list_info(struct zt_task_info *out, int skip, int n)

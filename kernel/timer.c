@@ -3,16 +3,22 @@
  * (contract in include/kernel/timer.h).
  *
  * State per CPU: a queue sorted by deadline under tq->lock (a leaf lock; remote CPUs take
- * it only to cancel and to list timers for reports), the deadline last written to the hardware (0 =
- * disarmed), and the periodic/residual tick bookkeeping for the research modes.  Only the owning
- * CPU touches its hardware timer.
+ * it to cancel, to move a timer to or from it, and to list timers for reports), the deadline
+ * last written to the hardware (0 = disarmed), and the periodic/residual tick bookkeeping
+ * for the research modes.  Only the owning CPU touches its hardware timer.
+ *
+ * A timer's `cpu` changes only under the lock of the queue it leaves or joins (both, for a
+ * move, taken in CPU order).  `running_on` is the CPU running its callback right now (-1
+ * otherwise), written under that CPU's queue lock; timer_cancel waits for it, so once it
+ * returns the callback neither runs nor will run, and the timer's memory (and whatever the
+ * callback reaches through it, like a sleeper's wait queue) may go.
  */
 #include "kernel/timer.h"
 #include "arch.h"
 #include "kernel/cpu.h"
 #include "kernel/irq.h"
 #include "kernel/isolate.h"
-#include "kernel/main.h"
+#include "kernel/lib.h"
 #include "kernel/panic.h"
 #include "kernel/sched.h"
 #include "kernel/spinlock.h"
@@ -33,19 +39,34 @@ struct timer_queue {
 } __attribute__((aligned(64)));
 
 static struct timer_queue tqs[MAX_CPUS];
-static uint64_t slice_ticks;
-static uint64_t period_ticks;
+static struct timer_config config = {.hz = TIMER_DEFAULT_HZ}; /* timer_configure */
+static uint64_t slice_cycles;
+static uint64_t period_cycles;
 
-uint64_t timer_slice_ticks(void)
+void timer_configure(const struct timer_config *cfg)
 {
-    return slice_ticks;
+    config = *cfg;
+    if (config.hz == 0) {
+        config.hz = TIMER_DEFAULT_HZ;
+    }
+}
+
+uint64_t timer_slice_cycles(void)
+{
+    return slice_cycles;
 }
 
 void timer_init(struct timer *t, timer_fn fn)
 {
     t->fn = fn;
     t->cpu = -1;
+    t->running_on = -1;
     list_init(&t->link);
+}
+
+int timer_cpu(const struct timer *t)
+{
+    return __atomic_load_n(&t->cpu, __ATOMIC_ACQUIRE);
 }
 
 /* Publish the head's deadline (lock held). */
@@ -62,29 +83,21 @@ void timer_note_change(unsigned cpu)
     __atomic_store_n(&tqs[cpu].dirty, true, __ATOMIC_RELEASE);
 }
 
-void timer_arm(struct timer *t, uint64_t deadline)
+/* Insert t into tq by deadline (tq->lock held, t on no queue). */
+static void queue_insert(struct timer_queue *tq, struct timer *t, unsigned cpu)
 {
-    uint64_t caller = (uint64_t)__builtin_return_address(0);
-    timer_cancel(t);
-    unsigned cpu = this_cpu_id();
-    struct timer_queue *tq = &tqs[cpu];
-    struct task *cur = current();
-    unsigned long flags = spin_lock_irqsave(&tq->lock);
-    t->deadline = deadline;
-    t->cpu = (int)cpu;
-    t->owner_tid = cur && !sched_is_idle_task(cur) ? cur->tid : 0;
-    t->armed_by = caller;
     struct list *pos = tq->timers.next;
-    while (pos != &tq->timers && container_of(pos, struct timer, link)->deadline <= deadline) {
+    while (pos != &tq->timers && container_of(pos, struct timer, link)->deadline <= t->deadline) {
         pos = pos->next;
     }
     list_insert_between(&t->link, pos->prev, pos);
+    __atomic_store_n(&t->cpu, (int)cpu, __ATOMIC_RELEASE);
     update_earliest(tq);
-    spin_unlock_irqrestore(&tq->lock, flags);
-    isol_note_timer_arm(t);
 }
 
-bool timer_cancel(struct timer *t)
+/* Take t off whatever queue holds it, without waiting for a running callback.  True if it
+ * was armed. */
+static bool dequeue(struct timer *t)
 {
     for (;;) {
         int cpu = __atomic_load_n(&t->cpu, __ATOMIC_ACQUIRE);
@@ -95,12 +108,65 @@ bool timer_cancel(struct timer *t)
         unsigned long flags = spin_lock_irqsave(&tq->lock);
         if (t->cpu == cpu) {
             list_del(&t->link);
-            t->cpu = -1;
+            __atomic_store_n(&t->cpu, -1, __ATOMIC_RELEASE);
             update_earliest(tq);
             spin_unlock_irqrestore(&tq->lock, flags);
             return true;
         }
         spin_unlock_irqrestore(&tq->lock, flags);
+    }
+}
+
+void timer_arm(struct timer *t, uint64_t deadline)
+{
+    uint64_t caller = (uint64_t)__builtin_return_address(0);
+    dequeue(t);
+    unsigned cpu = this_cpu_id();
+    struct timer_queue *tq = &tqs[cpu];
+    struct task *cur = current();
+    unsigned long flags = spin_lock_irqsave(&tq->lock);
+    t->deadline = deadline;
+    t->owner_tid = cur && !sched_is_idle_task(cur) ? cur->tid : 0;
+    t->armed_by = caller;
+    queue_insert(tq, t, cpu);
+    spin_unlock_irqrestore(&tq->lock, flags);
+    isol_note_timer_arm(t);
+}
+
+bool timer_cancel(struct timer *t)
+{
+    bool armed = dequeue(t);
+    /* A callback running elsewhere finishes first; one running here is our caller. */
+    int on;
+    while ((on = __atomic_load_n(&t->running_on, __ATOMIC_ACQUIRE)) >= 0 &&
+           (unsigned)on != this_cpu_id()) {
+        arch_cpu_relax();
+    }
+    return armed;
+}
+
+bool timer_move(struct timer *t, unsigned cpu)
+{
+    for (;;) {
+        int from = __atomic_load_n(&t->cpu, __ATOMIC_ACQUIRE);
+        if (from < 0 || (unsigned)from == cpu) {
+            return false; /* not armed (it may be firing: then it needs no move) */
+        }
+        struct timer_queue *a = &tqs[MIN((unsigned)from, cpu)], *b = &tqs[MAX((unsigned)from, cpu)];
+        unsigned long flags = spin_lock_irqsave(&a->lock);
+        spin_lock(&b->lock);
+        bool still = t->cpu == from;
+        if (still) {
+            list_del(&t->link);
+            update_earliest(&tqs[from]);
+            queue_insert(&tqs[cpu], t, cpu);
+        }
+        uint64_t programmed = tqs[cpu].programmed;
+        spin_unlock(&b->lock);
+        spin_unlock_irqrestore(&a->lock, flags);
+        if (still) {
+            return !programmed || t->deadline < programmed;
+        }
     }
 }
 
@@ -170,15 +236,18 @@ static void run_expired(struct timer_queue *tq, uint64_t now)
         }
         list_del(&t->link);
         __atomic_store_n(&t->cpu, -1, __ATOMIC_RELEASE);
+        __atomic_store_n(&t->running_on, (int)this_cpu_id(), __ATOMIC_RELAXED);
         update_earliest(tq);
         spin_unlock(&tq->lock);
         t->fn(t);
         spin_lock(&tq->lock);
+        /* The callback may have re-armed t, but it is done with it: cancel may go on. */
+        __atomic_store_n(&t->running_on, -1, __ATOMIC_RELEASE);
     }
     spin_unlock(&tq->lock);
 }
 
-/* Advance a periodic deadline past `now`, skipping ticks QEMU delivered late. */
+/* Advance a periodic deadline past `now`, skipping periods QEMU delivered late. */
 static uint64_t next_period(uint64_t next, uint64_t period, uint64_t now)
 {
     if (!next || !period) {
@@ -197,9 +266,9 @@ static void timer_interrupt(unsigned intid)
     uint64_t now = arch_counter_read();
     tq->stale = true; /* the compare value has passed: always rewrite */
     run_expired(tq, now);
-    tq->periodic_next = next_period(tq->periodic_next, period_ticks, now);
+    tq->periodic_next = next_period(tq->periodic_next, period_cycles, now);
     tq->residual_next = next_period(tq->residual_next, arch_counter_freq(), now);
-    if (bootargs.tick == TICK_PERIODIC) {
+    if (config.periodic) {
         sched_set_need_resched(); /* a classic tick preempts at every period if contended */
     }
     sched_slice_check(now);
@@ -212,21 +281,21 @@ void timer_init_cpu(unsigned cpu)
     struct timer_queue *tq = &tqs[cpu];
     list_init(&tq->timers);
     if (cpu == 0) {
-        slice_ticks = arch_counter_freq() / bootargs.hz;
-        period_ticks = slice_ticks;
-        if (irq_register(arch_timer_intid(), timer_interrupt) != 0) {
-            panic("timer: cannot register INTID %u", arch_timer_intid());
+        slice_cycles = arch_counter_freq() / config.hz;
+        period_cycles = slice_cycles;
+        if (irq_register(arch_timer_irq(), timer_interrupt) != 0) {
+            panic("timer: cannot register interrupt %u", arch_timer_irq());
         }
     }
     uint64_t now = arch_counter_read();
-    if (bootargs.tick == TICK_PERIODIC) {
-        tq->periodic_next = now + period_ticks;
+    if (config.periodic) {
+        tq->periodic_next = now + period_cycles;
     }
-    if (bootargs.tick_residual && cpu_is_dataplane(cpu)) {
+    if (config.residual && cpu_is_dataplane(cpu)) {
         tq->residual_next = now + arch_counter_freq();
     }
     tq->stale = true; /* unknown: the first reprogram must write */
-    arch_irq_set_enabled(arch_timer_intid(), true);
+    arch_irq_set_enabled(arch_timer_irq(), true);
 }
 
 int timer_list(unsigned cpu, struct timer *out, int n)

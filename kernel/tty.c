@@ -156,7 +156,7 @@ static void rx_byte(char c)
     }
 }
 
-static void tty_interrupt(unsigned intid)
+static void tty_interrupt(unsigned irq)
 {
     spin_lock(&rx.wq.lock);
     unsigned before = rx.commit;
@@ -184,14 +184,14 @@ void tty_init(void)
 {
     waitq_init(&rx.wq);
     set_defaults();
-    unsigned intid = arch_console_intid();
-    if (!intid) {
+    unsigned irq = arch_console_irq();
+    if (!irq) {
         return;
     }
-    if (irq_register(intid, tty_interrupt) != 0) {
-        panic("tty: cannot take the console interrupt %u", intid);
+    if (irq_register(irq, tty_interrupt) != 0) {
+        panic("tty: cannot take the console interrupt %u", irq);
     }
-    arch_irq_set_enabled(intid, true);
+    arch_irq_set_enabled(irq, true);
 }
 
 /* Take up to n committed bytes into tmp (lock held).  *eof: an end-of-file marker ended

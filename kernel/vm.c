@@ -2,20 +2,31 @@
  * vm.c — user address spaces (contract in include/kernel/vm.h).
  *
  * A region (struct vma) is created fully populated and removed fully unmapped: the page
- * tables hold exactly the pages of the regions.  mmap places regions top-down below
- * USER_MMAP_TOP in the first gap that fits; MAP_FIXED replaces whatever was there.
- * munmap may cut a region in pieces.  Every change and every user copy runs under
- * vm->lock, so a concurrent munmap in another thread can never free a page while the
- * kernel copies through it.
+ * tables hold exactly the pages of the regions, and a table left empty by an unmap is freed
+ * at once (arch_as_trim).  mmap places regions top-down below USER_MMAP_TOP in the first gap
+ * that fits; MAP_FIXED replaces whatever was there.  munmap may cut a region in pieces;
+ * adjacent anonymous regions with the same protection are one region (brk grown a page at a
+ * time stays one heap region).  Every change and every user copy runs under vm->lock, so a
+ * concurrent munmap in another thread can never free a page while the kernel copies
+ * through it.
+ *
+ * Every change checks everything first (range, the kernel's own pages, memory for the
+ * region records, the pages themselves) and then acts, so a refused call changes nothing.
+ * New pages are allocated before the lock is taken, with interrupts enabled, checking for a
+ * fatal signal every POPULATE_BATCH pages; the lock is taken with spin_lock (no IRQ handler
+ * ever takes it), so a large mmap or munmap never keeps interrupts masked.
  */
 #include "kernel/vm.h"
 #include "kernel/kmem.h"
 #include "kernel/lib.h"
 #include "kernel/page.h"
+#include "kernel/signal.h"
+#include "kernel/task.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
 
-#define PAGE_MASK ((uint64_t)PAGE_SIZE - 1)
+#define PAGE_MASK      ((uint64_t)PAGE_SIZE - 1)
+#define POPULATE_BATCH 64 /* pages between two looks for a fatal signal */
 
 static uint64_t page_round_up(uint64_t v)
 {
@@ -27,7 +38,21 @@ int vm_init(struct vm *vm)
     vm->lock = (spinlock_t)SPINLOCK_INIT;
     list_init(&vm->vmas);
     vm->pages = 0;
+    vm->nregions = 0;
     return arch_as_init(&vm->as);
+}
+
+/* Put v into the sorted region list before `pos` / take it out (lock held). */
+static void vma_link(struct vm *vm, struct vma *v, struct list *pos)
+{
+    list_insert_between(&v->link, pos->prev, pos);
+    __atomic_store_n(&vm->nregions, vm->nregions + 1, __ATOMIC_RELAXED);
+}
+
+static void vma_unlink(struct vm *vm, struct vma *v)
+{
+    list_del(&v->link);
+    __atomic_store_n(&vm->nregions, vm->nregions - 1, __ATOMIC_RELAXED);
 }
 
 static void unmap_pages(struct vm *vm, uint64_t start, uint64_t end)
@@ -59,7 +84,7 @@ void vm_destroy(struct vm *vm)
         } else {
             unmap_pages(vm, v->start, v->end);
         }
-        list_del(&v->link);
+        vma_unlink(vm, v);
         kmem_free(v, sizeof(*v));
     }
     arch_as_destroy(&vm->as);
@@ -83,31 +108,123 @@ static bool range_is_free(struct vm *vm, uint64_t start, uint64_t end)
     return pos == &vm->vmas || container_of(pos, struct vma, link)->start >= end;
 }
 
-/* Insert a populated region (lock held).  On failure nothing stays mapped. */
-static int map_region_locked(struct vm *vm, uint64_t start, uint64_t end, unsigned prot,
-                             enum vma_kind kind)
+/* ---- pages for a new region, taken before the lock ---- */
+
+/* A list of fresh zeroed pages, linked through their first word. */
+struct page_list {
+    paddr_t head;
+    size_t n;
+};
+
+static paddr_t list_pop(struct page_list *l)
 {
-    struct vma *v = kmem_alloc(sizeof(*v));
-    if (!v) {
-        return -ENOMEM;
+    paddr_t pa = l->head;
+    uint64_t *first = phys_to_virt(pa);
+    l->head = (paddr_t)*first;
+    *first = 0; /* the page is zeroed again */
+    l->n--;
+    return pa;
+}
+
+static void list_free(struct page_list *l)
+{
+    while (l->n) {
+        page_free(list_pop(l));
     }
-    for (uint64_t va = start; va < end; va += PAGE_SIZE) {
+}
+
+/* Take n pages: 0, -ENOMEM (more than is free: nothing taken) or -EINTR (a fatal signal
+ * arrived: what was taken is given back). */
+static int list_fill(struct page_list *l, size_t n)
+{
+    *l = (struct page_list){0, 0};
+    if (n > page_free_count()) {
+        page_drain_all(); /* memory is short: ask the CPUs' caches back, as page_alloc does */
+        return -ENOMEM;   /* and fail at once: populating then undoing took seconds */
+    }
+    while (l->n < n) {
+        if (l->n % POPULATE_BATCH == 0 && l->n && signal_fatal_pending(current())) {
+            list_free(l);
+            return -EINTR;
+        }
         paddr_t pa = page_alloc();
-        if (!pa || arch_as_map(&vm->as, va, pa, prot) != 0) {
+        if (!pa) {
+            list_free(l);
+            return -ENOMEM;
+        }
+        *(uint64_t *)phys_to_virt(pa) = (uint64_t)l->head;
+        l->head = pa;
+        l->n++;
+    }
+    return 0;
+}
+
+/* Can a region [start, end) of this kind and prot extend v (same record)? */
+static bool can_merge(const struct vma *v, unsigned prot, enum vma_kind kind)
+{
+    return v->prot == prot && v->kind == kind && (kind == VMA_HEAP || kind == VMA_MMAP);
+}
+
+/* Record the mapped range [start, end) as a region, merged with a neighbour when it can
+ * be; `spare` is a record for a new region (consumed, or freed). */
+static void add_region(struct vm *vm, uint64_t start, uint64_t end, unsigned prot,
+                       enum vma_kind kind, struct vma *spare)
+{
+    struct list *pos = first_after(vm, start);
+    struct vma *next = pos != &vm->vmas ? container_of(pos, struct vma, link) : 0;
+    struct vma *prev = pos->prev != &vm->vmas ? container_of(pos->prev, struct vma, link) : 0;
+    if (prev && prev->end == start && can_merge(prev, prot, kind)) {
+        prev->end = end;
+        if (next && next->start == end && can_merge(next, prot, kind)) {
+            prev->end = next->end;
+            vma_unlink(vm, next);
+            kmem_free(next, sizeof(*next));
+        }
+        kmem_free(spare, sizeof(*spare));
+        return;
+    }
+    if (next && next->start == end && can_merge(next, prot, kind)) {
+        next->start = start;
+        kmem_free(spare, sizeof(*spare));
+        return;
+    }
+    *spare = (struct vma){.start = start, .end = end, .prot = prot, .kind = kind};
+    vma_link(vm, spare, pos);
+}
+
+/* Map the pages of `l` at [start, end) as a region (lock held, range free).  On failure
+ * (no memory for a page table) nothing stays mapped and the pages are freed. */
+static int map_list_locked(struct vm *vm, uint64_t start, uint64_t end, unsigned prot,
+                           enum vma_kind kind, struct page_list *l, struct vma *spare)
+{
+    for (uint64_t va = start; va < end; va += PAGE_SIZE) {
+        paddr_t pa = list_pop(l);
+        if (arch_as_map(&vm->as, va, pa, prot) != 0) {
             page_free(pa);
             unmap_pages(vm, start, va);
-            kmem_free(v, sizeof(*v));
+            arch_as_trim(&vm->as, start, end);
+            list_free(l);
+            kmem_free(spare, sizeof(*spare));
             return -ENOMEM;
         }
         vm->pages++;
     }
-    v->start = start;
-    v->end = end;
-    v->prot = prot;
-    v->kind = kind;
-    struct list *pos = first_after(vm, start);
-    list_insert_between(&v->link, pos->prev, pos);
+    add_region(vm, start, end, prot, kind, spare);
     return 0;
+}
+
+/* Take the pages and the record for a region of len bytes (no lock held). */
+static int prepare_region(uint64_t len, struct page_list *l, struct vma **spare)
+{
+    *spare = kmem_alloc(sizeof(**spare));
+    if (!*spare) {
+        return -ENOMEM;
+    }
+    int r = list_fill(l, len / PAGE_SIZE);
+    if (r) {
+        kmem_free(*spare, sizeof(**spare));
+    }
+    return r;
 }
 
 static bool range_is_valid(uint64_t start, uint64_t len)
@@ -122,16 +239,49 @@ int vm_map_region(struct vm *vm, uint64_t start, uint64_t len, unsigned prot, en
     if (!range_is_valid(start, len)) {
         return -EINVAL;
     }
-    unsigned long flags = spin_lock_irqsave(&vm->lock);
-    int r = range_is_free(vm, start, start + len)
-                ? map_region_locked(vm, start, start + len, prot, kind)
-                : -EEXIST;
-    spin_unlock_irqrestore(&vm->lock, flags);
+    struct page_list l;
+    struct vma *spare;
+    int r = prepare_region(len, &l, &spare);
+    if (r) {
+        return r;
+    }
+    spin_lock(&vm->lock);
+    r = range_is_free(vm, start, start + len)
+            ? map_list_locked(vm, start, start + len, prot, kind, &l, spare)
+            : -EEXIST;
+    spin_unlock(&vm->lock);
+    if (r == -EEXIST) {
+        list_free(&l);
+        kmem_free(spare, sizeof(*spare));
+    }
     return r;
 }
 
-/* Remove [start, end) from every region it touches (lock held), splitting as needed. */
-static int unmap_range_locked(struct vm *vm, uint64_t start, uint64_t end)
+/* Can [start, end) be unmapped, and with what?  Nothing of the kernel's may be in it, and
+ * a hole in the middle of one region needs one more record: *split is set to a fresh one
+ * then.  0, -EINVAL or -ENOMEM; nothing changed (lock held). */
+static int check_unmap_locked(struct vm *vm, uint64_t start, uint64_t end, struct vma **split)
+{
+    *split = 0;
+    for (struct list *pos = first_after(vm, start); pos != &vm->vmas; pos = pos->next) {
+        struct vma *v = container_of(pos, struct vma, link);
+        if (v->start >= end) {
+            break;
+        }
+        if (v->kind == VMA_KERNEL) {
+            return -EINVAL; /* the kernel's pages stay where they are */
+        }
+        if (v->start < start && v->end > end) {
+            *split = kmem_alloc(sizeof(**split));
+            return *split ? 0 : -ENOMEM;
+        }
+    }
+    return 0;
+}
+
+/* Remove [start, end) from every region it touches (lock held, check_unmap_locked said
+ * yes and gave `split`), splitting as needed, and free the tables left empty. */
+static void unmap_range_locked(struct vm *vm, uint64_t start, uint64_t end, struct vma *split)
 {
     list_for_each_safe(pos, tmp, &vm->vmas)
     {
@@ -139,25 +289,17 @@ static int unmap_range_locked(struct vm *vm, uint64_t start, uint64_t end)
         if (v->end <= start || v->start >= end) {
             continue;
         }
-        if (v->kind == VMA_KERNEL) {
-            return -EINVAL; /* the kernel's pages stay where they are */
-        }
         if (v->start < start && v->end > end) { /* a hole in the middle: split in two */
-            struct vma *tail = kmem_alloc(sizeof(*tail));
-            if (!tail) {
-                return -ENOMEM;
-            }
-            *tail = *v;
-            tail->start = end;
-            list_insert_between(&tail->link, &v->link, v->link.next);
+            *split = *v;
+            split->start = end;
+            vma_link(vm, split, v->link.next);
             v->end = start;
-            unmap_pages(vm, start, end);
-            return 0;
+            split = 0;
+            break;
         }
         uint64_t cut_start = MAX(v->start, start), cut_end = MIN(v->end, end);
-        unmap_pages(vm, cut_start, cut_end);
         if (cut_start == v->start && cut_end == v->end) {
-            list_del(&v->link);
+            vma_unlink(vm, v);
             kmem_free(v, sizeof(*v));
         } else if (cut_start == v->start) {
             v->start = cut_end;
@@ -165,7 +307,9 @@ static int unmap_range_locked(struct vm *vm, uint64_t start, uint64_t end)
             v->end = cut_start;
         }
     }
-    return 0;
+    unmap_pages(vm, start, end);
+    arch_as_trim(&vm->as, start, end);
+    kmem_free(split, sizeof(*split)); /* not needed after all */
 }
 
 /* Highest gap of `len` bytes below USER_MMAP_TOP and above the heap's room
@@ -212,8 +356,7 @@ int vm_map_kernel_pages(struct vm *vm, uint64_t va, const paddr_t *pa, unsigned 
     }
     if (r == 0) {
         *v = (struct vma){.start = va, .end = va + len, .prot = prot, .kind = VMA_KERNEL};
-        struct list *pos = first_after(vm, va);
-        list_insert_between(&v->link, pos->prev, pos);
+        vma_link(vm, v, first_after(vm, va));
     }
     spin_unlock_irqrestore(&vm->lock, flags);
     if (r) {
@@ -235,18 +378,32 @@ long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned
         return -EBADF; /* no files to map */
     }
     len = page_round_up(len);
-    unsigned long irq = spin_lock_irqsave(&vm->lock);
-    long r;
+    if ((flags & MAP_FIXED) && !range_is_valid(addr, len)) {
+        return -EINVAL;
+    }
+    struct page_list l;
+    struct vma *spare, *split = 0;
+    long r = prepare_region(len, &l, &spare);
+    if (r) {
+        return r;
+    }
+    spin_lock(&vm->lock);
     if (flags & MAP_FIXED) {
-        r = range_is_valid(addr, len) ? unmap_range_locked(vm, addr, addr + len) : -EINVAL;
+        r = check_unmap_locked(vm, addr, addr + len, &split);
+        if (r == 0) {
+            unmap_range_locked(vm, addr, addr + len, split);
+        }
     } else {
         addr = find_gap(vm, len);
         r = addr ? 0 : -ENOMEM;
     }
     if (r == 0) {
-        r = map_region_locked(vm, addr, addr + len, prot, VMA_MMAP);
+        r = map_list_locked(vm, addr, addr + len, prot, VMA_MMAP, &l, spare);
+    } else {
+        list_free(&l);
+        kmem_free(spare, sizeof(*spare));
     }
-    spin_unlock_irqrestore(&vm->lock, irq);
+    spin_unlock(&vm->lock);
     return r == 0 ? (long)addr : r;
 }
 
@@ -256,9 +413,35 @@ int vm_munmap(struct vm *vm, uint64_t addr, uint64_t len)
     if (!range_is_valid(addr, len)) {
         return -EINVAL;
     }
-    unsigned long flags = spin_lock_irqsave(&vm->lock);
-    int r = unmap_range_locked(vm, addr, addr + len);
-    spin_unlock_irqrestore(&vm->lock, flags);
+    struct vma *split;
+    spin_lock(&vm->lock);
+    int r = check_unmap_locked(vm, addr, addr + len, &split);
+    if (r == 0) {
+        unmap_range_locked(vm, addr, addr + len, split);
+    }
+    spin_unlock(&vm->lock);
+    return r;
+}
+
+/* Grow the heap from old_end to new_end (page-aligned; no lock held).  0 or -errno. */
+static int brk_grow(struct vm *vm, uint64_t old_end, uint64_t new_end)
+{
+    struct page_list l;
+    struct vma *spare;
+    int r = prepare_region(new_end - old_end, &l, &spare);
+    if (r) {
+        return r;
+    }
+    spin_lock(&vm->lock);
+    /* Still the break it was (no other thread moved it), and nothing mapped in the way. */
+    bool ok = page_round_up(vm->brk) == old_end && range_is_free(vm, old_end, new_end);
+    r = ok ? map_list_locked(vm, old_end, new_end, PROT_READ | PROT_WRITE, VMA_HEAP, &l, spare)
+           : -ENOMEM;
+    spin_unlock(&vm->lock);
+    if (!ok) {
+        list_free(&l);
+        kmem_free(spare, sizeof(*spare));
+    }
     return r;
 }
 
@@ -266,26 +449,32 @@ int vm_munmap(struct vm *vm, uint64_t addr, uint64_t len)
  * and return the new break, or the old one if the move is impossible (Linux semantics). */
 long vm_brk(struct vm *vm, uint64_t newbrk)
 {
-    unsigned long flags = spin_lock_irqsave(&vm->lock);
+    spin_lock(&vm->lock);
     uint64_t old = vm->brk;
+    spin_unlock(&vm->lock);
     if (newbrk < vm->brk_start || newbrk > vm->brk_start + USER_BRK_MAX) {
-        spin_unlock_irqrestore(&vm->lock, flags);
         return (long)old;
     }
     uint64_t old_end = page_round_up(old), new_end = page_round_up(newbrk);
     int r = 0;
     if (new_end > old_end) {
-        r = range_is_free(vm, old_end, new_end)
-                ? map_region_locked(vm, old_end, new_end, PROT_READ | PROT_WRITE, VMA_HEAP)
-                : -ENOMEM;
-    } else if (new_end < old_end) {
-        r = unmap_range_locked(vm, new_end, old_end);
+        r = brk_grow(vm, old_end, new_end);
+    }
+    spin_lock(&vm->lock);
+    uint64_t cur_end = page_round_up(vm->brk);
+    if (r == 0 && new_end < cur_end) {
+        struct vma *split;
+        r = check_unmap_locked(vm, new_end, cur_end, &split);
+        if (r == 0) {
+            unmap_range_locked(vm, new_end, cur_end, split);
+        }
     }
     if (r == 0) {
         vm->brk = newbrk;
     }
-    spin_unlock_irqrestore(&vm->lock, flags);
-    return (long)vm->brk;
+    long result = (long)vm->brk;
+    spin_unlock(&vm->lock);
+    return result;
 }
 
 /* Copy n bytes between user `uaddr` and kernel `kbuf` in either direction (lock held).
@@ -394,26 +583,23 @@ long strnlen_user(struct vm *vm, uint64_t usrc, size_t max)
     return -ENAMETOOLONG;
 }
 
-/* Split the region holding `addr` so that a region boundary falls at addr (lock held).
- * 0 or -ENOMEM; nothing to do when addr is already a boundary or in no region. */
-static int split_at_locked(struct vm *vm, uint64_t addr)
+/* Split the region holding `addr` so that a region boundary falls at addr (lock held),
+ * using `spare` for the new record (consumed: true).  Nothing to do when addr is already a
+ * boundary or in no region. */
+static bool split_at_locked(struct vm *vm, uint64_t addr, struct vma *spare)
 {
     list_for_each(pos, &vm->vmas)
     {
         struct vma *v = container_of(pos, struct vma, link);
         if (v->start < addr && addr < v->end) {
-            struct vma *tail = kmem_alloc(sizeof(*tail));
-            if (!tail) {
-                return -ENOMEM;
-            }
-            *tail = *v;
-            tail->start = addr;
+            *spare = *v;
+            spare->start = addr;
             v->end = addr;
-            list_insert_between(&tail->link, &v->link, v->link.next);
-            return 0;
+            vma_link(vm, spare, v->link.next);
+            return true;
         }
     }
-    return 0;
+    return false;
 }
 
 /* Is [start, end) covered by regions with no gap, none of them the kernel's (lock held)? */
@@ -437,13 +623,14 @@ static bool range_is_user_mapped(struct vm *vm, uint64_t start, uint64_t end)
     return false;
 }
 
-/* Give every page of [start, end) protection `prot` (lock held; the range is mapped). */
+/* Give every page of [start, end) protection `prot` (lock held; the range is mapped and
+ * split at its ends).  Unmapping and mapping the same page again cannot need a table. */
 static void reprotect_locked(struct vm *vm, uint64_t start, uint64_t end, unsigned prot)
 {
     for (uint64_t va = start; va < end; va += PAGE_SIZE) {
         paddr_t pa = arch_as_unmap(&vm->as, va);
         if (pa) {
-            arch_as_map(&vm->as, va, pa, prot); /* the table is there: cannot fail */
+            arch_as_map(&vm->as, va, pa, prot);
         }
     }
     list_for_each(pos, &vm->vmas)
@@ -470,18 +657,23 @@ int vm_mprotect(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot)
     if (addr + len < addr || addr + len > USER_VA_TOP) {
         return -ENOMEM;
     }
-    unsigned long flags = spin_lock_irqsave(&vm->lock);
-    int r = range_is_user_mapped(vm, addr, addr + len) ? 0 : -ENOMEM;
-    if (r == 0) {
-        r = split_at_locked(vm, addr);
+    struct vma *spare[2] = {kmem_alloc(sizeof(struct vma)), kmem_alloc(sizeof(struct vma))};
+    int r = spare[0] && spare[1] ? 0 : -ENOMEM;
+    spin_lock(&vm->lock);
+    if (r == 0 && !range_is_user_mapped(vm, addr, addr + len)) {
+        r = -ENOMEM;
     }
     if (r == 0) {
-        r = split_at_locked(vm, addr + len);
-    }
-    if (r == 0) {
+        spare[0] = split_at_locked(vm, addr, spare[0]) ? 0 : spare[0];
+        spare[1] = split_at_locked(vm, addr + len, spare[1]) ? 0 : spare[1];
         reprotect_locked(vm, addr, addr + len, prot);
     }
-    spin_unlock_irqrestore(&vm->lock, flags);
+    spin_unlock(&vm->lock);
+    for (int i = 0; i < 2; i++) {
+        if (spare[i]) {
+            kmem_free(spare[i], sizeof(struct vma));
+        }
+    }
     return r;
 }
 
@@ -491,7 +683,7 @@ int vm_madvise_dontneed(struct vm *vm, uint64_t addr, uint64_t len)
     if ((addr & PAGE_MASK) || addr + len < addr || addr + len > USER_VA_TOP) {
         return -EINVAL;
     }
-    unsigned long flags = spin_lock_irqsave(&vm->lock);
+    spin_lock(&vm->lock);
     int r = range_is_user_mapped(vm, addr, addr + len) ? 0 : -ENOMEM;
     for (uint64_t va = addr; r == 0 && va < addr + len; va += PAGE_SIZE) {
         paddr_t pa = arch_as_lookup(&vm->as, va, 0);
@@ -499,48 +691,62 @@ int vm_madvise_dontneed(struct vm *vm, uint64_t addr, uint64_t len)
             arch_zero_page(phys_to_virt(pa)); /* what the next read sees on Linux too */
         }
     }
-    spin_unlock_irqrestore(&vm->lock, flags);
+    spin_unlock(&vm->lock);
     return r;
 }
 
-/* Copy region v of src into dst (both locks held): fresh pages with the same contents, or
- * the same kernel pages for VMA_KERNEL. */
-static int copy_region_locked(struct vm *dst, struct vm *src, const struct vma *v)
+/* Copy region v of src into dst (both locks held), its record linked first so a failure
+ * leaves dst for vm_destroy: fresh pages from `l` with the same contents, or the same
+ * kernel pages for VMA_KERNEL. */
+static int copy_region_locked(struct vm *dst, struct vm *src, const struct vma *v,
+                              struct page_list *l)
 {
-    if (v->kind == VMA_KERNEL) {
-        struct vma *k = kmem_alloc(sizeof(*k));
-        if (!k) {
-            return -ENOMEM;
-        }
-        for (uint64_t va = v->start; va < v->end; va += PAGE_SIZE) {
-            if (arch_as_map(&dst->as, va, arch_as_lookup(&src->as, va, 0), v->prot) != 0) {
-                unmap_kernel_pages(dst, v->start, va);
-                kmem_free(k, sizeof(*k));
-                return -ENOMEM;
-            }
-        }
-        *k = *v;
-        list_add_tail(&dst->vmas, &k->link);
-        return 0;
+    struct vma *rec = kmem_alloc(sizeof(*rec));
+    if (!rec) {
+        return -ENOMEM;
     }
-    int r = map_region_locked(dst, v->start, v->end, v->prot, v->kind);
-    for (uint64_t va = v->start; r == 0 && va < v->end; va += PAGE_SIZE) {
-        paddr_t from = arch_as_lookup(&src->as, va, 0), to = arch_as_lookup(&dst->as, va, 0);
-        if (from && to) {
+    *rec = *v;
+    vma_link(dst, rec, &dst->vmas); /* src is sorted: appending keeps dst sorted */
+    for (uint64_t va = v->start; va < v->end; va += PAGE_SIZE) {
+        paddr_t from = arch_as_lookup(&src->as, va, 0), to = from;
+        if (!from) {
+            continue;
+        }
+        if (v->kind != VMA_KERNEL) {
+            to = list_pop(l);
             memcpy(phys_to_virt(to), phys_to_virt(from), PAGE_SIZE);
         }
+        if (arch_as_map(&dst->as, va, to, v->prot) != 0) {
+            if (v->kind != VMA_KERNEL) {
+                page_free(to);
+            }
+            return -ENOMEM;
+        }
+        dst->pages += v->kind != VMA_KERNEL;
     }
-    return r;
+    return 0;
 }
 
 int vm_copy(struct vm *dst, struct vm *src)
 {
-    unsigned long flags = spin_lock_irqsave(&src->lock);
+    struct page_list l;
+    for (;;) { /* the pages first, outside the locks; again if src grew meanwhile */
+        int r = list_fill(&l, __atomic_load_n(&src->pages, __ATOMIC_RELAXED));
+        if (r) {
+            return r;
+        }
+        spin_lock(&src->lock);
+        if (src->pages <= l.n) {
+            break;
+        }
+        spin_unlock(&src->lock);
+        list_free(&l);
+    }
     spin_lock(&dst->lock);
     int r = 0;
     list_for_each(pos, &src->vmas)
     {
-        r = copy_region_locked(dst, src, container_of(pos, struct vma, link));
+        r = copy_region_locked(dst, src, container_of(pos, struct vma, link), &l);
         if (r) {
             break;
         }
@@ -548,7 +754,8 @@ int vm_copy(struct vm *dst, struct vm *src)
     dst->brk_start = src->brk_start;
     dst->brk = src->brk;
     spin_unlock(&dst->lock);
-    spin_unlock_irqrestore(&src->lock, flags);
+    spin_unlock(&src->lock);
+    list_free(&l);
     return r;
 }
 
@@ -558,6 +765,7 @@ void vm_move(struct vm *dst, struct vm *src)
     dst->brk_start = src->brk_start;
     dst->brk = src->brk;
     dst->pages = src->pages;
+    dst->nregions = src->nregions;
     if (list_empty(&src->vmas)) {
         list_init(&dst->vmas);
     } else {
@@ -567,4 +775,5 @@ void vm_move(struct vm *dst, struct vm *src)
     }
     list_init(&src->vmas);
     src->pages = 0;
+    src->nregions = 0;
 }

@@ -115,15 +115,19 @@ void waitq_interrupt(struct task *t)
 
 int sleep_until(uint64_t deadline)
 {
-    struct waitq wq; /* nobody else knows it: only the timer or a signal ends the sleep */
-    waitq_init(&wq);
+    /* The task's own queue: nobody else waits on it, only the timer or a signal ends the
+     * sleep.  It lives in the task, not on the stack, because a signal sender reaches it
+     * through t->waiting_on without knowing whether the sleep is still under way: it may
+     * take its lock just after the timer ended the sleep, and the memory must still be a
+     * wait queue then (the checked kernel caught a sender unlocking a dead stack frame). */
+    struct waitq *wq = &current()->sleep_wq;
     for (;;) {
-        unsigned long flags = spin_lock_irqsave(&wq.lock);
+        unsigned long flags = spin_lock_irqsave(&wq->lock);
         if (arch_counter_read() >= deadline) {
-            spin_unlock_irqrestore(&wq.lock, flags);
+            spin_unlock_irqrestore(&wq->lock, flags);
             return 0;
         }
-        int r = waitq_sleep_locked(&wq, flags, deadline);
+        int r = waitq_sleep_locked(wq, flags, deadline);
         if (r == -EINTR) {
             return r;
         }

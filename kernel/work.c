@@ -57,7 +57,7 @@ static void delayed_fire(struct timer *t)
     spin_unlock(&work_wq.lock);
 }
 
-bool work_queue_delayed(struct work *w, uint64_t delay)
+bool work_queue_delayed(struct work *w, uint64_t delay_cycles)
 {
     unsigned long flags = spin_lock_irqsave(&work_wq.lock);
     if (w->queued) {
@@ -69,12 +69,12 @@ bool work_queue_delayed(struct work *w, uint64_t delay)
     w->timer.fn = delayed_fire;
     bool here = !cpu_is_dataplane(this_cpu_id());
     if (!here) {
-        w->delay = delay;
+        w->delay_cycles = delay_cycles;
         enqueue_locked(&arm_queue, w); /* the worker arms it on its own CPU */
     }
     spin_unlock_irqrestore(&work_wq.lock, flags);
     if (here) {
-        timer_arm(&w->timer, arch_counter_read() + delay);
+        timer_arm(&w->timer, arch_counter_read() + delay_cycles);
     }
     return true;
 }
@@ -103,9 +103,9 @@ static void kworker(void *unused)
             run->queued = false; /* it may queue itself again from its function */
         }
         spin_unlock_irqrestore(&work_wq.lock, flags);
-        ASSERT(!cpu_is_dataplane(this_cpu_id()));
+        VERIFY(!cpu_is_dataplane(this_cpu_id()));
         if (arm) {
-            timer_arm(&arm->timer, arch_counter_read() + arm->delay);
+            timer_arm(&arm->timer, arch_counter_read() + arm->delay_cycles);
             continue;
         }
         __atomic_fetch_or(&cpus_used, CPUMASK_BIT(this_cpu_id()), __ATOMIC_RELAXED);

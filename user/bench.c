@@ -43,7 +43,7 @@
 #define MAX_WARM_UP 100
 
 struct meter {
-    uint64_t ticks;  /* counter ticks inside the measured intervals */
+    uint64_t cycles; /* counter cycles inside the measured intervals */
     uint64_t insts;  /* instructions retired inside them, on this CPU */
     uint64_t t_last; /* counter and event counter at the last mark */
     uint32_t i_last;
@@ -78,7 +78,7 @@ static inline void meter_add(struct meter *m)
 {
     uint64_t t = zt_counter();
     uint32_t i = inst_read();
-    m->ticks += t - m->t_last;
+    m->cycles += t - m->t_last;
     m->insts += (uint32_t)(i - m->i_last); /* modulo 2^32: one wrap per lap is fine */
     m->t_last = t;
     m->i_last = i;
@@ -295,7 +295,7 @@ static const struct bench benches[] = {
 
 static void report(const struct bench *b, long n, const struct meter *m)
 {
-    double ns = (double)zt_counter_to_ns(m->ticks) / (double)n;
+    double ns = (double)zt_counter_to_ns(m->cycles) / (double)n;
     if (m->insts) {
         printf("bench: %s iterations %ld guest_ns_per_op %.1f instructions_per_op %llu\n", b->name,
                n, ns, (unsigned long long)((m->insts + (uint64_t)n / 2) / (uint64_t)n));

@@ -176,17 +176,17 @@ int main(int argc, char **argv)
         printf("isol: prctl(PR_SET_TASK_ISOLATION) failed: -%s\n", zt_errno_name((int)-r));
         return 1;
     }
-    uint64_t start = zt_counter(), ticks = (uint64_t)(seconds * (double)zt_counter_freq());
+    uint64_t start = zt_counter(), cycles = (uint64_t)(seconds * (double)zt_counter_freq());
     if (sleep_ms) {
         zt_sleep_ns((uint64_t)sleep_ms * 1000000ull);
     }
     bool violated = false;
-    while (zt_counter() - start < ticks) {
-        if (violation && !violated && zt_counter() - start >= ticks / 2) {
+    while (zt_counter() - start < cycles) {
+        if (violation && !violated && zt_counter() - start >= cycles / 2) {
             violated = true;
             commit_violation();
         }
-        if (move_to >= 0 && zt_counter() - start >= ticks / 2) {
+        if (move_to >= 0 && zt_counter() - start >= cycles / 2) {
             long r = zt_set_affinity(1ull << move_to);
             long flags = zt_prctl(PR_GET_TASK_ISOLATION, 0, 0, 0, 0);
             printf("isol: moved to cpu %d (%ld); isolation flags now %ld\n", zt_cpu(), r, flags);

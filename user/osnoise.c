@@ -73,7 +73,7 @@ struct sampler {
     struct snapshot first;  /* when sampling began */
     struct snapshot before; /* just before the call opening the window */
     struct snapshot after;  /* just before the call closing it */
-    /* results, in counter ticks and counts */
+    /* results, in counter cycles and counts */
     uint64_t runtime, noise, hw_noise, period_noise, max_period_noise, max_single;
     uint64_t samples, hw_count, irq_count, thread_count;
     uint32_t periods;
@@ -84,13 +84,13 @@ static struct sampler samplers[MAX_SAMPLERS];
 static int nsamplers;
 static volatile int go; /* 1: start sampling, -1: give up (a sampler could not start) */
 
-/* Options, and the same in counter ticks. */
+/* Options, and the same in counter cycles. */
 static uint64_t cpu_mask;
 static double seconds;
 static unsigned long threshold_us = DEFAULT_THRESHOLD_US;
 static int isolate, strict, want_hist;
-static uint64_t threshold_ticks, run_ticks, period_ticks;
-static uint64_t bucket_end_ticks[HIST_BUCKETS]; /* first tick count of bucket b + 1 */
+static uint64_t threshold_cycles, run_cycles, period_cycles;
+static uint64_t bucket_end_cycles[HIST_BUCKETS]; /* first cycle count of bucket b + 1 */
 
 static void usage(const char *why)
 {
@@ -181,27 +181,27 @@ static void parse_args(int argc, char **argv)
     isolate |= strict;
 }
 
-static uint64_t ticks_to_us(uint64_t ticks)
+static uint64_t cycles_to_us(uint64_t cycles)
 {
-    return zt_counter_to_ns(ticks) / 1000;
+    return zt_counter_to_ns(cycles) / 1000;
 }
 
-/* The smallest tick count that is at least `us` microseconds. */
-static uint64_t us_to_ticks_ceil(uint64_t us)
+/* The smallest cycle count that is at least `us` microseconds. */
+static uint64_t us_to_cycles_ceil(uint64_t us)
 {
     uint64_t freq = zt_counter_freq();
     return (us * freq + 999999) / 1000000;
 }
 
-static void setup_ticks(void)
+static void setup_cycles(void)
 {
     uint64_t freq = zt_counter_freq();
-    /* gap_us > T  <=>  gap_ticks * 1e6 > T * freq  <=>  gap_ticks > floor(T * freq / 1e6) */
-    threshold_ticks = threshold_us * freq / 1000000;
-    run_ticks = (uint64_t)(seconds * (double)freq);
-    period_ticks = us_to_ticks_ceil(PERIOD_US);
+    /* gap_us > T  <=>  gap_cycles * 1e6 > T * freq  <=>  gap_cycles > floor(T * freq / 1e6) */
+    threshold_cycles = threshold_us * freq / 1000000;
+    run_cycles = (uint64_t)(seconds * (double)freq);
+    period_cycles = us_to_cycles_ceil(PERIOD_US);
     for (int b = 0; b < HIST_BUCKETS; b++) {
-        bucket_end_ticks[b] = us_to_ticks_ceil(1ull << b);
+        bucket_end_cycles[b] = us_to_cycles_ceil(1ull << b);
     }
 }
 
@@ -236,7 +236,7 @@ static __attribute__((noinline)) void on_gap(struct sampler *s, uint64_t gap, ui
     if (entered) {
         count_entries(s);
     }
-    if (gap <= threshold_ticks) {
+    if (gap <= threshold_cycles) {
         s->carried = entered;
         return;
     }
@@ -255,7 +255,7 @@ static __attribute__((noinline)) void on_gap(struct sampler *s, uint64_t gap, ui
 static __attribute__((noinline)) void hist_add(struct sampler *s, uint64_t gap)
 {
     int b = 1;
-    while (b < HIST_BUCKETS - 1 && gap >= bucket_end_ticks[b]) {
+    while (b < HIST_BUCKETS - 1 && gap >= bucket_end_cycles[b]) {
         b++;
     }
     s->hist[b]++;
@@ -274,7 +274,7 @@ static __attribute__((noinline)) bool cross_boundary(struct sampler *s, uint64_t
         if (s->next_boundary == s->end) {
             return false;
         }
-        s->next_boundary += period_ticks;
+        s->next_boundary += period_cycles;
         if (s->next_boundary > s->end) {
             s->next_boundary = s->end; /* -t not a whole number of periods: a short last one */
         }
@@ -286,13 +286,13 @@ static __attribute__((noinline)) bool cross_boundary(struct sampler *s, uint64_t
 static void sample(struct sampler *s)
 {
     const volatile uint64_t *from_user = &s->counters->from_user;
-    uint64_t bucket0_end = bucket_end_ticks[0];
+    uint64_t bucket0_end = bucket_end_cycles[0];
     snapshot_read(s->counters, &s->snap);
     s->first = s->snap;
     uint64_t prev = zt_counter();
     s->start = prev;
-    s->end = prev + run_ticks;
-    s->next_boundary = prev + (period_ticks < run_ticks ? period_ticks : run_ticks);
+    s->end = prev + run_cycles;
+    s->next_boundary = prev + (period_cycles < run_cycles ? period_cycles : run_cycles);
     for (;;) {
         uint64_t t = zt_counter();
         uint64_t f = *from_user;
@@ -304,7 +304,7 @@ static void sample(struct sampler *s)
         } else {
             hist_add(s, gap);
         }
-        if (__builtin_expect(gap > threshold_ticks || f != s->snap.from_user || s->carried, 0)) {
+        if (__builtin_expect(gap > threshold_cycles || f != s->snap.from_user || s->carried, 0)) {
             on_gap(s, gap, f);
         }
         if (__builtin_expect(t >= s->next_boundary, 0) && !cross_boundary(s, t)) {
@@ -363,9 +363,9 @@ static long sampler_main(void *arg)
 }
 
 /* "  0 00:00:05", as rtla prints its duration. */
-static void format_duration(char *buf, size_t len, uint64_t ticks)
+static void format_duration(char *buf, size_t len, uint64_t cycles)
 {
-    uint64_t sec = zt_counter_to_ns(ticks) / 1000000000ull;
+    uint64_t sec = zt_counter_to_ns(cycles) / 1000000000ull;
     snprintf(buf, len, "%3d %02d:%02d:%02d", (int)(sec / 86400), (int)(sec / 3600 % 24),
              (int)(sec / 60 % 60), (int)(sec % 60));
 }
@@ -387,7 +387,7 @@ static void print_table(void)
            "          HW          NMI          IRQ      Softirq       Thread\n");
     for (int i = 0; i < nsamplers; i++) {
         const struct sampler *s = &samplers[i];
-        uint64_t runtime = ticks_to_us(s->runtime), noise = ticks_to_us(s->noise);
+        uint64_t runtime = cycles_to_us(s->runtime), noise = cycles_to_us(s->noise);
         if (s->error || runtime == 0) {
             continue;
         }
@@ -396,8 +396,8 @@ static void print_table(void)
         printf("%3d #%-6u %12llu %12llu   %3u.%05u%12llu %12llu%12llu %12u %12llu %12u %12llu\n",
                s->cpu, s->periods, (unsigned long long)runtime, (unsigned long long)noise,
                (unsigned)(avail / 100000), (unsigned)(avail % 100000),
-               (unsigned long long)ticks_to_us(s->max_period_noise),
-               (unsigned long long)ticks_to_us(s->max_single), (unsigned long long)s->hw_count, 0u,
+               (unsigned long long)cycles_to_us(s->max_period_noise),
+               (unsigned long long)cycles_to_us(s->max_single), (unsigned long long)s->hw_count, 0u,
                (unsigned long long)s->irq_count, 0u, (unsigned long long)s->thread_count);
     }
 }
@@ -417,8 +417,8 @@ static void print_details(void)
         }
         printf("osnoise: cpu %d hw_noise_us %llu os_noise_us %llu samples %llu kernel_entries %llu "
                "ctx_switches %llu\n",
-               s->cpu, (unsigned long long)ticks_to_us(s->hw_noise),
-               (unsigned long long)ticks_to_us(s->noise - s->hw_noise),
+               s->cpu, (unsigned long long)cycles_to_us(s->hw_noise),
+               (unsigned long long)cycles_to_us(s->noise - s->hw_noise),
                (unsigned long long)s->samples, diff(s->snap.from_user, s->first.from_user),
                diff(s->snap.ctx_switches, s->first.ctx_switches));
         printf("osnoise: cpu %d window exceptions %llu syscalls %llu irqs %llu\n", s->cpu,
@@ -474,7 +474,7 @@ int main(int argc, char **argv)
     int status = 0;
     bool started;
     parse_args(argc, argv);
-    setup_ticks();
+    setup_cycles();
     printf("osnoise: %d CPUs, %.3f s, threshold %lu us, %s\n", __builtin_popcountll(cpu_mask),
            seconds, threshold_us,
            strict    ? "strict isolation"

@@ -29,9 +29,9 @@ static volatile int phase_done;      /* tasks done with the current phase */
 static volatile int alone;           /* task 0 may start window 2 (the others are gone) */
 static volatile int window_closed;   /* task 0 has closed window 1 */
 static int release[2];               /* futexes: [0] task 0 waits here, [1] the others */
-static uint64_t window_ticks[2];
+static uint64_t window_cycles[2];
 static int ntasks, cpu;
-static uint64_t seconds_ticks, alone_ticks;
+static uint64_t seconds_cycles, alone_cycles;
 
 static uint64_t parse_seconds(const char *s)
 {
@@ -55,17 +55,17 @@ static void spin_window(void)
 
 /* One timed window on this CPU, opened and closed by the caller (task 0).  The line
  * announcing it is written before the window opens, so it costs the window nothing. */
-static void run_window(int index, uint64_t ticks)
+static void run_window(int index, uint64_t cycles)
 {
     char line[64];
     int n = snprintf(line, sizeof(line), "spin: window %d opening on cpu %d\n", index + 1, cpu);
     zt_write(1, line, (size_t)n);
     zt_window_open();
     uint64_t t0 = zt_counter();
-    window_end = t0 + ticks;
+    window_end = t0 + cycles;
     spin_window();
     zt_window_close();
-    window_ticks[index] = zt_counter() - t0;
+    window_cycles[index] = zt_counter() - t0;
     window_closed = 1;
 }
 
@@ -89,7 +89,7 @@ static long task_main(void *arg)
     while (started < ntasks) {
     }
     if (index == 0) {
-        run_window(0, seconds_ticks);
+        run_window(0, seconds_cycles);
     } else {
         spin_window();
         while (!window_closed) {
@@ -97,11 +97,11 @@ static long task_main(void *arg)
         }
     }
     __atomic_fetch_add(&phase_done, 1, __ATOMIC_SEQ_CST);
-    if (index == 0 && alone_ticks) {
+    if (index == 0 && alone_cycles) {
         while (!alone) {
         }
         window_end = 0;
-        run_window(1, alone_ticks);
+        run_window(1, alone_cycles);
         __atomic_fetch_add(&phase_done, 1, __ATOMIC_SEQ_CST);
     }
     wait_release(&release[index == 0 ? 0 : 1]);
@@ -147,23 +147,23 @@ static void parse_args(int argc, char **argv)
         if (strcmp(argv[i], "-c") == 0) {
             cpu = atoi(argv[++i]);
         } else if (strcmp(argv[i], "-t") == 0) {
-            seconds_ticks = parse_seconds(argv[++i]);
+            seconds_cycles = parse_seconds(argv[++i]);
         } else if (strcmp(argv[i], "-n") == 0) {
             ntasks = atoi(argv[++i]);
         } else if (strcmp(argv[i], "-a") == 0) {
-            alone_ticks = parse_seconds(argv[++i]);
+            alone_cycles = parse_seconds(argv[++i]);
         } else {
             usage();
         }
     }
-    if (cpu < 0 || cpu >= zt_nr_cpus() || !seconds_ticks || ntasks < 1 || ntasks > MAX_TASKS) {
+    if (cpu < 0 || cpu >= zt_nr_cpus() || !seconds_cycles || ntasks < 1 || ntasks > MAX_TASKS) {
         fprintf(stderr, "spin: need -c CPU (0..%d), -t SECONDS, 1..%d tasks\n", zt_nr_cpus() - 1,
                 MAX_TASKS);
         exit(2);
     }
 }
 
-static double ticks_ms(uint64_t t)
+static double cycles_ms(uint64_t t)
 {
     return (double)zt_counter_to_ns(t) / 1e6;
 }
@@ -180,16 +180,16 @@ int main(int argc, char **argv)
         }
     }
     wait_phase(ntasks);
-    printf("spin: window 1 cpu %d tasks %d ms %.3f\n", cpu, ntasks, ticks_ms(window_ticks[0]));
+    printf("spin: window 1 cpu %d tasks %d ms %.3f\n", cpu, ntasks, cycles_ms(window_cycles[0]));
     print_tasks(threads, 0, ntasks);
     do_release(&release[1]); /* tasks 1..N-1 exit */
     for (int i = 1; i < ntasks; i++) {
         zt_thread_join(threads[i]);
     }
-    if (alone_ticks) {
+    if (alone_cycles) {
         alone = 1; /* task 0 is alone on the CPU now */
         wait_phase(ntasks + 1);
-        printf("spin: window 2 cpu %d tasks 1 ms %.3f\n", cpu, ticks_ms(window_ticks[1]));
+        printf("spin: window 2 cpu %d tasks 1 ms %.3f\n", cpu, cycles_ms(window_cycles[1]));
         print_tasks(threads, 0, 1);
     }
     do_release(&release[0]);

@@ -8,9 +8,9 @@
  * read it from a console log; docs/tracing.md describes it):
  *
  *   T freq <hz>                          the counter frequency (CNTFRQ_EL0)
- *   T cutoff <ticks>                     the counter when draining began: later events
+ *   T cutoff <cycles>                     the counter when draining began: later events
  *                                        (the dump's own system calls) are not shown
- *   T <cpu> <ticks> <type> <a> <b>       one event, in ring order per CPU, all decimal
+ *   T <cpu> <cycles> <type> <a> <b>       one event, in ring order per CPU, all decimal
  *   T cpu <cpu> events <n>               how many events were shown for that CPU
  *   T end <total>                        the last line: the dump is complete
  *
@@ -46,21 +46,9 @@ static struct ring_copy copies[MAX_CPUS];
 static bool wanted[MAX_CPUS];
 static int keep;
 
-static const char *const type_names[] = {
-    [ZT_TR_EXC_ENTRY] = "exc-entry",
-    [ZT_TR_EXC_EXIT] = "exc-exit",
-    [ZT_TR_IRQ] = "irq",
-    [ZT_TR_SYSCALL] = "syscall",
-    [ZT_TR_IPI_SEND] = "ipi-send",
-    [ZT_TR_IPI_RECV] = "ipi-recv",
-    [ZT_TR_TIMER_ARM] = "timer-arm",
-    [ZT_TR_TIMER_DISARM] = "timer-disarm",
-    [ZT_TR_SWITCH] = "switch",
-    [ZT_TR_ISOL_ENTER] = "isol-enter",
-    [ZT_TR_ISOL_EXIT] = "isol-exit",
-    [ZT_TR_ISOL_VIOLATION] = "isol-violation",
-    [ZT_TR_LOST] = "lost",
-};
+#define TYPE_NAME_(n, name, str) [n] = str,
+static const char *const type_names[] = {ZT_TRACE_TYPES(TYPE_NAME_)}; /* uapi/zt_events.h */
+#undef TYPE_NAME_
 
 static void usage(void)
 {

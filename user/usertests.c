@@ -1,188 +1,34 @@
 /*
  * usertests — the system-call test suite (xv6's usertests, for zerotick's ABI).
  *
- *   usertests               run every test; ends with `ALL TESTS PASSED` (exit 0) or
- *                           `SOME TESTS FAILED: name1 name2 ...` (exit 1)
- *   usertests NAME...       run only those tests
- *   usertests -l            list the tests
- *   usertests -t NAME PPID  (internal) run one test in this process
- *   usertests -h HELPER ... (internal) a helper a test spawns: faults, sleepers, exits
- *
- * Each test runs in its own process (`usertests -t NAME`), so a test that crashes or hangs
- * takes only itself down: the runner kills it after its time limit.  The test process prints
- * exactly one line, `test NAME: OK` or `test NAME: FAILED (what, with the numbers seen)`,
- * and exits 0 or 1; the runner prints the line itself only when the process died without
- * printing (killed by a signal, timed out).  Free pages (zt_meminfo) are counted before and
- * after the whole suite: a difference fails the pseudo-test `leaks`.
+ * The runner (user/lib/utest.h) runs each test in its own process and checks free pages and
+ * kernel stacks before and after the suite; `usertests -l` lists the tests, `usertests NAME`
+ * runs some.
  *
  * Expectations are Linux's where the call is Linux's (include/uapi/zt_syscall.h), plus
  * zerotick's own rules: every bad pointer is -EFAULT, memory is populated at once, a fault
  * kills only the faulting process, and nothing leaks a page.
  */
-#include "zt.h"
+#include "utest.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define PAGE        4096ul
-#define KADDR_VAL   0xffffff8040200000ul /* a kernel address: never accessible from EL0 */
-#define BADADDR_VAL 0x10ul               /* in the unmapped first page */
-/* Bad pointers, laundered so the compiler cannot see (and warn about) what they point to. */
-#define KADDR      launder(KADDR_VAL)
-#define BADADDR    launder(BADADDR_VAL)
 #define SELF       "/bin/usertests"
-#define MS         1000000ull
+#define PAGE       UT_PAGE
+#define MS         UT_MS
+#define KADDR      UT_KADDR
+#define BADADDR    UT_BADADDR
 #define SPAWN_RUNS 1000
-
-/* ---------------------------------------------------------------- checking */
-
-static uintptr_t launder(uintptr_t v)
-{
-    __asm__("" : "+r"(v));
-    return v;
-}
-
-static const char *test_name = "?";
-
-__attribute__((noreturn, format(printf, 2, 3))) static void fail(int line, const char *fmt, ...)
-{
-    va_list ap;
-
-    printf("test %s: FAILED (line %d: ", test_name, line);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf(")\n");
-    exit(1);
-}
-
-/* A result as text: "-EFAULT" for an error, the number otherwise.  Four rotating buffers. */
-static const char *rstr(long v)
-{
-    static char bufs[4][32];
-    static unsigned next;
-    char *b = bufs[next++ % 4];
-
-    if (v < 0 && v >= -4095) {
-        snprintf(b, sizeof(bufs[0]), "-%s", zt_errno_name((int)-v));
-    } else {
-        snprintf(b, sizeof(bufs[0]), "%ld", v);
-    }
-    return b;
-}
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fail(__LINE__, __VA_ARGS__);                                                           \
-        }                                                                                          \
-    } while (0)
-
-/* call must return exactly want (a count, 0, or -E...). */
-#define EXPECT(call, want)                                                                         \
-    do {                                                                                           \
-        long got_ = (long)(call), want_ = (long)(want);                                            \
-        if (got_ != want_) {                                                                       \
-            fail(__LINE__, "%s returned %s, expected %s", #call, rstr(got_), rstr(want_));         \
-        }                                                                                          \
-    } while (0)
-
-static uint64_t free_pages(void)
-{
-    struct zt_meminfo mi;
-    long r = zt_meminfo(&mi);
-
-    CHECK(r == 0, "zt_meminfo returned %s", rstr(r));
-    return mi.free_pages;
-}
-
-/*
- * Free pages once the count stops moving: the kernel may finish freeing a reaped process's
- * memory a little after wait4 returns, so a comparison must not catch it half-way.
- */
-static uint64_t free_pages_settled(void)
-{
-    uint64_t prev = free_pages(), cur;
-
-    for (int i = 0; i < 100; i++) {
-        zt_sleep_ns(10 * 1000000ull);
-        cur = free_pages();
-        if (cur == prev) {
-            return cur;
-        }
-        prev = cur;
-    }
-    return prev;
-}
-
-static void *map_pages(size_t pages)
-{
-    long r =
-        zt_mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-    CHECK(r > 0 && r % PAGE == 0, "mmap of %zu pages returned %s", pages, rstr(r));
-    return (void *)r;
-}
 
 static uint64_t ts_ns(const struct timespec *ts)
 {
     return (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
 }
 
-static int nr_cpus(void)
-{
-    long n = zt_cpus(NULL, 0);
-
-    CHECK(n >= 1 && n <= 64, "zt_cpus(NULL, 0) returned %s", rstr(n));
-    return (int)n;
-}
-
 /* ---------------------------------------------------------------- helpers (children) */
-
-static long spawn_helper(const char *helper, const char *arg, uint64_t affinity)
-{
-    char *argv[] = {SELF, "-h", (char *)helper, (char *)arg, NULL};
-    long pid = zt_spawn(SELF, argv, affinity);
-
-    CHECK(pid > 0, "spawn of helper %s returned %s", helper, rstr(pid));
-    return pid;
-}
-
-static int wait_status(long pid)
-{
-    int status = 0;
-    long r = zt_wait((int)pid, &status);
-
-    CHECK(r == pid, "wait4(%ld) returned %s", pid, rstr(r));
-    return status;
-}
-
-static int run_helper(const char *helper, const char *arg)
-{
-    return wait_status(spawn_helper(helper, arg, 0));
-}
-
-static void expect_killed(const char *helper, int sig)
-{
-    int status = run_helper(helper, NULL);
-
-    CHECK(zt_wifsignaled(status) && zt_wtermsig(status) == sig,
-          "helper %s: wait status 0x%x (%s %d), expected killed by %s", helper, status,
-          zt_wifsignaled(status) ? "signal" : "exit code",
-          zt_wifsignaled(status) ? zt_wtermsig(status) : zt_wexitstatus(status),
-          zt_signal_name(sig));
-}
-
-static void expect_exit(const char *helper, const char *arg, int code)
-{
-    int status = run_helper(helper, arg);
-
-    CHECK(zt_wifexited(status) && zt_wexitstatus(status) == code,
-          "helper %s %s: wait status 0x%x, expected exit code %d", helper, arg ? arg : "", status,
-          code);
-}
 
 static void helper_sleep_ms(const char *arg)
 {
@@ -233,7 +79,7 @@ static void helper_cpu(const char *arg)
 static void helper_orphan(const char *arg)
 {
     /* The grandchild sleeps until test_orphan kills it: it outlives us, so pid 1 adopts it. */
-    spawn_helper("sleep-ms", "1000000", 0);
+    ut_spawn_helper("sleep-ms", "1000000", 0);
     exit(0);
 }
 
@@ -319,7 +165,7 @@ static void helper_stack_overflow(const char *arg)
 
 static void helper_unmapped(const char *arg)
 {
-    volatile char *p = map_pages(1);
+    volatile char *p = ut_map_pages(1);
 
     p[0] = 1;
     zt_munmap((void *)p, PAGE);
@@ -344,12 +190,7 @@ static void helper_brk_shrunk(const char *arg)
 
 static void helper_sigusr1_resethand(const char *arg);
 
-struct helper {
-    const char *name;
-    void (*fn)(const char *arg);
-};
-
-static const struct helper helpers[] = {
+static const struct utest_helper helpers[] = {
     {"sleep-ms", helper_sleep_ms},
     {"threads-sleep", helper_threads_sleep},
     {"thread-exit-group", helper_thread_exit_group},
@@ -396,7 +237,7 @@ static void test_badfd(void)
 
 static void test_badptr(void)
 {
-    char *page = map_pages(2);
+    char *page = ut_map_pages(2);
 
     EXPECT(zt_write(1, (void *)BADADDR, 5), -EFAULT);
     EXPECT(zt_write(2, (void *)BADADDR, 5), -EFAULT);
@@ -416,16 +257,14 @@ static void test_badptr(void)
 
 /* ---------------------------------------------------------------- tests: identity */
 
-static int runner_pid;
-
 static void test_getpid(void)
 {
     long pid = zt_getpid();
     int tid;
 
-    CHECK(pid > 1, "getpid returned %s", rstr(pid));
+    CHECK(pid > 1, "getpid returned %s", ut_rstr(pid));
     EXPECT(zt_gettid(), pid);
-    EXPECT(zt_getppid(), runner_pid);
+    EXPECT(zt_getppid(), ut_runner_pid);
     EXPECT(zt_getpid(), pid);
     EXPECT(zt_set_tid_address(&tid), pid);
 }
@@ -442,7 +281,7 @@ static void test_yield(void)
 static void test_getcpu(void)
 {
     unsigned cpu = 999, node = 999;
-    int n = nr_cpus();
+    int n = ut_nr_cpus();
 
     EXPECT(zt_getcpu(&cpu, &node), 0);
     CHECK(cpu < (unsigned)n, "getcpu said CPU %u of %d", cpu, n);
@@ -454,7 +293,7 @@ static void test_getcpu(void)
 
 static void test_affinity(void)
 {
-    int n = nr_cpus();
+    int n = ut_nr_cpus();
     uint64_t all = n == 64 ? ~0ull : (1ull << n) - 1, mask = 0, orig;
 
     EXPECT(zt_sched_getaffinity(0, sizeof(mask), &mask), sizeof(mask));
@@ -580,12 +419,12 @@ static void test_clock_gettime(void)
 static void test_mmap(void)
 {
     const size_t pages = 64;
-    uint64_t before = free_pages(), after;
-    uint8_t *p = map_pages(pages);
+    uint64_t before = ut_free_pages(), after;
+    uint8_t *p = ut_map_pages(pages);
     long r;
 
     /* Populated at once: the pages are gone from the free list before we touch them. */
-    after = free_pages();
+    after = ut_free_pages();
     CHECK(before - after >= pages, "mmap of %zu pages took only %lld pages from the free list",
           pages, (long long)(before - after));
     for (size_t i = 0; i < pages * PAGE; i++) {
@@ -608,8 +447,8 @@ static void test_mmap(void)
     EXPECT(zt_mmap(NULL, PAGE, PROT_READ | PROT_WRITE, 0, -1, 0), -EINVAL);
     EXPECT(zt_mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_ANONYMOUS, -1, 0), -EINVAL);
     r = zt_mmap(NULL, 1ul << 46, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    CHECK(r == -ENOMEM || r == -EINVAL, "mmap of 64 TiB returned %s", rstr(r));
-    p = map_pages(1);
+    CHECK(r == -ENOMEM || r == -EINVAL, "mmap of 64 TiB returned %s", ut_rstr(r));
+    p = ut_map_pages(1);
     EXPECT(zt_munmap(p + 1, PAGE), -EINVAL);
     EXPECT(zt_munmap(p, 0), -EINVAL);
     EXPECT(zt_munmap(p, PAGE), 0);
@@ -617,7 +456,7 @@ static void test_mmap(void)
 
 static void test_mmap_fault(void)
 {
-    expect_killed("unmapped", SIGSEGV);
+    ut_expect_killed("unmapped", SIGSEGV);
 }
 
 static void test_mmap_cycles(void)
@@ -628,13 +467,13 @@ static void test_mmap_cycles(void)
         uint8_t *p;
 
         if (i == 1) {
-            before = free_pages_settled(); /* after one warm-up cycle (page tables stay) */
+            before = ut_free_pages_settled(); /* after one warm-up cycle (page tables stay) */
         }
-        p = map_pages(8);
+        p = ut_map_pages(8);
         p[0] = p[8 * PAGE - 1] = (uint8_t)i;
         EXPECT(zt_munmap(p, 8 * PAGE), 0);
     }
-    after = free_pages_settled();
+    after = ut_free_pages_settled();
     CHECK(after == before, "free pages %llu before 100 mmap/munmap cycles, %llu after",
           (unsigned long long)before, (unsigned long long)after);
 }
@@ -667,7 +506,7 @@ static void test_brk(void)
 
 static void test_brk_fault(void)
 {
-    expect_killed("brk-shrunk", SIGSEGV);
+    ut_expect_killed("brk-shrunk", SIGSEGV);
 }
 
 static void test_malloc(void)
@@ -720,7 +559,7 @@ static void test_threads(void)
     enum { N = 4 };
     struct thread_arg args[N];
     zt_thread_t *threads[N];
-    int counter = 0, n = nr_cpus();
+    int counter = 0, n = ut_nr_cpus();
     long pid = zt_getpid();
 
     for (int i = 0; i < N; i++) {
@@ -771,7 +610,7 @@ static long tls_fn(void *p)
 static void test_thread_tls(void)
 {
     zt_thread_t *threads[4];
-    int n = nr_cpus();
+    int n = ut_nr_cpus();
 
     tls_value = 7;
     errno = 7;
@@ -794,26 +633,26 @@ static long nop_fn(void *p)
 static void test_thread_cycles(void)
 {
     uint64_t before = 0, after;
-    int n = nr_cpus();
+    int n = ut_nr_cpus();
 
     for (int i = 0; i <= 50; i++) {
         zt_thread_t *t;
 
         if (i == 1) {
-            before = free_pages_settled();
+            before = ut_free_pages_settled();
         }
         t = zt_thread_create(nop_fn, (void *)(uintptr_t)i, n > 1 ? i % n : -1);
         CHECK(t != NULL, "create %d failed: %s", i, zt_errno_name(errno));
         EXPECT(zt_thread_join(t), i);
     }
-    after = free_pages_settled();
+    after = ut_free_pages_settled();
     CHECK(after == before, "free pages %llu before 50 thread create/join cycles, %llu after",
           (unsigned long long)before, (unsigned long long)after);
 }
 
 static void test_thread_exit_group(void)
 {
-    expect_exit("thread-exit-group", NULL, 9);
+    ut_expect_exit("thread-exit-group", NULL, 9);
 }
 
 /* ---------------------------------------------------------------- tests: futex */
@@ -853,37 +692,37 @@ static void test_futex(void)
     EXPECT(zt_futex_wait((int *)KADDR, 0, NULL), -EFAULT);
     EXPECT(zt_futex_wait((int *)((uintptr_t)&word + 1), 0, NULL), -EINVAL);
     r = zt_futex(&word, 99, 0, NULL);
-    CHECK(r == -ENOSYS || r == -EINVAL, "futex op 99 returned %s", rstr(r));
+    CHECK(r == -ENOSYS || r == -EINVAL, "futex op 99 returned %s", ut_rstr(r));
 
     /* A real wait and wake between two threads (the join would hang if the wake were lost). */
     futex_word = 0;
-    t = zt_thread_create(futex_waiter_fn, NULL, nr_cpus() > 1 ? 1 : -1);
+    t = zt_thread_create(futex_waiter_fn, NULL, ut_nr_cpus() > 1 ? 1 : -1);
     CHECK(t != NULL, "create failed: %s", zt_errno_name(errno));
     zt_sleep_ns(20 * MS);
     __atomic_store_n(&futex_word, 1, __ATOMIC_RELEASE);
     r = zt_futex_wake(&futex_word, 1);
-    CHECK(r == 0 || r == 1, "futex_wake(1) returned %s", rstr(r));
+    CHECK(r == 0 || r == 1, "futex_wake(1) returned %s", ut_rstr(r));
     r = zt_thread_join(t);
-    CHECK(r >= 0, "waiter's futex_wait returned %s", rstr(r));
+    CHECK(r >= 0, "waiter's futex_wait returned %s", ut_rstr(r));
 }
 
 /* ---------------------------------------------------------------- tests: processes */
 
 static void test_kill(void)
 {
-    long pid = spawn_helper("sleep-ms", "1000000", 0);
+    long pid = ut_spawn_helper("sleep-ms", "1000000", 0);
     int status;
 
     zt_sleep_ns(10 * MS);
     EXPECT(zt_kill((int)pid, SIGKILL), 0);
-    status = wait_status(pid);
+    status = ut_wait_status(pid);
     CHECK(zt_wifsignaled(status) && zt_wtermsig(status) == SIGKILL,
           "sleeper killed with SIGKILL: wait status 0x%x", status);
     EXPECT(zt_kill((int)pid, SIGKILL), -ESRCH); /* reaped: gone */
 
-    pid = spawn_helper("sleep-ms", "1000000", 0);
+    pid = ut_spawn_helper("sleep-ms", "1000000", 0);
     EXPECT(zt_kill((int)pid, SIGTERM), 0);
-    status = wait_status(pid);
+    status = ut_wait_status(pid);
     CHECK(zt_wifsignaled(status) && zt_wtermsig(status) == SIGTERM,
           "sleeper killed with SIGTERM: wait status 0x%x", status);
 
@@ -901,16 +740,16 @@ static void test_kill_threads(void)
         int status;
 
         if (round == 1) {
-            before = free_pages_settled();
+            before = ut_free_pages_settled();
         }
-        pid = spawn_helper("threads-sleep", NULL, 0);
+        pid = ut_spawn_helper("threads-sleep", NULL, 0);
         zt_sleep_ns(50 * MS);
         EXPECT(zt_kill((int)pid, SIGKILL), 0);
-        status = wait_status(pid);
+        status = ut_wait_status(pid);
         CHECK(zt_wifsignaled(status) && zt_wtermsig(status) == SIGKILL,
               "4-thread sleeper killed with SIGKILL: wait status 0x%x", status);
     }
-    after = free_pages_settled();
+    after = ut_free_pages_settled();
     CHECK(after == before, "free pages %llu before killing a 4-thread process, %llu after",
           (unsigned long long)before, (unsigned long long)after);
 }
@@ -927,7 +766,7 @@ static void test_wait(void)
     EXPECT(zt_wait4(1, &status, 0, NULL), -ECHILD);
     EXPECT(zt_wait4(1000000, &status, 0, NULL), -ECHILD);
 
-    pid = spawn_helper("sleep-ms", "1000000", 0);
+    pid = ut_spawn_helper("sleep-ms", "1000000", 0);
     EXPECT(zt_wait4((int)pid, &status, WNOHANG, NULL), 0);
     EXPECT(zt_kill((int)pid, SIGKILL), 0);
     EXPECT(zt_wait4((int)pid, &status, 0, NULL), pid);
@@ -935,14 +774,14 @@ static void test_wait(void)
 
     for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
         snprintf(arg, sizeof(arg), "%d", codes[i]);
-        expect_exit("exit", arg, codes[i]);
+        ut_expect_exit("exit", arg, codes[i]);
     }
 
-    pid = spawn_helper("exit", "3", 0);
+    pid = ut_spawn_helper("exit", "3", 0);
     EXPECT(zt_wait4((int)pid, (int *)BADADDR, 0, NULL), -EFAULT);
     EXPECT(zt_wait4((int)pid, NULL, 0, NULL), pid); /* still there after the -EFAULT */
 
-    pid = spawn_helper("exit", "0", 0);
+    pid = ut_spawn_helper("exit", "0", 0);
     EXPECT(zt_wait4((int)pid, &status, 0x1000, NULL), -EINVAL);
     EXPECT(zt_wait4(-1, &status, 0, NULL), pid);
 }
@@ -953,9 +792,9 @@ static int find_orphan(void)
     struct zt_task_info tasks[64];
     long n = zt_tasks(tasks, 64);
 
-    CHECK(n > 0, "zt_tasks returned %s", rstr(n));
+    CHECK(n > 0, "zt_tasks returned %s", ut_rstr(n));
     for (long i = 0; i < n && i < 64; i++) {
-        if (tasks[i].pid != runner_pid && tasks[i].pid != zt_getpid() && tasks[i].ppid == 1 &&
+        if (tasks[i].pid != ut_runner_pid && tasks[i].pid != zt_getpid() && tasks[i].ppid == 1 &&
             strcmp(tasks[i].name, "usertests") == 0) {
             return tasks[i].pid;
         }
@@ -969,7 +808,7 @@ static void test_orphan(void)
     int orphan;
 
     /* The grandchild sleeps on after its parent exited: it must now belong to pid 1... */
-    expect_exit("orphan", NULL, 0);
+    ut_expect_exit("orphan", NULL, 0);
     orphan = find_orphan();
     CHECK(orphan > 0, "no orphaned usertests task with ppid 1");
     /* ...which reaps it once it is killed (so it does not outlive this test either). */
@@ -1014,7 +853,7 @@ static void test_nosys(void)
     for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
         long r = zt_syscall6(numbers[i], 1, 2, 3, 4, 5, 6);
 
-        CHECK(r == -ENOSYS, "syscall %ld returned %s, expected -ENOSYS", numbers[i], rstr(r));
+        CHECK(r == -ENOSYS, "syscall %ld returned %s, expected -ENOSYS", numbers[i], ut_rstr(r));
     }
 }
 
@@ -1030,47 +869,47 @@ static void test_markers(void)
 
 static void test_fault_null(void)
 {
-    expect_killed("nullderef", SIGSEGV);
+    ut_expect_killed("nullderef", SIGSEGV);
 }
 
 static void test_fault_kaddr(void)
 {
-    expect_killed("kread", SIGSEGV);
+    ut_expect_killed("kread", SIGSEGV);
 }
 
 static void test_fault_undef(void)
 {
-    expect_killed("undef", SIGILL);
+    ut_expect_killed("undef", SIGILL);
 }
 
 static void test_fault_sysreg(void)
 {
-    expect_killed("sysreg", SIGILL);
+    ut_expect_killed("sysreg", SIGILL);
 }
 
 static void test_fault_brk_insn(void)
 {
-    expect_killed("brk-insn", SIGTRAP);
+    ut_expect_killed("brk-insn", SIGTRAP);
 }
 
 static void test_fault_ldxr_align(void)
 {
-    expect_killed("ldxr-align", SIGBUS);
+    ut_expect_killed("ldxr-align", SIGBUS);
 }
 
 static void test_fault_text_write(void)
 {
-    expect_killed("text-write", SIGSEGV);
+    ut_expect_killed("text-write", SIGSEGV);
 }
 
 static void test_fault_exec_data(void)
 {
-    expect_killed("exec-data", SIGSEGV);
+    ut_expect_killed("exec-data", SIGSEGV);
 }
 
 static void test_fault_stack_overflow(void)
 {
-    expect_killed("stack-overflow", SIGSEGV);
+    ut_expect_killed("stack-overflow", SIGSEGV);
 }
 
 /* ---------------------------------------------------------------- tests: spawn */
@@ -1092,7 +931,7 @@ static void test_spawn_errors(void)
     EXPECT(zt_spawn_attr(SELF, argv, (struct zt_spawn_attr *)BADADDR), -EFAULT);
     attr.flags = 1;
     EXPECT(zt_spawn_attr(SELF, argv, &attr), -EINVAL);
-    if (nr_cpus() < 64) {
+    if (ut_nr_cpus() < 64) {
         EXPECT(zt_spawn(SELF, argv, 1ull << 63), -EINVAL);
     }
     memset(long_path, 'a', sizeof(long_path) - 1);
@@ -1129,7 +968,7 @@ static void test_spawn_args(void)
     }
     argv[argc] = NULL;
     /* main() of the child checks the vector and exits 0 only if it arrived intact. */
-    EXPECT(wait_status(zt_spawn(SELF, argv, 0)), 0);
+    EXPECT(ut_wait_status(zt_spawn(SELF, argv, 0)), 0);
 }
 
 static bool args_intact(int argc, char **argv)
@@ -1151,10 +990,10 @@ static bool args_intact(int argc, char **argv)
 
 static void test_spawn_affinity(void)
 {
-    int n = nr_cpus();
+    int n = ut_nr_cpus();
 
     for (int cpu = 0; cpu < n; cpu++) {
-        int status = wait_status(spawn_helper("cpu", NULL, 1ull << cpu));
+        int status = ut_wait_status(ut_spawn_helper("cpu", NULL, 1ull << cpu));
 
         CHECK(zt_wifexited(status) && zt_wexitstatus(status) == cpu,
               "child spawned with affinity {%d}: wait status 0x%x", cpu, status);
@@ -1166,17 +1005,17 @@ static void test_spawn_cycles(void)
     char *argv[] = {SELF, "-h", "exit", "0", NULL};
     uint64_t before, after;
 
-    expect_exit("exit", "0", 0); /* warm-up */
-    before = free_pages_settled();
+    ut_expect_exit("exit", "0", 0); /* warm-up */
+    before = ut_free_pages_settled();
     for (int i = 0; i < SPAWN_RUNS; i++) {
         long pid = zt_spawn(SELF, argv, 0);
         int status = -1;
 
-        CHECK(pid > 0, "spawn %d returned %s", i, rstr(pid));
+        CHECK(pid > 0, "spawn %d returned %s", i, ut_rstr(pid));
         EXPECT(zt_wait((int)pid, &status), pid);
         CHECK(status == 0, "spawn %d: wait status 0x%x", i, status);
     }
-    after = free_pages_settled();
+    after = ut_free_pages_settled();
     CHECK(after == before, "free pages %llu before %d spawn/exit/wait cycles, %llu after",
           (unsigned long long)before, SPAWN_RUNS, (unsigned long long)after);
 }
@@ -1194,7 +1033,7 @@ static void fork_exit_wait(int i)
     if (pid == 0) {
         zt_exit_group(i & 0x7f);
     }
-    CHECK(pid > 0, "fork %d returned %s", i, rstr(pid));
+    CHECK(pid > 0, "fork %d returned %s", i, ut_rstr(pid));
     EXPECT(zt_wait((int)pid, &status), pid);
     CHECK(zt_wexitstatus(status) == (i & 0x7f), "fork %d: status 0x%x", i, status);
 }
@@ -1204,11 +1043,11 @@ static void test_fork_cycles(void)
     uint64_t before, after;
 
     fork_exit_wait(0); /* warm-up */
-    before = free_pages_settled();
+    before = ut_free_pages_settled();
     for (int i = 0; i < LX_RUNS; i++) {
         fork_exit_wait(i);
     }
-    after = free_pages_settled();
+    after = ut_free_pages_settled();
     CHECK(after == before, "free pages %llu before %d fork/exit/wait cycles, %llu after",
           (unsigned long long)before, LX_RUNS, (unsigned long long)after);
 }
@@ -1234,11 +1073,11 @@ static void test_pipe_cycles(void)
 
     EXPECT(zt_rt_sigaction(SIGPIPE, &ign, NULL, 8), 0);
     pipe_cycle();
-    before = free_pages_settled();
+    before = ut_free_pages_settled();
     for (int i = 0; i < LX_RUNS; i++) {
         pipe_cycle();
     }
-    after = free_pages_settled();
+    after = ut_free_pages_settled();
     CHECK(after == before, "free pages %llu before %d pipe cycles, %llu after",
           (unsigned long long)before, LX_RUNS, (unsigned long long)after);
 }
@@ -1267,11 +1106,11 @@ static void test_exec_errors(void)
     uint64_t before, after;
 
     exec_failures();
-    before = free_pages_settled();
+    before = ut_free_pages_settled();
     for (int i = 0; i < 10; i++) {
         exec_failures();
     }
-    after = free_pages_settled();
+    after = ut_free_pages_settled();
     CHECK(after == before, "free pages %llu before failed execs, %llu after",
           (unsigned long long)before, (unsigned long long)after);
 }
@@ -1283,7 +1122,7 @@ static void tmp_cycle(void)
     int fd =
         (int)zt_syscall4(SYS_openat, -100, "/tmp/ut", 0101 | 01000 /* WRONLY|CREAT|TRUNC */, 0644);
 
-    CHECK(fd >= 0, "open /tmp/ut: %s", rstr(fd));
+    CHECK(fd >= 0, "open /tmp/ut: %s", ut_rstr(fd));
     EXPECT(zt_write(fd, buf, sizeof(buf)), (long)sizeof(buf));
     EXPECT(zt_syscall3(SYS_unlinkat, -100, "/tmp/ut", 0), 0);
     EXPECT(zt_write(fd, buf, 10), 10); /* still open: still writable */
@@ -1299,11 +1138,11 @@ static void test_tmp_cycles(void)
     uint64_t before, after;
 
     tmp_cycle();
-    before = free_pages_settled();
+    before = ut_free_pages_settled();
     for (int i = 0; i < LX_RUNS; i++) {
         tmp_cycle();
     }
-    after = free_pages_settled();
+    after = ut_free_pages_settled();
     CHECK(after == before, "free pages %llu before %d /tmp cycles, %llu after",
           (unsigned long long)before, LX_RUNS, (unsigned long long)after);
 }
@@ -1316,21 +1155,21 @@ static void test_tasks(void)
     long n = zt_tasks(NULL, 0), got, pid = zt_getpid();
     bool me = false, runner = false;
 
-    CHECK(n >= 2, "zt_tasks(NULL, 0) returned %s", rstr(n));
+    CHECK(n >= 2, "zt_tasks(NULL, 0) returned %s", ut_rstr(n));
     EXPECT(zt_set_affinity(1ull << zt_cpu()), 0); /* so the CPU we compare with stays ours */
     got = zt_tasks(tasks, 64);
-    CHECK(got >= 2, "zt_tasks returned %s", rstr(got));
+    CHECK(got >= 2, "zt_tasks returned %s", ut_rstr(got));
     for (long i = 0; i < got && i < 64; i++) {
         struct zt_task_info *t = &tasks[i];
 
         if (t->tid == pid) {
             me = true;
-            CHECK(t->pid == pid && t->ppid == runner_pid && t->state == 'R' && t->cpu == zt_cpu() &&
-                      strcmp(t->name, "usertests") == 0,
+            CHECK(t->pid == pid && t->ppid == ut_runner_pid && t->state == 'R' &&
+                      t->cpu == zt_cpu() && strcmp(t->name, "usertests") == 0,
                   "own entry: pid %d ppid %d state '%c' cpu %d name \"%.16s\"", t->pid, t->ppid,
                   t->state, t->cpu, t->name);
         }
-        if (t->tid == runner_pid) {
+        if (t->tid == ut_runner_pid) {
             runner = true;
             /* The runner polls wait4 between naps: any live state is possible. */
             CHECK(t->state != 0 && strchr("RrS", t->state) != NULL, "runner has state '%c'",
@@ -1341,7 +1180,7 @@ static void test_tasks(void)
           runner ? "found" : "missing", got);
     memset(one, 0xa5, sizeof(one));
     got = zt_tasks(one, 1);
-    CHECK(got >= 2, "zt_tasks(buf, 1) returned %s", rstr(got));
+    CHECK(got >= 2, "zt_tasks(buf, 1) returned %s", ut_rstr(got));
     CHECK(((uint8_t *)&one[1])[0] == 0xa5, "zt_tasks(buf, 1) wrote past the first entry");
     EXPECT(zt_tasks((struct zt_task_info *)BADADDR, 4), -EFAULT);
     EXPECT(zt_tasks((struct zt_task_info *)KADDR, 4), -EFAULT);
@@ -1350,7 +1189,7 @@ static void test_tasks(void)
 static void test_cpus(void)
 {
     struct zt_cpu_info cpus[64], one[2];
-    int n = nr_cpus(), me;
+    int n = ut_nr_cpus(), me;
     long got;
     uint64_t syscalls0;
 
@@ -1413,7 +1252,7 @@ static void test_ioctl(void)
     EXPECT(zt_ioctl(0, TIOCGPGRP, (void *)BADADDR), -EFAULT);
     EXPECT(zt_ioctl(0, TIOCSPGRP, (void *)KADDR), -EFAULT);
     r = zt_ioctl(0, 0x1234, &pgrp);
-    CHECK(r == -EINVAL || r == -ENOTTY, "ioctl 0x1234 returned %s", rstr(r));
+    CHECK(r == -EINVAL || r == -ENOTTY, "ioctl 0x1234 returned %s", ut_rstr(r));
 }
 
 /* ---------------------------------------------------------------- tests: signals */
@@ -1457,7 +1296,7 @@ static void test_signal_handler(void)
     EXPECT(zt_signal(65, record_signal, 0), -EINVAL);
     EXPECT(zt_rt_sigaction(SIGUSR1, (void *)BADADDR, NULL, 8), -EFAULT);
     EXPECT(zt_tgkill((int)zt_getpid(), 1000000, SIGUSR1), -ESRCH);
-    expect_killed("sigusr1-resethand", SIGUSR1);
+    ut_expect_killed("sigusr1-resethand", SIGUSR1);
     /* SIG_IGN: the signal is dropped. */
     EXPECT(zt_signal(SIGTERM, SIG_IGN, 0), 0);
     EXPECT(zt_kill((int)zt_getpid(), SIGTERM), 0);
@@ -1498,7 +1337,7 @@ static void test_signal_thread(void)
 
     EXPECT(zt_signal(SIGUSR1, record_signal, 0), 0);
     handler_tid = 0;
-    t = zt_thread_create(spin_fn, (void *)&tid, nr_cpus() > 1 ? 1 : -1);
+    t = zt_thread_create(spin_fn, (void *)&tid, ut_nr_cpus() > 1 ? 1 : -1);
     CHECK(t != NULL, "create failed: %s", zt_errno_name(errno));
     while (tid == 0) {
         zt_sched_yield();
@@ -1511,15 +1350,9 @@ static void test_signal_thread(void)
     EXPECT(zt_thread_join(t), tid); /* the handler ran on the thread it was sent to */
 }
 
-/* ---------------------------------------------------------------- the runner */
+/* ---------------------------------------------------------------- the suite */
 
-struct test {
-    const char *name;
-    void (*fn)(void);
-    unsigned timeout_s;
-};
-
-static const struct test tests[] = {
+static const struct utest tests[] = {
     {"write", test_write, 60},
     {"badfd", test_badfd, 60},
     {"badptr", test_badptr, 60},
@@ -1576,154 +1409,24 @@ static const struct test tests[] = {
     {"signal_thread", test_signal_thread, 60},
 };
 
-#define NTESTS (sizeof(tests) / sizeof(tests[0]))
-
-static const struct test *find_test(const char *name)
+static int raw_helper(int argc, char **argv)
 {
-    for (size_t i = 0; i < NTESTS; i++) {
-        if (strcmp(tests[i].name, name) == 0) {
-            return &tests[i];
-        }
+    if (strcmp(argv[2], "args") == 0) { /* needs the whole vector: not in helpers[] */
+        return args_intact(argc, argv) ? 0 : 1;
     }
-    return NULL;
-}
-
-/* Wait for a test process, killing it after its time limit.  Returns its wait status. */
-static int wait_with_timeout(long pid, unsigned timeout_s, bool *timed_out)
-{
-    uint64_t deadline = zt_now_ns() + (uint64_t)timeout_s * 1000000000ull, nap = MS / 2;
-    int status = 0;
-    long r;
-
-    *timed_out = false;
-    while ((r = zt_wait4((int)pid, &status, WNOHANG, NULL)) == 0) {
-        if (zt_now_ns() > deadline) {
-            *timed_out = true;
-            zt_kill((int)pid, SIGKILL);
-            zt_wait((int)pid, &status);
-            return status;
-        }
-        zt_sleep_ns(nap);
-        nap = nap < 64 * MS ? nap * 2 : nap;
-    }
-    return r == pid ? status : -1;
-}
-
-/* Run one test in its own process; true if it passed. */
-static bool run_test(const struct test *t)
-{
-    char ppid[16];
-    char *argv[] = {SELF, "-t", (char *)t->name, ppid, NULL};
-    bool timed_out;
-    int status;
-    long pid;
-
-    snprintf(ppid, sizeof(ppid), "%ld", zt_getpid());
-    fflush(stdout);
-    pid = zt_spawn(SELF, argv, 0);
-    if (pid < 0) {
-        printf("test %s: FAILED (spawn of the test process returned %s)\n", t->name, rstr(pid));
-        return false;
-    }
-    status = wait_with_timeout(pid, t->timeout_s, &timed_out);
-    if (timed_out) {
-        printf("test %s: FAILED (no result after %u s: killed)\n", t->name, t->timeout_s);
-        return false;
-    }
-    if (status == -1) {
-        printf("test %s: FAILED (wait4 on the test process failed)\n", t->name);
-        return false;
-    }
-    if (zt_wifsignaled(status)) {
-        printf("test %s: FAILED (test process killed by signal %d (%s))\n", t->name,
-               zt_wtermsig(status), zt_signal_name(zt_wtermsig(status)));
-        return false;
-    }
-    if (zt_wexitstatus(status) > 1) {
-        printf("test %s: FAILED (test process exited with status %d)\n", t->name,
-               zt_wexitstatus(status));
-    }
-    return zt_wexitstatus(status) == 0;
-}
-
-static int run_suite(int argc, char **argv)
-{
-    static char failed[NTESTS + 1][32];
-    int nfailed = 0, nrun = 0;
-    uint64_t before = free_pages_settled(), after;
-
-    printf("usertests: %zu tests, %d CPUs, %llu free pages\n", argc > 1 ? (size_t)argc - 1 : NTESTS,
-           nr_cpus(), (unsigned long long)before);
-    for (size_t i = 0; i < NTESTS; i++) {
-        bool selected = argc == 1;
-
-        for (int a = 1; a < argc; a++) {
-            selected |= strcmp(argv[a], tests[i].name) == 0;
-        }
-        if (!selected) {
-            continue;
-        }
-        nrun++;
-        if (!run_test(&tests[i])) {
-            snprintf(failed[nfailed++], sizeof(failed[0]), "%s", tests[i].name);
-        }
-    }
-    after = free_pages_settled();
-    if (after != before) {
-        printf("test leaks: FAILED (free pages %llu before the suite, %llu after)\n",
-               (unsigned long long)before, (unsigned long long)after);
-        snprintf(failed[nfailed++], sizeof(failed[0]), "leaks");
-    }
-    if (nrun == 0) {
-        printf("usertests: no such test\n");
-        return 2;
-    }
-    if (nfailed == 0) {
-        printf("ALL TESTS PASSED\n");
-        return 0;
-    }
-    printf("SOME TESTS FAILED:");
-    for (int i = 0; i < nfailed; i++) {
-        printf(" %s", failed[i]);
-    }
-    printf("\n");
-    return 1;
+    return -1;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc >= 4 && strcmp(argv[1], "-t") == 0) {
-        const struct test *t = find_test(argv[2]);
+    static const struct utest_suite suite = {
+        .self = SELF,
+        .tests = tests,
+        .ntests = sizeof(tests) / sizeof(tests[0]),
+        .helpers = helpers,
+        .nhelpers = sizeof(helpers) / sizeof(helpers[0]),
+        .raw_helper = raw_helper,
+    };
 
-        if (t == NULL) {
-            printf("test %s: FAILED (no such test)\n", argv[2]);
-            return 1;
-        }
-        test_name = t->name;
-        runner_pid = atoi(argv[3]);
-        t->fn();
-        printf("test %s: OK\n", t->name);
-        return 0;
-    }
-    if (argc >= 3 && strcmp(argv[1], "-h") == 0) {
-        test_name = argv[2];
-        if (strcmp(argv[2], "args") == 0) { /* needs the whole vector: not in helpers[] */
-            return args_intact(argc, argv) ? 0 : 1;
-        }
-        for (size_t i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++) {
-            if (strcmp(helpers[i].name, argv[2]) == 0) {
-                helpers[i].fn(argc > 3 ? argv[3] : NULL);
-                return 0;
-            }
-        }
-        printf("usertests: no helper %s\n", argv[2]);
-        return 99;
-    }
-    if (argc == 2 && strcmp(argv[1], "-l") == 0) {
-        for (size_t i = 0; i < NTESTS; i++) {
-            printf("%s\n", tests[i].name);
-        }
-        return 0;
-    }
-    return run_suite(argc, argv);
+    return utest_main(&suite, argc, argv);
 }

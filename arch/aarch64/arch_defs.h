@@ -40,11 +40,18 @@
 #define KSTACK_SIZE   (1 << KSTACK_SHIFT)
 #define KSTACK_SLOT   (2 * KSTACK_SIZE)
 #define KSTACK_WINDOW 0xffffffc000000000
-#define KSTACK_SLOTS  32768 /* 1 GiB of window */
+#define KSTACK_SLOTS  8192 /* 256 MiB of window: at most 8,191 tasks */
 
 #define USER_VA_TOP 0x0000008000000000 /* first address above user space */
 /* Bytes a signal frame takes on the user stack (arch_signal_push; AT_MINSIGSTKSZ). */
 #define ARCH_SIGFRAME_BYTES 4704
+
+/* Interrupt numbers are GIC INTIDs (IHI 0069 2.2): SGIs 0-15 carry IPIs (SGI n = IPI reason
+ * n), PPIs 16-31 are per-CPU (the timers), SPIs from 32 are device interrupts; QEMU virt's
+ * GICv3 implements 288. */
+#define ARCH_NR_IRQS          288
+#define ARCH_NR_IPIS          16
+#define ARCH_IRQ_FIRST_DEVICE 32
 
 /* MAIR_EL1 attribute indexes (ARM ARM D8.5 "Memory attribute fields"). */
 #define MT_DEVICE_nGnRnE 0
@@ -101,26 +108,28 @@
     (SCTLR_RES1 | SCTLR_M | SCTLR_C | SCTLR_SA | SCTLR_SA0 | SCTLR_I | SCTLR_DZE | SCTLR_UCT |     \
      SCTLR_nTWI | SCTLR_nTWE | SCTLR_UCI)
 
-/* Exception frame (struct trap_frame in trap_frame.h): x0..x30, sp_el0, elr_el1, spsr_el1. */
-#define FRAME_X30  (30 * 8)
-#define FRAME_SP   (31 * 8)
-#define FRAME_ELR  (32 * 8)
-#define FRAME_SPSR (33 * 8)
-#define FRAME_SIZE (34 * 8)
-
-/* Offsets into struct arch_cpu (arch.h), the first member of every struct cpu, used by
- * assembly: the emergency stack for a kernel stack overflow, and a secondary's boot stack. */
-#define ARCH_CPU_OVERFLOW_SP 0
-#define ARCH_CPU_BOOT_SP     8
+/* The offsets assembly uses into struct trap_frame, struct arch_cpu, struct arch_context and
+ * struct arch_fpsimd (FRAME_*, ARCH_CPU_*, CTX_*, FPSIMD_*) are generated from the C
+ * structures at build time: asm-offsets.c, build/include/generated/asm-offsets.h. */
 
 #ifndef __ASSEMBLY__
 #include <stdint.h>
 typedef uint64_t paddr_t;
 
-/* What vectors.S saves on every exception; FRAME_* above are its offsets. */
+/* What vectors.S saves on every exception. */
 #include "trap_frame.h"
-_Static_assert(sizeof(struct trap_frame) == FRAME_SIZE, "trap_frame layout");
-_Static_assert(FRAME_SIZE % 16 == 0, "SP must stay 16-byte aligned");
+
+/* Callee-saved state of a task switched out in the kernel (switch.S). */
+struct arch_context {
+    uint64_t x19_x28[10];
+    uint64_t fp, lr, sp;
+};
+
+/* User FP/SIMD registers: q0-q31, FPSR, FPCR (switch.S). */
+struct arch_fpsimd {
+    uint64_t q[64];
+    uint64_t fpsr, fpcr;
+} __attribute__((aligned(16)));
 
 #define phys_to_virt(pa) ((void *)((uint64_t)(pa) + KERNEL_VA_OFFSET))
 #define virt_to_phys(va) ((paddr_t)((uint64_t)(va)-KERNEL_VA_OFFSET))

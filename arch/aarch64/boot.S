@@ -22,6 +22,7 @@
  * may only use PC-relative addressing (adr/adrp), never a literal address.
  */
 #include "arch_defs.h"
+#include "generated/asm-offsets.h"
 
 /* System registers GNU as may not name for -mcpu=generic. */
 #define ICC_SRE_EL2 S3_4_C12_C9_5
@@ -56,8 +57,8 @@ _start:
     add     x2, x2, #1
     cmp     x2, #4
     b.lo    3b
-    dsb     ishst
-
+    dsb     ishst                       // the table entries reach memory before the walker,
+                                        // which mmu_on starts, can read them
     bl      mmu_on
     ldr     x0, =boot_high              // absolute (linked, high) address
     br      x0
@@ -155,7 +156,7 @@ el2_to_el1:
     orr     x0, x0, #0x1                // SRE: system-register interface at EL2
     orr     x0, x0, #0x8                // Enable: EL1 may use its ICC_SRE_EL1
     msr     ICC_SRE_EL2, x0
-    isb
+    isb                                 // SRE/Enable in effect before EL1 is configured
     mrs     x0, midr_el1                // EL1 reads of MIDR/MPIDR return these
     msr     vpidr_el2, x0
     mrs     x0, mpidr_el1
@@ -190,9 +191,9 @@ mmu_on:
     msr     ttbr1_el1, x0
     mov     x0, #(3 << 20)              // CPACR_EL1.FPEN: FP/SIMD usable at EL0 (and EL1)
     msr     cpacr_el1, x0
-    isb
+    isb                                 // MAIR/TCR/TTBRs in effect before the TLB is cleaned
     tlbi    vmalle1                     // nothing stale from before this boot
-    dsb     nsh
+    dsb     nsh                         // the invalidation has completed before the MMU is on
     ldr     x0, =SCTLR_VALUE
     msr     sctlr_el1, x0
     isb                                 // the MMU is on from the next instruction
@@ -202,7 +203,7 @@ install_vectors:
     adrp    x0, vectors
     add     x0, x0, :lo12:vectors
     msr     vbar_el1, x0
-    isb
+    isb                                 // an exception from here on uses the new vectors
     ret
 
 /*
@@ -222,10 +223,10 @@ mmu_switch_ttbr1:
 mmu_switch_ttbr1_low:
     dsb     ishst                       // the new tables are visible to the walker
     msr     ttbr1_el1, x0
-    isb
-    tlbi    vmalle1
-    dsb     nsh
-    isb
+    isb                                 // walks from here use the new TTBR1...
+    tlbi    vmalle1                     // ...and no entry cached from the old tables survives
+    dsb     nsh                         // the invalidation has completed...
+    isb                                 // ...before the next instruction is fetched through it
     ret                                 // lr is a high address: back through the new TTBR1
 
     .ltorg

@@ -15,6 +15,7 @@
 #include "kernel/spinlock.h"
 #include "platform.h"
 #include "uapi/zt_errno.h"
+#include "uapi/zt_syscall.h"
 
 /* Distributor (IHI 0069 12.9) */
 #define GICD_CTLR       0x0000
@@ -166,12 +167,13 @@ int gic_init_cpu(unsigned id, uint64_t mpidr)
     gicr_wait_rwp(rd);
 
     sysreg_write(ICC_SRE_EL1, sysreg_read(ICC_SRE_EL1) | 1); /* system registers, not MMIO */
-    isb();
+    isb(); /* SRE changes how the ICC_* registers below are accessed: it must take effect
+              before the first of them (IHI 0069 12.1.1: ICC_SRE_EL1, "an ISB is required") */
     sysreg_write(ICC_PMR_EL1, 0xff); /* every priority may interrupt */
     sysreg_write(ICC_BPR1_EL1, 0);   /* no priority grouping: no preemption between IRQs */
     sysreg_write(ICC_CTLR_EL1, 0);   /* EOImode 0: EOIR drops priority and deactivates */
     sysreg_write(ICC_IGRPEN1_EL1, 1);
-    isb();
+    isb(); /* the CPU interface is configured and Group 1 enabled before this CPU unmasks IRQs */
     return 0;
 }
 
@@ -185,7 +187,8 @@ uint32_t gic_ack(void)
 void gic_eoi(uint32_t iar)
 {
     sysreg_write(ICC_EOIR1_EL1, iar);
-    isb();
+    isb(); /* the priority drop and deactivation take effect before the handler returns and
+              unmasks IRQs, so the same interrupt is not taken again as still active */
 }
 
 void arch_irq_set_enabled(unsigned intid, bool enabled)
@@ -224,7 +227,7 @@ int arch_irq_route(unsigned intid, unsigned cpu)
     if (intid < 32 || intid >= nr_intids || cpu >= 64 || !arch_cpus[cpu]) {
         return -EINVAL;
     }
-    wr64(gicd, GICD_IROUTER + 8 * intid, arch_cpus[cpu]->mpidr & 0xff00ffffffull);
+    wr64(gicd, GICD_IROUTER + 8 * intid, arch_cpus[cpu]->hwid & 0xff00ffffffull);
     return 0;
 }
 
@@ -238,25 +241,56 @@ int arch_irq_route_of(unsigned intid)
         return -1; /* 1-of-N routing: no single CPU */
     }
     for (unsigned i = 0; i < 64; i++) {
-        if (arch_cpus[i] && (arch_cpus[i]->mpidr & 0xff00ffffffull) == route) {
+        if (arch_cpus[i] && (arch_cpus[i]->hwid & 0xff00ffffffull) == route) {
             return (int)i;
         }
     }
     return -1;
 }
 
-/* ICC_SGI1R_EL1: Aff3 [55:48], RS [47:44], Aff2 [39:32], INTID [27:24], Aff1 [23:16],
- * TargetList [15:0] = bit (Aff0 % 16) with RS = Aff0 / 16. */
-void arch_send_sgi(unsigned cpu, unsigned sgi)
+/* IPI n is SGI n: enabled in this CPU's redistributor. */
+void arch_ipi_set_enabled(unsigned ipi, bool enabled)
 {
-    if (cpu >= 64 || !arch_cpus[cpu] || sgi >= ARCH_SGI_COUNT) {
+    if (ipi < ARCH_NR_IPIS) {
+        arch_irq_set_enabled(ipi, enabled);
+    }
+}
+
+/* isolstat's view of one CPU: SGIs (IPIs) and PPIs enabled in its redistributor, SPIs routed
+ * to it and enabled in the distributor. */
+void arch_irq_audit(unsigned cpu, struct zt_isol_audit *out)
+{
+    for (unsigned id = 0; id < ARCH_IRQ_FIRST_DEVICE; id++) {
+        if (arch_irq_is_enabled(cpu, id)) {
+            if (id < ARCH_NR_IPIS) {
+                out->sgis_enabled |= 1u << id;
+            } else {
+                out->ppis_enabled |= 1u << (id - ARCH_NR_IPIS);
+            }
+        }
+    }
+    for (unsigned id = ARCH_IRQ_FIRST_DEVICE; id < ARCH_NR_IRQS && out->nspis < ZT_AUDIT_MAX_SPIS;
+         id++) {
+        if (arch_irq_route_of(id) == (int)cpu && arch_irq_is_enabled(cpu, id)) {
+            out->spis[out->nspis++] = (uint16_t)id;
+        }
+    }
+    out->timer_intid = arch_timer_irq();
+}
+
+/* ICC_SGI1R_EL1: Aff3 [55:48], RS [47:44], Aff2 [39:32], INTID [27:24], Aff1 [23:16],
+ * TargetList [15:0] = bit (Aff0 % 16) with RS = Aff0 / 16.  IPI n is sent as SGI n. */
+void arch_send_ipi(unsigned cpu, unsigned sgi)
+{
+    if (cpu >= 64 || !arch_cpus[cpu] || sgi >= ARCH_NR_IPIS) {
         return;
     }
-    uint64_t m = arch_cpus[cpu]->mpidr;
+    uint64_t m = arch_cpus[cpu]->hwid;
     uint64_t aff0 = m & 0xff;
     uint64_t v = ((m >> 32) & 0xff) << 48 | (aff0 / 16) << 44 | ((m >> 16) & 0xff) << 32 |
                  (uint64_t)sgi << 24 | ((m >> 8) & 0xff) << 16 | (1ull << (aff0 % 16));
     dsb(ishst); /* stores before the SGI are visible to its receiver */
     sysreg_write(ICC_SGI1R_EL1, v);
-    isb();
+    isb(); /* the SGI is sent now, not at some later context synchronization: a sender that
+              goes on to wait for the receiver must not delay its own request */
 }

@@ -23,7 +23,9 @@ void gtimer_init_cpu(void)
 {
     sysreg_write(cntv_ctl_el0, 0);
     sysreg_write(cntkctl_el1, CNTKCTL_EL0VCTEN);
-    isb();
+    isb(); /* both writes are in effect before IRQs can be enabled or EL0 can run: a
+              system-register write is guaranteed visible only after a context
+              synchronization event (ARM ARM D11.2.2, B2.3.12) */
 }
 
 uint64_t arch_counter_freq(void)
@@ -31,6 +33,12 @@ uint64_t arch_counter_freq(void)
     return sysreg_read(cntfrq_el0);
 }
 
+/* The compare value is written before ENABLE, so an enabled timer never sees a stale
+ * deadline (writes to the same timer's registers take effect in program order).  The ISB
+ * makes the new state take effect before the return to user space or the WFI that follows:
+ * without it the timer condition (and the level interrupt line) could still reflect the old
+ * deadline when IRQs are unmasked — an interrupt the kernel just cancelled, or a missed
+ * one it just armed (ARM ARM D11.2.2). */
 void arch_timer_set_deadline(uint64_t deadline)
 {
     sysreg_write(cntv_cval_el0, deadline);
@@ -38,22 +46,27 @@ void arch_timer_set_deadline(uint64_t deadline)
     isb();
 }
 
+/* Disabling deasserts the timer's interrupt; the ISB makes that take effect before IRQs are
+ * unmasked again, so a timer that already fired cannot interrupt once more. */
 void arch_timer_disarm(void)
 {
     sysreg_write(cntv_ctl_el0, 0);
     isb();
 }
 
-unsigned arch_timer_intid(void)
+unsigned arch_timer_irq(void)
 {
-    return platform.timer_intid[FDT_TIMER_VIRT];
+    return platform.timer_intid[DT_TIMER_VIRT];
 }
 
 /*
  * The PMU, set up on every CPU for measurement from user space (ARM ARM D7, PMUv3):
  * event counter 0 counts INST_RETIRED (event 0x08) at EL0 and EL1, the cycle counter runs,
- * EL0 may read both (PMUSERENR_EL0.EN/CR/ER), and no overflow interrupt is ever enabled —
- * so the PMU can never interrupt a CPU.  Under QEMU INST_RETIRED is exact only with
+ * EL0 may read both (PMUSERENR_EL0.CR/ER) but not write or reprogram anything: EN stays
+ * clear, so an EL0 write to PMCR_EL0 and friends is an undefined instruction (SIGILL).  The
+ * counters are shared by every task on the CPU; one task resetting them would falsify
+ * another's measurement.  No overflow interrupt is ever enabled, so the PMU can never
+ * interrupt a CPU.  Under QEMU INST_RETIRED is exact only with
  * -icount (REPRO=1); the cycle counter there counts virtual time.
  */
 #define PMCR_E           (1u << 0)
@@ -61,7 +74,6 @@ unsigned arch_timer_intid(void)
 #define PMCR_C           (1u << 2)
 #define PMCR_LC          (1u << 6)
 #define PMU_INST_RETIRED 0x08
-#define PMUSERENR_EN     (1u << 0)
 #define PMUSERENR_CR     (1u << 2)
 #define PMUSERENR_ER     (1u << 3)
 
@@ -75,6 +87,6 @@ void pmu_init_cpu(void)
     sysreg_write(pmccfiltr_el0, 0);
     sysreg_write(pmcntenset_el0, (1ull << 31) | 1);
     sysreg_write(pmcr_el0, PMCR_E | PMCR_P | PMCR_C | PMCR_LC);
-    sysreg_write(pmuserenr_el0, PMUSERENR_EN | PMUSERENR_CR | PMUSERENR_ER);
-    isb();
+    sysreg_write(pmuserenr_el0, PMUSERENR_CR | PMUSERENR_ER);
+    isb(); /* the counters run and EL0 may read them before this CPU first enters EL0 */
 }

@@ -142,10 +142,10 @@ void mmu_init(void)
 void mmu_init_secondary(void)
 {
     sysreg_write(ttbr0_el1, virt_to_phys(empty_l1));
-    isb();
-    __asm__ volatile("tlbi vmalle1" ::: "memory");
-    dsb(nsh);
-    isb();
+    isb();                                         /* walks use the empty table from here */
+    __asm__ volatile("tlbi vmalle1" ::: "memory"); /* and nothing of the identity map stays */
+    dsb(nsh);                                      /* invalidation complete... */
+    isb();                                         /* ...before the next fetch */
 }
 
 /* The level-3 entry for a kernel VA in the stack window, allocating tables if asked. */
@@ -263,10 +263,17 @@ void arch_as_destroy(struct arch_as *as)
     as->root = 0;
 }
 
+/* User page attributes.  PROT_NONE leaves AP[1] clear: EL0 may not touch the page (and the
+ * kernel reaches user pages only through the linear map, after arch_as_lookup said the
+ * access is allowed).  Without PROT_WRITE the page is read-only; AArch64 has no write-only
+ * or, without FEAT_EPAN, execute-only EL0 pages, so those read as readable, as on Linux. */
 static uint64_t user_pte_bits(unsigned prot)
 {
     uint64_t e = PTE_VALID | PTE_PAGE | PTE_ATTR(MT_NORMAL) | PTE_SH_INNER | PTE_AF | PTE_NG |
-                 PTE_AP_EL0 | PTE_PXN; /* the kernel never executes user pages */
+                 PTE_PXN; /* the kernel never executes user pages */
+    if (prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) {
+        e |= PTE_AP_EL0;
+    }
     if (!(prot & PROT_WRITE)) {
         e |= PTE_AP_RO;
     }
@@ -319,17 +326,65 @@ paddr_t arch_as_lookup(const struct arch_as *as, uint64_t va, unsigned *prot)
     if (!pte || !(*pte & PTE_VALID)) {
         return 0;
     }
-    if (prot) {
+    if (prot && !(*pte & PTE_AP_EL0)) {
+        *prot = 0; /* PROT_NONE */
+    } else if (prot) {
         *prot = PROT_READ | (*pte & PTE_AP_RO ? 0 : PROT_WRITE) | (*pte & PTE_UXN ? 0 : PROT_EXEC);
     }
     return *pte & PTE_ADDR_MASK;
+}
+
+static bool table_is_empty(const uint64_t *table)
+{
+    for (unsigned i = 0; i < 512; i++) {
+        if (table[i] & PTE_VALID) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Unlink the table behind parent[idx] and free it.  The walker may have cached the link:
+ * TLBI VAE1IS (not the last-level-only VALE1IS) for an address it covered drops cached
+ * walks through it on every CPU (ARM ARM D8.13), after the cleared entry is visible. */
+static void free_table(const struct arch_as *as, uint64_t *parent, unsigned idx, uint64_t va)
+{
+    paddr_t pa = parent[idx] & PTE_ADDR_MASK;
+    parent[idx] = 0;
+    dsb(ishst);
+    __asm__ volatile("tlbi vae1is, %0" ::"r"((uint64_t)as->asid << 48 | (va >> PAGE_SHIFT))
+                     : "memory");
+    dsb(ish);
+    page_free(pa);
+}
+
+void arch_as_trim(struct arch_as *as, uint64_t start, uint64_t end)
+{
+    uint64_t *l1 = phys_to_virt(as->root);
+    end = MIN(end, (uint64_t)USER_VA_TOP);
+    for (uint64_t gb = start & ~((1ull << L1_SHIFT) - 1); gb < end; gb += 1ull << L1_SHIFT) {
+        uint64_t *l2 = next_table(l1, IDX(gb, L1_SHIFT), false);
+        if (!l2) {
+            continue;
+        }
+        uint64_t from = MAX(start, gb), to = MIN(end, gb + (1ull << L1_SHIFT));
+        for (uint64_t mb = from & ~(L2_SIZE - 1); mb < to; mb += L2_SIZE) {
+            uint64_t *l3 = next_table(l2, IDX(mb, L2_SHIFT), false);
+            if (l3 && table_is_empty(l3)) {
+                free_table(as, l2, IDX(mb, L2_SHIFT), mb);
+            }
+        }
+        if (table_is_empty(l2)) {
+            free_table(as, l1, IDX(gb, L1_SHIFT), gb);
+        }
+    }
 }
 
 void arch_as_activate(const struct arch_as *as)
 {
     uint64_t ttbr = as ? (as->root | (uint64_t)as->asid << 48) : virt_to_phys(empty_l1);
     sysreg_write(ttbr0_el1, ttbr);
-    isb();
+    isb(); /* the new space is in effect before the return to EL0 (ASID-tagged: no TLBI) */
 }
 
 void arch_sync_icache(const void *kva, size_t len)

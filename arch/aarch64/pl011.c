@@ -66,7 +66,7 @@ void arch_console_putc(char c)
     uart_write(UART_DR, (uint8_t)c);
 }
 
-unsigned arch_console_intid(void)
+unsigned arch_console_irq(void)
 {
     return uart_intid;
 }

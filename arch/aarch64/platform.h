@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "arch.h"
-#include "fdt.h"
+#include "dt.h"
 
 #define ICC_SRE_EL1     S3_0_C12_C12_5
 #define ICC_PMR_EL1     S3_0_C4_C6_0
@@ -19,7 +19,7 @@
 #define ICC_EOIR1_EL1   S3_0_C12_C12_1
 #define ICC_SGI1R_EL1   S3_0_C12_C11_5
 
-extern struct fdt_info platform;       /* the parsed device tree (fdt.h) */
+extern struct dt_info platform;        /* the parsed device tree (dt.h) */
 extern struct arch_cpu *arch_cpus[64]; /* by logical id, filled as CPUs are set up */
 
 /* pl011.c */

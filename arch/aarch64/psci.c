@@ -21,7 +21,7 @@ static int64_t psci_call(uint64_t fn, uint64_t a1, uint64_t a2, uint64_t a3)
     register uint64_t x1 __asm__("x1") = a1;
     register uint64_t x2 __asm__("x2") = a2;
     register uint64_t x3 __asm__("x3") = a3;
-    if (platform.psci == FDT_PSCI_SMC) {
+    if (platform.psci == DT_PSCI_SMC) {
         __asm__ volatile("smc #0" : "+r"(x0), "+r"(x1), "+r"(x2), "+r"(x3)::"memory");
     } else {
         __asm__ volatile("hvc #0" : "+r"(x0), "+r"(x1), "+r"(x2), "+r"(x3)::"memory");

@@ -19,13 +19,13 @@
 
 extern char __kernel_end[];
 
-struct fdt_info platform;
+struct dt_info platform;
 struct arch_cpu *arch_cpus[64];
 static struct arch_boot_info boot_info;
 static char cmdline[512];
 
 /* The machine cannot be described: say why, then leave (QEMU exits via semihosting).  A
- * tree that failed to parse names no PSCI conduit either (fdt_parse clears its output), so
+ * tree that failed to parse names no PSCI conduit either (dt_parse clears its output), so
  * without semihosting the CPU can only halt. */
 static _Noreturn void boot_stop(const char *why)
 {
@@ -56,7 +56,7 @@ static void fill_boot_info(uint64_t entry_counter)
     boot_info.ncpus_total = platform.ncpus_total;
     boot_info.ncpus = platform.ncpus;
     for (unsigned i = 0; i < platform.ncpus; i++) {
-        boot_info.mpidr[i] = platform.cpu_mpidr[i];
+        boot_info.hwid[i] = platform.cpu_mpidr[i];
     }
     boot_info.nmem = platform.nmem < ARCH_MAX_MEM ? platform.nmem : ARCH_MAX_MEM;
     for (unsigned i = 0; i < boot_info.nmem; i++) {
@@ -101,8 +101,8 @@ static void setup_overflow_stack(struct cpu *c)
 
 static void setup_this_cpu_irqs(struct cpu *c)
 {
-    if (gic_init_cpu(c->id, c->arch.mpidr) != 0) {
-        panic("gic: no redistributor for CPU %u (MPIDR %lx)", c->id, (unsigned long)c->arch.mpidr);
+    if (gic_init_cpu(c->id, c->arch.hwid) != 0) {
+        panic("gic: no redistributor for CPU %u (MPIDR %lx)", c->id, (unsigned long)c->arch.hwid);
     }
     gtimer_init_cpu();
     pmu_init_cpu();
@@ -113,12 +113,12 @@ void arch_boot_init(struct cpu *boot_cpu, uint64_t entry_counter)
     char err[128];
     boot_cpu->arch.id = 0;
     arch_set_this_cpu(boot_cpu);
-    if (fdt_parse(phys_to_virt(DTB_PA), DTB_MAX_SIZE, &platform, err, sizeof(err)) != 0) {
+    if (dt_parse(phys_to_virt(DTB_PA), DTB_MAX_SIZE, &platform, err, sizeof(err)) != 0) {
         boot_stop(err);
     }
     pl011_init(platform.uart.base, platform.uart_intid);
     fill_boot_info(entry_counter);
-    boot_cpu->arch.mpidr = platform.cpu_mpidr[0];
+    boot_cpu->arch.hwid = platform.cpu_mpidr[0];
     arch_cpus[0] = &boot_cpu->arch;
     feed_page_allocator();
     mmu_init();
@@ -141,11 +141,11 @@ void arch_secondary_init(struct cpu *c)
 int arch_cpu_start(unsigned id, struct cpu *c)
 {
     c->arch.id = id;
-    c->arch.mpidr = boot_info.mpidr[id];
+    c->arch.hwid = boot_info.hwid[id];
     setup_overflow_stack(c);
     arch_cpus[id] = &c->arch;
     dsb(ish); /* the struct is written before the CPU can run */
-    int err = psci_cpu_on(c->arch.mpidr, virt_to_phys(secondary_entry), (uint64_t)c);
+    int err = psci_cpu_on(c->arch.hwid, virt_to_phys(secondary_entry), (uint64_t)c);
     if (err) {
         arch_cpus[id] = 0;
     }

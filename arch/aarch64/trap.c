@@ -1,11 +1,13 @@
 /*
  * trap.c — what happens after vectors.S has saved a frame: count the exception, decode it,
- * and hand it to the kernel (IRQs to kernel/irq.c, SVCs to kernel/syscall.c, user faults to
- * kernel/task.c); anything unexpected at EL1 panics with a register dump.
+ * and hand it to the kernel in generic terms (arch.h): an interrupt as its class and number
+ * to kernel/irq.c, an SVC to kernel/syscall.c, any other synchronous exception from EL0 as a
+ * struct exc_info to kernel/entry.c; anything unexpected at EL1 panics with a register dump.
+ * All ESR decoding and GIC INTID numbering stays in this file.
  *
- * Every exception is counted here, exactly once, in this CPU's struct cpu_stats (by kind
- * and source; synchronous ones also by ESR class; IRQs by INTID in kernel/irq.c).  Tests
- * compare these counts with QEMU's own exception log.
+ * Every exception is counted here, exactly once, in this CPU's struct cpu_stats (by entry
+ * kind and source; synchronous ones also by generic kind; interrupts by class and number in
+ * kernel/irq.c).  Tests compare these counts with QEMU's own exception log.
  *
  * Context: called from vectors.S with IRQs masked (PSTATE.I set on exception entry).  The
  * kernel's user-return work (kernel_exit_to_user) also runs with IRQs masked and returns
@@ -18,10 +20,28 @@
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/stats.h"
-#include "kernel/trap.h"
+#include "kernel/entry.h"
+#include "kernel/syscall.h"
 #include "platform.h"
+#include "uapi/zt_syscall.h"
 
 #define ESR_EC(esr) ((unsigned)((esr) >> 26) & 0x3f)
+
+/* ESR_EL1 exception classes this file decodes (ARM ARM D17.2.37). */
+#define EC_UNKNOWN     0x00
+#define EC_SVC64       0x15
+#define EC_IABT_LOW    0x20
+#define EC_IABT_CUR    0x21
+#define EC_PC_ALIGN    0x22
+#define EC_DABT_LOW    0x24
+#define EC_DABT_CUR    0x25
+#define EC_SP_ALIGN    0x26
+#define EC_FP64        0x2c
+#define EC_SERROR      0x2f
+#define EC_BRK64       0x3c
+#define ISS_DFSC(esr)  ((esr)&0x3f)
+#define DFSC_ALIGNMENT 0x21        /* data abort ISS: alignment fault (D17.2.40) */
+#define ISS_WNR        (1ull << 6) /* data abort ISS: the access was a write */
 
 static const char *const ec_names[64] = {
     [0x00] = "unknown reason",
@@ -51,38 +71,91 @@ static const char *const ec_names[64] = {
     [0x3c] = "BRK",
 };
 
-const char *arch_exception_class_name(unsigned ec)
+static const char *ec_name(unsigned ec)
 {
     const char *n = ec < 64 ? ec_names[ec] : 0;
     return n ? n : "reserved exception class";
+}
+
+/* An ESR as a generic kind (arch.h): what the kernel needs, nothing aarch64 in it. */
+static enum sync_kind sync_kind_of(uint64_t esr)
+{
+    switch (ESR_EC(esr)) {
+    case EC_SVC64:
+        return SYNC_SYSCALL;
+    case EC_DABT_LOW:
+    case EC_DABT_CUR:
+        return ISS_DFSC(esr) == DFSC_ALIGNMENT ? SYNC_DATA_ALIGN : SYNC_DATA_FAULT;
+    case EC_IABT_LOW:
+    case EC_IABT_CUR:
+        return SYNC_INSN_FAULT;
+    case EC_PC_ALIGN:
+        return SYNC_PC_ALIGN;
+    case EC_SP_ALIGN:
+        return SYNC_SP_ALIGN;
+    case EC_UNKNOWN:
+        return SYNC_UNDEFINED;
+    case EC_BRK64:
+        return SYNC_BREAKPOINT;
+    case EC_FP64:
+        return SYNC_FP;
+    default:
+        return SYNC_OTHER;
+    }
+}
+
+/* The whole description of a synchronous exception from EL0 that is not an SVC. */
+static void describe(const struct trap_frame *f, uint64_t esr, struct exc_info *e)
+{
+    unsigned ec = ESR_EC(esr);
+    e->kind = sync_kind_of(esr);
+    e->pc = f->elr;
+    e->addr = f->elr;
+    e->access = 0;
+    e->name = ec_name(ec);
+    if (e->kind == SYNC_DATA_FAULT || e->kind == SYNC_DATA_ALIGN) {
+        e->addr = sysreg_read(far_el1);
+        e->access = (esr & ISS_WNR) ? PROT_WRITE : PROT_READ;
+    } else if (e->kind == SYNC_INSN_FAULT) {
+        e->addr = sysreg_read(far_el1);
+        e->access = PROT_EXEC;
+    } else if (e->kind == SYNC_SP_ALIGN) {
+        e->addr = f->sp_el0;
+    }
 }
 
 static const char *const kind_names[] = {"synchronous", "IRQ", "FIQ", "SError"};
 static const char *const source_names[] = {"EL1 with SP_EL0", "EL1", "EL0 (AArch64)",
                                            "EL0 (AArch32)"};
 
-static void count(enum exc_kind kind, enum exc_from from)
+/* Count an exception that is not decoded further (interrupts, and the unexpected ones). */
+static inline void count(enum exc_kind kind, enum exc_from from)
 {
-    stats_exception(kind, from, 0);
+    stats_exception(kind, from, kind == EXC_SYNC ? SYNC_OTHER : 0);
 }
 
-/* Acknowledge one interrupt, let the kernel handle it, end it. */
+/* Acknowledge one interrupt, classify it by its INTID, let the kernel handle it, end it. */
 static void irq_entry(void)
 {
     uint32_t iar = gic_ack();
     unsigned intid = iar & 0xffffff;
     if (intid >= 1020) {
-        STAT_INC(irq_spurious); /* nothing pending any more: ignore, no EOI */
-        stats_irq_spurious(intid);
+        stats_irq_spurious(intid); /* nothing pending any more: ignore, no EOI */
         return;
     }
-    irq_dispatch(intid);
+    if (intid < ARCH_NR_IPIS) {
+        irq_dispatch(IRQ_CLASS_IPI, intid); /* SGI n carries IPI reason n */
+    } else if (intid == arch_timer_irq()) {
+        irq_dispatch(IRQ_CLASS_TIMER, intid);
+    } else {
+        irq_dispatch(IRQ_CLASS_DEVICE, intid);
+    }
     gic_eoi(iar);
 }
 
 void trap_el1_irq(struct trap_frame *f, unsigned long unused)
 {
-    count(EXC_IRQ, FROM_EL1);
+    count(EXC_IRQ, FROM_KERNEL);
     irq_entry();
     irq_exit_to_kernel();
     stats_exception_exit(EXC_IRQ);
@@ -92,20 +165,19 @@ void trap_el1_sync(struct trap_frame *f, unsigned long unused)
 {
     uint64_t esr = sysreg_read(esr_el1);
     unsigned ec = ESR_EC(esr);
-    stats_exception(EXC_SYNC, FROM_EL1, ec);
-    if (ec == 0x00 && semihost_check_fault(f->elr)) {
+    stats_exception(EXC_SYNC, FROM_KERNEL, sync_kind_of(esr));
+    if (ec == EC_UNKNOWN && semihost_check_fault(f->elr)) {
         f->elr += 4; /* semihosting is off: skip the HLT, arch_poweroff falls back to PSCI */
         stats_exception_exit(EXC_SYNC);
         return;
     }
-    panic_frame(f, "unexpected exception at EL1: %s (ESR 0x%08lx, FAR 0x%016lx)",
-                arch_exception_class_name(ec), (unsigned long)esr,
-                (unsigned long)sysreg_read(far_el1));
+    panic_frame(f, "unexpected exception at EL1: %s (ESR 0x%08lx, FAR 0x%016lx)", ec_name(ec),
+                (unsigned long)esr, (unsigned long)sysreg_read(far_el1));
 }
 
 void trap_el0_irq(struct trap_frame *f, unsigned long unused)
 {
-    count(EXC_IRQ, FROM_EL0);
+    count(EXC_IRQ, FROM_USER);
     kernel_entry_from_user(f);
     irq_entry();
     kernel_exit_to_user(f);
@@ -115,20 +187,18 @@ void trap_el0_irq(struct trap_frame *f, unsigned long unused)
 void trap_el0_sync(struct trap_frame *f, unsigned long unused)
 {
     uint64_t esr = sysreg_read(esr_el1);
-    unsigned ec = ESR_EC(esr);
-    stats_exception(EXC_SYNC, FROM_EL0, ec);
+    /* A system call, by far the most frequent, is decided here without a call. */
+    enum sync_kind kind = ESR_EC(esr) == EC_SVC64 ? SYNC_SYSCALL : sync_kind_of(esr);
+    stats_exception(EXC_SYNC, FROM_USER, kind);
     kernel_entry_from_user(f);
-    if (ec == 0x15) {
-        syscall_dispatch(f, (unsigned)(esr & 0xffff)); /* enables IRQs while the call runs */
+    if (kind == SYNC_SYSCALL) {
+        /* The SVC immediate is the call's marker (traced only); IRQs are enabled while the
+         * call runs. */
+        syscall_dispatch(f, (unsigned)(esr & 0xffff));
     } else {
-        struct user_fault uf = {
-            .ec = ec,
-            .esr = esr,
-            .far = sysreg_read(far_el1),
-            .pc = f->elr,
-            .class_name = arch_exception_class_name(ec),
-        };
-        user_exception(f, &uf);
+        struct exc_info e;
+        describe(f, esr, &e);
+        user_exception(f, &e);
     }
     kernel_exit_to_user(f);
     stats_exception_exit(EXC_SYNC);
@@ -138,16 +208,15 @@ void trap_el0_sync(struct trap_frame *f, unsigned long unused)
 void trap_el0_fiq_serror(struct trap_frame *f, unsigned long kindsrc)
 {
     enum exc_kind kind = (enum exc_kind)(kindsrc & 3);
-    count(kind, FROM_EL0);
+    count(kind, FROM_USER);
     kernel_entry_from_user(f);
-    struct user_fault uf = {
-        .ec = kind == EXC_SERROR ? 0x2f : 0,
-        .esr = sysreg_read(esr_el1),
-        .far = 0,
+    struct exc_info e = {
+        .kind = SYNC_OTHER,
         .pc = f->elr,
-        .class_name = kind == EXC_SERROR ? "SError" : "FIQ",
+        .addr = f->elr,
+        .name = kind == EXC_SERROR ? ec_name(EC_SERROR) : "FIQ",
     };
-    user_exception(f, &uf);
+    user_exception(f, &e);
     kernel_exit_to_user(f);
     stats_exception_exit(kind);
 }
@@ -156,14 +225,14 @@ void trap_el0_fiq_serror(struct trap_frame *f, unsigned long kindsrc)
 void trap_unexpected(struct trap_frame *f, unsigned long kindsrc)
 {
     unsigned kind = kindsrc & 3, src = (kindsrc >> 2) & 3;
-    count((enum exc_kind)kind, src >= 2 ? FROM_EL0 : FROM_EL1);
+    count((enum exc_kind)kind, src >= 2 ? FROM_USER : FROM_KERNEL);
     panic_frame(f, "unexpected %s exception from %s (ESR 0x%08lx)", kind_names[kind],
                 source_names[src], (unsigned long)sysreg_read(esr_el1));
 }
 
 void trap_stack_overflow(struct trap_frame *f, uint64_t bad_sp)
 {
-    count(EXC_SYNC, FROM_EL1);
+    count(EXC_SYNC, FROM_KERNEL);
     panic_frame(f, "kernel stack overflow: SP 0x%016lx ran into the guard page (FAR 0x%016lx)",
                 (unsigned long)bad_sp, (unsigned long)sysreg_read(far_el1));
 }

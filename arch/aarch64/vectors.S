@@ -2,8 +2,8 @@
  * vectors.S — the exception vector table, register save/restore, and the way back to EL0.
  *
  * Every exception saves a full struct trap_frame (x0-x30, SP_EL0, ELR_EL1, SPSR_EL1; layout
- * in arch_defs.h) on the current kernel stack and calls one C function in trap.c.  From EL0
- * the kernel stack is the current task's (SP_EL1 is left at its top whenever the task runs
+ * in trap_frame.h, offsets generated from it by asm-offsets.c) on the current kernel stack
+ * and calls one C function in trap.c.  From EL0 the kernel stack is the current task's (SP_EL1 is left at its top whenever the task runs
  * in user space).  Exceptions return through ret_to_kernel (EL1) or ret_to_user (EL0).
  *
  * Only the EL1h synchronous vector checks for a kernel stack overflow: every other entry
@@ -13,23 +13,24 @@
  * vector offsets).
  */
 #include "arch_defs.h"
+#include "generated/asm-offsets.h"
 
 .macro save_frame
-    stp     x0, x1, [sp, #16 * 0]
-    stp     x2, x3, [sp, #16 * 1]
-    stp     x4, x5, [sp, #16 * 2]
-    stp     x6, x7, [sp, #16 * 3]
-    stp     x8, x9, [sp, #16 * 4]
-    stp     x10, x11, [sp, #16 * 5]
-    stp     x12, x13, [sp, #16 * 6]
-    stp     x14, x15, [sp, #16 * 7]
-    stp     x16, x17, [sp, #16 * 8]
-    stp     x18, x19, [sp, #16 * 9]
-    stp     x20, x21, [sp, #16 * 10]
-    stp     x22, x23, [sp, #16 * 11]
-    stp     x24, x25, [sp, #16 * 12]
-    stp     x26, x27, [sp, #16 * 13]
-    stp     x28, x29, [sp, #16 * 14]
+    stp     x0, x1, [sp, #FRAME_X0 + 16 * 0]
+    stp     x2, x3, [sp, #FRAME_X0 + 16 * 1]
+    stp     x4, x5, [sp, #FRAME_X0 + 16 * 2]
+    stp     x6, x7, [sp, #FRAME_X0 + 16 * 3]
+    stp     x8, x9, [sp, #FRAME_X0 + 16 * 4]
+    stp     x10, x11, [sp, #FRAME_X0 + 16 * 5]
+    stp     x12, x13, [sp, #FRAME_X0 + 16 * 6]
+    stp     x14, x15, [sp, #FRAME_X0 + 16 * 7]
+    stp     x16, x17, [sp, #FRAME_X0 + 16 * 8]
+    stp     x18, x19, [sp, #FRAME_X0 + 16 * 9]
+    stp     x20, x21, [sp, #FRAME_X0 + 16 * 10]
+    stp     x22, x23, [sp, #FRAME_X0 + 16 * 11]
+    stp     x24, x25, [sp, #FRAME_X0 + 16 * 12]
+    stp     x26, x27, [sp, #FRAME_X0 + 16 * 13]
+    stp     x28, x29, [sp, #FRAME_X0 + 16 * 14]
     mrs     x21, sp_el0
     stp     x30, x21, [sp, #FRAME_X30]
     mrs     x22, elr_el1
@@ -43,21 +44,21 @@
     msr     spsr_el1, x23
     ldp     x30, x21, [sp, #FRAME_X30]
     msr     sp_el0, x21
-    ldp     x0, x1, [sp, #16 * 0]
-    ldp     x2, x3, [sp, #16 * 1]
-    ldp     x4, x5, [sp, #16 * 2]
-    ldp     x6, x7, [sp, #16 * 3]
-    ldp     x8, x9, [sp, #16 * 4]
-    ldp     x10, x11, [sp, #16 * 5]
-    ldp     x12, x13, [sp, #16 * 6]
-    ldp     x14, x15, [sp, #16 * 7]
-    ldp     x16, x17, [sp, #16 * 8]
-    ldp     x18, x19, [sp, #16 * 9]
-    ldp     x20, x21, [sp, #16 * 10]
-    ldp     x22, x23, [sp, #16 * 11]
-    ldp     x24, x25, [sp, #16 * 12]
-    ldp     x26, x27, [sp, #16 * 13]
-    ldp     x28, x29, [sp, #16 * 14]
+    ldp     x0, x1, [sp, #FRAME_X0 + 16 * 0]
+    ldp     x2, x3, [sp, #FRAME_X0 + 16 * 1]
+    ldp     x4, x5, [sp, #FRAME_X0 + 16 * 2]
+    ldp     x6, x7, [sp, #FRAME_X0 + 16 * 3]
+    ldp     x8, x9, [sp, #FRAME_X0 + 16 * 4]
+    ldp     x10, x11, [sp, #FRAME_X0 + 16 * 5]
+    ldp     x12, x13, [sp, #FRAME_X0 + 16 * 6]
+    ldp     x14, x15, [sp, #FRAME_X0 + 16 * 7]
+    ldp     x16, x17, [sp, #FRAME_X0 + 16 * 8]
+    ldp     x18, x19, [sp, #FRAME_X0 + 16 * 9]
+    ldp     x20, x21, [sp, #FRAME_X0 + 16 * 10]
+    ldp     x22, x23, [sp, #FRAME_X0 + 16 * 11]
+    ldp     x24, x25, [sp, #FRAME_X0 + 16 * 12]
+    ldp     x26, x27, [sp, #FRAME_X0 + 16 * 13]
+    ldp     x28, x29, [sp, #FRAME_X0 + 16 * 14]
     add     sp, sp, #FRAME_SIZE
     eret
 .endm

@@ -11,9 +11,9 @@
 
 struct cpu;
 
-extern struct cpu *fake_cpu;
+extern __thread struct cpu *fake_cpu;
 extern uint64_t fake_counter;
-extern unsigned long fake_irq_masked;
+extern __thread unsigned long fake_irq_masked;
 
 static inline unsigned long arch_irq_save(void)
 {

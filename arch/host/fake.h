@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define FAKE_COUNTER_FREQ 62500000ull /* as QEMU virt: 16 ns per tick */
+#define FAKE_COUNTER_FREQ 62500000ull /* as QEMU virt: 16 ns per counter cycle */
 #define FAKE_MAX_PTES     4096
 
 struct fake_pte {
@@ -21,15 +21,17 @@ struct fake_pte {
 struct fake_state {
     uint64_t timer_deadline[64]; /* programmed deadline per CPU, 0 = disarmed */
     unsigned timer_writes;       /* hardware timer writes, all CPUs */
-    unsigned sgi_sent[64][16];   /* per receiving CPU and SGI */
-    bool irq_enabled[64][288];
-    int irq_route[288]; /* CPU + 1, 0 = never routed */
+    unsigned ipi_sent[64][16];   /* per receiving CPU and IPI reason */
+    bool ipi_enabled[64][16];    /* per CPU and IPI reason */
+    bool irq_enabled[64][288];   /* per CPU and interrupt number */
+    int irq_route[288];          /* CPU + 1, 0 = never routed */
     char console[8192];
     size_t console_len;
     char rx[256]; /* bytes the next arch_console_rx delivers */
     size_t rx_len;
     uint64_t tls;
     int cpu_start_error;
+    unsigned as_trims; /* arch_as_trim calls */
     struct fake_pte ptes[FAKE_MAX_PTES];
     size_t mapped_pages;
     unsigned map_fail_after; /* if non-zero: the Nth arch_as_map from now fails */
@@ -39,8 +41,8 @@ struct fake_state {
 
 extern struct fake_state fake;
 extern uint64_t fake_counter;
-extern unsigned long fake_irq_masked;
-extern struct cpu *fake_cpu;
+extern __thread unsigned long fake_irq_masked;
+extern __thread struct cpu *fake_cpu;
 
 void fake_reset(void);
 

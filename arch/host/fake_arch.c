@@ -15,10 +15,11 @@
 #include "fake.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
+#include "uapi/zt_virt.h"
 
-struct cpu *fake_cpu;
+__thread struct cpu *fake_cpu; /* per host thread: a thread is one CPU */
 uint64_t fake_counter;
-unsigned long fake_irq_masked;
+__thread unsigned long fake_irq_masked;
 struct fake_state fake;
 
 /* An empty initrd: both ends are the same address (two separate arrays would make
@@ -84,9 +85,9 @@ void arch_console_putc(char c)
     }
 }
 
-unsigned arch_console_intid(void)
+unsigned arch_console_irq(void)
 {
-    return 33;
+    return ZT_VIRT_UART_INTID;
 }
 
 void arch_console_rx(void (*sink)(char c))
@@ -99,37 +100,63 @@ void arch_console_rx(void (*sink)(char c))
 
 /* ---- interrupt controller ---- */
 
-void arch_irq_set_enabled(unsigned intid, bool enabled)
+void arch_irq_set_enabled(unsigned irq, bool enabled)
 {
-    if (intid < ARCH_NR_INTIDS) {
-        fake.irq_enabled[arch_this_cpu_id()][intid] = enabled;
+    if (irq < ARCH_NR_IRQS) {
+        fake.irq_enabled[arch_this_cpu_id()][irq] = enabled;
     }
 }
 
-bool arch_irq_is_enabled(unsigned cpu, unsigned intid)
+bool arch_irq_is_enabled(unsigned cpu, unsigned irq)
 {
-    return cpu < 64 && intid < ARCH_NR_INTIDS && fake.irq_enabled[cpu][intid];
+    return cpu < 64 && irq < ARCH_NR_IRQS && fake.irq_enabled[cpu][irq];
 }
 
-int arch_irq_route(unsigned intid, unsigned cpu)
+int arch_irq_route(unsigned irq, unsigned cpu)
 {
-    if (intid < 32 || intid >= ARCH_NR_INTIDS || cpu >= 64) {
+    if (irq < ARCH_IRQ_FIRST_DEVICE || irq >= ARCH_NR_IRQS || cpu >= 64) {
         return -EINVAL;
     }
-    fake.irq_route[intid] = (int)cpu + 1;
+    fake.irq_route[irq] = (int)cpu + 1;
     return 0;
 }
 
-int arch_irq_route_of(unsigned intid)
+int arch_irq_route_of(unsigned irq)
 {
-    return intid < ARCH_NR_INTIDS ? fake.irq_route[intid] - 1 : -1;
+    return irq < ARCH_NR_IRQS ? fake.irq_route[irq] - 1 : -1;
 }
 
-void arch_send_sgi(unsigned cpu, unsigned sgi)
+void arch_ipi_set_enabled(unsigned ipi, bool enabled)
 {
-    if (cpu < 64 && sgi < ARCH_SGI_COUNT) {
-        fake.sgi_sent[cpu][sgi]++;
+    if (ipi < ARCH_NR_IPIS) {
+        fake.ipi_enabled[arch_this_cpu_id()][ipi] = enabled;
     }
+}
+
+void arch_send_ipi(unsigned cpu, unsigned ipi)
+{
+    if (cpu < 64 && ipi < ARCH_NR_IPIS) {
+        fake.ipi_sent[cpu][ipi]++;
+    }
+}
+
+/* The fake's IPIs have no interrupt numbers of their own: sgis_enabled is the IPI mask; the
+ * per-CPU interrupts are numbered from ARCH_NR_IPIS as on the GIC. */
+void arch_irq_audit(unsigned cpu, struct zt_isol_audit *out)
+{
+    for (unsigned i = 0; i < ARCH_NR_IPIS && cpu < 64; i++) {
+        out->sgis_enabled |= fake.ipi_enabled[cpu][i] ? 1u << i : 0;
+    }
+    for (unsigned irq = ARCH_NR_IPIS; irq < ARCH_IRQ_FIRST_DEVICE; irq++) {
+        out->ppis_enabled |= arch_irq_is_enabled(cpu, irq) ? 1u << (irq - ARCH_NR_IPIS) : 0;
+    }
+    for (unsigned irq = ARCH_IRQ_FIRST_DEVICE; irq < ARCH_NR_IRQS && out->nspis < ZT_AUDIT_MAX_SPIS;
+         irq++) {
+        if (arch_irq_route_of(irq) == (int)cpu && arch_irq_is_enabled(cpu, irq)) {
+            out->spis[out->nspis++] = (uint16_t)irq;
+        }
+    }
+    out->timer_intid = arch_timer_irq();
 }
 
 /* ---- timer ---- */
@@ -151,9 +178,9 @@ void arch_timer_disarm(void)
     fake.timer_writes++;
 }
 
-unsigned arch_timer_intid(void)
+unsigned arch_timer_irq(void)
 {
-    return 27;
+    return ZT_VIRT_TIMER_INTID;
 }
 
 /* ---- kernel memory ---- */
@@ -226,8 +253,8 @@ void arch_tls_write(uint64_t v)
 void arch_user_frame_init(struct trap_frame *f, uint64_t pc, uint64_t sp)
 {
     memset(f, 0, sizeof(*f));
-    f->elr = pc;
-    f->sp_el0 = sp;
+    f->pc = pc;
+    f->sp = sp;
 }
 
 int arch_signal_push(struct vm *vm, struct trap_frame *f, const struct arch_sigsetup *s)
@@ -314,6 +341,11 @@ uint64_t arch_user_hwcap(int n)
     return n == 1 ? 0x3 : 0; /* FP and ASIMD, as every AArch64 CPU here */
 }
 
+void arch_as_trim(struct arch_as *as, uint64_t start, uint64_t end)
+{
+    fake.as_trims++; /* a flat table has no intermediate tables to free */
+}
+
 void arch_as_activate(const struct arch_as *as)
 {
 }
@@ -336,9 +368,4 @@ int arch_backtrace(uint64_t *out, int max)
 void arch_debug_fault(int kind)
 {
     unsupported("arch_debug_fault");
-}
-
-const char *arch_exception_class_name(unsigned ec)
-{
-    return "fake exception class";
 }

@@ -1,11 +1,11 @@
 /*
  * acct.h — CPU-time accounting without a tick.
  *
- * Every transition is timestamped with the counter: entry to the kernel from user space,
- * return to user space, and every context switch.  The time since the CPU's previous
- * timestamp is charged to whoever ran in that interval: the task's user or system time and
- * the CPU's user, system or idle time.  The result is exact whether a tick runs or not.
- * Each CPU writes only its own state; other CPUs read it with relaxed loads.
+ * Every transition is timestamped with the counter (times are in counter cycles, cycles.h): entry
+ * to the kernel from user space, return to user space, and every context switch.  The time since
+ * the CPU's previous timestamp is charged to whoever ran in that interval: the task's user or
+ * system time and the CPU's user, system or idle time.  The result is exact whether a tick runs or
+ * not. Each CPU writes only its own state; other CPUs read it with relaxed loads.
  */
 #ifndef ZT_KERNEL_ACCT_H
 #define ZT_KERNEL_ACCT_H
@@ -21,9 +21,9 @@ enum acct_mode {
 };
 
 struct cpu_acct {
-    uint64_t user_ticks;
-    uint64_t sys_ticks;
-    uint64_t idle_ticks;
+    uint64_t user_cycles;
+    uint64_t sys_cycles;
+    uint64_t idle_cycles;
     uint64_t stamp;      /* counter value of the last transition */
     enum acct_mode mode; /* what the CPU has been doing since `stamp` */
 };
@@ -38,9 +38,8 @@ void acct_switch(struct task *prev, struct task *next, uint64_t now);
 /* Totals for CPU `cpu`, the interval in progress included (readable from any CPU, without
  * disturbing `cpu`). */
 void acct_cpu_read(unsigned cpu, struct cpu_acct *out);
-/* t's user and system ticks, the interval in progress included if t is running (on any
+/* t's user and system cycles, the interval in progress included if t is running (on any
  * CPU). */
 void acct_task_read(const struct task *t, uint64_t *user, uint64_t *sys);
-uint64_t acct_ticks_to_ns(uint64_t ticks);
 
 #endif

@@ -6,8 +6,8 @@
  * what an earlier good parameter set) and adds one line to warn[] saying what was wrong and
  * what is used instead; kernel_main prints those lines once the console is up.  When there
  * are more problems than BOOTARGS_MAX_WARN, the last line says how many were not shown.
- * partition_decide() turns the requested dataplane set into the final housekeeping/dataplane
- * split once the number of CPUs is known.
+ * partition_decide() (partition.h) turns the requested dataplane set into the final
+ * housekeeping/dataplane split once the number of CPUs is known.
  *
  * Parameters (Linux names where Linux has the concept):
  *   dataplane=LIST        CPUs given to dataplane tasks; nohz_full=LIST and isolcpus=LIST
@@ -32,6 +32,8 @@
  *   debug_exit=N          power off with exit status N (0..255) right after boot
  *   syscall_debug=0|1     report each system call number a process makes that the kernel
  *                         does not implement, with its Linux name, once per process
+ *   max_procs=N           processes alive or not yet reaped, 16..32767, default 4096
+ *                         (spawn says -EAGAIN past it)
  * "--" itself ends kernel parameters.  Values are case-sensitive.  A later parameter overrides
  * an earlier one.  The flags (tick_residual, isol_debug, quiet and their Linux names) may be
  * bare (meaning 1), =1 or =0.  A value may be double-quoted, as on Linux (init="/bin/x").
@@ -79,6 +81,7 @@ struct bootargs {
     bool exit_stats; /* print every CPU's exception counts at power-off */
     enum debug_fault debug_fault;
     int debug_exit; /* -1: none */
+    unsigned max_procs;
 
     char init_path[BOOTARGS_PATH_MAX]; /* "" when not given */
     int init_argc;                     /* arguments after "--" (not counting the program itself) */
@@ -94,17 +97,5 @@ struct bootargs {
  * empty) into *out, which is fully (re)initialised first.
  */
 void bootargs_parse(const char *cmdline, size_t len, struct bootargs *out);
-
-/*
- * Decide the partition for a machine with `ncpus` CPUs (1..MAX_CPUS).
- * CPU 0 is always housekeeping: if requested it is removed from the dataplane set (which
- * also covers "every CPU").  CPUs that do not exist are dropped.  Sets *housekeeping and
- * *dataplane (disjoint, union = CPUs 0..ncpus-1) and returns the number of lines written to
- * msg[] (0 when the request was used as given; at most maxmsg; msg may be NULL when maxmsg
- * is 0), each saying what was wrong and what was done instead, e.g. "partition: CPU 0 is
- * always housekeeping; dataplane 1-3 used instead".  ncpus outside 1..MAX_CPUS is clamped.
- */
-int partition_decide(const struct bootargs *ba, unsigned ncpus, cpumask_t *housekeeping,
-                     cpumask_t *dataplane, char msg[][BOOTARGS_WARN_LEN], int maxmsg);
 
 #endif

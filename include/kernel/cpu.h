@@ -17,25 +17,23 @@
 #include "kernel/cpumask.h"
 #include "kernel/ipi.h"
 
-enum exc_kind {
-    EXC_SYNC = 0,
-    EXC_IRQ,
-    EXC_FIQ,
-    EXC_SERROR,
-    EXC_NR_KINDS,
-};
+/* How the CPU entered the kernel (uapi/zt_events.h): EXC_SYNC, EXC_IRQ, EXC_FIQ, EXC_SERROR. */
+#define EXC_ENUM_(n, name, str) EXC_##name = n,
+enum exc_kind { ZT_EXC_ENTRIES(EXC_ENUM_) EXC_NR_KINDS };
+#undef EXC_ENUM_
 
 enum exc_from {
-    FROM_EL1 = 0,
-    FROM_EL0,
+    FROM_KERNEL = 0,
+    FROM_USER,
     FROM_NR,
 };
 
 struct cpu_stats {
     uint64_t exc[EXC_NR_KINDS][FROM_NR]; /* every exception taken, by kind and source */
-    uint64_t sync_ec[64];                /* synchronous exceptions by ESR exception class */
-    uint64_t irq[ARCH_NR_INTIDS];        /* acknowledged interrupts by INTID */
-    uint64_t irq_spurious;               /* acknowledges that returned 1020-1023 */
+    uint64_t sync[SYNC_NR_KINDS];        /* synchronous exceptions by generic kind (arch.h) */
+    uint64_t irq_class[IRQ_NR_CLASSES];  /* interrupts by class (spurious: acknowledged with
+                                            nothing pending) */
+    uint64_t irq[ARCH_NR_IRQS];          /* timer and device interrupts by number */
     uint64_t ipi_recv[IPI_NR];
     uint32_t ipi_sent[MAX_CPUS][IPI_NR]; /* sent by this CPU, per receiver and reason */
     uint64_t ctx_switches;
@@ -78,14 +76,6 @@ static inline unsigned this_cpu_id(void)
     __atomic_store_n(&this_cpu()->stats.field, this_cpu()->stats.field + 1, __ATOMIC_RELAXED)
 #define STAT_READ(cpu, field) __atomic_load_n(&cpus[cpu].stats.field, __ATOMIC_RELAXED)
 
-/* On a dataplane CPU: run what was deferred for it (ipi.h); nothing anywhere else. */
-static inline void ipi_run_calls_dataplane(void)
-{
-    if (this_cpu()->dataplane) {
-        ipi_run_calls_dataplane_slow();
-    }
-}
-
 static inline bool cpu_is_dataplane(unsigned cpu)
 {
     return cpumask_has(cpus_dataplane, cpu);
@@ -95,5 +85,10 @@ static inline bool cpu_is_dataplane(unsigned cpu)
 void smp_boot(void);
 /* Entered by each secondary CPU from arch code. */
 _Noreturn void secondary_main(struct cpu *c, uint64_t entry_counter);
+/* Send IPI_STOP to every other online CPU and wait (at most 1 s of counter time) until each
+ * has stopped.  IRQs must be masked. */
+void cpus_stop_others(void);
+/* IPI_STOP on this CPU: record that it stopped, then halt. */
+_Noreturn void cpu_stop_self(void);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * ipi.h — inter-processor interrupts, each with a reason.
  *
- * The reason is the SGI number, so QEMU's own interrupt trace shows it too.  Every IPI is
+ * The reason travels as the IPI's number (on aarch64 the SGI number, so QEMU's own interrupt
+ * trace shows it too).  Every IPI is
  * counted on the sender per (receiver, reason) and on the receiver per reason.  ipi_send is
  * the only way kernel code interrupts another CPU.  What may reach a dataplane CPU is
  * decided by the callers: the scheduler sends one only when a task is placed there (by its
@@ -13,16 +14,19 @@
 
 #include <stdint.h>
 
-enum ipi_reason {
-    IPI_RESCHEDULE = 0, /* the receiver's running task must give way (its affinity changed) */
-    IPI_WAKEUP = 1,     /* the idle receiver got a runnable task (new, woken or moved) */
-    IPI_KICK = 2,       /* contention: the busy receiver got a second runnable task and must
-                           arm its time-slice timer */
-    IPI_CALL = 3,       /* run a queued function on the receiver */
-    IPI_SIGNAL = 4,     /* a signal was posted to the task running on the receiver */
-    IPI_STOP = 15,      /* panic or power-off: halt */
-    IPI_NR = 16,
-};
+#include "arch.h"
+
+/* IPI_RESCHEDULE: the receiver's running task must give way (its affinity changed).
+ * IPI_WAKEUP: the idle receiver got a runnable task (new, woken or moved).
+ * IPI_KICK: contention: the busy receiver got a second runnable task and must arm its
+ *   time-slice timer.
+ * IPI_CALL: run a queued function on the receiver.
+ * IPI_SIGNAL: a signal was posted to the task running on the receiver.
+ * IPI_STOP: panic or power-off: halt.
+ * Numbers and names are defined once, in uapi/zt_events.h (ZT_IPI_REASONS). */
+#define IPI_ENUM_(n, name, str) IPI_##name = n,
+enum ipi_reason { ZT_IPI_REASONS(IPI_ENUM_) IPI_NR = ARCH_NR_IPIS };
+#undef IPI_ENUM_
 
 /* Functions another CPU can be asked to run (IPI_CALL).  Each is idempotent: a request
  * made twice before it runs runs once. */
@@ -40,22 +44,22 @@ void ipi_call(unsigned cpu, enum ipi_call_fn fn);
 void ipi_run_calls(void);
 /* On a dataplane CPU: run what was deferred (kernel entry and exit, idle). */
 void ipi_run_calls_dataplane_slow(void);
-/* (ipi_run_calls_dataplane, its one-load fast form, is in cpu.h: it needs struct cpu.) */
+/* (dataplane_kernel_entry in dataplane.h is its one-load fast form.) */
 /* Pending calls for `cpu` (bitmask of enum ipi_call_fn), for isolstat. */
 uint64_t ipi_pending_calls(unsigned cpu);
 /* Requests deferred instead of sent, since boot, per target CPU. */
 uint64_t ipi_deferred_calls(unsigned cpu);
 
-/* Short names ("resched", "wakeup", ...) for reports; "sgi<N>" for unused numbers. */
+/* Short names ("resched", "wakeup", ...) for reports; "ipi<N>" for unused numbers. */
 const char *ipi_reason_name(unsigned reason);
 
 /* Send `reason` to `cpu` (never to this CPU: the caller handles its own CPU). */
 void ipi_send(unsigned cpu, enum ipi_reason reason);
 /* Stop every other online CPU (panic, power-off); does not wait. */
 void ipi_stop_others(void);
-/* Accept IPIs on this CPU (every SGI enabled in its redistributor). */
+/* Accept IPIs on this CPU (every reason). */
 void ipi_init_cpu(void);
-/* Called by irq dispatch for INTIDs 0..15 on the receiving CPU. */
-void ipi_receive(unsigned sgi);
+/* Called by irq dispatch for an IPI on the receiving CPU, with its reason. */
+void ipi_receive(unsigned reason);
 
 #endif

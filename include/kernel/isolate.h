@@ -29,10 +29,11 @@
 struct task;
 struct timer;
 struct trap_frame;
-struct user_fault;
+struct exc_info;
 
-/* Boot. */
-void isol_init(void);
+/* Boot: `debug` (isol_debug=1) reports every interruption and every timer armed on an
+ * isolated CPU, not only strict violations. */
+void isol_init(bool debug);
 /* prctl(PR_SET_TASK_ISOLATION, flags) and prctl(PR_GET_TASK_ISOLATION). */
 long isol_prctl(unsigned long option, unsigned long flags);
 
@@ -42,13 +43,16 @@ void isol_kernel_entry_owned(void);
  * has been sentenced; the way out delivers the signal). */
 bool isol_syscall_owned(uint64_t nr, const struct trap_frame *f);
 /* A fault from user space: true if strict isolation handled it. */
-bool isol_exception_owned(const struct user_fault *uf);
-/* An interrupt taken on this CPU (irq_dispatch). */
-void isol_interrupt_owned(unsigned intid);
+bool isol_exception_owned(const struct exc_info *e);
+/* An interrupt taken on this CPU (irq_dispatch): its class and number (an IPI's reason). */
+void isol_interrupt_owned(enum irq_class cls, unsigned n);
 /* The last step before returning to user space: quiesce if the task is isolated. */
 void isol_exit_to_user_owned(void);
-/* The task is leaving (exit): its CPU is no longer isolated. */
-void isol_task_exit(struct task *t);
+/* End t's isolation and give its CPU back (exit, prctl, a move, a violation): the one
+ * function that empties a CPU's isolation slot.  t is current, or cannot run (not running,
+ * or asleep) and its run-queue lock is held (THE RULE in isolate.c).  Nothing if t is not
+ * isolated. */
+void isol_release(struct task *t);
 
 /* The hooks above in their fast form: one load on a CPU that no isolated task owns. */
 static inline void isol_kernel_entry(void)
@@ -63,15 +67,15 @@ static inline bool isol_syscall(uint64_t nr, const struct trap_frame *f)
     return this_cpu()->isol_owned && isol_syscall_owned(nr, f);
 }
 
-static inline bool isol_exception(const struct user_fault *uf)
+static inline bool isol_exception(const struct exc_info *e)
 {
-    return this_cpu()->isol_owned && isol_exception_owned(uf);
+    return this_cpu()->isol_owned && isol_exception_owned(e);
 }
 
-static inline void isol_interrupt(unsigned intid)
+static inline void isol_interrupt(enum irq_class cls, unsigned n)
 {
     if (this_cpu()->isol_owned) {
-        isol_interrupt_owned(intid);
+        isol_interrupt_owned(cls, n);
     }
 }
 

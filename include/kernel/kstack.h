@@ -14,5 +14,7 @@ void kstack_init(void);
 uint64_t kstack_alloc(void);
 /* Free the stack whose top kstack_alloc returned; its pages go back to the allocator. */
 void kstack_free(uint64_t top);
+/* Stacks handed out and not yet freed (zt_meminfo, leak checks). */
+unsigned kstack_used_count(void);
 
 #endif

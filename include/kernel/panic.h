@@ -2,11 +2,32 @@
  * panic.h — broken kernel invariants.  panic() stops every other CPU (IPI_STOP), prints the
  * message (and, for exceptions, the register dump), and powers off with PANIC_EXIT_STATUS so
  * a test harness sees it.  Never used for anything user input can cause.
+ *
+ * Checked invariants.  The ASSERT family states a contract where it holds ("lock held",
+ * "IRQs masked", a data-structure invariant) and panics, naming file and line, when it does
+ * not.  It is compiled in when ZT_CHECKED is defined: in the kernel that `make test` boots
+ * (build/checked/kernel.elf) and in every host unit test.  The release kernel (`make`,
+ * `make run`, `make bench`) compiles each ASSERT to nothing — the condition is type-checked
+ * but never evaluated, so it must have no side effects.  Why: the checks sit on the hottest
+ * paths (every lock, every schedule()), the REPRO instruction counts measure the release
+ * kernel, and every test scenario already runs the checked one.  VERIFY is the exception,
+ * for the few checks cheap enough and important enough to keep in every build.
+ *
+ *   ASSERT(cond)            cond holds (checked builds)
+ *   ASSERT_IRQS_MASKED()    this CPU has IRQs masked (checked builds)
+ *   ASSERT_HELD(lock)       this CPU holds the spinlock (checked builds; spinlock.h)
+ *   ASSERT_NOT_HELD(lock)   this CPU does not hold it (checked builds; spinlock.h)
+ *   VERIFY(cond)            cond holds (every build)
  */
 #ifndef ZT_KERNEL_PANIC_H
 #define ZT_KERNEL_PANIC_H
 
-#define PANIC_EXIT_STATUS 125
+#include <stdbool.h>
+
+#include "arch.h"
+#include "uapi/zt_events.h"
+
+#define PANIC_EXIT_STATUS ZT_PANIC_STATUS /* 125 */
 
 struct trap_frame;
 
@@ -17,11 +38,23 @@ _Noreturn void panic_frame(const struct trap_frame *f, const char *fmt, ...)
 /* Is a panic under way?  (Other CPUs' IPI handlers stop when it is.) */
 int panic_in_progress(void);
 
-#define ASSERT(cond)                                                                               \
+#define VERIFY(cond)                                                                               \
     do {                                                                                           \
-        if (!(cond)) {                                                                             \
+        if (__builtin_expect(!(cond), 0)) {                                                        \
             panic("assertion failed: %s (%s:%d)", #cond, __FILE__, __LINE__);                      \
         }                                                                                          \
     } while (0)
+
+#ifdef ZT_CHECKED
+#define ZT_CHECKS_ON 1
+#define ASSERT(cond) VERIFY(cond)
+#else
+#define ZT_CHECKS_ON 0
+#define ASSERT(cond) ((void)sizeof(!(cond)))
+#endif
+
+#define ASSERT_IRQS_MASKED()  ASSERT(!arch_irqs_enabled())
+#define ASSERT_HELD(lock)     ASSERT(spin_is_held(lock))
+#define ASSERT_NOT_HELD(lock) ASSERT(!spin_is_held(lock))
 
 #endif

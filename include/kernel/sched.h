@@ -40,8 +40,19 @@ void sched_start_task(struct task *t);
 void sched_prepare_sleep(struct task *t);
 /* Make a sleeping task runnable again. */
 void sched_wakeup(struct task *t);
-/* Change t's affinity (non-empty subset of online CPUs); moves it if needed. */
-int sched_set_affinity(struct task *t, cpumask_t mask);
+/* Change t's affinity (it must contain an online CPU); moves it if needed.  A task that
+ * is not running moves at once; a running one is asked to (its CPU switches it away), and
+ * *move says where, for sched_wait_moved.  An isolated task whose mask is no longer exactly
+ * its CPU loses its isolation.  proc_lock may be held (t cannot be freed meanwhile). */
+struct sched_move {
+    int cpu;           /* CPU that must switch the task away, -1 for none */
+    struct task *task; /* compared, never dereferenced */
+    uint64_t switches; /* that CPU's context switches when asked */
+};
+int sched_set_affinity(struct task *t, cpumask_t mask, struct sched_move *move);
+/* Wait (IRQs enabled, no locks held) until the task of a sched_set_affinity has left the
+ * CPU it may no longer use, as Linux's sched_setaffinity does. */
+void sched_wait_moved(const struct sched_move *move);
 
 /* The current task must give way at the next opportunity. */
 void sched_set_need_resched(void);

@@ -31,6 +31,12 @@ struct trap_frame;
 
 /* Is a signal pending that would interrupt a sleep (or the process exiting)? */
 bool signal_pending(const struct task *t);
+/* Will t die at its next return to user space (SIGKILL, exit_group)?  Long kernel loops
+ * look at this and stop early.  No lock needed. */
+bool signal_fatal_pending(const struct task *t);
+/* Is a signal pending for t that will do something (run a handler or end the process),
+ * not one that will be ignored?  Long interruptible calls stop early for these. */
+bool signal_interrupts(const struct task *t);
 /* Send sig to process p / to thread t (proc_lock held).  0 or -EINVAL. */
 int signal_send_proc_locked(struct process *p, int sig);
 int signal_send_task_locked(struct task *t, int sig);

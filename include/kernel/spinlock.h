@@ -4,35 +4,64 @@
  *
  * A spinlock does not mask interrupts: a lock that an IRQ handler also takes must be taken
  * with IRQs masked (spin_lock_irqsave).  Tickets make waiting CPUs go in arrival order.
+ *
+ * Owner tracking: in checked builds (ZT_CHECKED, panic.h) each lock records the CPU holding
+ * it, so a function can assert its "lock held" contract (ASSERT_HELD), taking a lock this
+ * CPU already holds panics instead of spinning forever, and releasing a lock another CPU
+ * holds panics.  A lock is released by the CPU that took it: none is held across a context
+ * switch.  The release build keeps the field (one layout for both builds) but never writes
+ * it, so locking costs what it did.
  */
 #ifndef ZT_KERNEL_SPINLOCK_H
 #define ZT_KERNEL_SPINLOCK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "arch.h"
+#include "kernel/panic.h"
 
 typedef struct {
-    uint32_t next;  /* ticket the next arrival takes */
-    uint32_t owner; /* ticket now allowed in */
+    uint32_t next;    /* ticket the next arrival takes */
+    uint32_t serving; /* ticket now allowed in */
+    uint32_t holder;  /* checked builds: CPU id + 1 of the holder, 0 when free */
 } spinlock_t;
 
 #define SPINLOCK_INIT                                                                              \
     {                                                                                              \
-        0, 0                                                                                       \
+        0, 0, 0                                                                                    \
     }
+
+/* Does this CPU hold l?  Meaningful in checked builds only (always false otherwise). */
+static inline bool spin_is_held(const spinlock_t *l)
+{
+    return ZT_CHECKS_ON && __atomic_load_n(&l->holder, __ATOMIC_RELAXED) == arch_this_cpu_id() + 1;
+}
 
 static inline void spin_lock(spinlock_t *l)
 {
+    if (ZT_CHECKS_ON && spin_is_held(l)) {
+        panic("spin_lock: CPU %u already holds lock %p", arch_this_cpu_id(), (void *)l);
+    }
     uint32_t ticket = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
-    while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != ticket) {
+    while (__atomic_load_n(&l->serving, __ATOMIC_ACQUIRE) != ticket) {
         arch_cpu_relax();
+    }
+    if (ZT_CHECKS_ON) {
+        __atomic_store_n(&l->holder, arch_this_cpu_id() + 1, __ATOMIC_RELAXED);
     }
 }
 
 static inline void spin_unlock(spinlock_t *l)
 {
-    __atomic_store_n(&l->owner, l->owner + 1, __ATOMIC_RELEASE);
+    if (ZT_CHECKS_ON) {
+        if (!spin_is_held(l)) {
+            panic("spin_unlock: CPU %u releases lock %p held by CPU %d", arch_this_cpu_id(),
+                  (void *)l, (int)__atomic_load_n(&l->holder, __ATOMIC_RELAXED) - 1);
+        }
+        __atomic_store_n(&l->holder, 0, __ATOMIC_RELAXED);
+    }
+    __atomic_store_n(&l->serving, l->serving + 1, __ATOMIC_RELEASE);
 }
 
 static inline unsigned long spin_lock_irqsave(spinlock_t *l)
@@ -50,7 +79,7 @@ static inline void spin_unlock_irqrestore(spinlock_t *l, unsigned long flags)
 
 static inline int spin_is_locked(spinlock_t *l)
 {
-    return __atomic_load_n(&l->owner, __ATOMIC_RELAXED) !=
+    return __atomic_load_n(&l->serving, __ATOMIC_RELAXED) !=
            __atomic_load_n(&l->next, __ATOMIC_RELAXED);
 }
 

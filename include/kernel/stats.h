@@ -2,7 +2,8 @@
  * stats.h — counting what happens on each CPU.
  *
  * Two views of the same events: the kernel's detailed per-CPU counters (struct cpu_stats in
- * cpu.h: exceptions by kind and source, by ESR class, interrupts by INTID, IPIs...) and a
+ * cpu.h: exceptions by kind and source, synchronous ones by generic kind, interrupts by
+ * class and number, IPIs...) and a
  * small public page per CPU (struct zt_cpu_counters, uapi) that every process has mapped
  * read-only, so a program such as osnoise can classify a gap without a system call.  Only
  * the CPU itself writes its counters (IRQs masked or in exception context); anyone reads.
@@ -17,14 +18,15 @@
 /* The public counter page of `cpu` (page-aligned, one page each). */
 struct zt_cpu_counters *stats_public(unsigned cpu);
 
-/* An exception was taken on this CPU (ec: ESR class for synchronous ones). */
-void stats_exception(enum exc_kind kind, enum exc_from from, unsigned ec);
+/* An exception was taken on this CPU (sync: its generic kind when kind is EXC_SYNC, else 0). */
+void stats_exception(enum exc_kind kind, enum exc_from from, enum sync_kind sync);
 /* The exception handler of that kind is about to return (for the trace). */
 void stats_exception_exit(enum exc_kind kind);
-/* Interrupt `intid` was acknowledged on this CPU. */
-void stats_irq(unsigned intid);
-/* An acknowledge returned the spurious INTID (1020-1023): only traced. */
-void stats_irq_spurious(unsigned intid);
+/* An interrupt of class `cls` (number n; an IPI's reason) was taken on this CPU. */
+void stats_irq(enum irq_class cls, unsigned n);
+/* An acknowledge found nothing pending (the arch's spurious number n): counted and traced,
+ * not dispatched. */
+void stats_irq_spurious(unsigned n);
 void stats_ctx_switch(void);
 /* Boot (after work_start): fold rates once a second on housekeeping. */
 void stats_start_sampler(void);

@@ -1,6 +1,6 @@
 /*
- * syscall.h — system calls implemented outside syscall.c (sysinfo.c: spawn, the
- * introspection calls and power-off), and the names of them all.
+ * syscall.h — system-call dispatch (kernel/syscall.c): the entry point the arch trap code
+ * calls for a system call from user space, and the names of every call.
  */
 #ifndef ZT_KERNEL_SYSCALL_H
 #define ZT_KERNEL_SYSCALL_H
@@ -65,13 +65,9 @@ long sys_getpgid(struct trap_frame *f);
 long sys_getsid(struct trap_frame *f);
 long sys_setsid(struct trap_frame *f);
 
-/* sysinfo.c */
-long sys_zt_spawn(struct trap_frame *f);
-long sys_zt_tasks(struct trap_frame *f);
-long sys_zt_cpus(struct trap_frame *f);
-long sys_zt_poweroff(struct trap_frame *f);
-long sys_zt_meminfo(struct trap_frame *f);
-long sys_zt_isolstat(struct trap_frame *f);
-long sys_zt_trace(struct trap_frame *f);
+/* Called with IRQs masked; classifies the call for task isolation first, then runs it with
+ * IRQs enabled and returns with them masked.  svc_imm: the SVC instruction's immediate
+ * (ignored for dispatch, as on Linux; the window markers 0x5a5a/0xa5a5 are traced). */
+void syscall_dispatch(struct trap_frame *f, unsigned svc_imm);
 
 #endif

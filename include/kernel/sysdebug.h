@@ -5,13 +5,14 @@
 #ifndef ZT_KERNEL_SYSDEBUG_H
 #define ZT_KERNEL_SYSDEBUG_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Words of struct process's nosys_seen bitmap. */
 #define SYSDEBUG_WORDS 8
 
-/* Boot. */
-void sysdebug_init(void);
+/* Boot: `on` from the command line (syscall_debug=1). */
+void sysdebug_init(bool on);
 /* The current task called `nr`, which has no implementation (syscall context). */
 void sysdebug_unknown(uint64_t nr);
 /* "rseq", or "not a Linux system call". */

@@ -77,12 +77,13 @@ struct task {
     struct list wait_link;
     int wake_reason; /* 0 woken, -EINTR interrupted, -ETIMEDOUT timer */
     struct timer sleep_timer;
-    struct vm *futex_vm;  /* address space and user address it waits on in FUTEX_WAIT */
-    uint64_t futex_uaddr; /* (0 otherwise) */
+    struct waitq sleep_wq; /* what sleep_until sleeps on (nobody else waits there) */
+    struct vm *futex_vm;   /* address space and user address it waits on in FUTEX_WAIT */
+    uint64_t futex_uaddr;  /* (0 otherwise) */
 
-    /* accounting, in counter ticks (acct.c) */
-    uint64_t user_ticks;
-    uint64_t sys_ticks;
+    /* accounting, in counter cycles (acct.c) */
+    uint64_t user_cycles;
+    uint64_t sys_cycles;
     uint64_t acct_stamp;
 
     /* threads */
@@ -104,6 +105,7 @@ struct task {
 
     /* task isolation (isolate.c) */
     unsigned isol_flags; /* PR_TASK_ISOLATION_* while isolated, else 0 */
+    unsigned isol_cpu;   /* the CPU whose isolation slot it holds (when isol_flags != 0) */
 };
 
 enum proc_state {
@@ -156,11 +158,11 @@ struct process {
     int exit_signal;                       /* sent to the parent at exit (SIGCHLD or 0) */
     bool vfork_done;                       /* a vfork child has exec'd or exited */
     struct waitq vfork_wq;                 /* its vfork parent sleeps here */
-    uint64_t child_user_ticks;             /* times of reaped children (getrusage, times) */
-    uint64_t child_sys_ticks;
+    uint64_t child_user_cycles;            /* times of reaped children (getrusage, times) */
+    uint64_t child_sys_cycles;
 
-    uint64_t dead_user_ticks; /* accounting of threads that already exited */
-    uint64_t dead_sys_ticks;
+    uint64_t dead_user_cycles; /* accounting of threads that already exited */
+    uint64_t dead_sys_cycles;
 };
 
 extern spinlock_t proc_lock;
@@ -172,6 +174,9 @@ static inline struct task *current(void)
 }
 
 struct exec_strv;
+/* At most n processes alive or not yet reaped (boot: max_procs=); spawn says -EAGAIN past
+ * it, so a parent that never reaps cannot fill memory with zombies. */
+void proc_set_limit(unsigned n);
 
 /* Start the first process: argv[0] (/bin/init) with `argv` (NULL-terminated) and the
  * default environment.  Returns its pid or -errno. */
@@ -221,10 +226,9 @@ void task_free(struct task *t);
 /* ---- shared by task.c and fork.c only ---- */
 extern struct list all_procs;
 extern struct process *init_proc;
-int alloc_id(void);
 struct task *task_alloc(struct process *p, int tid);
 void task_release(struct task *t);
-struct process *proc_alloc(const char *name, const struct process *parent);
+int proc_alloc(const char *name, const struct process *parent, struct process **out);
 void proc_release_files(struct process *p);
 void proc_free(struct process *p);
 int proc_fork(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint64_t ctid);

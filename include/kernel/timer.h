@@ -3,9 +3,9 @@
  * local timer.
  *
  * Each CPU owns a queue of timers sorted by deadline.  A timer is armed on the CPU that
- * calls timer_arm (a task's own sleep lives on the task's CPU; kernel-internal timers are
- * armed only on housekeeping CPUs, see work.c).  Callbacks run in that CPU's timer
- * interrupt with IRQs masked.
+ * calls timer_arm (a task's own sleep lives on the task's CPU, and moves with the task when
+ * its affinity sends it elsewhere; kernel-internal timers are armed only on housekeeping
+ * CPUs, see work.c).  Callbacks run in that CPU's timer interrupt with IRQs masked.
  *
  * timer_reprogram() is the only writer of the hardware compare register.  It runs on every
  * return to user space and before idling, computes
@@ -32,15 +32,37 @@ struct timer {
     timer_fn fn;
     struct list link;  /* in its CPU's queue while armed */
     int cpu;           /* queue it is armed on, -1 when not armed */
+    int running_on;    /* CPU running its callback now, -1 when none (timer_cancel waits) */
     int owner_tid;     /* who armed it (isolstat, isol_debug): task id, 0 = kernel */
     uint64_t armed_by; /* return address of timer_arm's caller */
 };
 
+#define TIMER_DEFAULT_HZ 100
+
+/* How the local timer is used, from the command line (hz=, tick=, tick_residual=). */
+struct timer_config {
+    unsigned hz;   /* time slices per second (0: TIMER_DEFAULT_HZ) */
+    bool periodic; /* tick=periodic: a classic tick every 1/hz s on every CPU */
+    bool residual; /* tick_residual=1: a 1 Hz tick on dataplane CPUs while a task runs */
+};
+
+/* Boot, on the boot CPU before timer_init_cpu(0): take the configuration (copied).  Without
+ * it: TIMER_DEFAULT_HZ, tickless, no residual tick. */
+void timer_configure(const struct timer_config *cfg);
 void timer_init(struct timer *t, timer_fn fn);
 /* Arm (or re-arm) t on this CPU's queue for `deadline`. */
 void timer_arm(struct timer *t, uint64_t deadline);
-/* Disarm t wherever it is queued; true if it was armed (its callback will not run). */
+/* Disarm t wherever it is queued, and wait for its callback if it is running on another
+ * CPU: once this returns, the callback is neither running nor due (Linux's
+ * timer_delete_sync).  True if it was armed.  Never call it from the timer's own callback's
+ * CPU holding a lock the callback takes, nor with a lock a callback on another CPU needs. */
 bool timer_cancel(struct timer *t);
+/* The CPU t is armed on, -1 if none. */
+int timer_cpu(const struct timer *t);
+/* Move an armed t to `cpu`'s queue, same deadline (a task's timer follows the task).  Does
+ * nothing if t is not armed (or is firing).  True if t now is earlier than what `cpu` has
+ * programmed: `cpu` must be kicked to reprogram (it may be idle with its timer off). */
+bool timer_move(struct timer *t, unsigned cpu);
 /* An input of `cpu`'s deadline changed (its run queue, its running task, need_resched):
  * its next timer_reprogram recomputes.  Any CPU, any context. */
 void timer_note_change(unsigned cpu);
@@ -48,8 +70,8 @@ void timer_note_change(unsigned cpu);
 void timer_reprogram(void);
 /* Per-CPU setup; registers the interrupt on the boot CPU. */
 void timer_init_cpu(unsigned cpu);
-/* Counter ticks per time slice (1/hz s). */
-uint64_t timer_slice_ticks(void);
+/* Counter cycles per time slice (1/hz s). */
+uint64_t timer_slice_cycles(void);
 
 /* Pure decision, unit-tested on the host: the deadline to program, 0 for none. */
 struct timer_inputs {

@@ -46,6 +46,7 @@ struct vm {
     uint64_t brk_start; /* end of the loaded image, page-aligned */
     uint64_t brk;       /* current break (byte granular, as the program sees it) */
     size_t pages;       /* pages mapped */
+    unsigned nregions;  /* regions in vmas (read without the lock by zt_tasks) */
 };
 
 int vm_init(struct vm *vm);

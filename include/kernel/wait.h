@@ -6,6 +6,9 @@
  * changes the condition, then calls waitq_wake_all/one (which take the lock), so a wakeup
  * cannot be lost between the check and the sleep.  Sleeps end early with -EINTR when a
  * signal arrives, or with -ETIMEDOUT at an absolute counter deadline.
+ * A wait queue must outlive every task that sleeps on it, not just the sleep: a signal sender
+ * or a timer finds it through t->waiting_on and may take its lock just after the sleep
+ * ended (so no wait queue on a stack; sleep_until uses the task's own).
  * Lock order: proc_lock -> wq->lock -> run queue locks.
  */
 #ifndef ZT_KERNEL_WAIT_H

@@ -24,18 +24,18 @@ typedef void (*work_fn)(struct work *w);
 struct work {
     work_fn fn;
     const char *name;
-    struct list link;    /* on the run or arm queue */
-    struct timer timer;  /* for delayed work */
-    uint64_t delay;      /* ticks, while waiting to be armed */
-    bool queued;         /* on a queue or timer: guarded by work.c's queue lock */
-    int queued_from_cpu; /* the CPU that asked (reports) */
+    struct list link;      /* on the run or arm queue */
+    struct timer timer;    /* for delayed work */
+    uint64_t delay_cycles; /* while waiting to be armed */
+    bool queued;           /* on a queue or timer: guarded by work.c's queue lock */
+    int queued_from_cpu;   /* the CPU that asked (reports) */
 };
 
 void work_init(struct work *w, const char *name, work_fn fn);
 /* Run w soon on a housekeeping CPU.  Returns false if it was already queued. */
 bool work_queue(struct work *w);
-/* Run w after `delay` counter ticks, on a housekeeping CPU. */
-bool work_queue_delayed(struct work *w, uint64_t delay);
+/* Run w after `delay_cycles` counter cycles, on a housekeeping CPU. */
+bool work_queue_delayed(struct work *w, uint64_t delay_cycles);
 /* Boot: start the worker thread (after SMP bring-up). */
 void work_start(void);
 /* Items run since boot, and on which CPUs (for tests and reports). */

@@ -204,6 +204,8 @@
 #define TIOCGPGRP 0x540f
 #define TIOCSPGRP 0x5410
 
+#include "zt_events.h"
+
 #ifndef __ASSEMBLY__
 #include <stdint.h>
 
@@ -228,8 +230,11 @@ struct zt_task_info {
     uint8_t pad[2];
     char name[ZT_NAME_LEN];
     uint64_t affinity;
-    uint64_t user_ns; /* time in user space */
-    uint64_t sys_ns;  /* time in the kernel on its behalf */
+    uint64_t user_ns;    /* time in user space */
+    uint64_t sys_ns;     /* time in the kernel on its behalf */
+    uint32_t vm_regions; /* regions (mappings) of its address space */
+    uint32_t pad2;
+    uint64_t vm_pages; /* pages mapped in its address space (all populated) */
 };
 
 /* One CPU, as `cpus` shows it.  Read from kernel counters without disturbing that CPU. */
@@ -266,6 +271,7 @@ struct zt_meminfo {
     uint64_t page_size;
     uint64_t total_pages;
     uint64_t free_pages;
+    uint64_t kstacks_used; /* kernel stacks in use: tasks alive or not yet freed */
 };
 
 struct zt_cpu_counters {
@@ -284,30 +290,10 @@ struct zt_cpu_counters {
     uint64_t reserved[4];
 };
 
-/* Trace events (zt_trace).  Each CPU records into its own ring; a dataplane CPU whose task
- * stays in user space records nothing, because nothing happens there. */
-enum zt_trace_type {
-    ZT_TR_EXC_ENTRY = 1, /* a = kind (0 sync, 1 irq, 2 fiq, 3 serror) | from_user << 8,
-                            b = ESR class for sync */
-    ZT_TR_EXC_EXIT,      /* a = kind */
-    ZT_TR_IRQ,           /* a = INTID */
-    ZT_TR_SYSCALL,       /* a = number, b = SVC immediate */
-    ZT_TR_IPI_SEND,      /* a = target CPU, b = reason */
-    ZT_TR_IPI_RECV,      /* a = reason, b = mask of the CPUs that sent it since the last
-                            one of that reason was taken (GICv3 SGIs do not say who sent) */
-    ZT_TR_TIMER_ARM,     /* a = deadline (counter ticks) */
-    ZT_TR_TIMER_DISARM,
-    ZT_TR_SWITCH,         /* a = previous tid (0 = idle), b = next tid (0 = idle) */
-    ZT_TR_ISOL_ENTER,     /* a = tid, b = the prctl flags */
-    ZT_TR_ISOL_EXIT,      /* a = tid */
-    ZT_TR_ISOL_VIOLATION, /* a = tid */
-    ZT_TR_LOST,           /* a = events overwritten before this reader got to them */
-};
-
 struct zt_trace_event {
     uint64_t ts; /* counter value (CNTVCT) */
     uint32_t cpu;
-    uint32_t type; /* enum zt_trace_type */
+    uint32_t type; /* enum zt_trace_type (zt_events.h) */
     uint64_t a, b;
 };
 

@@ -9,6 +9,7 @@
  */
 #include "kernel/lib.h"
 #include "kernel/printk.h"
+#include "kernel/signal.h"
 #include "kernel/task.h"
 #include "kernel/tty.h"
 #include "kernel/vfs.h"
@@ -80,6 +81,9 @@ static long console_write_op(struct file *f, uint64_t ubuf, size_t n, uint64_t *
         }
         console_write(tmp, chunk);
         done += chunk;
+        if (done < n && signal_interrupts(current())) {
+            return (long)done; /* a terminal write stops at a signal with what it wrote */
+        }
     }
     return (long)n;
 }

@@ -14,7 +14,6 @@
 #include "kernel/lib.h"
 #include "kernel/syscall.h"
 #include "kernel/task.h"
-#include "kernel/trap.h"
 #include "kernel/vfs.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"

@@ -10,6 +10,7 @@
 #include "kernel/vfs.h"
 #include "kernel/acct.h"
 #include "kernel/kmem.h"
+#include "kernel/cycles.h"
 #include "kernel/lib.h"
 #include "kernel/task.h"
 #include "uapi/zt_errno.h"
@@ -20,7 +21,7 @@ static uint64_t next_ino = 1;
 
 uint64_t vfs_now_ns(void)
 {
-    return acct_ticks_to_ns(arch_counter_read());
+    return cycles_to_ns(arch_counter_read());
 }
 
 unsigned vfs_umask(void)

@@ -12,8 +12,8 @@ import re
 
 import zt
 
-TIMER_INTID = 27
-UART_INTID = 33
+TIMER_INTID = zt.uapi.TIMER_INTID  # include/uapi/zt_virt.h
+UART_INTID = zt.uapi.UART_INTID
 HZ = 100
 
 

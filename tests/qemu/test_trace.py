@@ -23,10 +23,10 @@ import pytest
 
 import zt
 
-TIMER_INTID = 27
-SVC_EC = 0x15
-MARK_OPEN, MARK_CLOSE = 0x5a5a, 0xa5a5
-SYS_PRCTL = 167
+TIMER_INTID = zt.uapi.TIMER_INTID  # include/uapi/zt_virt.h
+SYNC_SYSCALL = zt.uapi.SYNC["SYSCALL"]  # a sync entry's b: its kind (zt_events.h)
+MARK_OPEN, MARK_CLOSE = zt.uapi.SVC_WINDOW_OPEN, zt.uapi.SVC_WINDOW_CLOSE
+SYS_PRCTL = next(n for n, name in zt.uapi.SYSCALLS.items() if name == "prctl")
 TRACE_EVENTS = 16 * 128  # kernel/trace.c: TRACE_PAGES pages of 128 events per CPU
 CHUNK = 128              # events per zt_trace call
 TOOLS = zt.REPO / "tools"
@@ -167,11 +167,11 @@ def test_tr03_isolated_cpu_records_nothing(busy):
         way_out
     rest = between[exits[0] + 1:]
     assert [e[2] for e in rest] == ["exc-entry", "syscall"], rest
-    assert rest[0][3] == 1 << 8 and rest[0][4] == SVC_EC, rest  # a sync entry from user space
+    assert rest[0][3] == 1 << 8 and rest[0][4] == SYNC_SYSCALL, rest  # a sync entry from user space
     assert (rest[1][3], rest[1][4]) == (SYS_PRCTL, MARK_CLOSE), rest
-    quiet_ticks = rest[0][1] - way_out[-1][1]
-    assert quiet_ticks >= 0.99 * busy.freq, \
-        f"only {quiet_ticks} ticks without events ({quiet_ticks / busy.freq:.3f} s)"
+    quiet_cycles = rest[0][1] - way_out[-1][1]
+    assert quiet_cycles >= 0.99 * busy.freq, \
+        f"only {quiet_cycles} cycles without events ({quiet_cycles / busy.freq:.3f} s)"
 
 
 def ipi_checks(dump):

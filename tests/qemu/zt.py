@@ -19,17 +19,23 @@ import re
 import select
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from importlib.machinery import SourceFileLoader
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-KERNEL = REPO / "build" / "kernel.elf"
+# `make test` sets ZT_KERNEL to the checked kernel (assertions on); run by hand, the tests
+# boot the release build unless ZT_KERNEL names another.
+KERNEL = REPO / os.environ.get("ZT_KERNEL", "build/kernel.elf")
 BUILD = REPO / "build"
 QEMU = "qemu-system-aarch64"
 DEFAULT_TIMEOUT = 180  # seconds of host time before a boot counts as hung
-PANIC_STATUS = 125
+sys.path.insert(0, str(REPO / "tools"))
+import uapi  # noqa: E402  (tools/uapi.py: the numbers and names of include/uapi/)
+
+PANIC_STATUS = uapi.PANIC_STATUS
 
 
 _tools = {}

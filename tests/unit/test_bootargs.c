@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "kernel/bootargs.h"
+#include "kernel/partition.h"
 
 /* cmocka passes every test a state pointer; these tests need none. */
 #define TEST_STATE void **state __attribute__((unused))

@@ -36,15 +36,23 @@ static size_t free0;
 
 static void make_elf(void)
 {
-    Elf64_Ehdr eh = {.e_type = ET_EXEC, .e_machine = EM_AARCH64, .e_version = EV_CURRENT,
-                     .e_entry = BASE + sizeof(file) - 16, .e_phoff = sizeof(Elf64_Ehdr),
-                     .e_ehsize = sizeof(Elf64_Ehdr), .e_phentsize = sizeof(Elf64_Phdr),
+    Elf64_Ehdr eh = {.e_type = ET_EXEC,
+                     .e_machine = EM_AARCH64,
+                     .e_version = EV_CURRENT,
+                     .e_entry = BASE + sizeof(file) - 16,
+                     .e_phoff = sizeof(Elf64_Ehdr),
+                     .e_ehsize = sizeof(Elf64_Ehdr),
+                     .e_phentsize = sizeof(Elf64_Phdr),
                      .e_phnum = 1};
     memcpy(eh.e_ident, ELFMAG, SELFMAG);
     eh.e_ident[EI_CLASS] = ELFCLASS64;
     eh.e_ident[EI_DATA] = ELFDATA2LSB;
-    Elf64_Phdr ph = {.p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_vaddr = BASE,
-                     .p_filesz = sizeof(file), .p_memsz = sizeof(file), .p_align = 4096};
+    Elf64_Phdr ph = {.p_type = PT_LOAD,
+                     .p_flags = PF_R | PF_X,
+                     .p_vaddr = BASE,
+                     .p_filesz = sizeof(file),
+                     .p_memsz = sizeof(file),
+                     .p_align = 4096};
     memcpy(file, &eh, sizeof(eh));
     memcpy(file + sizeof(eh), &ph, sizeof(ph));
 }

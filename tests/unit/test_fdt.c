@@ -1,5 +1,6 @@
 /*
- * test_fdt.c — host unit tests of arch/aarch64/fdt.c, the device-tree parser.
+ * test_fdt.c — host unit tests of the device-tree reader: kernel/fdt.c (the generic checks) through
+ * arch/aarch64/dt.c (what zerotick looks up).
  *
  * Three kinds of input:
  * - QEMU's own device trees, dumped by the Makefile (make unit) into build/dtb/ with
@@ -12,7 +13,7 @@
  *   its length, so any read outside it aborts the test.
  * - Small trees built here (tree_build) for what QEMU never produces: default cells, UART
  *   choice through stdout-path and aliases, several redistributor regions, more CPUs than
- *   FDT_MAX_CPUS, missing nodes one at a time, deep nesting.
+ *   DT_MAX_CPUS, missing nodes one at a time, deep nesting.
  *
  * Each test has a stable ID and a one-line purpose: FDT-0x QEMU's trees, FDT-2x/3x corrupted
  * copies, FDT-4x/5x built trees.  The two sweeps print their counts as TAP comments ("# ...").
@@ -29,7 +30,7 @@
 
 #include <cmocka.h>
 
-#include "fdt.h"
+#include "../../arch/aarch64/dt.h"
 
 /* Make UBSan findings fatal in this binary, as ASan's are: the parser must have none. */
 const char *__ubsan_default_options(void);
@@ -142,19 +143,19 @@ static struct blob compact(const struct blob *src)
     return b;
 }
 
-static int parse(const struct blob *b, struct fdt_info *info, char *err)
+static int parse(const struct blob *b, struct dt_info *info, char *err)
 {
-    return fdt_parse(b->data, b->len, info, err, ERRLEN);
+    return dt_parse(b->data, b->len, info, err, ERRLEN);
 }
 
 /* Parse a good blob; fail with the parser's message if it refuses. */
-static void parse_ok(const struct blob *b, struct fdt_info *info)
+static void parse_ok(const struct blob *b, struct dt_info *info)
 {
     char err[ERRLEN];
     int rc = parse(b, info, err);
 
     if (rc != 0) {
-        fail_msg("fdt_parse returned %d: %s", rc, err);
+        fail_msg("dt_parse returned %d: %s", rc, err);
     }
 }
 
@@ -214,7 +215,7 @@ static uint64_t qemu_mpidr(unsigned cpu)
 
 static void check_cpus(enum dump d, unsigned n)
 {
-    struct fdt_info info;
+    struct dt_info info;
 
     parse_ok(dump(d), &info);
     assert_int_equal(info.ncpus_total, n);
@@ -249,7 +250,7 @@ static void fdt_03_sixty_four_cpus(void **state)
 static void fdt_04_memory(void **state)
 {
     for (int d = 0; d < NDUMPS; d++) {
-        struct fdt_info info;
+        struct dt_info info;
 
         parse_ok(dump(d), &info);
         assert_int_equal(info.nmem, 1);
@@ -262,7 +263,7 @@ static void fdt_04_memory(void **state)
 static void fdt_05_gic(void **state)
 {
     for (int d = 0; d < NDUMPS; d++) {
-        struct fdt_info info;
+        struct dt_info info;
 
         parse_ok(dump(d), &info);
         assert_int_equal(info.gicd.base, 0x08000000);
@@ -277,7 +278,7 @@ static void fdt_05_gic(void **state)
 static void fdt_06_uart(void **state)
 {
     for (int d = 0; d < NDUMPS; d++) {
-        struct fdt_info info;
+        struct dt_info info;
 
         parse_ok(dump(d), &info);
         assert_int_equal(info.uart.base, 0x09000000);
@@ -290,32 +291,32 @@ static void fdt_06_uart(void **state)
 static void fdt_07_timer(void **state)
 {
     for (int d = 0; d < NDUMPS; d++) {
-        struct fdt_info info;
+        struct dt_info info;
 
         parse_ok(dump(d), &info);
-        assert_int_equal(info.timer_intid[FDT_TIMER_SEC_PHYS], 29);
-        assert_int_equal(info.timer_intid[FDT_TIMER_PHYS], 30);
-        assert_int_equal(info.timer_intid[FDT_TIMER_VIRT], 27);
-        assert_int_equal(info.timer_intid[FDT_TIMER_HYP], 26);
+        assert_int_equal(info.timer_intid[DT_TIMER_SEC_PHYS], 29);
+        assert_int_equal(info.timer_intid[DT_TIMER_PHYS], 30);
+        assert_int_equal(info.timer_intid[DT_TIMER_VIRT], 27);
+        assert_int_equal(info.timer_intid[DT_TIMER_HYP], 26);
     }
 }
 
 /* FDT-08: PSCI over hvc at EL1, over smc with virtualization=on */
 static void fdt_08_psci(void **state)
 {
-    struct fdt_info info;
+    struct dt_info info;
 
     parse_ok(dump(VIRT_4), &info);
-    assert_int_equal(info.psci, FDT_PSCI_HVC);
+    assert_int_equal(info.psci, DT_PSCI_HVC);
     parse_ok(dump(VIRT_4_EL2), &info);
-    assert_int_equal(info.psci, FDT_PSCI_SMC);
+    assert_int_equal(info.psci, DT_PSCI_SMC);
 }
 
 /* FDT-09: bootargs is exactly the -append text and points into the blob */
 static void fdt_09_bootargs(void **state)
 {
     const struct blob *b = dump(VIRT_4);
-    struct fdt_info info;
+    struct dt_info info;
 
     parse_ok(b, &info);
     assert_non_null(info.bootargs);
@@ -328,7 +329,7 @@ static void fdt_09_bootargs(void **state)
 /* FDT-10: a dump without -append has no bootargs: NULL, length 0 */
 static void fdt_10_no_bootargs(void **state)
 {
-    struct fdt_info info;
+    struct dt_info info;
 
     parse_ok(dump(VIRT_4_NOARGS), &info);
     assert_null(info.bootargs);
@@ -339,7 +340,7 @@ static void fdt_10_no_bootargs(void **state)
 static void fdt_11_compact_same(void **state)
 {
     struct blob c = compact(dump(VIRT_4));
-    struct fdt_info a, b;
+    struct dt_info a, b;
 
     memset(&a, 0, sizeof(a)); /* padding stays zero: the parser writes only fields */
     memset(&b, 0, sizeof(b));
@@ -358,12 +359,12 @@ static void fdt_11_compact_same(void **state)
 /* Parse b expecting failure rc with exactly message want. */
 static void expect_error(const struct blob *b, int rc, const char *want)
 {
-    struct fdt_info info;
+    struct dt_info info;
     char err[ERRLEN];
     int got = parse(b, &info, err);
 
     if (got != rc || strcmp(err, want) != 0) {
-        fail_msg("fdt_parse returned %d \"%s\", expected %d \"%s\"", got, err, rc, want);
+        fail_msg("dt_parse returned %d \"%s\", expected %d \"%s\"", got, err, rc, want);
     }
     assert_int_equal(info.ncpus, 0); /* out is cleared on failure */
 }
@@ -371,12 +372,12 @@ static void expect_error(const struct blob *b, int rc, const char *want)
 /* Parse b expecting failure with a message starting with prefix. */
 static void expect_error_prefix(const struct blob *b, const char *prefix)
 {
-    struct fdt_info info;
+    struct dt_info info;
     char err[ERRLEN];
     int got = parse(b, &info, err);
 
     if (got >= 0 || strncmp(err, prefix, strlen(prefix)) != 0) {
-        fail_msg("fdt_parse returned %d \"%s\", expected an error starting \"%s\"", got, err,
+        fail_msg("dt_parse returned %d \"%s\", expected an error starting \"%s\"", got, err,
                  prefix);
     }
 }
@@ -386,10 +387,10 @@ static void fdt_20_short(void **state)
 {
     struct blob c = compact(dump(VIRT_4));
     struct blob shorter = {c.data, 39};
-    struct fdt_info info;
+    struct dt_info info;
     char err[ERRLEN];
 
-    assert_int_equal(fdt_parse(NULL, 100, &info, err, sizeof(err)), -22);
+    assert_int_equal(dt_parse(NULL, 100, &info, err, sizeof(err)), -22);
     assert_string_equal(err, "no device tree: NULL blob pointer");
     expect_error(&shorter, -22,
                  "device tree truncated: 39 bytes available, less than the "
@@ -439,7 +440,7 @@ static void fdt_22_totalsize(void **state)
 static void fdt_23_truncations(void **state)
 {
     struct blob c = compact(dump(VIRT_4));
-    struct fdt_info info;
+    struct dt_info info;
     char err[ERRLEN];
 
     for (size_t len = 0; len < c.len; len++) {
@@ -449,7 +450,7 @@ static void fdt_23_truncations(void **state)
             if (patch == 1 && len >= 8) {
                 put32(p + H_TOTALSIZE, (uint32_t)len);
             }
-            int rc = fdt_parse(p, len, &info, err, sizeof(err));
+            int rc = dt_parse(p, len, &info, err, sizeof(err));
             if (rc >= 0 || err[0] == '\0') {
                 fail_msg("truncation to %zu bytes (patch %d): rc %d \"%s\"", len, patch, rc, err);
             }
@@ -464,7 +465,7 @@ static void fdt_24_struct_truncations(void **state)
 {
     struct blob c = compact(dump(VIRT_4));
     uint32_t full = get32(c.data + H_SIZE_STRUCT);
-    struct fdt_info info;
+    struct dt_info info;
     char err[ERRLEN];
 
     put32(c.data + H_SIZE_STRUCT, 6); /* the root's empty name and its padding need 4 bytes */
@@ -486,7 +487,7 @@ static void fdt_25_strings_truncations(void **state)
 {
     struct blob c = compact(dump(VIRT_4));
     uint32_t full = get32(c.data + H_SIZE_STRINGS);
-    struct fdt_info info;
+    struct dt_info info;
     char err[ERRLEN];
 
     for (uint32_t size = 0; size < full; size++) {
@@ -527,7 +528,7 @@ static void fdt_26_struct_offset(void **state)
 static void fdt_27_versions(void **state)
 {
     struct blob c = compact(dump(VIRT_4));
-    struct fdt_info info;
+    struct dt_info info;
 
     put32(c.data + H_VERSION, 15);
     expect_error(&c, -22,
@@ -637,7 +638,7 @@ static uint32_t rng_next(uint32_t *s)
 /* Parse a corrupted copy: success or a non-empty message; never a sanitizer report. */
 static bool parse_any(const struct blob *b, const char *what, unsigned long i)
 {
-    struct fdt_info info;
+    struct dt_info info;
     char err[ERRLEN];
     int rc;
 
@@ -701,26 +702,26 @@ static void fdt_34_every_byte(void **state)
 static void fdt_35_errlen(void **state)
 {
     struct blob c = compact(dump(VIRT_4));
-    struct fdt_info info;
+    struct dt_info info;
     char err[16];
 
     put32(c.data, 0x12345678);
     memset(err, '#', sizeof(err));
-    assert_int_equal(fdt_parse(c.data, c.len, &info, err, 8), -22);
+    assert_int_equal(dt_parse(c.data, c.len, &info, err, 8), -22);
     assert_string_equal(err, "no devi");
     for (size_t i = 8; i < sizeof(err); i++) {
         assert_int_equal(err[i], '#');
     }
     memset(err, '#', sizeof(err));
-    assert_int_equal(fdt_parse(c.data, c.len, &info, err, 1), -22);
+    assert_int_equal(dt_parse(c.data, c.len, &info, err, 1), -22);
     assert_int_equal(err[0], '\0');
     assert_int_equal(err[1], '#');
-    assert_int_equal(fdt_parse(c.data, c.len, &info, err + 1, 0), -22);
+    assert_int_equal(dt_parse(c.data, c.len, &info, err + 1, 0), -22);
     assert_int_equal(err[1], '#');
-    assert_int_equal(fdt_parse(c.data, c.len, &info, NULL, 100), -22);
+    assert_int_equal(dt_parse(c.data, c.len, &info, NULL, 100), -22);
     put32(c.data, FDT_MAGIC);
     memset(err, '#', sizeof(err));
-    assert_int_equal(fdt_parse(c.data, c.len, &info, err, sizeof(err)), 0);
+    assert_int_equal(dt_parse(c.data, c.len, &info, err, sizeof(err)), 0);
     assert_int_equal(err[0], '\0'); /* success leaves an empty message */
     free(c.data);
 }
@@ -731,7 +732,7 @@ static void fdt_36_nop(void **state)
     struct blob c = compact(dump(VIRT_4));
     uint32_t at = find_prop(&c, "chosen", "bootargs");
     uint32_t end = (at + 12 + get32(c.data + at + 4) + 3) & ~3u;
-    struct fdt_info info;
+    struct dt_info info;
 
     for (uint32_t off = at; off < end; off += 4) {
         put32(c.data + off, TOK_NOP);
@@ -999,7 +1000,7 @@ static struct blob tree_build(const struct tree *t)
     return b_finish(&b);
 }
 
-static void tree_ok(const struct tree *t, struct fdt_info *info)
+static void tree_ok(const struct tree *t, struct dt_info *info)
 {
     struct blob blob = tree_build(t);
 
@@ -1019,7 +1020,7 @@ static void tree_error(const struct tree *t, int rc, const char *want)
 static void fdt_40_built_tree(void **state)
 {
     struct tree t = {0};
-    struct fdt_info info;
+    struct dt_info info;
 
     tree_ok(&t, &info);
     assert_int_equal(info.ncpus, 2);
@@ -1027,7 +1028,7 @@ static void fdt_40_built_tree(void **state)
     assert_int_equal(info.mem[0].size, 0x20000000);
     assert_int_equal(info.gicr[0].base, 0x080a0000);
     assert_int_equal(info.uart.base, 0x09000000);
-    assert_int_equal(info.timer_intid[FDT_TIMER_VIRT], 27);
+    assert_int_equal(info.timer_intid[DT_TIMER_VIRT], 27);
     assert_null(info.bootargs);
 }
 
@@ -1035,7 +1036,7 @@ static void fdt_40_built_tree(void **state)
 static void fdt_41_default_cells(void **state)
 {
     struct tree t = {.default_cells = true};
-    struct fdt_info info;
+    struct dt_info info;
 
     tree_ok(&t, &info);
     assert_int_equal(info.nmem, 1);
@@ -1050,7 +1051,7 @@ static void fdt_41_default_cells(void **state)
 static void fdt_42_stdout_path(void **state)
 {
     struct tree t = {.two_uarts = true, .stdout_path = "/pl011@9040000:115200n8"};
-    struct fdt_info info;
+    struct dt_info info;
 
     tree_ok(&t, &info);
     assert_int_equal(info.uart.base, 0x09040000);
@@ -1068,7 +1069,7 @@ static void fdt_42_stdout_path(void **state)
 static void fdt_43_alias_and_status(void **state)
 {
     struct tree t = {.two_uarts = true, .stdout_path = "serial1:115200"};
-    struct fdt_info info;
+    struct dt_info info;
 
     tree_ok(&t, &info);
     assert_int_equal(info.uart.base, 0x09040000);
@@ -1084,7 +1085,7 @@ static void fdt_43_alias_and_status(void **state)
 static void fdt_44_two_gicr(void **state)
 {
     struct tree t = {.gicr_regions = 2};
-    struct fdt_info info;
+    struct dt_info info;
 
     tree_ok(&t, &info);
     assert_int_equal(info.ngicr, 2);
@@ -1103,7 +1104,7 @@ static void fdt_44_two_gicr(void **state)
 static void fdt_45_compatible_list(void **state)
 {
     struct tree t = {.gic_compat = "vendor,gic\0arm,gic-v3", .gic_compat_len = 22};
-    struct fdt_info info;
+    struct dt_info info;
 
     tree_ok(&t, &info);
     assert_int_equal(info.gicd.base, 0x08000000);
@@ -1121,11 +1122,11 @@ static void fdt_45_compatible_list(void **state)
 static void fdt_46_many_cpus(void **state)
 {
     struct tree t = {.ncpus = 70};
-    struct fdt_info info;
+    struct dt_info info;
 
     tree_ok(&t, &info);
     assert_int_equal(info.ncpus_total, 70);
-    assert_int_equal(info.ncpus, FDT_MAX_CPUS);
+    assert_int_equal(info.ncpus, DT_MAX_CPUS);
     assert_int_equal(info.cpu_mpidr[63], 0x30f);
 }
 
@@ -1156,10 +1157,10 @@ static void fdt_47_missing_nodes(void **state)
 static void fdt_51_node_names(void **state)
 {
     struct tree t = {.psci_name = "psci@0"};
-    struct fdt_info info;
+    struct dt_info info;
 
     tree_ok(&t, &info);
-    assert_int_equal(info.psci, FDT_PSCI_HVC);
+    assert_int_equal(info.psci, DT_PSCI_HVC);
     t.psci_name = "pscix";
     tree_error(&t, -2, "device tree: missing node /psci");
     t.psci_name = "psc";
@@ -1169,11 +1170,11 @@ static void fdt_51_node_names(void **state)
     assert_int_equal(info.uart.base, 0x09000000);
 }
 
-/* FDT-52: memory reg entries of size 0 are dropped, at most FDT_MAX_MEM are kept */
+/* FDT-52: memory reg entries of size 0 are dropped, at most DT_MAX_MEM are kept */
 static void fdt_52_memory_ranges(void **state)
 {
     struct tree t = {.nmem_ranges = 3};
-    struct fdt_info info;
+    struct dt_info info;
 
     tree_ok(&t, &info);
     assert_int_equal(info.nmem, 2);
@@ -1182,8 +1183,8 @@ static void fdt_52_memory_ranges(void **state)
     assert_int_equal(info.mem[1].size, 0x1000000);
     t.nmem_ranges = 12;
     tree_ok(&t, &info);
-    assert_int_equal(info.nmem, FDT_MAX_MEM);
-    assert_int_equal(info.mem[FDT_MAX_MEM - 1].base, 0x40000000 + 8 * (uint64_t)0x10000000);
+    assert_int_equal(info.nmem, DT_MAX_MEM);
+    assert_int_equal(info.mem[DT_MAX_MEM - 1].base, 0x40000000 + 8 * (uint64_t)0x10000000);
 }
 
 /* FDT-53: short values are refused before they are read: a 0-byte #size-cells, a timer with
@@ -1217,7 +1218,7 @@ static void fdt_54_struct_at_end(void **state)
     struct tree t = {.strings_first = true, .stdout_path = "/pl011@9000000"};
     struct blob full = tree_build(&t);
     uint32_t off = get32(full.data + H_OFF_STRUCT);
-    struct fdt_info info;
+    struct dt_info info;
     char err[ERRLEN];
 
     parse_ok(&full, &info);

@@ -4,7 +4,7 @@
  *
  * SCH-0n test sched_pick_cpu (pure).  SCH-2n use real run queues: tasks are placed with
  * sched_start_task and the IPIs the placement sends are read from the fake arch
- * (fake.sgi_sent[receiver][reason]).  Where a CPU must be running a task, the test sets
+ * (fake.ipi_sent[receiver][reason]).  Where a CPU must be running a task, the test sets
  * fake.switch_returns so schedule() completes its switch without a real context switch.
  *
  * Run queues are static in sched.c and a placed task cannot be taken off a queue without a
@@ -22,15 +22,15 @@
 #include <cmocka.h>
 
 #include "fake.h"
-#include "kernel/bootargs.h"
 #include "kernel/cpu.h"
 #include "kernel/ipi.h"
+#include "kernel/isolate.h"
 #include "kernel/lib.h"
-#include "kernel/main.h"
 #include "kernel/sched.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
 #include "uapi/zt_errno.h"
+#include "uapi/zt_prctl.h"
 
 /* cmocka passes every test a state pointer; these tests need none. */
 #define TEST_STATE void **state __attribute__((unused))
@@ -203,7 +203,6 @@ static void world_new(void)
     base = next_base;
     next_base += 4;
     fake_reset();
-    bootargs_parse(NULL, 0, &bootargs);
     ncpus = MAX_CPUS;
     cpus_online = 0xfull << base;
     cpus_housekeeping = 0x3ull << base;
@@ -217,6 +216,7 @@ static void world_new(void)
         c->dataplane = i >= 2;
         fake_cpu = c;
         sched_init_cpu(c);
+        timer_init_cpu(C(i));
     }
     fake_cpu = &cpus[C(0)];
     memset(tasks, 0, sizeof(tasks));
@@ -236,6 +236,7 @@ static struct task *start(unsigned i, cpumask_t affinity)
     ksnprintf(t->name, sizeof(t->name), "t%u", i);
     t->affinity = affinity;
     t->cpu = cpumask_first(affinity);
+    timer_init(&t->sleep_timer, 0);
     sched_start_task(t);
     return t;
 }
@@ -255,7 +256,7 @@ static unsigned sgis_to(unsigned cpu)
 {
     unsigned n = 0;
     for (unsigned r = 0; r < 16; r++) {
-        n += fake.sgi_sent[cpu][r];
+        n += fake.ipi_sent[cpu][r];
     }
     return n;
 }
@@ -272,9 +273,9 @@ static unsigned sgis_total(void)
 /* Exactly one SGI was sent in all, `reason` to `cpu`. */
 static void expect_one_sgi(unsigned cpu, unsigned reason)
 {
-    if (fake.sgi_sent[cpu][reason] != 1 || sgis_total() != 1) {
+    if (fake.ipi_sent[cpu][reason] != 1 || sgis_total() != 1) {
         fail_msg("want one %s to CPU %u; got %u of it, %u SGIs in all", ipi_reason_name(reason),
-                 cpu, fake.sgi_sent[cpu][reason], sgis_total());
+                 cpu, fake.ipi_sent[cpu][reason], sgis_total());
     }
 }
 
@@ -457,8 +458,10 @@ static void sch29_wakeup_runnable_noop(TEST_STATE)
 static void sch30_set_affinity(TEST_STATE)
 {
     struct task *a = start(0, BIT(C(1)));
+    struct sched_move move;
     fake_reset();
-    assert_int_equal(sched_set_affinity(a, BIT(C(2))), 0);
+    assert_int_equal(sched_set_affinity(a, BIT(C(2)), &move), 0);
+    assert_int_equal(move.cpu, -1); /* not running: moved at once, nothing to wait for */
     assert_int_equal(a->cpu, C(2));
     assert_int_equal(sched_nr_running(C(1)), 0);
     assert_int_equal(sched_nr_running(C(2)), 1);
@@ -467,14 +470,93 @@ static void sch30_set_affinity(TEST_STATE)
     run_next_on(C(2));
     assert_ptr_equal(sched_current(C(2)), a);
     fake_reset();
-    assert_int_equal(sched_set_affinity(a, BIT(C(3))), 0);
+    assert_int_equal(sched_set_affinity(a, BIT(C(3)), &move), 0);
     expect_one_sgi(C(2), IPI_RESCHEDULE);
     assert_int_equal(a->affinity, BIT(C(3)));
+    assert_int_equal(move.cpu, C(2)); /* the caller waits for C(2) to switch it away */
+    assert_ptr_equal(move.task, a);
 
     cpumask_t before = a->affinity;
-    assert_int_equal(sched_set_affinity(a, BIT(63) & ~cpus_online), -EINVAL);
-    assert_int_equal(sched_set_affinity(a, 0), -EINVAL);
+    assert_int_equal(sched_set_affinity(a, BIT(63) & ~cpus_online, &move), -EINVAL);
+    assert_int_equal(sched_set_affinity(a, 0, &move), -EINVAL);
     assert_int_equal(a->affinity, before);
+}
+
+static void no_op_timer(struct timer *t)
+{
+}
+
+/* Start task i pinned to `cpu`, run it there, and put it to sleep there with its sleep
+ * timer armed `delay` counter units from now (what waitq_sleep_locked does). */
+static struct task *asleep_on(unsigned i, unsigned cpu, uint64_t delay, bool isolate)
+{
+    struct task *t = start(i, BIT(cpu));
+    run_next_on(cpu);
+    struct cpu *caller = fake_cpu;
+    fake_cpu = &cpus[cpu];
+    if (isolate) {
+        assert_int_equal(isol_prctl(PR_SET_TASK_ISOLATION, PR_TASK_ISOLATION_ENABLE), 0);
+    }
+    timer_init(&t->sleep_timer, no_op_timer);
+    sched_prepare_sleep(t);
+    timer_arm(&t->sleep_timer, fake_counter + delay);
+    fake.switch_returns = true;
+    schedule(); /* to idle */
+    fake.switch_returns = false;
+    fake_cpu = caller;
+    assert_true(sched_is_idle_task(sched_current(cpu)));
+    return t;
+}
+
+/* SCH-31: a sleeper moved by another task's sched_setaffinity takes its sleep timer along,
+ * and the CPU it goes to is kicked when that timer is earlier than what it has programmed
+ * (issue 9, bug 3: a timer left behind fired on a CPU another task had isolated) */
+static void sch31_sleep_timer_follows_the_task(TEST_STATE)
+{
+    struct task *a = asleep_on(0, C(2), 1000, false);
+    struct sched_move move;
+    assert_int_equal(timer_cpu(&a->sleep_timer), C(2));
+    fake_reset();
+    assert_int_equal(sched_set_affinity(a, BIT(C(1)), &move), 0);
+    assert_int_equal(timer_cpu(&a->sleep_timer), C(1));
+    struct timer none[1];
+    assert_int_equal(timer_list(C(2), none, 0), 0);
+    assert_int_equal(move.cpu, -1);
+    expect_one_sgi(C(1), IPI_KICK); /* C(1) had nothing programmed */
+    assert_true(timer_cancel(&a->sleep_timer));
+}
+
+/* SCH-32: an isolated task moved away while it sleeps loses its isolation at once: its
+ * CPU's slot is empty, it no longer reports isolation (issue 9, bugs 1 and 2) */
+static void sch32_isolated_sleeper_moved(TEST_STATE)
+{
+    static struct process proc = {.pid = 42};
+    struct task *a = asleep_on(0, C(2), 1000, true);
+    struct zt_isol_audit au;
+    struct sched_move move;
+    a->proc = &proc; /* the audit names the process; nothing else here looks at it */
+    assert_int_equal(isol_audit(C(2), &au), 0);
+    assert_int_equal(au.isolated, 1);
+    assert_int_equal(au.tid, a->tid);
+    assert_int_equal(sched_set_affinity(a, BIT(C(0)), &move), 0);
+    assert_int_equal(a->isol_flags, 0);
+    assert_int_equal(isol_audit(C(2), &au), 0);
+    assert_int_equal(au.isolated, 0);
+    assert_false(cpus[C(2)].isol_owned);
+    timer_cancel(&a->sleep_timer);
+    a->proc = NULL;
+}
+
+/* SCH-33: a mask that keeps the sleeper's CPU leaves its timer where it is */
+static void sch33_timer_stays_when_allowed(TEST_STATE)
+{
+    struct task *a = asleep_on(0, C(2), 1000, false);
+    struct sched_move move;
+    fake_reset();
+    assert_int_equal(sched_set_affinity(a, BIT(C(2)) | BIT(C(3)), &move), 0);
+    assert_int_equal(timer_cpu(&a->sleep_timer), C(2));
+    expect_no_sgi();
+    timer_cancel(&a->sleep_timer);
 }
 
 int main(void)
@@ -499,6 +581,9 @@ int main(void)
         cmocka_unit_test_setup(sch28_wakeup_returns_to_last_cpu, world_setup),
         cmocka_unit_test_setup(sch29_wakeup_runnable_noop, world_setup),
         cmocka_unit_test_setup(sch30_set_affinity, world_setup),
+        cmocka_unit_test_setup(sch31_sleep_timer_follows_the_task, world_setup),
+        cmocka_unit_test_setup(sch32_isolated_sleeper_moved, world_setup),
+        cmocka_unit_test_setup(sch33_timer_stays_when_allowed, world_setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,7 +12,10 @@
  * its queue empty and the hardware disarmed, and checks that state on entry.  Tests that need
  * a fresh queue or a running task (periodic, residual, contention, owners) use CPUs 1..5.
  */
+#include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,10 +25,8 @@
 #include <cmocka.h>
 
 #include "fake.h"
-#include "kernel/bootargs.h"
 #include "kernel/cpu.h"
 #include "kernel/irq.h"
-#include "kernel/main.h"
 #include "kernel/sched.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
@@ -150,7 +151,7 @@ static void on_fire(struct timer *t)
     fired[t - tm]++;
 }
 
-/* Re-arms itself 100 ticks after the counter, once. */
+/* Re-arms itself 100 cycles after the counter, once. */
 static void on_fire_rearm(struct timer *t)
 {
     fired[t - tm]++;
@@ -178,7 +179,6 @@ static void cpu_setup(unsigned id)
 static int group_setup(void **state)
 {
     fake_reset();
-    bootargs_parse(NULL, 0, &bootargs);
     ncpus = 8;
     cpus_online = 0xff;
     cpus_housekeeping = 0xff;
@@ -333,6 +333,7 @@ static void tmr17_list_reports_owner(TEST_STATE)
     owner_task.tid = 42;
     owner_task.affinity = CPUMASK_BIT(5);
     owner_task.cpu = 5;
+    timer_init(&owner_task.sleep_timer, 0); /* as task_alloc does */
     sched_start_task(&owner_task);
     use_cpu(5);
     fake.switch_returns = true;
@@ -400,7 +401,7 @@ static void tmr19_equal_deadlines_fifo(TEST_STATE)
  * reprograms (from user space kernel_exit_to_user does the same, once). */
 static void take_timer_interrupt(void)
 {
-    irq_dispatch(arch_timer_intid());
+    irq_dispatch(IRQ_CLASS_TIMER, arch_timer_irq());
     irq_exit_to_kernel();
 }
 
@@ -464,6 +465,101 @@ static void tmr22_interrupt_disarm_and_rearm(TEST_STATE)
     assert_int_equal(fake.timer_deadline[0], 0);
 }
 
+/* ------------------------------------------------------------------ two CPUs as two threads */
+
+static int slow_in, slow_release, slow_done, cancel_returned, done_when_cancel_returned;
+
+/* A callback that takes its time: it runs until the test releases it. */
+static void slow_fire(struct timer *t)
+{
+    __atomic_store_n(&slow_in, 1, __ATOMIC_SEQ_CST);
+    while (!__atomic_load_n(&slow_release, __ATOMIC_SEQ_CST)) {
+        sched_yield();
+    }
+    __atomic_store_n(&slow_done, 1, __ATOMIC_SEQ_CST);
+}
+
+static void *cpu1_takes_interrupt(void *arg)
+{
+    use_cpu(1);
+    take_timer_interrupt();
+    return NULL;
+}
+
+static void *cpu2_cancels(void *arg)
+{
+    use_cpu(2);
+    timer_cancel(&tm[0]);
+    __atomic_store_n(&done_when_cancel_returned, __atomic_load_n(&slow_done, __ATOMIC_SEQ_CST),
+                     __ATOMIC_SEQ_CST);
+    __atomic_store_n(&cancel_returned, 1, __ATOMIC_SEQ_CST);
+    return NULL;
+}
+
+/* TMR-27: timer_cancel waits for a callback already running on another CPU, so memory the
+ * callback uses (a sleeper's wait queue on its stack) stays valid until it has finished
+ * (issue 9: the callback locked freed stack memory after cancel had returned) */
+static void tmr27_cancel_waits_for_running_callback(TEST_STATE)
+{
+    pthread_t irq, canceller;
+    cpu_setup(1);
+    cpu_setup(2);
+    slow_in = slow_release = slow_done = cancel_returned = done_when_cancel_returned = 0;
+    timer_init(&tm[0], slow_fire);
+    use_cpu(1);
+    timer_arm(&tm[0], 100);
+    use_cpu(0);
+    fake_counter = 200;
+    assert_int_equal(pthread_create(&irq, NULL, cpu1_takes_interrupt, NULL), 0);
+    while (!__atomic_load_n(&slow_in, __ATOMIC_SEQ_CST)) {
+        sched_yield();
+    }
+    assert_int_equal(pthread_create(&canceller, NULL, cpu2_cancels, NULL), 0);
+    usleep(50 * 1000); /* ample time for a cancel that does not wait to return */
+    assert_int_equal(__atomic_load_n(&cancel_returned, __ATOMIC_SEQ_CST), 0);
+    __atomic_store_n(&slow_release, 1, __ATOMIC_SEQ_CST);
+    assert_int_equal(pthread_join(canceller, NULL), 0);
+    assert_int_equal(pthread_join(irq, NULL), 0);
+    assert_int_equal(cancel_returned, 1);
+    assert_int_equal(done_when_cancel_returned, 1);
+    assert_int_equal(tm[0].running_on, -1);
+}
+
+/* TMR-28: cancelling a timer from its own callback does not wait for itself */
+static int self_cancel_result = -1;
+
+static void cancels_itself(struct timer *t)
+{
+    self_cancel_result = timer_cancel(t);
+}
+
+static void tmr28_cancel_from_own_callback(TEST_STATE)
+{
+    timer_init(&tm[0], cancels_itself);
+    timer_arm(&tm[0], 100);
+    fake_counter = 100;
+    take_timer_interrupt();
+    assert_int_equal(self_cancel_result, 0);
+}
+
+/* TMR-29: timer_move takes an armed timer to another CPU's queue with its deadline, says
+ * when that CPU must reprogram, and leaves an unarmed timer alone */
+static void tmr29_move(TEST_STATE)
+{
+    struct timer out[2];
+    cpu_setup(1);
+    timer_arm(&tm[0], 500);
+    assert_true(timer_move(&tm[0], 1)); /* CPU 1 had nothing programmed */
+    assert_int_equal(timer_cpu(&tm[0]), 1);
+    assert_int_equal(timer_list(0, out, 2), 0);
+    assert_int_equal(timer_list(1, out, 2), 1);
+    assert_int_equal(out[0].deadline, 500);
+    assert_false(timer_move(&tm[0], 1)); /* already there */
+    assert_false(timer_move(&tm[1], 1)); /* not armed */
+    assert_int_equal(timer_cpu(&tm[1]), -1);
+    assert_true(timer_cancel(&tm[0]));
+}
+
 /* TMR-23: a deadline of UINT64_MAX is written like any other value */
 static void tmr23_max_deadline_written(TEST_STATE)
 {
@@ -487,14 +583,14 @@ static void tmr23_max_deadline_written(TEST_STATE)
 /* TMR-24: tick=periodic arms the period on a CPU with nothing else to wait for */
 static void tmr24_periodic_mode(TEST_STATE)
 {
-    bootargs.tick = TICK_PERIODIC;
+    timer_configure(&(struct timer_config){.hz = 100, .periodic = true});
     fake_counter = 1000;
     cpu_setup(1);
-    bootargs.tick = TICK_NOHZ;
+    timer_configure(&(struct timer_config){.hz = 100});
     use_cpu(1);
     timer_reprogram();
     uint64_t period = FAKE_COUNTER_FREQ / 100; /* hz=100 by default */
-    assert_int_equal(timer_slice_ticks(), period);
+    assert_int_equal(timer_slice_cycles(), period);
     assert_int_equal(fake.timer_deadline[1], 1000 + period);
     assert_int_equal(fake.timer_writes, 1);
 
@@ -512,12 +608,12 @@ static struct task resident;
 
 static void tmr25_residual_on_dataplane_only(TEST_STATE)
 {
-    bootargs.tick_residual = true;
+    timer_configure(&(struct timer_config){.hz = 100, .residual = true});
     cpus_dataplane = CPUMASK_BIT(2);
     fake_counter = 5000;
     cpu_setup(2);
     cpu_setup(3);
-    bootargs.tick_residual = false;
+    timer_configure(&(struct timer_config){.hz = 100});
 
     use_cpu(2); /* idle: Linux's residual tick ran only while a task did, and so does ours */
     timer_reprogram();
@@ -527,6 +623,7 @@ static void tmr25_residual_on_dataplane_only(TEST_STATE)
     resident.tid = 77;
     resident.affinity = CPUMASK_BIT(2);
     resident.cpu = 2;
+    timer_init(&resident.sleep_timer, 0);
     sched_start_task(&resident);
     fake.switch_returns = true; /* CPU 2 now runs `resident` */
     schedule();
@@ -560,6 +657,7 @@ static void tmr26_slice_only_under_contention(TEST_STATE)
         contenders[i].tid = 100 + (int)i;
         contenders[i].affinity = CPUMASK_BIT(4);
         contenders[i].cpu = 4;
+        timer_init(&contenders[i].sleep_timer, 0);
         sched_start_task(&contenders[i]);
     }
     fake_counter = 7000;
@@ -574,7 +672,7 @@ static void tmr26_slice_only_under_contention(TEST_STATE)
 
     unsigned before = fake.timer_writes;
     timer_reprogram();
-    assert_int_equal(fake.timer_deadline[4], 7000 + timer_slice_ticks());
+    assert_int_equal(fake.timer_deadline[4], 7000 + timer_slice_cycles());
     assert_int_equal(fake.timer_writes, before + 1);
     use_cpu(0);
 }
@@ -606,6 +704,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(tmr24_periodic_mode, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(tmr25_residual_on_dataplane_only, test_setup,
                                         test_teardown),
+        cmocka_unit_test_setup_teardown(tmr27_cancel_waits_for_running_callback, test_setup,
+                                        test_teardown),
+        cmocka_unit_test_setup_teardown(tmr28_cancel_from_own_callback, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(tmr29_move, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(tmr26_slice_only_under_contention, test_setup,
                                         test_teardown),
     };

@@ -30,9 +30,10 @@
 .endm
 
 syscall_entry zt_syscall6, 0
-/* The measurement markers: QEMU's -d int log shows the immediate (ESR ISS[15:0]). */
-syscall_entry zt_syscall6_mark_open, 0x5a5a
-syscall_entry zt_syscall6_mark_close, 0xa5a5
+/* The measurement markers (uapi/zt_events.h): QEMU's -d int log shows the immediate
+ * (ESR ISS[15:0]). */
+syscall_entry zt_syscall6_mark_open, ZT_SVC_WINDOW_OPEN
+syscall_entry zt_syscall6_mark_close, ZT_SVC_WINDOW_CLOSE
 
 /*
  * long zt_clone_thread(unsigned long flags, void *stack, int *ptid, void *tls, int *ctid,

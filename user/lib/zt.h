@@ -227,11 +227,11 @@ static inline uint64_t zt_counter_freq(void)
     return v;
 }
 
-/* Counter ticks to ns without 64-bit overflow for any uptime. */
-static inline uint64_t zt_counter_to_ns(uint64_t ticks)
+/* Counter cycles to ns without 64-bit overflow for any uptime. */
+static inline uint64_t zt_counter_to_ns(uint64_t cycles)
 {
     uint64_t freq = zt_counter_freq();
-    return ticks / freq * 1000000000ull + ticks % freq * 1000000000ull / freq;
+    return cycles / freq * 1000000000ull + cycles % freq * 1000000000ull / freq;
 }
 
 static inline uint64_t zt_now_ns(void)

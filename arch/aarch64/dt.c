@@ -1,0 +1,406 @@
+/*
+ * dt.c — read what zerotick needs from QEMU virt's device tree into struct dt_info
+ * (contract in dt.h), with the generic reader kernel/fdt.c.
+ *
+ * What it looks up, in this order (the first problem found is the one reported): /psci
+ * (method hvc or smc), memory (device_type "memory", every non-empty reg entry), cpus
+ * (children of /cpus with device_type "cpu"; reg[0] is the MPIDR; duplicates refused), the
+ * arm,gic-v3 node (reg[0] distributor, reg[1..#redistributor-regions] redistributors), the
+ * arm,pl011 UART (the one /chosen/stdout-path names, directly or through /aliases, if it is a
+ * pl011; otherwise the first), the arm,armv8-timer PPIs, and the optional /chosen/bootargs.
+ * Nodes with a status other than "okay"/"ok" are skipped, except cpus.  On failure it returns
+ * -EINVAL (malformed or unsupported) or -ENOENT (something required is missing), zeroes *out
+ * and writes one line for the boot console naming the problem.
+ *
+ * What it does not do: memory and devices are taken from the root's direct children, where
+ * QEMU virt puts them, so their reg is in the root's cells; "interrupts" are read as the
+ * GICv3's 3-cell <type number flags>, which find_gic() checks, without following
+ * interrupt-parent.
+ *
+ * Pure: no globals, no allocation, no hardware, any context.  The kernel calls it once on the
+ * boot CPU (smp.c); tests/unit/test_fdt.c runs it on the host over QEMU's own dumps and
+ * corrupted copies of them under ASan/UBSan.  Spec: the arm,gic-v3, arm,armv8-timer and
+ * arm,psci bindings (Linux Documentation/devicetree/bindings); GIC INTIDs per IHI 0069 (SPI
+ * 32+n, PPI 16+n).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dt.h"
+#include "kernel/fdt.h"
+#include "kernel/lib.h"
+
+#define GIC_IRQ_CELLS 3 /* <type number flags> */
+#define GIC_SPI_BASE  32
+#define GIC_SPI_COUNT 988 /* INTIDs 32..1019 */
+#define GIC_PPI_BASE  16
+#define GIC_PPI_COUNT 16
+#define TIMER_IRQS    4
+
+/* ------------------------------------------------------------------ GIC interrupts */
+
+/* A GIC <type number flags> triple as an INTID: type 0 SPI (32 + n), type 1 PPI (16 + n). */
+static bool gic_intid(const uint8_t *triple, bool ppi_only, uint32_t *intid)
+{
+    uint32_t type = fdt_be32(triple);
+    uint32_t num = fdt_be32(triple + 4);
+
+    if (type == 0 && num < GIC_SPI_COUNT && !ppi_only) {
+        *intid = GIC_SPI_BASE + num;
+        return true;
+    }
+    if (type == 1 && num < GIC_PPI_COUNT) {
+        *intid = GIC_PPI_BASE + num;
+        return true;
+    }
+    return false;
+}
+
+/* Message for interrupt i of node that is not what it should be. */
+static int bad_irq(struct fdt_tree *x, uint32_t node, uint32_t i, const uint8_t *triple,
+                   const char *want)
+{
+    fdt_msg_node(x, "/", node);
+    fdt_msg_fmt(&x->m, "interrupt %d <type %d", i, fdt_be32(triple));
+    fdt_msg_fmt(&x->m, " number %d> is not ", fdt_be32(triple + 4), 0);
+    return fdt_bad(&x->m, want, 0, 0);
+}
+
+/* node's interrupts as n GIC triples (at least n of them). */
+static int node_irqs(struct fdt_tree *x, uint32_t node, uint32_t n, struct fdt_prop *irqs)
+{
+    if (!fdt_prop_find(&x->f, node, "interrupts", irqs)) {
+        fdt_msg_node(x, "/", node);
+        tbuf_str(&x->m, "has no interrupts property");
+        return -FDT_ENOENT;
+    }
+    if (irqs->len < n * GIC_IRQ_CELLS * 4) {
+        return fdt_bad_node(x, "/", node,
+                            "interrupts is %d bytes, need %d <type number flags> triple(s)",
+                            irqs->len, n);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ what zerotick needs */
+
+static int find_psci(struct fdt_tree *x, struct dt_info *out)
+{
+    uint32_t node;
+    struct fdt_prop method;
+
+    if (!fdt_root_child(x, "psci", 4, &node)) {
+        return fdt_missing(&x->m, "missing node /psci");
+    }
+    if (!fdt_prop_find(&x->f, node, "method", &method)) {
+        return fdt_missing(&x->m, "/psci has no method property");
+    }
+    if (fdt_prop_is(&x->f, node, "method", "hvc")) {
+        out->psci = DT_PSCI_HVC;
+    } else if (fdt_prop_is(&x->f, node, "method", "smc")) {
+        out->psci = DT_PSCI_SMC;
+    } else {
+        tbuf_str(&x->m, "device tree: /psci method \"");
+        fdt_msg_text(&x->m, method.val, method.len);
+        return fdt_bad(&x->m, "\" is neither hvc nor smc", 0, 0);
+    }
+    return 0;
+}
+
+/* Every non-empty reg entry of one memory node, up to DT_MAX_MEM in all. */
+static int add_memory(struct fdt_tree *x, uint32_t node, struct dt_info *out)
+{
+    struct fdt_prop reg;
+    struct fdt_range r;
+    int err = fdt_node_reg(x, "/", node, x->root_cells, &reg);
+
+    for (uint32_t i = 0; err == 0 && fdt_reg_entry(&reg, x->root_cells, i, &r); i++) {
+        if (r.size != 0 && out->nmem < DT_MAX_MEM) {
+            out->mem[out->nmem++] = r;
+        }
+    }
+    return err;
+}
+
+static int find_memory(struct fdt_tree *x, struct dt_info *out)
+{
+    uint32_t it = 0;
+    uint32_t node;
+    bool found = false;
+
+    for (uint32_t i = 0; fdt_root_kid(x, &it, i, &node); i++) {
+        if (fdt_prop_is(&x->f, node, "device_type", "memory") && fdt_is_enabled(&x->f, node)) {
+            int err = add_memory(x, node, out);
+
+            if (err != 0) {
+                return err;
+            }
+            found = true;
+        }
+    }
+    if (!found) {
+        return fdt_missing(&x->m, "no memory node");
+    }
+    if (out->nmem == 0) {
+        return fdt_missing(&x->m, "memory nodes describe no memory (every reg size is 0)");
+    }
+    return 0;
+}
+
+/* One cpu node: record its MPIDR (reg[0]) unless the array is full; reject duplicates. */
+static int add_cpu(struct fdt_tree *x, uint32_t node, struct fdt_cells c, struct dt_info *out)
+{
+    struct fdt_prop reg;
+    struct fdt_range r;
+    int err = fdt_node_reg(x, "/cpus/", node, c, &reg);
+
+    if (err != 0) {
+        return err;
+    }
+    fdt_reg_entry(&reg, c, 0, &r);
+    for (uint32_t i = 0; i < out->ncpus; i++) {
+        if (out->cpu_mpidr[i] == r.base) {
+            return fdt_bad_node(x, "/cpus/", node, "reg %x repeats the MPIDR of an earlier cpu",
+                                r.base, 0);
+        }
+    }
+    if (out->ncpus < DT_MAX_CPUS) {
+        out->cpu_mpidr[out->ncpus++] = r.base;
+    }
+    out->ncpus_total++;
+    return 0;
+}
+
+static int find_cpus(struct fdt_tree *x, struct dt_info *out)
+{
+    uint32_t cpus, it, node;
+    struct fdt_cells c;
+    int err;
+
+    if (!fdt_root_child(x, "cpus", 4, &cpus)) {
+        return fdt_missing(&x->m, "missing node /cpus");
+    }
+    err = fdt_node_cells(x, "/", cpus, &c);
+    for (it = fdt_node_body(&x->f, cpus); err == 0 && fdt_child_next(&x->f, &it, &node);) {
+        if (fdt_prop_is(&x->f, node, "device_type", "cpu")) {
+            err = add_cpu(x, node, c, out);
+        }
+    }
+    if (err == 0 && out->ncpus_total == 0) {
+        return fdt_missing(&x->m, "no cpu nodes under /cpus");
+    }
+    return err;
+}
+
+/* #redistributor-regions in 1..DT_MAX_GICR, and the 3-cell interrupts node_irqs() reads. */
+static int gic_props(struct fdt_tree *x, uint32_t node, uint32_t *nregions)
+{
+    uint32_t icells = GIC_IRQ_CELLS;
+    int err = fdt_prop_u32(x, "/", node, "#redistributor-regions", 1, nregions);
+
+    if (err == 0) {
+        err = fdt_prop_u32(x, "/", node, "#interrupt-cells", GIC_IRQ_CELLS, &icells);
+    }
+    if (err != 0) {
+        return err;
+    }
+    if (*nregions < 1 || *nregions > DT_MAX_GICR) {
+        return fdt_bad_node(x, "/", node, "#redistributor-regions %d is outside 1..%d", *nregions,
+                            DT_MAX_GICR);
+    }
+    if (icells != GIC_IRQ_CELLS) {
+        return fdt_bad_node(x, "/", node,
+                            "#interrupt-cells is %d; only 3-cell GIC interrupts are supported",
+                            icells, 0);
+    }
+    return 0;
+}
+
+/* reg[0] distributor, reg[1..n] redistributor regions. */
+static int find_gic(struct fdt_tree *x, struct dt_info *out)
+{
+    uint32_t node, n;
+    struct fdt_prop reg;
+    int err;
+
+    if (!fdt_root_child_compatible(x, "arm,gic-v3", &node)) {
+        return fdt_missing(&x->m, "no arm,gic-v3 interrupt controller");
+    }
+    err = gic_props(x, node, &n);
+    if (err == 0) {
+        err = fdt_node_reg(x, "/", node, x->root_cells, &reg);
+    }
+    if (err == 0 && fdt_reg_count(&reg, x->root_cells) < 1 + n) {
+        return fdt_bad_node(x, "/", node,
+                            "reg has too few entries for the distributor and %d redistributor "
+                            "region(s)",
+                            n, 0);
+    }
+    for (uint32_t i = 0; err == 0 && i < n; i++) {
+        fdt_reg_entry(&reg, x->root_cells, i + 1, &out->gicr[i]);
+    }
+    if (err == 0) {
+        fdt_reg_entry(&reg, x->root_cells, 0, &out->gicd);
+        out->ngicr = n;
+    }
+    return err;
+}
+
+/* The root child /chosen/stdout-path names, directly or through /aliases, up to any ':'. */
+static bool stdout_node(const struct fdt_tree *x, uint32_t *node)
+{
+    uint32_t chosen, aliases, n;
+    struct fdt_prop path;
+
+    if (!fdt_root_child(x, "chosen", 6, &chosen) ||
+        !fdt_prop_find(&x->f, chosen, "stdout-path", &path)) {
+        return false;
+    }
+    n = fdt_str_nlen(path.val, path.len);
+    for (uint32_t i = 0; i < n; i++) {
+        if (path.val[i] == ':') {
+            n = i;
+        }
+    }
+    if (n > 0 && path.val[0] != '/') {
+        if (!fdt_root_child(x, "aliases", 7, &aliases) ||
+            !fdt_prop_find_n(&x->f, aliases, (const char *)path.val, n, &path)) {
+            return false;
+        }
+        n = fdt_str_nlen(path.val, path.len);
+    }
+    /* Only "/name": deeper nodes would need "ranges" translation. */
+    for (uint32_t i = 1; i < n; i++) {
+        if (path.val[i] == '/') {
+            return false;
+        }
+    }
+    return n > 1 && path.val[0] == '/' &&
+           fdt_root_child(x, (const char *)path.val + 1, n - 1, node);
+}
+
+static int find_uart(struct fdt_tree *x, struct dt_info *out)
+{
+    uint32_t node;
+    struct fdt_prop reg, irqs;
+    int err;
+
+    if (!stdout_node(x, &node) || !fdt_is_compatible(&x->f, node, "arm,pl011") ||
+        !fdt_is_enabled(&x->f, node)) {
+        if (!fdt_root_child_compatible(x, "arm,pl011", &node)) {
+            return fdt_missing(&x->m, "no arm,pl011 UART");
+        }
+    }
+    err = fdt_node_reg(x, "/", node, x->root_cells, &reg);
+    if (err == 0) {
+        err = node_irqs(x, node, 1, &irqs);
+    }
+    if (err == 0 && !gic_intid(irqs.val, false, &out->uart_intid)) {
+        return bad_irq(x, node, 0, irqs.val, "a GIC SPI or PPI");
+    }
+    if (err == 0) {
+        fdt_reg_entry(&reg, x->root_cells, 0, &out->uart);
+    }
+    return err;
+}
+
+/* Four PPIs: secure physical, non-secure physical, virtual, hypervisor (in that order). */
+static int find_timer(struct fdt_tree *x, struct dt_info *out)
+{
+    uint32_t node;
+    struct fdt_prop irqs;
+    int err;
+
+    if (!fdt_root_child_compatible(x, "arm,armv8-timer", &node)) {
+        return fdt_missing(&x->m, "no arm,armv8-timer node");
+    }
+    err = node_irqs(x, node, TIMER_IRQS, &irqs);
+    for (uint32_t i = 0; err == 0 && i < TIMER_IRQS; i++) {
+        const uint8_t *triple = irqs.val + i * GIC_IRQ_CELLS * 4;
+
+        if (!gic_intid(triple, true, &out->timer_intid[i])) {
+            return bad_irq(x, node, i, triple, "a PPI");
+        }
+    }
+    return err;
+}
+
+/* Optional; when present it must be a NUL-terminated string. */
+static int find_bootargs(struct fdt_tree *x, struct dt_info *out)
+{
+    uint32_t chosen;
+    struct fdt_prop p;
+
+    if (!fdt_root_child(x, "chosen", 6, &chosen) || !fdt_prop_find(&x->f, chosen, "bootargs", &p)) {
+        return 0;
+    }
+    if (fdt_str_nlen(p.val, p.len) == p.len) {
+        return fdt_bad(
+            &x->m,
+            "device tree malformed: /chosen/bootargs is not NUL-terminated within its %d "
+            "bytes",
+            p.len, 0);
+    }
+    out->bootargs = (const char *)p.val;
+    out->bootargs_len = fdt_str_nlen(p.val, p.len);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ entry point */
+
+/* The lookups, in the order their absence is reported. */
+static int find_all(struct fdt_tree *x, struct dt_info *out)
+{
+    int err = find_psci(x, out);
+
+    err = err != 0 ? err : find_memory(x, out);
+    err = err != 0 ? err : find_cpus(x, out);
+    err = err != 0 ? err : find_gic(x, out);
+    err = err != 0 ? err : find_uart(x, out);
+    err = err != 0 ? err : find_timer(x, out);
+    err = err != 0 ? err : find_bootargs(x, out);
+    return err;
+}
+
+/* Field by field: a struct assignment could become a call to memset, which the kernel may lack. */
+static void info_clear(struct dt_info *out)
+{
+    for (uint32_t i = 0; i < DT_MAX_MEM; i++) {
+        out->mem[i].base = 0;
+        out->mem[i].size = 0;
+    }
+    for (uint32_t i = 0; i < DT_MAX_CPUS; i++) {
+        out->cpu_mpidr[i] = 0;
+    }
+    for (uint32_t i = 0; i < DT_MAX_GICR; i++) {
+        out->gicr[i].base = 0;
+        out->gicr[i].size = 0;
+    }
+    for (uint32_t i = 0; i < TIMER_IRQS; i++) {
+        out->timer_intid[i] = 0;
+    }
+    out->totalsize = out->nmem = out->ncpus = out->ncpus_total = out->ngicr = 0;
+    out->gicd.base = out->gicd.size = out->uart.base = out->uart.size = 0;
+    out->uart_intid = out->bootargs_len = 0;
+    out->psci = DT_PSCI_NONE;
+    out->bootargs = NULL;
+}
+
+int dt_parse(const void *blob, size_t max_len, struct dt_info *out, char *err, size_t errlen)
+{
+    struct fdt_tree x;
+    int rc;
+
+    info_clear(out);
+    rc = fdt_open(&x, blob, max_len, err, errlen);
+    if (rc == 0) {
+        rc = find_all(&x, out);
+    }
+    if (rc != 0) {
+        info_clear(out);
+        return rc;
+    }
+    out->totalsize = x.f.totalsize;
+    return 0;
+}

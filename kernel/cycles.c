@@ -1,0 +1,35 @@
+/*
+ * cycles.c — conversions between counter cycles and ns/us (contract in
+ * include/kernel/cycles.h).
+ *
+ * Each conversion splits whole seconds from the remainder, so the multiplication stays below
+ * 2^64 for every input: x / f * S + x % f * S / f, with x % f < f < 2^32 and S <= 10^9.
+ */
+#include "kernel/cycles.h"
+#include "arch.h"
+
+uint64_t cycles_per_second(void)
+{
+    return arch_counter_freq();
+}
+
+/* x units of rate `from` per second, in units of rate `to` per second. */
+static uint64_t rescale(uint64_t x, uint64_t from, uint64_t to)
+{
+    return x / from * to + x % from * to / from;
+}
+
+uint64_t cycles_to_ns(uint64_t cycles)
+{
+    return rescale(cycles, arch_counter_freq(), NS_PER_SEC);
+}
+
+uint64_t cycles_to_us(uint64_t cycles)
+{
+    return rescale(cycles, arch_counter_freq(), US_PER_SEC);
+}
+
+uint64_t cycles_from_ns(uint64_t ns)
+{
+    return rescale(ns, NS_PER_SEC, arch_counter_freq());
+}

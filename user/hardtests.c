@@ -1,0 +1,829 @@
+/*
+ * hardtests — the outside audit's findings (issue 9) as regression tests, one per bug, plus
+ * the hostile shapes it used: a moved isolated sleeper, timers left behind, PROT_NONE,
+ * refused munmap, signals to init, thread bursts, long mmaps, brk page by page, futex on bad
+ * addresses, affinity storms, zombies, a huge console write, the PMU, page tables.
+ *
+ * Run by tests/qemu/test_hardening.py with dataplane CPUs (most tests need one: they say so
+ * and fail when there is none).  Same runner as usertests (user/lib/utest.h): one process
+ * per test, free pages and kernel stacks checked around the suite.
+ */
+#include "utest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SELF "/bin/hardtests"
+
+static const int iso_on = PR_TASK_ISOLATION_ENABLE;
+static const int iso_strict = PR_TASK_ISOLATION_ENABLE | PR_TASK_ISOLATION_STRICT;
+
+static int need_dataplane(int from)
+{
+    int cpu = ut_dataplane_cpu(from);
+
+    CHECK(cpu > 0, "this test needs a dataplane CPU (boot with dataplane=...)");
+    return cpu;
+}
+
+/* Isolate the calling thread (already pinned to its dataplane CPU) with `flags`. */
+static long isolate(int flags)
+{
+    long r = -EAGAIN;
+
+    for (int i = 0; i < 50 && r == -EAGAIN; i++) {
+        r = zt_prctl(PR_SET_TASK_ISOLATION, (unsigned long)flags, 0, 0, 0);
+        if (r == -EAGAIN) {
+            zt_sleep_ns(2 * UT_MS);
+        }
+    }
+    return r;
+}
+
+static struct zt_isol_audit audit(int cpu)
+{
+    struct zt_isol_audit a;
+
+    EXPECT(zt_syscall2(SYS_zt_isolstat, cpu, &a), 0);
+    return a;
+}
+
+/* The state letter zt_tasks shows for tid ('?' if it is not listed). */
+static char task_state(int tid, struct zt_task_info *out)
+{
+    static struct zt_task_info tasks[256];
+    long n = zt_tasks(tasks, 256);
+
+    for (long i = 0; i < n && i < 256; i++) {
+        if (tasks[i].tid == tid) {
+            if (out) {
+                *out = tasks[i];
+            }
+            return tasks[i].state;
+        }
+    }
+    return '?';
+}
+
+static void wait_until_asleep(int tid)
+{
+    for (int i = 0; i < 5000 && task_state(tid, NULL) != 'S'; i++) {
+        zt_sleep_ns(UT_MS);
+    }
+    CHECK(task_state(tid, NULL) == 'S', "tid %d never went to sleep (state %c)", tid,
+          task_state(tid, NULL));
+}
+
+static long set_affinity_of(int tid, uint64_t mask)
+{
+    return zt_sched_setaffinity(tid, sizeof(mask), &mask);
+}
+
+/* ---------------------------------------------------------------- bugs 1 and 2 */
+
+struct moved_sleeper {
+    int cpu;
+    int isolated; /* prctl result, published */
+    int go;       /* futex: the sleeper waits for 1 */
+    long get_after_move;
+    long disable;
+};
+
+static long moved_sleeper_fn(void *p)
+{
+    struct moved_sleeper *m = p;
+
+    __atomic_store_n(&m->isolated, (int)isolate(iso_on) + 1000, __ATOMIC_RELEASE);
+    zt_futex_wake(&m->isolated, 1);
+    while (__atomic_load_n(&m->go, __ATOMIC_ACQUIRE) == 0) {
+        zt_futex_wait(&m->go, 0, NULL);
+    }
+    m->get_after_move = zt_prctl(PR_GET_TASK_ISOLATION, 0, 0, 0, 0);
+    m->disable = zt_prctl(PR_SET_TASK_ISOLATION, 0, 0, 0, 0);
+    return zt_cpu();
+}
+
+static long isolate_once_fn(void *p)
+{
+    long r = isolate(iso_on);
+
+    zt_prctl(PR_SET_TASK_ISOLATION, 0, 0, 0, 0);
+    return r;
+}
+
+/* An isolated task asleep on its CPU is moved by another thread: its CPU is free at once,
+ * it no longer reports isolation, and after it exits nothing names it (the audit found a
+ * use-after-free: isolstat read the freed task through the CPU's stale slot). */
+static void test_iso_moved_sleeper(void)
+{
+    int cpu = need_dataplane(1);
+    struct moved_sleeper m = {.cpu = cpu};
+    zt_thread_t *t = zt_thread_create(moved_sleeper_fn, &m, cpu);
+    int tid;
+
+    CHECK(t != NULL, "thread on CPU %d: %s", cpu, zt_errno_name(errno));
+    tid = zt_thread_tid(t);
+    while (__atomic_load_n(&m.isolated, __ATOMIC_ACQUIRE) == 0) {
+        zt_futex_wait(&m.isolated, 0, NULL);
+    }
+    EXPECT(m.isolated - 1000, 0);
+    wait_until_asleep(tid);
+    EXPECT(audit(cpu).isolated, 1);
+    EXPECT(set_affinity_of(tid, 1), 0); /* to CPU 0, while it sleeps */
+    struct zt_isol_audit a = audit(cpu);
+    CHECK(!a.isolated, "CPU %d still isolated for tid %d after its task was moved away", cpu,
+          a.tid);
+    __atomic_store_n(&m.go, 1, __ATOMIC_RELEASE);
+    zt_futex_wake(&m.go, 1);
+    EXPECT(zt_thread_join(t), 0); /* it woke on CPU 0 */
+    EXPECT(m.get_after_move, 0);  /* moved: no longer isolated */
+    EXPECT(m.disable, 0);
+    for (int i = 0; i < 20; i++) { /* its memory is reused: the audit must not read it */
+        free(malloc(4096));
+        a = audit(cpu);
+        CHECK(!a.isolated, "CPU %d names tid %d after tid %d exited", cpu, a.tid, tid);
+    }
+    t = zt_thread_create(isolate_once_fn, NULL, cpu);
+    CHECK(t != NULL, "second thread: %s", zt_errno_name(errno));
+    EXPECT(zt_thread_join(t), 0); /* the CPU can be isolated again */
+}
+
+/* ---------------------------------------------------------------- bug 3 */
+
+struct napper {
+    uint64_t ns;
+    long result;
+};
+
+static long napper_fn(void *p)
+{
+    struct napper *n = p;
+    struct timespec ts = {(time_t)(n->ns / 1000000000ull), (long)(n->ns % 1000000000ull)};
+
+    n->result = zt_nanosleep(&ts, NULL);
+    return zt_cpu();
+}
+
+struct strict_spin {
+    uint64_t spin_ns;
+    long enable;
+    long get_at_end;
+};
+
+static long strict_spin_fn(void *p)
+{
+    struct strict_spin *s = p;
+
+    s->enable = isolate(iso_strict);
+    if (s->enable == 0) {
+        uint64_t end = zt_now_ns() + s->spin_ns;
+        while (zt_now_ns() < end) {
+        }
+        s->get_at_end = zt_prctl(PR_GET_TASK_ISOLATION, 0, 0, 0, 0);
+        zt_prctl(PR_SET_TASK_ISOLATION, 0, 0, 0, 0);
+    }
+    return 0;
+}
+
+/* A thread sleeps on the dataplane CPU, then is moved away while asleep: its sleep timer
+ * must go with it.  A strict isolated task admitted on that CPU afterwards is not killed by
+ * the timer when it expires (the fuzzer's 962 kills by `interrupt 27 (local timer)`). */
+static void test_iso_foreign_timer(void)
+{
+    int cpu = need_dataplane(1);
+    struct napper n = {.ns = 300 * UT_MS};
+    struct strict_spin s = {.spin_ns = 1000 * UT_MS};
+    zt_thread_t *sleeper = zt_thread_create(napper_fn, &n, cpu), *spinner;
+
+    CHECK(sleeper != NULL, "sleeper on CPU %d: %s", cpu, zt_errno_name(errno));
+    wait_until_asleep(zt_thread_tid(sleeper));
+    EXPECT(set_affinity_of(zt_thread_tid(sleeper), 1), 0);
+    struct zt_isol_audit a = audit(cpu);
+    CHECK(a.ntimers == 0, "%u timers still queued on CPU %d after their sleeper moved away",
+          a.ntimers, cpu);
+    spinner = zt_thread_create(strict_spin_fn, &s, cpu);
+    CHECK(spinner != NULL, "spinner on CPU %d: %s", cpu, zt_errno_name(errno));
+    EXPECT(zt_thread_join(spinner), 0);
+    EXPECT(s.enable, 0);
+    EXPECT(s.get_at_end, iso_strict); /* still isolated after 1 s: nothing interrupted it */
+    EXPECT(zt_thread_join(sleeper), 0);
+    EXPECT(n.result, 0);
+}
+
+/* Admission refuses (-EAGAIN) while another task's timer is queued on the CPU: a sleeper
+ * pinned there will wake there. */
+static void test_iso_admission_timer(void)
+{
+    int cpu = need_dataplane(1);
+    struct napper n = {.ns = 400 * UT_MS};
+    zt_thread_t *sleeper = zt_thread_create(napper_fn, &n, cpu);
+    long r;
+
+    CHECK(sleeper != NULL, "sleeper on CPU %d: %s", cpu, zt_errno_name(errno));
+    wait_until_asleep(zt_thread_tid(sleeper));
+    EXPECT(zt_set_affinity(1ull << cpu), 0);
+    r = zt_prctl(PR_SET_TASK_ISOLATION, (unsigned long)iso_strict, 0, 0, 0);
+    zt_prctl(PR_SET_TASK_ISOLATION, 0, 0, 0, 0);
+    EXPECT(zt_set_affinity(1), 0);
+    EXPECT(r, -EAGAIN);
+    EXPECT(zt_thread_join(sleeper), cpu);
+}
+
+/* ---------------------------------------------------------------- bug 4 */
+
+static void helper_touch_none(const char *arg)
+{
+    long r = zt_mmap(NULL, UT_PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    if (r < 0) {
+        exit(100);
+    }
+    if (arg && arg[0] == 'w') {
+        *(volatile char *)r = 1;
+    } else {
+        (void)*(volatile char *)r;
+    }
+    exit(0);
+}
+
+/* PROT_NONE memory can be neither read nor written, from user space or through the
+ * kernel's copies. */
+static void test_prot_none(void)
+{
+    long r = zt_mmap(NULL, 2 * UT_PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    struct timespec ts;
+
+    CHECK(r > 0, "mmap PROT_NONE returned %s", ut_rstr(r));
+    EXPECT(zt_write(1, (void *)r, 1), -EFAULT);
+    EXPECT(zt_clock_gettime(CLOCK_MONOTONIC, (struct timespec *)r), -EFAULT);
+    EXPECT(zt_nanosleep((struct timespec *)r, NULL), -EFAULT);
+    EXPECT(zt_futex_wait((int *)r, 0, NULL), -EFAULT);
+    EXPECT(zt_clock_gettime(CLOCK_MONOTONIC, &ts), 0);
+    EXPECT(zt_munmap((void *)r, 2 * UT_PAGE), 0);
+    int status = ut_run_helper("touch-none", "r");
+    CHECK(zt_wifsignaled(status) && zt_wtermsig(status) == SIGSEGV,
+          "reading PROT_NONE: wait status 0x%x, expected SIGSEGV", status);
+    status = ut_run_helper("touch-none", "w");
+    CHECK(zt_wifsignaled(status) && zt_wtermsig(status) == SIGSEGV,
+          "writing PROT_NONE: wait status 0x%x, expected SIGSEGV", status);
+}
+
+/* ---------------------------------------------------------------- bug 5 */
+
+/* A munmap or mmap(MAP_FIXED) over a range that reaches the kernel's counter pages is
+ * refused, and changes nothing: the user page just below stays mapped with its data. */
+static void test_munmap_refused(void)
+{
+    uint64_t below = ZT_COUNTERS_VA - UT_PAGE;
+    long r = zt_mmap((void *)below, UT_PAGE, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+
+    EXPECT(r, (long)below);
+    *(volatile uint64_t *)below = 0x5a5a;
+    EXPECT(zt_munmap((void *)below, 2 * UT_PAGE), -EINVAL);
+    EXPECT(zt_write(1, (void *)below, 0), 0);
+    CHECK(*(volatile uint64_t *)below == 0x5a5a, "the page below changed");
+    r = zt_mmap((void *)below, 2 * UT_PAGE, PROT_READ | PROT_WRITE,
+                MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    EXPECT(r, -EINVAL);
+    CHECK(*(volatile uint64_t *)below == 0x5a5a, "the page below changed after MAP_FIXED");
+    EXPECT(zt_munmap((void *)below, UT_PAGE), 0);
+}
+
+/* ---------------------------------------------------------------- bug 6 */
+
+/* Init gets only the signals it handles, whichever call sends them. */
+static void test_tgkill_init(void)
+{
+    EXPECT(zt_tgkill(1, 1, SIGKILL), 0);
+    EXPECT(zt_tgkill(1, 1, SIGTERM), 0);
+    EXPECT(zt_kill(1, SIGKILL), 0);
+    zt_sleep_ns(50 * UT_MS);
+    EXPECT(task_state(1, NULL) != '?', 1); /* pid 1 is still there (else: power-off) */
+}
+
+/* ---------------------------------------------------------------- bug 7 */
+
+#define BURST_STACK 4096
+
+struct burst {
+    int go;      /* futex: threads wait for 1 */
+    int started; /* how many are running */
+};
+
+static void burst_thread(void *p)
+{
+    struct burst *b = p;
+
+    __atomic_fetch_add(&b->started, 1, __ATOMIC_RELAXED);
+    while (__atomic_load_n(&b->go, __ATOMIC_ACQUIRE) == 0) {
+        zt_syscall4(SYS_futex, &b->go, FUTEX_WAIT, 0, 0);
+    }
+    zt_syscall1(SYS_exit, 0);
+    for (;;) {
+    }
+}
+
+long zt_clone_thread(unsigned long flags, void *stack, int *ptid, void *tls, int *ctid,
+                     void (*start)(void *), void *arg);
+
+/* n raw threads (one page of stack each, no TLS of their own) that wait, then exit together.
+ * Returns how many clone() started. */
+static int burst(int n)
+{
+    const unsigned long flags = CLONE_VM | CLONE_THREAD | CLONE_SIGHAND | CLONE_CHILD_CLEARTID;
+    char *stacks = ut_map_pages((size_t)n);
+    int *ctids = ut_map_pages(((size_t)n * sizeof(int) + UT_PAGE - 1) / UT_PAGE);
+    struct burst b = {0, 0};
+    int made = 0;
+
+    for (; made < n; made++) {
+        ctids[made] = -1;
+        long r = zt_clone_thread(flags, stacks + (size_t)(made + 1) * BURST_STACK, NULL, NULL,
+                                 &ctids[made], burst_thread, &b);
+        if (r < 0) {
+            ctids[made] = 0;
+            break;
+        }
+    }
+    __atomic_store_n(&b.go, 1, __ATOMIC_RELEASE);
+    zt_futex_wake(&b.go, 1 << 30);
+    for (int i = 0; i < made; i++) {
+        while (__atomic_load_n(&ctids[i], __ATOMIC_ACQUIRE) != 0) {
+            zt_futex_wait(&ctids[i], -1, NULL);
+        }
+    }
+    zt_munmap(stacks, (size_t)n * UT_PAGE);
+    zt_munmap(ctids, ((size_t)n * sizeof(int) + UT_PAGE - 1) / UT_PAGE * UT_PAGE);
+    return made;
+}
+
+/* Bursts of threads beyond every internal cache (the stack slot queue held 1,024) give every
+ * kernel stack and page table back: free pages and stacks return to their baseline. */
+static void test_thread_bursts(void)
+{
+    const int n = 1500;
+    uint64_t pages0, stacks0;
+
+    EXPECT(burst(n), n); /* warm: the process's own tables for the stacks' mapping */
+    pages0 = ut_free_pages_settled();
+    stacks0 = ut_kstacks_settled();
+    for (int round = 0; round < 3; round++) {
+        EXPECT(burst(n), n);
+        uint64_t pages = ut_free_pages_settled(), stacks = ut_kstacks_settled();
+        CHECK(pages == pages0 && stacks == stacks0,
+              "after burst %d of %d threads: %llu free pages (%llu before), %llu kernel "
+              "stacks (%llu before)",
+              round + 1, n, (unsigned long long)pages, (unsigned long long)pages0,
+              (unsigned long long)stacks, (unsigned long long)stacks0);
+    }
+}
+
+/* ---------------------------------------------------------------- bug 8 */
+
+struct mapper {
+    size_t bytes;
+    int busy; /* 1 while the mmap call is under way */
+    long result;
+};
+
+static long mapper_fn(void *p)
+{
+    struct mapper *m = p;
+
+    __atomic_store_n(&m->busy, 1, __ATOMIC_RELEASE);
+    m->result = zt_mmap(NULL, m->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    __atomic_store_n(&m->busy, 0, __ATOMIC_RELEASE);
+    if (m->result > 0) {
+        zt_munmap((void *)m->result, m->bytes);
+    }
+    return 0;
+}
+
+static uint64_t cpu_irqs(int cpu)
+{
+    const struct zt_cpu_counters *c =
+        (const struct zt_cpu_counters *)(uintptr_t)(ZT_COUNTERS_VA + (uint64_t)cpu * 4096);
+    return __atomic_load_n(&c->exc_irq, __ATOMIC_RELAXED);
+}
+
+/* A long mmap (a third of free memory, populated at once) runs with interrupts enabled: the
+ * CPU that makes it takes the IPIs sent to it meanwhile (the audit saw 4.6 s without one).
+ * And a request larger than free memory fails at once, changing nothing. */
+static void test_mmap_irqs(void)
+{
+    int n = ut_nr_cpus();
+    uint64_t free0 = ut_free_pages_settled();
+    struct mapper m = {.bytes = (size_t)(free0 / 3) * UT_PAGE};
+    zt_thread_t *t;
+    int taken = 0, sends = 0;
+
+    CHECK(n >= 2, "needs 2 CPUs");
+    EXPECT(zt_mmap(NULL, (size_t)(free0 + 1024) * UT_PAGE, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+           -ENOMEM);
+    EXPECT(ut_free_pages_settled(), free0);
+    EXPECT(zt_set_affinity(1), 0);
+    t = zt_thread_create(mapper_fn, &m, 1);
+    CHECK(t != NULL, "mapper on CPU 1: %s", zt_errno_name(errno));
+    while (__atomic_load_n(&m.busy, __ATOMIC_ACQUIRE) == 0 && m.result == 0) {
+    }
+    while (__atomic_load_n(&m.busy, __ATOMIC_ACQUIRE) && taken < 4) {
+        uint64_t before = cpu_irqs(1);
+        zt_tgkill((int)zt_getpid(), zt_thread_tid(t), SIGURG); /* ignored; kicks CPU 1 */
+        sends++;
+        while (__atomic_load_n(&m.busy, __ATOMIC_ACQUIRE) && cpu_irqs(1) == before) {
+        }
+        taken += __atomic_load_n(&m.busy, __ATOMIC_ACQUIRE) ? 1 : 0;
+    }
+    EXPECT(zt_thread_join(t), 0);
+    CHECK(m.result > 0, "mmap of %zu bytes returned %s", m.bytes, ut_rstr(m.result));
+    CHECK(taken >= 4, "CPU 1 took %d of %d interrupts sent while it populated %zu MiB", taken,
+          sends, m.bytes >> 20);
+}
+
+/* brk grown one page per call makes one heap region, not one region per call. */
+static void test_brk_merge(void)
+{
+    struct zt_task_info me;
+    uintptr_t start = ((uintptr_t)zt_brk(NULL) + UT_PAGE - 1) & ~(UT_PAGE - 1);
+    uint32_t regions0;
+
+    EXPECT(task_state((int)zt_gettid(), &me) != '?', 1);
+    regions0 = me.vm_regions;
+    for (int i = 1; i <= 2048; i++) {
+        EXPECT(zt_brk((void *)(start + (uintptr_t)i * UT_PAGE)), start + (uintptr_t)i * UT_PAGE);
+    }
+    EXPECT(task_state((int)zt_gettid(), &me) != '?', 1);
+    CHECK(me.vm_regions <= regions0 + 1, "2048 page-by-page brk calls: %u regions (%u before)",
+          me.vm_regions, regions0);
+    EXPECT(zt_brk((void *)start), start);
+}
+
+/* ---------------------------------------------------------------- bug 9 */
+
+static void test_futex_wake_fault(void)
+{
+    char *p = ut_map_pages(1);
+
+    EXPECT(zt_futex_wake((int *)UT_BADADDR, 1), -EFAULT);
+    EXPECT(zt_futex_wake((int *)UT_KADDR, 1), -EFAULT);
+    EXPECT(zt_munmap(p, UT_PAGE), 0);
+    EXPECT(zt_futex_wake((int *)p, 1), -EFAULT);
+    EXPECT(zt_futex_wake((int *)(p + 1), 1), -EINVAL);
+}
+
+/* ---------------------------------------------------------------- bug 10 */
+
+#define PINGERS 4
+#define ROUNDS  3000
+
+struct storm {
+    int word[PINGERS]; /* futex per pinger: its turn when word == 1 */
+    int done;
+    int tids[PINGERS];
+    long outside; /* the self-mover found itself outside the mask it had just set */
+    long moves;   /* affinity changes made by the movers */
+    uint64_t seed;
+};
+
+static uint64_t next_rand(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+struct pinger {
+    struct storm *s;
+    int i;
+};
+
+/* Pass the token around the ring: wait for my word, hand it to the next pinger. */
+static long pinger_fn(void *p)
+{
+    struct pinger *pg = p;
+    struct storm *s = pg->s;
+    int next = (pg->i + 1) % PINGERS;
+
+    for (int r = 0; r < ROUNDS; r++) {
+        while (__atomic_exchange_n(&s->word[pg->i], 0, __ATOMIC_ACQ_REL) == 0) {
+            zt_futex_wait(&s->word[pg->i], 0, NULL);
+        }
+        __atomic_store_n(&s->word[next], 1, __ATOMIC_RELEASE);
+        zt_futex_wake(&s->word[next], 1);
+    }
+    return 0;
+}
+
+/* Move the pingers at random, as fast as it can. */
+static long mover_fn(void *p)
+{
+    struct storm *s = p;
+    uint64_t seed = s->seed ^ (uint64_t)zt_gettid() * 0x9e3779b97f4a7c15ull;
+    int n = ut_nr_cpus();
+    uint64_t all = (n == 64) ? ~0ull : (1ull << n) - 1;
+
+    while (!__atomic_load_n(&s->done, __ATOMIC_ACQUIRE)) {
+        uint64_t mask = next_rand(&seed) & all;
+        int who = s->tids[next_rand(&seed) % PINGERS];
+        if (mask && who && set_affinity_of(who, mask) == 0) {
+            __atomic_fetch_add(&s->moves, 1, __ATOMIC_RELAXED);
+        }
+    }
+    return 0;
+}
+
+/* Move myself at random (nobody else moves me) and check where I run: right after the call,
+ * and after a sleep (the wakeup places me). */
+static long self_mover_fn(void *p)
+{
+    struct storm *s = p;
+    uint64_t seed = s->seed * 31 + 7;
+    int n = ut_nr_cpus();
+    struct timespec nap = {0, 100000};
+
+    while (!__atomic_load_n(&s->done, __ATOMIC_ACQUIRE)) {
+        int cpu = (int)(next_rand(&seed) % (uint64_t)n);
+        if (zt_set_affinity(1ull << cpu) != 0) {
+            continue;
+        }
+        s->outside += zt_cpu() != cpu;
+        zt_nanosleep(&nap, NULL);
+        s->outside += zt_cpu() != cpu;
+    }
+    return 0;
+}
+
+/* Four threads pass a token through futexes while two others move them at random and a
+ * third moves itself: no wakeup is lost (the ring would stop: the time limit kills the test)
+ * and the self-mover always runs where it has just asked to. */
+static void test_affinity_storm(void)
+{
+    static struct storm s;
+    struct pinger pg[PINGERS];
+    zt_thread_t *pingers[PINGERS], *movers[3];
+
+    s.seed = 0x1234567ull + (uint64_t)zt_now_ns();
+    for (int i = 0; i < PINGERS; i++) {
+        pg[i] = (struct pinger){&s, i};
+        pingers[i] = zt_thread_create(pinger_fn, &pg[i], -1);
+        CHECK(pingers[i] != NULL, "pinger %d: %s", i, zt_errno_name(errno));
+        s.tids[i] = zt_thread_tid(pingers[i]);
+    }
+    for (int i = 0; i < 3; i++) {
+        movers[i] = zt_thread_create(i < 2 ? mover_fn : self_mover_fn, &s, -1);
+        CHECK(movers[i] != NULL, "mover %d: %s", i, zt_errno_name(errno));
+    }
+    __atomic_store_n(&s.word[0], 1, __ATOMIC_RELEASE);
+    zt_futex_wake(&s.word[0], 1);
+    for (int i = 0; i < PINGERS; i++) {
+        EXPECT(zt_thread_join(pingers[i]), 0);
+    }
+    __atomic_store_n(&s.done, 1, __ATOMIC_RELEASE);
+    for (int i = 0; i < 3; i++) {
+        EXPECT(zt_thread_join(movers[i]), 0);
+    }
+    CHECK(s.outside == 0, "%ld times the self-mover ran outside the mask it had just set",
+          s.outside);
+    printf("affinity_storm: %d token passes, %ld moves\n", PINGERS * ROUNDS, s.moves);
+}
+
+/* ---------------------------------------------------------------- the timer race */
+
+#define NAPS 50000
+
+struct napper_race {
+    int done;
+    int tid;
+    long naps;
+};
+
+static long short_napper_fn(void *p)
+{
+    struct napper_race *r = p;
+    struct timespec ts = {0, 20000};
+
+    r->tid = (int)zt_gettid();
+    for (long i = 0; i < NAPS; i++) {
+        zt_nanosleep(&ts, NULL); /* -EINTR or 0: either is fine */
+        r->naps++;
+    }
+    __atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+    return 0;
+}
+
+/* A thread naps 50,000 times while another sends it (ignored) signals as fast as it can: a
+ * sender reaching the sleeper's wait queue just after its timer ended the nap must find a
+ * wait queue there, not a dead stack frame (the checked kernel panicked on the sender's
+ * unlock; the release kernel wrote into the sleeper's stack). */
+static void test_sleep_signal_race(void)
+{
+    static struct napper_race r;
+    zt_thread_t *t = zt_thread_create(short_napper_fn, &r, 1);
+    long sent = 0;
+
+    CHECK(t != NULL, "napper: %s", zt_errno_name(errno));
+    while (!__atomic_load_n(&r.tid, __ATOMIC_ACQUIRE)) {
+    }
+    while (!__atomic_load_n(&r.done, __ATOMIC_ACQUIRE)) {
+        long k = zt_tgkill((int)zt_getpid(), r.tid, SIGURG);
+        if (k == -ESRCH && __atomic_load_n(&r.done, __ATOMIC_ACQUIRE)) {
+            break; /* it finished and exited between our look and the call */
+        }
+        EXPECT(k, 0);
+        sent++;
+    }
+    EXPECT(zt_thread_join(t), 0);
+    EXPECT(r.naps, NAPS);
+    CHECK(sent > 1000, "only %ld signals sent", sent);
+}
+
+/* ---------------------------------------------------------------- other findings */
+
+static long spin_fn(void *p)
+{
+    int *stop = p;
+
+    while (!__atomic_load_n(stop, __ATOMIC_ACQUIRE)) {
+    }
+    return zt_cpu();
+}
+
+/* sched_setaffinity on another thread returns once that thread has left the CPUs it may no
+ * longer use (as on Linux). */
+static void test_setaffinity_waits(void)
+{
+    int n = ut_nr_cpus(), stop = 0;
+    zt_thread_t *t;
+    struct zt_task_info ti;
+
+    CHECK(n >= 3, "needs 3 CPUs");
+    t = zt_thread_create(spin_fn, &stop, 1);
+    CHECK(t != NULL, "spinner: %s", zt_errno_name(errno));
+    for (int i = 0; i < 50; i++) {
+        int to = 1 + (i + 1) % 2; /* 2, 1, 2, ... */
+        EXPECT(set_affinity_of(zt_thread_tid(t), 1ull << to), 0);
+        char st = task_state(zt_thread_tid(t), &ti);
+        CHECK(ti.cpu == to || st != 'R', "move %d: spinner still running on CPU %d, asked %d", i,
+              ti.cpu, to);
+    }
+    __atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+    EXPECT(zt_thread_join(t), 1);
+}
+
+/* Spawn children that exit at once, without reaping, until spawn refuses; returns how many. */
+static long spawn_until_refused(void)
+{
+    char *argv[] = {SELF, "-h", "exit", NULL};
+    long pid = 0, made = 0;
+
+    while (made < 100000 && (pid = zt_spawn(SELF, argv, 0)) > 0) {
+        made++;
+    }
+    EXPECT(pid, -EAGAIN);
+    return made;
+}
+
+static void reap(long n)
+{
+    for (long i = 0; i < n; i++) {
+        int status;
+        EXPECT(zt_wait(-1, &status) > 0, 1);
+    }
+}
+
+/* A process that never reaps its children cannot fill memory with zombies: spawn says
+ * -EAGAIN at the limit (max_procs=), reaping gives everything back, and the limit is a
+ * count of what exists, not of what was ever made. */
+static void test_zombie_limit(void)
+{
+    uint64_t pages0 = ut_free_pages_settled();
+    long made = spawn_until_refused();
+
+    CHECK(made >= 8, "only %ld children before -EAGAIN", made);
+    reap(made);
+    EXPECT(ut_free_pages_settled(), pages0);
+    EXPECT(spawn_until_refused(), made);
+    reap(made);
+    EXPECT(ut_free_pages_settled(), pages0);
+}
+
+static void helper_exit0(const char *arg)
+{
+    exit(0);
+}
+
+static void on_usr1(int sig)
+{
+}
+
+static void helper_big_write(const char *arg)
+{
+    size_t n = 16ul << 20;
+    char *buf = (char *)zt_mmap(NULL, n, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    zt_signal(SIGUSR1, on_usr1, 0);
+    /* NUL bytes: the console shows nothing, and the runner starts a new line after. */
+    long r = zt_write(1, buf, n);
+    exit(r > 0 && r < (long)n ? 0 : r == (long)n ? 3 : 4);
+}
+
+/* A huge console write (16 MiB: minutes of UART output) stops at a signal with a handler,
+ * returning what it wrote, as a terminal write does on Linux; SIGKILL ends it too. */
+static void test_write_interrupted(void)
+{
+    for (int sig = SIGUSR1; sig; sig = sig == SIGUSR1 ? SIGKILL : 0) {
+        long pid = ut_spawn_helper("big-write", NULL, 0);
+        zt_sleep_ns(1000 * UT_MS); /* it maps its buffer, then writes for minutes */
+        EXPECT(zt_kill((int)pid, sig), 0);
+        int status = ut_wait_status(pid);
+        printf("\n");
+        if (sig == SIGUSR1) {
+            CHECK(zt_wifexited(status) && zt_wexitstatus(status) == 0,
+                  "writer sent SIGUSR1: wait status 0x%x (exit 3: it wrote everything)", status);
+        } else {
+            CHECK(zt_wifsignaled(status) && zt_wtermsig(status) == SIGKILL,
+                  "writer sent SIGKILL: wait status 0x%x", status);
+        }
+    }
+}
+
+static void helper_pmu_write(const char *arg)
+{
+    __asm__ volatile("msr pmcr_el0, xzr; isb" ::: "memory"); /* would stop every counter */
+    exit(0);
+}
+
+/* User space may read the PMU counters (bench does) but not reprogram them: they are shared
+ * by every task on the CPU. */
+static void test_pmu_readonly(void)
+{
+    uint64_t v;
+
+    __asm__ volatile("mrs %0, pmevcntr0_el0" : "=r"(v));
+    __asm__ volatile("mrs %0, pmccntr_el0" : "=r"(v));
+    ut_expect_killed("pmu-write", SIGILL);
+}
+
+/* Page tables of regions that are gone are freed at munmap, not only at exit. */
+static void test_pagetables_freed(void)
+{
+    const uint64_t base = 0x4000000000ull, stride = 2ull << 20; /* one level-3 table each */
+    uint64_t pages0 = ut_free_pages_settled();
+
+    for (int i = 0; i < 64; i++) {
+        void *want = (void *)(uintptr_t)(base + (uint64_t)i * stride);
+        EXPECT(zt_mmap(want, UT_PAGE, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0),
+               (long)(uintptr_t)want);
+        EXPECT(zt_munmap(want, UT_PAGE), 0);
+    }
+    uint64_t pages = ut_free_pages_settled();
+    CHECK(pages == pages0, "free pages %llu before 64 map/unmap at 2 MiB strides, %llu after",
+          (unsigned long long)pages0, (unsigned long long)pages);
+}
+
+/* ---------------------------------------------------------------- the suite */
+
+static const struct utest_helper helpers[] = {
+    {"touch-none", helper_touch_none},
+    {"exit", helper_exit0},
+    {"big-write", helper_big_write},
+    {"pmu-write", helper_pmu_write},
+};
+
+static const struct utest tests[] = {
+    {"iso_moved_sleeper", test_iso_moved_sleeper, 60},
+    {"iso_foreign_timer", test_iso_foreign_timer, 60},
+    {"iso_admission_timer", test_iso_admission_timer, 60},
+    {"prot_none", test_prot_none, 60},
+    {"munmap_refused", test_munmap_refused, 60},
+    {"tgkill_init", test_tgkill_init, 60},
+    {"thread_bursts", test_thread_bursts, 300},
+    {"mmap_irqs", test_mmap_irqs, 120},
+    {"brk_merge", test_brk_merge, 120},
+    {"futex_wake_fault", test_futex_wake_fault, 60},
+    {"affinity_storm", test_affinity_storm, 120},
+    {"sleep_signal_race", test_sleep_signal_race, 120},
+    {"setaffinity_waits", test_setaffinity_waits, 60},
+    {"zombie_limit", test_zombie_limit, 600},
+    {"write_interrupted", test_write_interrupted, 60},
+    {"pmu_readonly", test_pmu_readonly, 60},
+    {"pagetables_freed", test_pagetables_freed, 60},
+};
+
+int main(int argc, char **argv)
+{
+    static const struct utest_suite suite = {
+        .self = SELF,
+        .tests = tests,
+        .ntests = sizeof(tests) / sizeof(tests[0]),
+        .helpers = helpers,
+        .nhelpers = sizeof(helpers) / sizeof(helpers[0]),
+    };
+
+    return utest_main(&suite, argc, argv);
+}
