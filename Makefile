@@ -125,9 +125,10 @@ $(B)/initrd/bin/%: $(B)/user/bin/%
 	@mkdir -p $(dir $@)
 	$(Q)$(CROSS)strip -o $@ $<
 
-# Two files in /bin that are not programs, so usertests can check that spawn refuses them
-# with -ENOEXEC: plain text, and an ELF header cut short.
-INITRD_DATA := $(B)/initrd/bin/notelf $(B)/initrd/bin/badelf
+# Files in /bin that are not programs, so usertests and lxtest can check that spawn and
+# execve refuse them with -ENOEXEC: plain text, an ELF header cut short, and a whole AArch64
+# ELF header (hello's) claiming 65535 program headers, far past the end of the file.
+INITRD_DATA := $(B)/initrd/bin/notelf $(B)/initrd/bin/badelf $(B)/initrd/bin/badphdr
 
 $(B)/initrd/bin/notelf:
 	@mkdir -p $(dir $@)
@@ -137,6 +138,11 @@ $(B)/initrd/bin/notelf:
 $(B)/initrd/bin/badelf:
 	@mkdir -p $(dir $@)
 	printf '\177ELF\002\001\001\000' > $@
+	chmod +x $@
+
+$(B)/initrd/bin/badphdr: $(B)/initrd/bin/hello
+	head -c 64 $< > $@
+	printf '\377\377' | dd of=$@ bs=1 seek=56 conv=notrunc status=none
 	chmod +x $@
 
 # ---------------------------------------------------------------- Linux programs

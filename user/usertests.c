@@ -1091,6 +1091,7 @@ static void exec_failures(void)
     } cases[] = {
         {"/no/such/file", -ENOENT}, {"/bin", -EACCES},         {"/etc/passwd", -EACCES},
         {"/bin/notelf", -ENOEXEC},  {"/bin/badelf", -ENOEXEC}, {"/dev/null", -EACCES},
+        {"/bin/badphdr", -ENOEXEC},
     };
     char *argv[] = {"x", NULL};
 

@@ -288,6 +288,7 @@ static int check_badexec(void)
     CHECK(exec_errno("/bin") == EACCES, "directory");
     CHECK(exec_errno("/bin/notelf") == ENOEXEC, "text file");
     CHECK(exec_errno("/bin/badelf") == ENOEXEC, "truncated ELF");
+    CHECK(exec_errno("/bin/badphdr") == ENOEXEC, "program headers past the end");
     CHECK(exec_errno("/etc/passwd") == EACCES, "no x bit");
     return 0;
 }
