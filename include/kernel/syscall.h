@@ -57,6 +57,9 @@ long sys_faccessat2(struct trap_frame *f);
 long sys_ftruncate(struct trap_frame *f);
 long sys_fsync(struct trap_frame *f);
 long sys_utimensat(struct trap_frame *f);
+long sys_symlinkat(struct trap_frame *f);
+long sys_fchmodat(struct trap_frame *f);
+long sys_fchmod(struct trap_frame *f);
 /* pipe.c */
 long sys_pipe2(struct trap_frame *f);
 /* fork.c */

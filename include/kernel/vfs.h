@@ -10,7 +10,8 @@
  *   /dev         null, zero, console and tty (the console, kernel/tty.c)
  *   /proc/self/exe  a link to the calling process's program (busybox re-executes itself so)
  * No hard links, no mount table, a single user (root; permission bits are stored and shown,
- * and only the write bit of the initrd's read-only files is ever refused).
+ * changed by chmod under /tmp only; writing the initrd is refused, and running a file needs
+ * an x bit).  Symbolic links come from the initrd or are made under /tmp.
  *
  * Lifetime: an inode is referenced by its place in the tree and by every open file and
  * lookup holding it (refs); it is freed, with its data, when it has left the tree and the
@@ -160,6 +161,10 @@ void file_put(struct file *f);
 int vfs_mkdir(struct inode *cwd, const char *path, unsigned mode);
 int vfs_unlink(struct inode *cwd, const char *path, bool dir);
 int vfs_rename(struct inode *fcwd, const char *from, struct inode *tcwd, const char *to);
+/* A symbolic link at `path` to `target` (in a /tmp directory). */
+int vfs_symlink(struct inode *cwd, const char *target, const char *path);
+/* Set the permission bits of a /tmp file or directory (-EROFS elsewhere). */
+int vfs_chmod(struct inode *ino, unsigned mode);
 
 /* Read a symbolic link's target into buf (not NUL-terminated); the length or -EINVAL. */
 long vfs_readlink(struct inode *ino, char *buf, size_t n);

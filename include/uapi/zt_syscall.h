@@ -25,11 +25,14 @@
 #define SYS_ioctl             29
 #define SYS_mkdirat           34
 #define SYS_unlinkat          35
+#define SYS_symlinkat         36
 #define SYS_renameat          38
 #define SYS_ftruncate         46
 #define SYS_faccessat         48
 #define SYS_chdir             49
 #define SYS_fchdir            50
+#define SYS_fchmod            52
+#define SYS_fchmodat          53
 #define SYS_openat            56
 #define SYS_close             57
 #define SYS_pipe2             59

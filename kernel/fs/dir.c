@@ -47,6 +47,56 @@ int vfs_mkdir(struct inode *cwd, const char *path, unsigned mode)
     return r;
 }
 
+int vfs_symlink(struct inode *cwd, const char *target, const char *path)
+{
+    struct inode *dir;
+    char last[VFS_NAME_MAX + 1];
+    bool slash;
+    size_t len = strlen(target);
+    if (len == 0 || len >= VFS_PATH_MAX) {
+        return len ? -ENAMETOOLONG : -ENOENT;
+    }
+    int r = vfs_lookup_parent(cwd, path, &dir, last, &slash);
+    if (r) {
+        return r;
+    }
+    struct inode *l = inode_new(INODE_SYMLINK, S_IFLNK | 0777);
+    char *copy = l ? kmem_alloc(VFS_PATH_MAX) : 0;
+    if (copy) {
+        memcpy(copy, target, len + 1);
+        l->data = copy; /* freed with the inode */
+        l->size = len;
+    }
+    unsigned long flags = spin_lock_irqsave(&vfs_lock);
+    r = !last[0] || is_dot(last) || slash || vfs_child_locked(dir, last) ? -EEXIST
+        : !dir->writable_dir                                             ? -EROFS
+        : !dir->in_tree                                                  ? -ENOENT
+        : !copy                                                          ? -ENOMEM
+                                                                         : 0;
+    if (r == 0) {
+        vfs_link_locked(dir, l, last); /* the tree holds l's first reference */
+        l = 0;
+    }
+    spin_unlock_irqrestore(&vfs_lock, flags);
+    if (l) {
+        inode_put(l);
+    }
+    inode_put(dir);
+    return r;
+}
+
+int vfs_chmod(struct inode *ino, unsigned mode)
+{
+    bool tmp = ino->kind == INODE_TMPFS_FILE || (S_ISDIR(ino->mode) && ino->writable_dir);
+    if (!tmp) {
+        return -EROFS; /* the initrd, /dev and /proc keep their modes */
+    }
+    unsigned long flags = spin_lock_irqsave(&vfs_lock);
+    ino->mode = (ino->mode & S_IFMT) | (mode & 07777);
+    spin_unlock_irqrestore(&vfs_lock, flags);
+    return 0;
+}
+
 /* Take ino out of the tree (lock held); the tree's reference is dropped by the caller. */
 static void unlink_locked(struct inode *ino)
 {

@@ -1,7 +1,7 @@
 /*
  * fs_sys.c — the system calls that take a path or act on the file system: openat, stat
  * (newfstatat, fstat, statx), getdents64, faccessat, readlinkat, getcwd, chdir, fchdir,
- * umask, mkdirat, unlinkat, renameat(2), ftruncate, fsync.
+ * umask, mkdirat, unlinkat, renameat(2), symlinkat, fchmod(at), ftruncate, utimensat, fsync.
  *
  * Paths are copied in whole (at most VFS_PATH_MAX - 1 bytes: -ENAMETOOLONG), then resolved
  * against the directory descriptor (AT_FDCWD: the process's working directory); absolute
@@ -152,16 +152,21 @@ static int stat_target(int dirfd, uint64_t upath, unsigned flags, struct inode *
     if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | 0x6000 /* AT_STATX_* */)) {
         return -EINVAL;
     }
-    int r = path_and_base(dirfd, upath, path, &base);
+    long len = get_path(upath, path);
+    if (len < 0) {
+        return (int)len;
+    }
+    if (len == 0 && (flags & AT_EMPTY_PATH)) { /* the descriptor itself (glibc's fstat) */
+        return dirfd == AT_FDCWD ? base_dir(dirfd, out) : fd_inode(dirfd, out);
+    }
+    int r = path[0] == '/' ? 0 : base_dir(dirfd, &base);
     if (r) {
         return r;
     }
-    if (!path[0] && (flags & AT_EMPTY_PATH) && dirfd != AT_FDCWD) {
-        r = fd_inode(dirfd, out);
-    } else {
-        r = vfs_lookup(base, path, !(flags & AT_SYMLINK_NOFOLLOW), out);
+    r = vfs_lookup(path[0] == '/' ? vfs_root : base, path, !(flags & AT_SYMLINK_NOFOLLOW), out);
+    if (path[0] != '/') {
+        inode_put(base);
     }
-    inode_put(base);
     return r;
 }
 
@@ -515,6 +520,47 @@ long sys_utimensat(struct trap_frame *f)
                             ? vfs_now_ns()
                             : (uint64_t)ts[1][0] * 1000000000ull + (uint64_t)ts[1][1];
     }
+    inode_put(ino);
+    return r;
+}
+
+long sys_symlinkat(struct trap_frame *f)
+{
+    char target[VFS_PATH_MAX], path[VFS_PATH_MAX];
+    struct inode *base;
+    long r = get_path(A(0), target);
+    if (r < 0) {
+        return r;
+    }
+    r = path_and_base((int)A(1), A(2), path, &base);
+    if (r) {
+        return r;
+    }
+    r = vfs_symlink(base, target, path);
+    inode_put(base);
+    return r;
+}
+
+long sys_fchmodat(struct trap_frame *f)
+{
+    struct inode *ino;
+    int r = stat_target((int)A(0), A(1), 0, &ino);
+    if (r) {
+        return r;
+    }
+    r = vfs_chmod(ino, (unsigned)A(2));
+    inode_put(ino);
+    return r;
+}
+
+long sys_fchmod(struct trap_frame *f)
+{
+    struct inode *ino;
+    int r = fd_inode((int)A(0), &ino);
+    if (r) {
+        return r;
+    }
+    r = vfs_chmod(ino, (unsigned)A(1));
     inode_put(ino);
     return r;
 }

@@ -196,7 +196,8 @@ static int check_files(void)
     CHECK(stat("/tmp/lxdir/a.txt", &st) == 0 && st.st_size == (off_t)strlen(msg), "stat");
     CHECK(rename("/tmp/lxdir/a.txt", "/tmp/lxdir/b.txt") == 0, "rename: %s", strerror(errno));
     int fd = open("/tmp/lxdir/b.txt", O_RDONLY);
-    CHECK(fd >= 0 && read(fd, buf, sizeof(buf)) == (ssize_t)strlen(msg), "read back");
+    CHECK(fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode), "fstat: %s", strerror(errno));
+    CHECK(read(fd, buf, sizeof(buf)) == (ssize_t)strlen(msg), "read back");
     close(fd);
     CHECK(strcmp(buf, msg) == 0, "contents");
     DIR *d = opendir("/tmp/lxdir");
