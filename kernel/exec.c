@@ -295,9 +295,6 @@ long sys_execve(struct trap_frame *f)
     if (r < 0) {
         return r;
     }
-    if (__atomic_load_n(&p->nthreads, __ATOMIC_RELAXED) > 1) {
-        return -EBUSY; /* other threads would have to be stopped first: not done here */
-    }
     struct vm *vm = kmem_alloc(sizeof(*vm));
     if (!vm) {
         return -ENOMEM;
@@ -312,6 +309,12 @@ long sys_execve(struct trap_frame *f)
     struct exec_start start;
     struct inode *exe;
     r = exec_load(vm, p->cwd, path, &argv, &envp, &start, &exe);
+    if (r == 0 && __atomic_load_n(&p->unfreed_tasks, __ATOMIC_ACQUIRE) > 1) {
+        r = proc_end_other_threads(); /* the point of no return for the other threads */
+        if (r) {
+            inode_put(exe);
+        }
+    }
     if (r) {
         vm_destroy(vm);
         kmem_free(vm, sizeof(*vm));

@@ -6,8 +6,12 @@
  * dataplane task must never take a page fault it did not ask for.  So a fork costs a copy
  * of every mapped page (the kernel's counter and signal-return pages are shared).  vfork
  * (CLONE_VFORK, with or without CLONE_VM) is a fork whose parent waits until the child
- * execs or exits; the child writes to a copy, not to the parent's memory (a difference from
- * Linux that only a program relying on vfork's sharing would notice).
+ * execs or exits (or a signal comes); the child writes to a copy, not to the parent's memory
+ * (a difference from Linux that only a program relying on vfork's sharing would notice).
+ *
+ * execve ends the other threads of the process first (they exit on their way back to user
+ * space, as on an exit_group, and the caller waits until each has been freed), then moves
+ * the new address space in; the caller becomes the main thread (its id the pid).
  *
  * Locks: proc_lock for the tree, groups and sessions.
  */
@@ -17,6 +21,7 @@
 #include "kernel/isolate.h"
 #include "kernel/kmem.h"
 #include "kernel/lib.h"
+#include "kernel/pid.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/syscall.h"
@@ -86,7 +91,9 @@ static void fork_undo(struct process *p, struct task *t)
     proc_free(p);
 }
 
-/* The parent of a vfork sleeps until its child has exec'd or exited. */
+/* The parent of a vfork sleeps until its child has exec'd or exited, or a signal comes
+ * (then it goes on at once: its child has a memory of its own, so nothing depends on the
+ * wait but the order the two run in). */
 static void vfork_wait(struct process *child)
 {
     for (;;) {
@@ -95,7 +102,9 @@ static void vfork_wait(struct process *child)
             spin_unlock_irqrestore(&child->vfork_wq.lock, flags);
             return;
         }
-        waitq_sleep_locked(&child->vfork_wq, flags, 0); /* signals: keep waiting, as Linux */
+        if (waitq_sleep_locked(&child->vfork_wq, flags, 0) == -EINTR) {
+            return;
+        }
     }
 }
 
@@ -163,6 +172,63 @@ int proc_fork(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint6
 
 /* ---- execve ---- */
 
+/* Before execve replaces the image: every other thread of the process exits and is freed
+ * (so none can touch the old address space again).  0, or -EAGAIN (an exit or another
+ * execve is under way) / -EINTR (a fatal signal came meanwhile: the process is ending). */
+int proc_end_other_threads(void)
+{
+    struct task *me = current();
+    struct process *p = me->proc;
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    if (p->exiting || p->exec_task) {
+        spin_unlock_irqrestore(&proc_lock, flags);
+        return -EAGAIN;
+    }
+    __atomic_store_n(&p->exec_task, me, __ATOMIC_RELEASE);
+    list_for_each(pos, &p->threads)
+    {
+        struct task *t = container_of(pos, struct task, thread_link);
+        if (t != me) {
+            t->exec_kill = true;
+            signal_kick(t); /* it exits on its way back to user space */
+        }
+    }
+    uint64_t blocked = me->sig_blocked;
+    me->sig_blocked = ~0ull; /* only a fatal signal may end the wait; the rest stay pending */
+    spin_unlock_irqrestore(&proc_lock, flags);
+    int r = 0;
+    for (;;) {
+        flags = spin_lock_irqsave(&p->exec_wq.lock);
+        if (__atomic_load_n(&p->unfreed_tasks, __ATOMIC_ACQUIRE) == 1) {
+            spin_unlock_irqrestore(&p->exec_wq.lock, flags);
+            break;
+        }
+        if (waitq_sleep_locked(&p->exec_wq, flags, 0) == -EINTR) {
+            r = -EINTR; /* SIGKILL or exit_group: the process ends anyway */
+            break;
+        }
+    }
+    flags = spin_lock_irqsave(&proc_lock);
+    me->sig_blocked = blocked;
+    spin_unlock_irqrestore(&proc_lock, flags);
+    __atomic_store_n(&p->exec_task, 0, __ATOMIC_RELEASE);
+    return r;
+}
+
+/* The thread that execs becomes the process's main thread: its id is the pid (the main
+ * thread that held it has been freed). */
+static void become_main_thread(struct task *t, struct process *p)
+{
+    if (t->tid == p->pid) {
+        return;
+    }
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    int old = t->tid;
+    t->tid = p->pid;
+    spin_unlock_irqrestore(&proc_lock, flags);
+    pid_free(old);
+}
+
 /* Signal actions after exec: handlers back to the default, ignored signals stay ignored. */
 static void reset_signals_locked(struct process *p, struct task *t)
 {
@@ -203,6 +269,7 @@ void proc_exec_commit(struct vm *vm, const struct exec_start *start, struct inod
     if (old_exe) {
         inode_put(old_exe);
     }
+    become_main_thread(t, p);
     arch_user_frame_init(t->frame, start->pc, start->sp);
     arch_tls_write(0);
     arch_fpsimd_restore(&zero_fp);

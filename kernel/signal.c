@@ -43,7 +43,7 @@ static uint64_t deliverable(const struct task *t)
 
 bool signal_pending(const struct task *t)
 {
-    return t->proc && (t->proc->exiting || deliverable(t));
+    return t->proc && (t->proc->exiting || t->exec_kill || deliverable(t));
 }
 
 bool signal_fatal_pending(const struct task *t)
@@ -51,7 +51,8 @@ bool signal_fatal_pending(const struct task *t)
     uint64_t pending = __atomic_load_n(&t->sig_pending, __ATOMIC_RELAXED) |
                        (t->proc ? __atomic_load_n(&t->proc->sig_pending, __ATOMIC_RELAXED) : 0);
     return t->proc &&
-           (__atomic_load_n(&t->proc->exiting, __ATOMIC_RELAXED) || (pending & SIGBIT(SIGKILL)));
+           (__atomic_load_n(&t->proc->exiting, __ATOMIC_RELAXED) ||
+            __atomic_load_n(&t->exec_kill, __ATOMIC_RELAXED) || (pending & SIGBIT(SIGKILL)));
 }
 
 bool signal_interrupts(const struct task *t)
@@ -194,7 +195,7 @@ void signal_deliver(struct trap_frame *f)
     struct process *p = t->proc;
     for (;;) {
         unsigned long flags = spin_lock_irqsave(&proc_lock);
-        if (p->exiting) {
+        if (p->exiting || t->exec_kill) { /* exit_group, or another thread's execve */
             int status = p->exit_status_pending;
             spin_unlock_irqrestore(&proc_lock, flags);
             task_exit(status);

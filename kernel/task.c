@@ -116,8 +116,11 @@ void task_free(struct task *t)
             futex_wake(&p->vm, ctid, 1);
         }
     }
-    if (__atomic_sub_fetch(&p->unfreed_tasks, 1, __ATOMIC_ACQ_REL) == 0) {
+    unsigned left = __atomic_sub_fetch(&p->unfreed_tasks, 1, __ATOMIC_ACQ_REL);
+    if (left == 0) {
         proc_finish(p);
+    } else if (left == 1 && __atomic_load_n(&p->exec_task, __ATOMIC_ACQUIRE)) {
+        waitq_wake_all(&p->exec_wq); /* execve waits for the last other thread */
     }
 }
 
@@ -152,6 +155,7 @@ int proc_alloc(const char *name, const struct process *parent, struct process **
     }
     p->exit_signal = SIGCHLD;
     waitq_init(&p->vfork_wq);
+    waitq_init(&p->exec_wq);
     list_init(&p->children);
     list_init(&p->sibling);
     list_init(&p->threads);

@@ -101,6 +101,7 @@ struct task {
     /* system calls */
     uint64_t sys_orig_x0; /* x0 at entry, for restarting an interrupted call */
     bool sys_restart;     /* the call returned -ERESTARTSYS: restart or -EINTR (signal.c) */
+    bool exec_kill;       /* another thread of its process runs execve: exit (proc_lock) */
     uint64_t robust_list; /* set_robust_list head (recorded, not walked) */
 
     /* task isolation (isolate.c) */
@@ -157,6 +158,8 @@ struct process {
     struct rlimit_k rlimits[RLIM_NLIMITS]; /* proc_lock */
     int exit_signal;                       /* sent to the parent at exit (SIGCHLD or 0) */
     bool vfork_done;                       /* a vfork child has exec'd or exited */
+    struct task *exec_task;                /* the thread in execve ending the others */
+    struct waitq exec_wq;                  /* it waits here for them to be freed */
     struct waitq vfork_wq;                 /* its vfork parent sleeps here */
     uint64_t child_user_cycles;            /* times of reaped children (getrusage, times) */
     uint64_t child_sys_cycles;
@@ -233,6 +236,7 @@ void proc_release_files(struct process *p);
 void proc_free(struct process *p);
 int proc_fork(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint64_t ctid);
 void vfork_release(struct process *p);
+int proc_end_other_threads(void);
 const char *path_basename(const char *path);
 void rlimit_init_defaults(struct rlimit_k *lim);
 

@@ -14,7 +14,8 @@
  * on several CPUs), forkexec (fork, execve, waitpid), signals (sigaction, SA_RESTART, EINTR),
  * files (/tmp written, read back, listed, renamed, removed), badfd (EBADF), emfile (EMFILE),
  * badexec (ENOENT, EACCES, ENOEXEC from execve), pipes (pipe, poll), tmpfull (/tmp fills
- * up with ENOSPC, and every page comes back when the file is removed).
+ * up with ENOSPC, and every page comes back when the file is removed), threadexec (execve
+ * from one thread of three ends the others).
  * Exit status: the number of failed checks.
  */
 #define _GNU_SOURCE
@@ -130,6 +131,50 @@ static int check_forkexec(void)
     CHECK(waitpid(pid, &status, 0) == pid, "waitpid: %s", strerror(errno));
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 7, "status 0x%x", status);
     CHECK(waitpid(-1, &status, WNOHANG) == -1 && errno == ECHILD, "ECHILD");
+    return 0;
+}
+
+static void *sleeper(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        sleep(100); /* execve must end this thread wherever it is */
+    }
+    return NULL;
+}
+
+static void *spinner(void *arg)
+{
+    for (volatile unsigned long i = 0;; i++) {
+        (void)arg;
+    }
+    return NULL;
+}
+
+static void *execer(void *arg)
+{
+    char *argv[] = {"lxtest", "child", "5", NULL};
+    (void)arg;
+    execve("/bin/lxtest", argv, environ);
+    _exit(98);
+}
+
+/* execve from a thread of a process with three: the others end, the new image runs. */
+static int check_threadexec(void)
+{
+    int status;
+    pid_t pid = fork();
+    CHECK(pid >= 0, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        pthread_t a, b, c;
+        pthread_create(&a, NULL, sleeper, NULL);
+        pthread_create(&b, NULL, spinner, NULL);
+        pthread_create(&c, NULL, execer, NULL);
+        pthread_join(c, NULL);
+        _exit(97);
+    }
+    CHECK(waitpid(pid, &status, 0) == pid, "waitpid: %s", strerror(errno));
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 5, "status 0x%x", status);
     return 0;
 }
 
@@ -360,10 +405,10 @@ struct check {
 };
 
 static const struct check checks[] = {
-    {"hello", check_hello},     {"threads", check_threads}, {"forkexec", check_forkexec},
-    {"signals", check_signals}, {"files", check_files},     {"badfd", check_badfd},
-    {"emfile", check_emfile},   {"badexec", check_badexec}, {"pipes", check_pipes},
-    {"tmpfull", check_tmpfull},
+    {"hello", check_hello},     {"threads", check_threads},       {"forkexec", check_forkexec},
+    {"signals", check_signals}, {"files", check_files},           {"badfd", check_badfd},
+    {"emfile", check_emfile},   {"badexec", check_badexec},       {"pipes", check_pipes},
+    {"tmpfull", check_tmpfull}, {"threadexec", check_threadexec},
 };
 
 int main(int argc, char **argv)
