@@ -236,28 +236,35 @@ endif
 # tests/qemu/zt.py and tools/bench read these too: `make test REPRO=1` boots every test
 # under -icount.
 export REPRO ICOUNT_SHIFT
-QEMU_CMD = $(QEMU_BASE) -smp $(CPUS) -kernel $(B)/kernel.elf
+# DEBUG=1: run, debug and gdb use the checked kernel (assertions, lock owner and lock order
+# checks, the watchdog on by default), the one make test boots.
+ifeq ($(DEBUG),1)
+RUN_KERNEL := $(B)/checked/kernel.elf
+else
+RUN_KERNEL := $(B)/kernel.elf
+endif
+QEMU_CMD = $(QEMU_BASE) -smp $(CPUS) -kernel $(RUN_KERNEL)
 # BOOTARGS reaches the shell through the environment, never through make's own text, so
 # any quotes in it (init=/bin/sh -- -c '...') arrive in -append unchanged.
 export BOOTARGS
 APPEND = $${BOOTARGS:+-append "$$BOOTARGS"}
 SHOW_APPEND = $${BOOTARGS:+-append \"$$BOOTARGS\"}
 
-run: $(B)/kernel.elf
+run: $(RUN_KERNEL)
 	@$(DEPS) run
 	@echo "run: $(QEMU_CMD) $(SHOW_APPEND)"
 	@echo "run: (Ctrl-A x quits QEMU)"
 	@$(QEMU_CMD) $(APPEND)
 
-debug: $(B)/kernel.elf
+debug: $(RUN_KERNEL)
 	@$(DEPS) run
 	@echo "debug: $(QEMU_CMD) $(SHOW_APPEND) -s -S"
 	@echo "debug: QEMU is halted with a gdb stub on :1234; in another terminal run 'make gdb'"
 	@$(QEMU_CMD) $(APPEND) -s -S
 
-gdb: $(B)/kernel.elf
+gdb: $(RUN_KERNEL)
 	@$(DEPS) debug
-	gdb-multiarch -q -x tools/gdbinit $(B)/kernel.elf
+	gdb-multiarch -q -x tools/gdbinit $(RUN_KERNEL)
 
 # ---------------------------------------------------------------- tests
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter \
@@ -348,6 +355,7 @@ help:
 	@echo "zerotick make targets:"
 	@echo "  make / make kernel   build $(B)/kernel.elf (user programs inside)"
 	@echo "  make checked         build $(B)/checked/kernel.elf: assertions on (what make test boots)"
+	@echo "  make run DEBUG=1     boot the checked kernel (lock order checked, watchdog on)"
 	@echo "  make run             boot it in QEMU (CPUS=$(CPUS), BOOTARGS='...', REPRO=1); Ctrl-A x quits"
 	@echo "  make run PROG=FILE ARGS='...'  boot with your static Linux aarch64 program as the first program"
 	@echo "  make test            host unit tests + QEMU tests; ends with 'N passed, N failed'"

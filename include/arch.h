@@ -58,6 +58,7 @@ struct arch_boot_info {
     uint64_t mem_size[ARCH_MAX_MEM];
     const char *cmdline;    /* /chosen/bootargs, NUL-terminated, "" if absent */
     uint64_t entry_counter; /* counter value at the boot CPU's first instruction */
+    const char *protection; /* the memory protections in force, for the boot log */
 };
 
 /* Bring up the boot CPU: device tree, console, MMU, interrupt controller, timer.  Stops the
@@ -207,6 +208,11 @@ void arch_as_destroy(struct arch_as *as);
 int arch_as_map(struct arch_as *as, uint64_t va, paddr_t pa, unsigned prot);
 /* Unmap user page `va`: returns the page that was mapped there, or 0. */
 paddr_t arch_as_unmap(struct arch_as *as, uint64_t va);
+/* Unmap every user page in [start, end) (page-aligned) and call freed(pa, ctx) for each page
+ * that was mapped, once no CPU can reach it any more (broadcast TLB invalidation, no IPI:
+ * per page for a few pages, for the whole address space beyond). */
+void arch_as_unmap_range(struct arch_as *as, uint64_t start, uint64_t end,
+                         void (*freed)(paddr_t pa, void *ctx), void *ctx);
 /* Free the translation tables of `as` that served only [start, end), now that nothing is
  * mapped there (their cached walks are invalidated by broadcast TLBI: no IPI). */
 void arch_as_trim(struct arch_as *as, uint64_t start, uint64_t end);

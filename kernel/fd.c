@@ -52,11 +52,11 @@ struct fdtable *fdtable_new(const struct fdtable *src, bool exec)
     struct fdtable *t = kmem_alloc(sizeof(*t));
     if (!t || !src) {
         if (t) {
-            t->lock = (spinlock_t)SPINLOCK_INIT;
+            spin_lock_init(&t->lock, LOCK_LEAF);
         }
         return t;
     }
-    t->lock = (spinlock_t)SPINLOCK_INIT;
+    spin_lock_init(&t->lock, LOCK_LEAF);
     unsigned long flags = spin_lock_irqsave((spinlock_t *)&src->lock);
     for (int i = 0; i < FD_MAX; i++) {
         if (src->fd[i] && !(exec && cloexec_bit(src, i))) {

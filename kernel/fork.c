@@ -263,7 +263,7 @@ void proc_exec_commit(struct vm *vm, const struct exec_start *start, struct inod
     vm_move(&p->vm, vm);
     arch_as_activate(&p->vm.as);
     spin_unlock_irqrestore(&p->vm.lock, flags);
-    old.lock = (spinlock_t)SPINLOCK_INIT;
+    spin_lock_init(&old.lock, LOCK_VM);
     vm_destroy(&old);
     kmem_free(vm, sizeof(*vm));
     if (old_exe) {

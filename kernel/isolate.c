@@ -18,6 +18,7 @@
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
 #include "kernel/cycles.h"
+#include "kernel/hklog.h"
 #include "kernel/ipi.h"
 #include "kernel/lib.h"
 #include "kernel/page.h"
@@ -37,7 +38,7 @@
 #define ISOL_KNOWN_FLAGS                                                                           \
     (PR_TASK_ISOLATION_ENABLE | PR_TASK_ISOLATION_STRICT | PR_TASK_ISOLATION_SET_SIG(0x7f))
 #define ADMISSION_YIELDS 3
-#define BT_DEPTH         6
+#define BT_DEPTH         HKLOG_BT_DEPTH
 
 /*
  * The slot: isols[c].task names the task isolated on CPU c.
@@ -73,77 +74,13 @@ struct isol_cpu {
 static struct isol_cpu isols[MAX_CPUS];
 static bool isol_debug; /* isol_debug=1: report every interruption (isol_init) */
 
-/* ---- reports, printed on housekeeping ---- */
+/* ---- reports, printed on housekeeping (hklog) ---- */
 
-#define REPORTS 32
-
-struct report {
-    char text[160];
-    uint64_t bt[BT_DEPTH];
-};
-
-static spinlock_t report_lock;
-static struct report reports[REPORTS];
-static unsigned report_head, report_tail;
-static unsigned reports_dropped;
-static struct work report_work;
-
-static void print_reports(struct work *w)
-{
-    unsigned dropped = __atomic_exchange_n(&reports_dropped, 0, __ATOMIC_RELAXED);
-    if (dropped) {
-        printk("isolation: %u reports dropped (the report ring was full)\n", dropped);
-    }
-    for (;;) {
-        struct report r;
-        unsigned long flags = spin_lock_irqsave(&report_lock);
-        bool any = report_tail != report_head;
-        if (any) {
-            r = reports[report_tail++ % REPORTS];
-        }
-        spin_unlock_irqrestore(&report_lock, flags);
-        if (!any) {
-            break;
-        }
-        printk("%s\n", r.text);
-        if (r.bt[0]) {
-            printk("isolation:   sender's call path:");
-            for (int i = 0; i < BT_DEPTH && r.bt[i]; i++) {
-                printk(" %lx", (unsigned long)r.bt[i]);
-            }
-            printk("\n");
-        }
-    }
-}
-
-/* Queue one report line (any CPU, any context); the worker prints it. */
-static void report(const uint64_t *bt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void report(const uint64_t *bt, const char *fmt, ...)
-{
-    va_list ap;
-    unsigned long flags = spin_lock_irqsave(&report_lock);
-    if (report_head - report_tail == REPORTS) {
-        __atomic_fetch_add(&reports_dropped, 1, __ATOMIC_RELAXED);
-        spin_unlock_irqrestore(&report_lock, flags);
-        return;
-    }
-    struct report *r = &reports[report_head++ % REPORTS];
-    va_start(ap, fmt);
-    kvsnprintf(r->text, sizeof(r->text), fmt, ap);
-    va_end(ap);
-    memset(r->bt, 0, sizeof(r->bt));
-    if (bt) {
-        memcpy(r->bt, bt, sizeof(r->bt));
-    }
-    spin_unlock_irqrestore(&report_lock, flags);
-    work_queue(&report_work);
-}
+#define report(bt, ...) hklog_bt("isolation:   sender's call path:", bt, __VA_ARGS__)
 
 void isol_init(bool debug)
 {
     isol_debug = debug;
-    work_init(&report_work, "isolation reports", print_reports);
 }
 
 /* ---- state ---- */

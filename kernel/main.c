@@ -18,6 +18,8 @@
 #include "kernel/main.h"
 #include "kernel/exec.h"
 #include "kernel/futex.h"
+#include "kernel/cycles.h"
+#include "kernel/hklog.h"
 #include "kernel/ipi.h"
 #include "kernel/irq.h"
 #include "kernel/isolate.h"
@@ -29,6 +31,7 @@
 #include "kernel/task.h"
 #include "kernel/timer.h"
 #include "kernel/trace.h"
+#include "kernel/watchdog.h"
 #include "kernel/tty.h"
 #include "kernel/vfs.h"
 #include "kernel/work.h"
@@ -46,6 +49,7 @@ static void print_banner(const struct arch_boot_info *bi)
     printk("zerotick: %u CPUs in the device tree, %lu MiB RAM, counter %lu Hz\n", bi->ncpus_total,
            (unsigned long)(mem >> 20), (unsigned long)arch_counter_freq());
     printk("zerotick: command line \"%s\"\n", bi->cmdline);
+    printk("zerotick: memory protection: %s\n", bi->protection ? bi->protection : "none");
 }
 
 /* One line per CPU: role, hardware id, when it came online, interrupts taken so far. */
@@ -119,18 +123,52 @@ static void start_init(void)
     }
 }
 
+/* The debug faults that are the kernel's, not the CPU's: a long stretch with interrupts
+ * masked (the watchdog reports it) and a lock taken against the order (the checked kernel
+ * panics; the release kernel does not look). */
+static void kernel_debug_fault(enum debug_fault kind)
+{
+    static spinlock_t a_run_queue = SPINLOCK_INIT_RANK(LOCK_RQ);
+    static spinlock_t a_proc_lock = SPINLOCK_INIT_RANK(LOCK_PROC);
+    unsigned long flags;
+    switch (kind) {
+    case DEBUG_FAULT_IRQS_OFF:
+        flags = arch_irq_save();
+        for (uint64_t end = arch_counter_read() + cycles_from_ns(2 * NS_PER_SEC);
+             arch_counter_read() < end;) {
+            arch_cpu_relax();
+        }
+        arch_irq_restore(flags);
+        printk("debug_fault: cpu %u kept interrupts masked for 2 s\n", this_cpu_id());
+        break;
+    case DEBUG_FAULT_LOCK_ORDER:
+        flags = spin_lock_irqsave(&a_run_queue);
+        spin_lock(&a_proc_lock); /* proc_lock ranks below a run queue: wrong order */
+        spin_unlock(&a_proc_lock);
+        spin_unlock_irqrestore(&a_run_queue, flags);
+        printk("debug_fault: took proc_lock's rank inside a run queue's: this kernel does not "
+               "check the lock order\n");
+        break;
+    default:
+        arch_debug_fault(kind);
+        break;
+    }
+}
+
 void kernel_late_init(void)
 {
+    watchdog_start(bootargs.watchdog_ms); /* housekeeping CPUs that stop taking interrupts */
     if (bootargs.debug_fault != DEBUG_FAULT_NONE) {
         printk("debug_fault: faulting on purpose now\n");
-        arch_debug_fault(bootargs.debug_fault);
+        kernel_debug_fault(bootargs.debug_fault);
     }
     if (bootargs.debug_exit >= 0) {
         printk("debug_exit: powering off with status %d\n", bootargs.debug_exit);
         power_off(bootargs.debug_exit);
     }
-    isol_init(bootargs.isol_debug);        /* task isolation's report printer */
-    sysdebug_init(bootargs.syscall_debug); /* syscall_debug=1's report printer */
+    hklog_init();                          /* lines from dataplane CPUs, printed on housekeeping */
+    isol_init(bootargs.isol_debug);        /* task isolation's settings */
+    sysdebug_init(bootargs.syscall_debug); /* syscall_debug=1 */
     proc_set_limit(bootargs.max_procs);    /* processes alive or zombie */
     start_init();                          /* first: init is pid 1 */
     work_start();                          /* the housekeeping worker thread */

@@ -35,7 +35,7 @@ static unsigned nranges;
 static paddr_t free_list; /* 0 = empty (physical page 0 is never RAM on QEMU virt) */
 static size_t free_count;
 static size_t total_count;
-static spinlock_t page_lock;
+static spinlock_t page_lock = SPINLOCK_INIT_RANK(LOCK_PAGE);
 
 #define PCP_MAX 32
 

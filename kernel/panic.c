@@ -11,6 +11,7 @@
 #include "kernel/cpu.h"
 #include "kernel/ipi.h"
 #include "kernel/printk.h"
+#include "kernel/task.h"
 
 static int panicking;
 
@@ -41,6 +42,11 @@ static void panic_message(const char *fmt, va_list ap)
     printk("\npanic: CPU %u: ", this_cpu() ? this_cpu_id() : 0);
     vprintk(fmt, ap);
     printk("\n");
+    const struct task *t = this_cpu() ? this_cpu()->current_task : 0;
+    if (t) {
+        printk("panic: CPU %u was running %s (tid %d%s)\n", this_cpu_id(), t->name, t->tid,
+               t->proc ? "" : ", kernel");
+    }
 }
 
 _Noreturn void panic(const char *fmt, ...)

@@ -8,6 +8,7 @@
 #include "kernel/power.h"
 #include "arch.h"
 #include "kernel/cpu.h"
+#include "kernel/hklog.h"
 #include "kernel/printk.h"
 #include "kernel/work.h"
 
@@ -43,6 +44,7 @@ _Noreturn void power_off(int status)
 {
     arch_irq_disable();
     cpus_stop_others();
+    hklog_flush(); /* lines a dataplane CPU queued are not lost */
     if (exit_stats) {
         print_exit_stats();
     }

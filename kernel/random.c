@@ -11,7 +11,7 @@
 #include "kernel/lib.h"
 #include "kernel/spinlock.h"
 
-static spinlock_t random_lock = SPINLOCK_INIT;
+static spinlock_t random_lock = SPINLOCK_INIT_RANK(LOCK_LEAF);
 static uint64_t state;
 
 static uint64_t next_locked(void)

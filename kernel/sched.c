@@ -103,6 +103,7 @@ void sched_init_cpu(struct cpu *c)
 {
     struct runqueue *rq = &rqs[c->id];
     struct task *idle = &idle_tasks[c->id];
+    spin_lock_init(&rq->lock, LOCK_RQ);
     list_init(&rq->queue);
     ksnprintf(idle->name, sizeof(idle->name), "idle/%u", c->id);
     idle->cpu = c->id;

@@ -10,7 +10,7 @@
 #include "kernel/cpu.h"
 #include "kernel/ipi.h"
 #include "kernel/lib.h"
-#include "kernel/printk.h"
+#include "kernel/hklog.h"
 #include "kernel/sched.h"
 #include "kernel/task.h"
 #include "kernel/wait.h"
@@ -214,8 +214,8 @@ void signal_deliver(struct trap_frame *f)
         }
         if (!ignored && !run_handler(t, f, sig, sa)) {
             spin_unlock_irqrestore(&proc_lock, flags);
-            printk("pid %d (%s) killed: no room on the user stack for a %s handler frame\n", p->pid,
-                   p->name, signal_name(sig));
+            hklog("pid %d (%s) killed: no room on the user stack for a %s handler frame", p->pid,
+                  p->name, signal_name(sig));
             proc_exit_group(SIGSEGV);
         }
         spin_unlock_irqrestore(&proc_lock, flags);
@@ -238,8 +238,8 @@ void signal_fault(int sig, const char *what, uint64_t addr, uint64_t pc)
         return; /* signal_deliver runs the handler on the way out */
     }
     spin_unlock_irqrestore(&proc_lock, flags);
-    printk("pid %d (%s) killed: %s at 0x%lx (pc 0x%lx)\n", p->pid, t->name, what,
-           (unsigned long)addr, (unsigned long)pc);
+    hklog("pid %d (%s) killed: %s at 0x%lx (pc 0x%lx)", p->pid, t->name, what, (unsigned long)addr,
+          (unsigned long)pc);
     proc_exit_group(sig);
 }
 
@@ -420,8 +420,8 @@ long sys_rt_sigreturn(struct trap_frame *f)
     struct task *t = current();
     struct arch_sigsetup s;
     if (arch_signal_pop(&t->proc->vm, f, &s) != 0) {
-        printk("pid %d (%s) killed: bad signal frame at 0x%lx\n", t->proc->pid, t->name,
-               (unsigned long)arch_frame_sp(f));
+        hklog("pid %d (%s) killed: bad signal frame at 0x%lx", t->proc->pid, t->name,
+              (unsigned long)arch_frame_sp(f));
         proc_exit_group(SIGSEGV);
     }
     t->sig_blocked = s.blocked & ~UNBLOCKABLE;

@@ -29,7 +29,7 @@
 #include "kernel/vfs.h"
 #include "uapi/zt_errno.h"
 
-spinlock_t proc_lock;
+spinlock_t proc_lock = SPINLOCK_INIT_RANK(LOCK_PROC);
 struct list all_procs = LIST_INIT(all_procs);
 struct process *init_proc;
 static unsigned nprocs;           /* processes alive or zombie (not yet reaped) */

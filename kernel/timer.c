@@ -279,6 +279,7 @@ static void timer_interrupt(unsigned intid)
 void timer_init_cpu(unsigned cpu)
 {
     struct timer_queue *tq = &tqs[cpu];
+    spin_lock_init(&tq->lock, LOCK_TIMERQ);
     list_init(&tq->timers);
     if (cpu == 0) {
         slice_cycles = arch_counter_freq() / config.hz;

@@ -12,9 +12,12 @@
  *
  * Every change checks everything first (range, the kernel's own pages, memory for the
  * region records, the pages themselves) and then acts, so a refused call changes nothing.
- * New pages are allocated before the lock is taken, with interrupts enabled, checking for a
- * fatal signal every POPULATE_BATCH pages; the lock is taken with spin_lock (no IRQ handler
- * ever takes it), so a large mmap or munmap never keeps interrupts masked.
+ * New pages are allocated and zeroed before the lock is taken, with interrupts enabled,
+ * checking for a fatal signal every POPULATE_BATCH pages; under the lock (IRQs masked: code
+ * that IRQ handlers interrupt takes it inside wait-queue locks and proc_lock, so holding it
+ * with IRQs enabled could deadlock against a timer callback) only the page-table entries
+ * are written, and a large unmap invalidates the TLB once for the whole address space
+ * instead of once per page.
  */
 #include "kernel/vm.h"
 #include "kernel/kmem.h"
@@ -35,7 +38,7 @@ static uint64_t page_round_up(uint64_t v)
 
 int vm_init(struct vm *vm)
 {
-    vm->lock = (spinlock_t)SPINLOCK_INIT;
+    spin_lock_init(&vm->lock, LOCK_VM);
     list_init(&vm->vmas);
     vm->pages = 0;
     vm->nregions = 0;
@@ -55,15 +58,16 @@ static void vma_unlink(struct vm *vm, struct vma *v)
     __atomic_store_n(&vm->nregions, vm->nregions - 1, __ATOMIC_RELAXED);
 }
 
+static void free_unmapped(paddr_t pa, void *ctx)
+{
+    struct vm *vm = ctx;
+    page_free(pa);
+    vm->pages--;
+}
+
 static void unmap_pages(struct vm *vm, uint64_t start, uint64_t end)
 {
-    for (uint64_t va = start; va < end; va += PAGE_SIZE) {
-        paddr_t pa = arch_as_unmap(&vm->as, va);
-        if (pa) {
-            page_free(pa);
-            vm->pages--;
-        }
-    }
+    arch_as_unmap_range(&vm->as, start, end, free_unmapped, vm);
 }
 
 /* Unmap the kernel's pages of a VMA_KERNEL region without freeing them (lock held). */
@@ -245,11 +249,11 @@ int vm_map_region(struct vm *vm, uint64_t start, uint64_t len, unsigned prot, en
     if (r) {
         return r;
     }
-    spin_lock(&vm->lock);
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
     r = range_is_free(vm, start, start + len)
             ? map_list_locked(vm, start, start + len, prot, kind, &l, spare)
             : -EEXIST;
-    spin_unlock(&vm->lock);
+    spin_unlock_irqrestore(&vm->lock, irq);
     if (r == -EEXIST) {
         list_free(&l);
         kmem_free(spare, sizeof(*spare));
@@ -387,7 +391,7 @@ long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned
     if (r) {
         return r;
     }
-    spin_lock(&vm->lock);
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
     if (flags & MAP_FIXED) {
         r = check_unmap_locked(vm, addr, addr + len, &split);
         if (r == 0) {
@@ -403,7 +407,7 @@ long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned
         list_free(&l);
         kmem_free(spare, sizeof(*spare));
     }
-    spin_unlock(&vm->lock);
+    spin_unlock_irqrestore(&vm->lock, irq);
     return r == 0 ? (long)addr : r;
 }
 
@@ -414,12 +418,12 @@ int vm_munmap(struct vm *vm, uint64_t addr, uint64_t len)
         return -EINVAL;
     }
     struct vma *split;
-    spin_lock(&vm->lock);
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
     int r = check_unmap_locked(vm, addr, addr + len, &split);
     if (r == 0) {
         unmap_range_locked(vm, addr, addr + len, split);
     }
-    spin_unlock(&vm->lock);
+    spin_unlock_irqrestore(&vm->lock, irq);
     return r;
 }
 
@@ -432,12 +436,12 @@ static int brk_grow(struct vm *vm, uint64_t old_end, uint64_t new_end)
     if (r) {
         return r;
     }
-    spin_lock(&vm->lock);
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
     /* Still the break it was (no other thread moved it), and nothing mapped in the way. */
     bool ok = page_round_up(vm->brk) == old_end && range_is_free(vm, old_end, new_end);
     r = ok ? map_list_locked(vm, old_end, new_end, PROT_READ | PROT_WRITE, VMA_HEAP, &l, spare)
            : -ENOMEM;
-    spin_unlock(&vm->lock);
+    spin_unlock_irqrestore(&vm->lock, irq);
     if (!ok) {
         list_free(&l);
         kmem_free(spare, sizeof(*spare));
@@ -449,9 +453,9 @@ static int brk_grow(struct vm *vm, uint64_t old_end, uint64_t new_end)
  * and return the new break, or the old one if the move is impossible (Linux semantics). */
 long vm_brk(struct vm *vm, uint64_t newbrk)
 {
-    spin_lock(&vm->lock);
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
     uint64_t old = vm->brk;
-    spin_unlock(&vm->lock);
+    spin_unlock_irqrestore(&vm->lock, irq);
     if (newbrk < vm->brk_start || newbrk > vm->brk_start + USER_BRK_MAX) {
         return (long)old;
     }
@@ -460,7 +464,7 @@ long vm_brk(struct vm *vm, uint64_t newbrk)
     if (new_end > old_end) {
         r = brk_grow(vm, old_end, new_end);
     }
-    spin_lock(&vm->lock);
+    irq = spin_lock_irqsave(&vm->lock);
     uint64_t cur_end = page_round_up(vm->brk);
     if (r == 0 && new_end < cur_end) {
         struct vma *split;
@@ -473,7 +477,7 @@ long vm_brk(struct vm *vm, uint64_t newbrk)
         vm->brk = newbrk;
     }
     long result = (long)vm->brk;
-    spin_unlock(&vm->lock);
+    spin_unlock_irqrestore(&vm->lock, irq);
     return result;
 }
 
@@ -659,7 +663,7 @@ int vm_mprotect(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot)
     }
     struct vma *spare[2] = {kmem_alloc(sizeof(struct vma)), kmem_alloc(sizeof(struct vma))};
     int r = spare[0] && spare[1] ? 0 : -ENOMEM;
-    spin_lock(&vm->lock);
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
     if (r == 0 && !range_is_user_mapped(vm, addr, addr + len)) {
         r = -ENOMEM;
     }
@@ -668,7 +672,7 @@ int vm_mprotect(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot)
         spare[1] = split_at_locked(vm, addr + len, spare[1]) ? 0 : spare[1];
         reprotect_locked(vm, addr, addr + len, prot);
     }
-    spin_unlock(&vm->lock);
+    spin_unlock_irqrestore(&vm->lock, irq);
     for (int i = 0; i < 2; i++) {
         if (spare[i]) {
             kmem_free(spare[i], sizeof(struct vma));
@@ -683,7 +687,7 @@ int vm_madvise_dontneed(struct vm *vm, uint64_t addr, uint64_t len)
     if ((addr & PAGE_MASK) || addr + len < addr || addr + len > USER_VA_TOP) {
         return -EINVAL;
     }
-    spin_lock(&vm->lock);
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
     int r = range_is_user_mapped(vm, addr, addr + len) ? 0 : -ENOMEM;
     for (uint64_t va = addr; r == 0 && va < addr + len; va += PAGE_SIZE) {
         paddr_t pa = arch_as_lookup(&vm->as, va, 0);
@@ -691,7 +695,7 @@ int vm_madvise_dontneed(struct vm *vm, uint64_t addr, uint64_t len)
             arch_zero_page(phys_to_virt(pa)); /* what the next read sees on Linux too */
         }
     }
-    spin_unlock(&vm->lock);
+    spin_unlock_irqrestore(&vm->lock, irq);
     return r;
 }
 
@@ -727,22 +731,38 @@ static int copy_region_locked(struct vm *dst, struct vm *src, const struct vma *
     return 0;
 }
 
+/* Both address spaces' locks, in address order (two locks of one rank: lockrank.h). */
+static unsigned long lock_two(struct vm *a, struct vm *b)
+{
+    struct vm *first = (uintptr_t)a < (uintptr_t)b ? a : b, *second = first == a ? b : a;
+    unsigned long irq = spin_lock_irqsave(&first->lock);
+    spin_lock(&second->lock);
+    return irq;
+}
+
+static void unlock_two(struct vm *a, struct vm *b, unsigned long irq)
+{
+    struct vm *first = (uintptr_t)a < (uintptr_t)b ? a : b, *second = first == a ? b : a;
+    spin_unlock(&second->lock);
+    spin_unlock_irqrestore(&first->lock, irq);
+}
+
 int vm_copy(struct vm *dst, struct vm *src)
 {
     struct page_list l;
+    unsigned long irq;
     for (;;) { /* the pages first, outside the locks; again if src grew meanwhile */
         int r = list_fill(&l, __atomic_load_n(&src->pages, __ATOMIC_RELAXED));
         if (r) {
             return r;
         }
-        spin_lock(&src->lock);
+        irq = lock_two(dst, src);
         if (src->pages <= l.n) {
             break;
         }
-        spin_unlock(&src->lock);
+        unlock_two(dst, src, irq);
         list_free(&l);
     }
-    spin_lock(&dst->lock);
     int r = 0;
     list_for_each(pos, &src->vmas)
     {
@@ -753,8 +773,7 @@ int vm_copy(struct vm *dst, struct vm *src)
     }
     dst->brk_start = src->brk_start;
     dst->brk = src->brk;
-    spin_unlock(&dst->lock);
-    spin_unlock(&src->lock);
+    unlock_two(dst, src, irq);
     list_free(&l);
     return r;
 }

@@ -18,7 +18,7 @@
 
 void waitq_init(struct waitq *wq)
 {
-    wq->lock = (spinlock_t)SPINLOCK_INIT;
+    spin_lock_init(&wq->lock, LOCK_WAITQ);
     list_init(&wq->tasks);
 }
 

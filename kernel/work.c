@@ -14,7 +14,7 @@
 #include "kernel/wait.h"
 
 /* Its lock guards both queues and every item's `queued`. */
-static struct waitq work_wq = {SPINLOCK_INIT, LIST_INIT(work_wq.tasks)};
+static struct waitq work_wq = {SPINLOCK_INIT_RANK(LOCK_WAITQ), LIST_INIT(work_wq.tasks)};
 static struct list run_queue = LIST_INIT(run_queue);
 static struct list arm_queue = LIST_INIT(arm_queue);
 static uint64_t items_run;

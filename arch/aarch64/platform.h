@@ -44,6 +44,8 @@ bool semihost_check_fault(uint64_t elr); /* trap.c: was this the probe's HLT? */
 /* mmu.c */
 void mmu_init(void);
 void mmu_init_secondary(void);
+/* Does this CPU have Privileged Access Never (FEAT_PAN)?  mmu_init_secondary turns it on. */
+bool mmu_has_pan(void);
 
 /* boot.S */
 extern char secondary_entry[];

@@ -122,6 +122,9 @@ void arch_boot_init(struct cpu *boot_cpu, uint64_t entry_counter)
     arch_cpus[0] = &boot_cpu->arch;
     feed_page_allocator();
     mmu_init();
+    boot_info.protection = mmu_has_pan() ? "W^X kernel, PXN on user pages, PAN on"
+                                         : "W^X kernel, PXN on user pages, no PAN (CPU lacks "
+                                           "FEAT_PAN)";
     setup_overflow_stack(boot_cpu);
     gic_init_distributor();
     setup_this_cpu_irqs(boot_cpu);

@@ -341,6 +341,17 @@ uint64_t arch_user_hwcap(int n)
     return n == 1 ? 0x3 : 0; /* FP and ASIMD, as every AArch64 CPU here */
 }
 
+void arch_as_unmap_range(struct arch_as *as, uint64_t start, uint64_t end,
+                         void (*freed)(paddr_t pa, void *ctx), void *ctx)
+{
+    for (uint64_t va = start; va < end; va += PAGE_SIZE) {
+        paddr_t pa = arch_as_unmap(as, va);
+        if (pa) {
+            freed(pa, ctx);
+        }
+    }
+}
+
 void arch_as_trim(struct arch_as *as, uint64_t start, uint64_t end)
 {
     fake.as_trims++; /* a flat table has no intermediate tables to free */

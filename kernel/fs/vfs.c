@@ -15,7 +15,7 @@
 #include "kernel/task.h"
 #include "uapi/zt_errno.h"
 
-spinlock_t vfs_lock = SPINLOCK_INIT;
+spinlock_t vfs_lock = SPINLOCK_INIT_RANK(LOCK_VFS);
 struct inode *vfs_root;
 static uint64_t next_ino = 1;
 
@@ -239,7 +239,7 @@ struct file *file_alloc(struct inode *ino, const struct file_ops *ops, unsigned 
     }
     f->refs = 1;
     f->flags = flags & (O_ACCMODE | O_APPEND | O_NONBLOCK);
-    f->lock = (spinlock_t)SPINLOCK_INIT;
+    spin_lock_init(&f->lock, LOCK_FILE);
     f->inode = ino;
     f->ops = ops;
     f->priv = priv;

@@ -62,9 +62,9 @@ def repro_shift():
 
 
 def qemu_cmd(cpus=4, bootargs=None, mem="512M", el2=False, semihosting=True, dtb=None,
-             icount=None, extra=()):
+             icount=None, extra=(), cpu="cortex-a72"):
     machine = "virt,gic-version=3" + (",virtualization=on" if el2 else "")
-    cmd = [QEMU, "-M", machine, "-cpu", "cortex-a72", "-m", mem, "-nographic", "-nic", "none",
+    cmd = [QEMU, "-M", machine, "-cpu", cpu, "-m", mem, "-nographic", "-nic", "none",
            "-smp", str(cpus), "-kernel", str(KERNEL)]
     if semihosting:
         cmd += ["-semihosting-config", "enable=on,target=native,userspace=off"]
