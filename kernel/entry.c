@@ -43,6 +43,9 @@ void kernel_exit_to_user(struct trap_frame *f)
             schedule();
         }
     }
+    if (t->sys_restart || t->restore_sigmask) {
+        signal_exit_to_user(f);
+    }
     dataplane_quiesce();
     isol_exit_to_user(); /* and more if t is isolated */
     timer_reprogram();

@@ -9,18 +9,23 @@
 #include "arch.h"
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
+#include "kernel/exec.h"
+#include "kernel/fd.h"
 #include "kernel/cycles.h"
 #include "kernel/device.h"
 #include "kernel/futex.h"
 #include "kernel/isolate.h"
 #include "kernel/lib.h"
+#include "kernel/poll.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/syscall.h"
+#include "kernel/sysdebug.h"
 #include "kernel/sysinfo.h"
 #include "kernel/task.h"
 #include "kernel/trace.h"
+#include "kernel/entry.h"
 #include "kernel/tty.h"
 #include "kernel/wait.h"
 #include "uapi/zt_errno.h"
@@ -37,63 +42,6 @@ struct timespec_k {
 static struct vm *my_vm(void)
 {
     return &current()->proc->vm;
-}
-
-/* ---- console I/O ---- */
-
-static long sys_read(struct trap_frame *f)
-{
-    int fd = (int)A(0);
-    if (fd != 0) {
-        return -EBADF;
-    }
-    return tty_read(A(1), A(2));
-}
-
-static long sys_write(struct trap_frame *f)
-{
-    int fd = (int)A(0);
-    uint64_t ubuf = A(1), n = A(2), done = 0;
-    char tmp[256];
-    if (fd < 0 || fd > 2) {
-        return -EBADF;
-    }
-    if (vm_check_range(my_vm(), ubuf, n, PROT_READ)) {
-        return -EFAULT; /* nothing is written from a buffer that is not all there */
-    }
-    while (done < n) {
-        size_t chunk = MIN(n - done, sizeof(tmp));
-        if (copy_from_user(my_vm(), tmp, ubuf + done, chunk) != 0) {
-            return done ? (long)done : -EFAULT;
-        }
-        console_write(tmp, chunk);
-        done += chunk;
-        if (done < n && signal_interrupts(current())) {
-            return (long)done; /* a terminal write stops at a signal with what it wrote */
-        }
-    }
-    return (long)done;
-}
-
-static long sys_ioctl(struct trap_frame *f)
-{
-    int fd = (int)A(0), pid;
-    if (fd < 0 || fd > 2) {
-        return -EBADF;
-    }
-    switch (A(1)) {
-    case TIOCSPGRP:
-        if (copy_from_user(my_vm(), &pid, A(2), sizeof(pid))) {
-            return -EFAULT;
-        }
-        tty_set_foreground(pid);
-        return 0;
-    case TIOCGPGRP:
-        pid = tty_foreground();
-        return copy_to_user(my_vm(), A(2), &pid, sizeof(pid)) ? -EFAULT : 0;
-    default:
-        return -ENOTTY; /* no other terminal controls */
-    }
 }
 
 /* ---- identity and scheduling ---- */
@@ -317,13 +265,47 @@ static long sys_clone(struct trap_frame *f)
     return task_clone(A(0), A(1), A(2), A(3), A(4));
 }
 
+#define FUTEX_REQUEUE          3
+#define FUTEX_CMP_REQUEUE      4
+#define FUTEX_WAIT_BITSET      9
+#define FUTEX_WAKE_BITSET      10
+#define FUTEX_CLOCK_REALTIME   256
+#define FUTEX_BITSET_MATCH_ANY 0xffffffffu
+
+/* FUTEX_(CMP_)REQUEUE: instead of moving up to val2 waiters to uaddr2, wake them: a
+ * waiter rechecks its word after any wakeup, so an early one only costs a retry. */
+static long futex_requeue(struct trap_frame *f, bool cmp)
+{
+    uint32_t cur;
+    int n = (int)A(2), n2 = (int)A(3);
+    if (n < 0 || n2 < 0 || (A(4) & 3)) {
+        return -EINVAL;
+    }
+    if (cmp && copy_from_user(my_vm(), &cur, A(0), sizeof(cur))) {
+        return -EFAULT;
+    }
+    if (cmp && cur != (uint32_t)A(5)) {
+        return -EAGAIN;
+    }
+    return futex_wake(my_vm(), A(0), n > INT32_MAX - n2 ? INT32_MAX : n + n2);
+}
+
+/* FUTEX_WAIT/WAKE and their _BITSET forms with the match-any bitset (what C libraries use
+ * for plain and absolute-timeout waits); REALTIME and MONOTONIC are one clock here. */
 static long sys_futex(struct trap_frame *f)
 {
-    int op = (int)A(1) & ~FUTEX_PRIVATE_FLAG;
-    if (op == FUTEX_WAKE) {
+    int op = (int)A(1) & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
+    bool bitset = op == FUTEX_WAIT_BITSET || op == FUTEX_WAKE_BITSET;
+    if (bitset && (uint32_t)A(5) != FUTEX_BITSET_MATCH_ANY) {
+        return (uint32_t)A(5) == 0 ? -EINVAL : -ENOSYS; /* selective wakeups: not done */
+    }
+    if (op == FUTEX_REQUEUE || op == FUTEX_CMP_REQUEUE) {
+        return futex_requeue(f, op == FUTEX_CMP_REQUEUE);
+    }
+    if (op == FUTEX_WAKE || op == FUTEX_WAKE_BITSET) {
         return futex_wake(my_vm(), A(0), (int)A(2) < 0 ? 0 : (int)A(2));
     }
-    if (op != FUTEX_WAIT) {
+    if (op != FUTEX_WAIT && op != FUTEX_WAIT_BITSET) {
         return -ENOSYS;
     }
     uint64_t deadline = 0;
@@ -333,36 +315,66 @@ static long sys_futex(struct trap_frame *f)
         if (r) {
             return r;
         }
-        deadline = arch_counter_read() + timespec_cycles(&ts);
+        uint64_t t = timespec_cycles(&ts);
+        deadline = op == FUTEX_WAIT_BITSET ? MAX(t, 1) : arch_counter_read() + t; /* absolute */
     }
     return futex_wait(my_vm(), A(0), (uint32_t)A(2), deadline);
 }
 
+#define RUSAGE_BYTES 144 /* struct rusage: two timevals and 14 longs */
+
 static long sys_wait4(struct trap_frame *f)
 {
     int status = 0;
-    if (A(3)) {
-        return -EINVAL; /* no resource usage reports */
-    }
-    if (A(1) && vm_check_range(my_vm(), A(1), sizeof(status), PROT_WRITE)) {
+    uint64_t user = 0, sys = 0;
+    if ((A(1) && vm_check_range(my_vm(), A(1), sizeof(status), PROT_WRITE)) ||
+        (A(3) && vm_check_range(my_vm(), A(3), RUSAGE_BYTES, PROT_WRITE))) {
         return -EFAULT; /* checked before reaping: the child stays waitable */
     }
-    int r = proc_wait((int)A(0), &status, (int)A(2));
+    int r = proc_wait((int)A(0), &status, (int)A(2), &user, &sys);
     if (r > 0 && A(1) && copy_to_user(my_vm(), A(1), &status, sizeof(status))) {
         return -EFAULT;
+    }
+    if (r > 0 && A(3)) {
+        int64_t ru[RUSAGE_BYTES / 8] = {0};
+        uint64_t uus = cycles_to_ns(user) / 1000, sus = cycles_to_ns(sys) / 1000;
+        ru[0] = (int64_t)(uus / 1000000);
+        ru[1] = (int64_t)(uus % 1000000);
+        ru[2] = (int64_t)(sus / 1000000);
+        ru[3] = (int64_t)(sus % 1000000);
+        if (copy_to_user(my_vm(), A(3), ru, sizeof(ru))) {
+            return -EFAULT;
+        }
     }
     return r;
 }
 
+/* kill(pid > 0): that process; 0: the caller's group; -1: every process but init and the
+ * caller; < -1: group -pid. */
 static long sys_kill(struct trap_frame *f)
 {
     int pid = (int)A(0), sig = (int)A(1);
-    if (pid <= 0 || sig < 0 || sig > ZT_NSIG) {
-        return -EINVAL; /* no process groups: one process at a time */
+    struct process *me = current()->proc;
+    if (sig < 0 || sig > ZT_NSIG || pid == INT32_MIN) {
+        return -EINVAL;
     }
     unsigned long flags = spin_lock_irqsave(&proc_lock);
-    struct process *p = proc_find_locked(pid);
-    long r = !p ? -ESRCH : sig ? signal_send_proc_locked(p, sig) : 0;
+    long r;
+    if (pid > 0) {
+        struct process *p = proc_find_locked(pid);
+        r = !p ? -ESRCH : sig ? signal_send_proc_locked(p, sig) : 0;
+    } else if (pid == -1) {
+        r = -ESRCH;
+        list_for_each(pp, &all_procs)
+        {
+            struct process *p = container_of(pp, struct process, all_link);
+            if (p->state == PROC_ALIVE && p->pid != 1 && p != me) {
+                r = sig ? signal_send_proc_locked(p, sig) : 0;
+            }
+        }
+    } else {
+        r = signal_send_pgrp_locked(pid ? -pid : me->pgid, sig);
+    }
     spin_unlock_irqrestore(&proc_lock, flags);
     return r;
 }
@@ -393,6 +405,21 @@ static long sys_rt_sigprocmask_f(struct trap_frame *f)
 static long sys_rt_sigreturn_f(struct trap_frame *f)
 {
     return sys_rt_sigreturn(f);
+}
+
+static long sys_rt_sigsuspend_f(struct trap_frame *f)
+{
+    return sys_rt_sigsuspend(A(0), A(1));
+}
+
+static long sys_sigaltstack_f(struct trap_frame *f)
+{
+    return sys_sigaltstack(A(0), A(1));
+}
+
+static long sys_rt_sigpending_f(struct trap_frame *f)
+{
+    return sys_rt_sigpending(A(0), A(1));
 }
 
 static long sys_prctl(struct trap_frame *f)
@@ -437,35 +464,99 @@ struct syscall_entry {
 #define ZT_CALL(name)  [SYS_zt_##name - 1024] = {sys_zt_##name, "zt_" #name}
 
 static const struct syscall_entry linux_calls[] = {
+    CALL(getcwd, sys_getcwd),
+    CALL(dup, sys_dup),
+    CALL(dup3, sys_dup3),
+    CALL(fcntl, sys_fcntl),
     CALL(ioctl, sys_ioctl),
+    CALL(mkdirat, sys_mkdirat),
+    CALL(unlinkat, sys_unlinkat),
+    CALL(symlinkat, sys_symlinkat),
+    CALL(renameat, sys_renameat),
+    CALL(ftruncate, sys_ftruncate),
+    CALL(faccessat, sys_faccessat),
+    CALL(chdir, sys_chdir),
+    CALL(fchdir, sys_fchdir),
+    CALL(fchmod, sys_fchmod),
+    CALL(fchmodat, sys_fchmodat),
+    CALL(openat, sys_openat),
+    CALL(close, sys_close),
+    CALL(pipe2, sys_pipe2),
+    CALL(getdents64, sys_getdents64),
+    CALL(lseek, sys_lseek),
     CALL(read, sys_read),
     CALL(write, sys_write),
+    CALL(readv, sys_readv),
+    CALL(writev, sys_writev),
+    CALL(pread64, sys_pread64),
+    CALL(pwrite64, sys_pwrite64),
+    CALL(pselect6, sys_pselect6),
+    CALL(ppoll, sys_ppoll),
+    CALL(readlinkat, sys_readlinkat),
+    CALL(newfstatat, sys_newfstatat),
+    CALL(fstat, sys_fstat),
+    CALL(fsync, sys_fsync),
+    CALL(fdatasync, sys_fsync),
+    CALL(utimensat, sys_utimensat),
     CALL(exit, sys_exit),
     CALL(exit_group, sys_exit_group),
     CALL(set_tid_address, sys_set_tid_address),
     CALL(futex, sys_futex),
+    CALL(set_robust_list, sys_set_robust_list),
     CALL(nanosleep, sys_nanosleep),
     CALL(clock_gettime, sys_clock_gettime),
+    CALL(clock_getres, sys_clock_getres),
     CALL(clock_nanosleep, sys_clock_nanosleep),
     CALL(sched_setaffinity, sys_sched_setaffinity),
     CALL(sched_getaffinity, sys_sched_getaffinity),
     CALL(sched_yield, sys_sched_yield),
     CALL(kill, sys_kill),
     CALL(tgkill, sys_tgkill),
+    CALL(sigaltstack, sys_sigaltstack_f),
+    CALL(rt_sigsuspend, sys_rt_sigsuspend_f),
     CALL(rt_sigaction, sys_rt_sigaction_f),
     CALL(rt_sigprocmask, sys_rt_sigprocmask_f),
+    CALL(rt_sigpending, sys_rt_sigpending_f),
     CALL(rt_sigreturn, sys_rt_sigreturn_f),
+    CALL(setgid, sys_setid),
+    CALL(setuid, sys_setid),
+    CALL(getresuid, sys_getresid),
+    CALL(getresgid, sys_getresid),
+    CALL(times, sys_times),
+    CALL(setpgid, sys_setpgid),
+    CALL(getpgid, sys_getpgid),
+    CALL(getsid, sys_getsid),
+    CALL(setsid, sys_setsid),
+    CALL(getgroups, sys_getgroups),
     CALL(uname, sys_uname),
+    CALL(getrlimit, sys_getrlimit),
+    CALL(setrlimit, sys_setrlimit),
+    CALL(getrusage, sys_getrusage),
+    CALL(umask, sys_umask),
     CALL(prctl, sys_prctl),
     CALL(getcpu, sys_getcpu),
+    CALL(gettimeofday, sys_gettimeofday),
     CALL(getpid, sys_getpid),
     CALL(getppid, sys_getppid),
+    CALL(getuid, sys_getuid),
+    CALL(geteuid, sys_getuid),
+    CALL(getgid, sys_getuid),
+    CALL(getegid, sys_getuid),
     CALL(gettid, sys_gettid),
+    CALL(sysinfo, sys_sysinfo),
     CALL(brk, sys_brk),
     CALL(munmap, sys_munmap),
     CALL(clone, sys_clone),
+    CALL(execve, sys_execve),
     CALL(mmap, sys_mmap),
+    CALL(mprotect, sys_mprotect),
+    CALL(madvise, sys_madvise),
     CALL(wait4, sys_wait4),
+    CALL(prlimit64, sys_prlimit64),
+    CALL(renameat2, sys_renameat2),
+    CALL(getrandom, sys_getrandom),
+    CALL(statx, sys_statx),
+    CALL(faccessat2, sys_faccessat2),
 };
 
 static const struct syscall_entry zt_calls[] = {
@@ -502,6 +593,13 @@ void syscall_dispatch(struct trap_frame *f, unsigned svc_imm)
         return;
     }
     arch_irq_enable(); /* system calls run with interrupts enabled */
-    arch_frame_set_return(f, fn ? (uint64_t)fn(f) : (uint64_t)-ENOSYS);
+    if (!fn) {
+        sysdebug_unknown(nr);
+    }
+    struct task *t = current();
+    t->sys_orig_x0 = arch_frame_arg(f, 0);
+    long r = fn ? fn(f) : -ENOSYS;
+    t->sys_restart = r == -ERESTARTSYS; /* settled on the way out (signal.c) */
+    arch_frame_set_return(f, (uint64_t)r);
     arch_irq_disable();
 }

@@ -22,7 +22,10 @@ uint64_t fake_counter;
 __thread unsigned long fake_irq_masked;
 struct fake_state fake;
 
-const char __initrd_start[1], __initrd_end[1];
+/* An empty initrd: both ends are the same address (two separate arrays would make
+ * initrd.c read whatever lies between them). */
+const char __initrd_start[1];
+extern const char __initrd_end[1] __attribute__((alias("__initrd_start")));
 
 static _Noreturn void unsupported(const char *what)
 {
@@ -256,15 +259,16 @@ void arch_user_frame_init(struct trap_frame *f, uint64_t pc, uint64_t sp)
     f->sp = sp;
 }
 
-int arch_signal_push(struct vm *vm, struct trap_frame *f, int sig, uint64_t handler,
-                     uint64_t restorer, uint64_t blocked)
+int arch_signal_push(struct vm *vm, struct trap_frame *f, const struct arch_sigsetup *s)
 {
     unsupported("arch_signal_push");
+    return -1;
 }
 
-int arch_signal_pop(struct vm *vm, struct trap_frame *f, uint64_t *blocked)
+int arch_signal_pop(struct vm *vm, struct trap_frame *f, struct arch_sigsetup *s)
 {
     unsupported("arch_signal_pop");
+    return -1;
 }
 
 /* ---- user address spaces: one flat table of (space, va) -> (pa, prot) ---- */
@@ -333,6 +337,11 @@ paddr_t arch_as_lookup(const struct arch_as *as, uint64_t va, unsigned *prot)
         *prot = p->prot;
     }
     return p ? p->pa : 0;
+}
+
+uint64_t arch_user_hwcap(int n)
+{
+    return n == 1 ? 0x3 : 0; /* FP and ASIMD, as every AArch64 CPU here */
 }
 
 void arch_as_unmap_range(struct arch_as *as, uint64_t start, uint64_t end,

@@ -493,7 +493,7 @@ static void vm26_refused_unmap_changes_nothing(TEST_STATE)
     paddr_t kpage = (paddr_t)(uintptr_t)&vm; /* any kernel page will do: never freed */
     kpage &= ~(paddr_t)(P - 1);
     assert_int_equal(vm_map_region(&vm, X, 2 * P, RW, VMA_IMAGE), 0);
-    assert_int_equal(vm_map_kernel_pages(&vm, X + 2 * P, &kpage, 1), 0);
+    assert_int_equal(vm_map_kernel_pages(&vm, X + 2 * P, &kpage, 1, PROT_READ), 0);
     stamp(X, X + 2 * P);
     size_t free1 = page_free_count();
     assert_int_equal(vm_munmap(&vm, X, 3 * P), -EINVAL);

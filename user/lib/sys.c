@@ -158,7 +158,9 @@ long zt_wait4(int pid, int *status, int options, void *rusage)
 
 long zt_spawn_attr(const char *path, char *const argv[], const struct zt_spawn_attr *attr)
 {
-    return zt_syscall3(SYS_zt_spawn, path, argv, attr);
+    extern char **environ;
+
+    return zt_syscall4(SYS_zt_spawn, path, argv, attr, environ);
 }
 
 long zt_tasks(struct zt_task_info *buf, size_t n)
@@ -283,6 +285,8 @@ static const char *const errno_names[] = {
     [ENOSPC] = "ENOSPC",   [ESPIPE] = "ESPIPE",
     [ERANGE] = "ERANGE",   [ENAMETOOLONG] = "ENAMETOOLONG",
     [ENOSYS] = "ENOSYS",   [ETIMEDOUT] = "ETIMEDOUT",
+    [EACCES] = "EACCES",   [ENOTDIR] = "ENOTDIR",
+    [EISDIR] = "EISDIR",   [EROFS] = "EROFS",
 };
 
 const char *zt_errno_name(int err)

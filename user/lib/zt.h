@@ -36,6 +36,9 @@
 #undef ENAMETOOLONG
 #undef ENOSYS
 #undef ETIMEDOUT
+#undef ENOTEMPTY
+#undef ELOOP
+#undef EOVERFLOW
 #undef SIGBUS
 #undef SIGUSR1
 #undef SIGUSR2
