@@ -158,7 +158,9 @@ static int run_program(struct command *c)
         return 0;
     }
     set_foreground((int)pid);
-    r = zt_wait((int)pid, &status);
+    do { /* a Ctrl-C typed before the hand-over interrupts only the shell's wait */
+        r = zt_wait((int)pid, &status);
+    } while (r == -EINTR);
     set_foreground((int)zt_syscall1(SYS_getpgid, 0));
     if (r < 0) {
         printf("sh: wait4(%ld) failed: %s\n", pid, zt_errno_name((int)-r));
