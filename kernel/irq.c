@@ -5,7 +5,8 @@
  * without locks afterwards.  Every interrupt is counted on the CPU that took it.
  * Routing policy lives here, not in the interrupt controller driver: device interrupts go
  * only to housekeeping CPUs, spread round-robin at boot; a request to route one to a
- * dataplane CPU is refused.  Interrupt numbers are the arch's (arch.h); this file knows only
+ * dataplane CPU is refused; a CPU that leaves housekeeping at run time has its interrupts moved
+ * to the others (irq_route_away).  Interrupt numbers are the arch's (arch.h); this file knows only
  * their classes and the device range ARCH_IRQ_FIRST_DEVICE..ARCH_NR_IRQS-1.
  */
 #include "kernel/irq.h"
@@ -85,4 +86,27 @@ void irq_route_all_devices(void)
             i++; /* round-robin over the housekeeping CPUs */
         }
     }
+}
+
+int irq_route_away(unsigned cpu, cpumask_t housekeeping)
+{
+    cpumask_t to = housekeeping & ~CPUMASK_BIT(cpu) & cpumask_first_n(ncpus);
+    unsigned next = 0, moved = 0;
+    if (!to) {
+        return 0;
+    }
+    for (unsigned irq = ARCH_IRQ_FIRST_DEVICE; irq < ARCH_NR_IRQS; irq++) {
+        if (arch_irq_route_of(irq) != (int)cpu) {
+            continue;
+        }
+        /* Round-robin over the remaining housekeeping CPUs, in CPU order. */
+        unsigned target;
+        do {
+            target = next++ % MAX_CPUS;
+        } while (!cpumask_has(to, target));
+        if (arch_irq_route(irq, target) == 0) {
+            moved++;
+        }
+    }
+    return (int)moved;
 }

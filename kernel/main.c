@@ -25,6 +25,7 @@
 #include "kernel/panic.h"
 #include "kernel/partition.h"
 #include "kernel/power.h"
+#include "kernel/repartition.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
 #include "kernel/trace.h"
@@ -164,6 +165,7 @@ void kernel_late_init(void)
     }
     hklog_init();                       /* lines from dataplane CPUs, printed on housekeeping */
     isol_init(bootargs.isol_debug);     /* task isolation's settings */
+    repartition_init();                 /* CPU roles change at run time (zt_partition) */
     proc_set_limit(bootargs.max_procs); /* processes alive or zombie */
     start_init();                       /* first: init is pid 1 */
     work_start();                       /* the housekeeping worker thread */
@@ -195,7 +197,7 @@ void kernel_main(uint64_t entry_counter)
     partition_setup(&bootargs, ncpus); /* before any CPU runs: routing depends on it */
     power_init(bootargs.exit_stats);   /* exit_stats=1: counts printed at power-off */
     kstack_init();                     /* page tables of the kernel stack window */
-    trace_init_cpu(0);                 /* the boot CPU's trace ring (the others' in smp_boot) */
+    (void)trace_init_cpu(0);           /* the boot CPU's trace ring (the others' in smp_boot) */
     futex_init();                      /* wait queues user space will sleep on */
     sched_init_cpu(boot);              /* the boot CPU's run queue and idle task */
     configure_timer();                 /* hz=, tick=, tick_residual= */
@@ -203,7 +205,7 @@ void kernel_main(uint64_t entry_counter)
     ipi_init_cpu();                    /* IPIs: the only way other CPUs reach it */
     tty_init();                        /* console input interrupt */
     smp_boot();                        /* start the others (arch_cpu_start), wait for them */
-    partition_print();                 /* "partition: housekeeping LIST, dataplane LIST" */
+    partition_boot_print();            /* "partition: housekeeping LIST, dataplane LIST" */
     irq_route_all_devices();           /* device interrupts: housekeeping CPUs only, spread */
     report_smp(bi);                    /* ends with "smp: N of N CPUs online" */
     kernel_late_init();                /* user space, or the debug hooks */

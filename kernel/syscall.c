@@ -14,6 +14,7 @@
 #include "kernel/isolate.h"
 #include "kernel/lib.h"
 #include "kernel/printk.h"
+#include "kernel/repartition.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/syscall.h"
@@ -470,7 +471,7 @@ static const struct syscall_entry linux_calls[] = {
 
 static const struct syscall_entry zt_calls[] = {
     ZT_CALL(spawn),   ZT_CALL(tasks),    ZT_CALL(cpus),  ZT_CALL(poweroff),
-    ZT_CALL(meminfo), ZT_CALL(isolstat), ZT_CALL(trace),
+    ZT_CALL(meminfo), ZT_CALL(isolstat), ZT_CALL(trace), ZT_CALL(partition),
 };
 
 static const struct syscall_entry *lookup(uint64_t nr)

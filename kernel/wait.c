@@ -49,6 +49,11 @@ static void sleep_timeout(struct timer *tm)
     spin_unlock(&wq->lock);
 }
 
+struct task *waitq_sleeper_of(const struct timer *tm)
+{
+    return tm->fn == sleep_timeout ? container_of(tm, struct task, sleep_timer) : 0;
+}
+
 int waitq_sleep_locked(struct waitq *wq, unsigned long flags, uint64_t deadline)
 {
     ASSERT_HELD(&wq->lock);

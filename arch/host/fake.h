@@ -37,6 +37,10 @@ struct fake_state {
     unsigned map_fail_after; /* if non-zero: the Nth arch_as_map from now fails */
     bool switch_returns;     /* arch_context_switch returns at once instead of aborting */
     unsigned switches;       /* context switches let through that way */
+    /* Called by arch_send_ipi after counting (the test plays the receiving CPU). */
+    void (*ipi_hook)(unsigned cpu, unsigned ipi);
+    bool cpu_off[64];      /* what arch_cpu_is_off answers */
+    unsigned cpu_releases; /* arch_cpu_release calls */
 };
 
 extern struct fake_state fake;

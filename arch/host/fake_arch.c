@@ -69,6 +69,21 @@ _Noreturn void arch_poweroff(int status)
     exit(status);
 }
 
+_Noreturn void arch_cpu_off(void)
+{
+    unsupported("arch_cpu_off");
+}
+
+bool arch_cpu_is_off(unsigned id)
+{
+    return id < 64 && fake.cpu_off[id];
+}
+
+void arch_cpu_release(unsigned id, struct cpu *c)
+{
+    fake.cpu_releases++;
+}
+
 _Noreturn void arch_halt_cpu(void)
 {
     unsupported("arch_halt_cpu");
@@ -136,6 +151,9 @@ void arch_send_ipi(unsigned cpu, unsigned ipi)
 {
     if (cpu < 64 && ipi < ARCH_NR_IPIS) {
         fake.ipi_sent[cpu][ipi]++;
+        if (fake.ipi_hook) {
+            fake.ipi_hook(cpu, ipi); /* a test that plays the receiver */
+        }
     }
 }
 

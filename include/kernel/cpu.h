@@ -45,12 +45,14 @@ struct cpu {
     struct arch_cpu arch; /* must be first (assembly offsets) */
     unsigned id;
     bool online;               /* set by the CPU itself once it can take work */
-    bool dataplane;            /* fixed at boot by the partition */
+    bool dataplane;            /* its role (partition.c): set at boot, and changed at run time
+                                  only by the CPU itself, or while it is offline */
     uint64_t online_counter;   /* counter value when it came online */
     uint64_t start_counter;    /* counter value at its first instruction (boot.S) */
     uint64_t kstack_top;       /* this CPU's idle/boot stack */
     struct task *current_task; /* the task running here (sched.c keeps it) */
     bool isol_owned;           /* an isolated task owns this CPU (isolate.c keeps it) */
+    bool stopping;             /* going offline: its idle loop powers it off (partition.c) */
     struct cpu_stats stats;
 } __attribute__((aligned(64)));
 
@@ -83,7 +85,17 @@ static inline bool cpu_is_dataplane(unsigned cpu)
 
 /* Start every CPU the device tree lists and wait for them (main.c prints the result). */
 void smp_boot(void);
-/* Entered by each secondary CPU from arch code. */
+/* Entered by each secondary CPU from arch code (at boot, and when it comes back online). */
 _Noreturn void secondary_main(struct cpu *c, uint64_t entry_counter);
+/* Start offline CPU `id` again (kernel stack, trace ring, PSCI CPU_ON) and wait until it is
+ * online.  0, -ENOMEM, or -EIO (the start failed or it never came up; message printed). */
+int cpu_start(unsigned id);
+/* On this CPU, from its idle loop once `stopping` and nothing is left on it: power off.
+ * cpu_wait_off (another CPU) then frees what it ran on. */
+_Noreturn void cpu_stop_this(void);
+/* Wait until CPU `id`, told to stop, is off (PSCI AFFINITY_INFO), then free its kernel stack,
+ * trace ring and arch state.  0, or -EIO if it did not go off within 5 s of guest time (its
+ * memory is then kept). */
+int cpu_wait_off(unsigned id);
 
 #endif

@@ -61,6 +61,10 @@
             oldest min(n, 128) events of cpu's trace ring; returns how                             \
             many; with ZT_TRACE_CLEAR they are consumed, so calling until                          \
             0 drains the ring */
+/* 1031-1049: reserved for other zerotick calls (device claims use 1031-1033). */
+#define SYS_zt_partition                                                                           \
+    1050 /* zt_partition(const char *cpulist, size_t len, op, flags): change the role of the       \
+            CPUs in the list (ZT_PART_* below); 0 or -errno (docs/partition.md) */
 
 /*
  * Per-CPU counters, readable from user space without a system call: every process has each
@@ -225,6 +229,19 @@ struct zt_trace_event {
 };
 
 #define ZT_TRACE_CLEAR 1
+
+/* zt_partition: what to do with each CPU of the list (op), and how (flags). */
+#define ZT_PART_HOUSEKEEPING 1 /* an online CPU becomes housekeeping */
+#define ZT_PART_DATAPLANE    2 /* an online CPU becomes dataplane */
+#define ZT_PART_OFFLINE      3 /* an online CPU is powered off (PSCI CPU_OFF) */
+#define ZT_PART_ONLINE                                                                             \
+    4 /* an offline CPU is started again (PSCI CPU_ON), as housekeeping                            \
+         unless ZT_PART_AS_DATAPLANE */
+#define ZT_PART_REFUSE_ISOLATED 0x1 /* -EBUSY instead of ending an isolated task's isolation */
+#define ZT_PART_QUIET           0x2 /* no "partition:" line on the console */
+#define ZT_PART_AS_DATAPLANE    0x4 /* with ZT_PART_ONLINE: join as a dataplane CPU */
+#define ZT_PART_FLAGS           0x7 /* every flag defined; others are -EINVAL */
+#define ZT_PART_LIST_MAX        256 /* longest CPU list text accepted (bytes) */
 
 #define ZT_AUDIT_MAX_TIMERS 8
 #define ZT_AUDIT_MAX_SPIS   32
