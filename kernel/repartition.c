@@ -57,11 +57,11 @@ enum step {
 /* The mailbox of one CPU: written by the requester before the IPI, `done` by the CPU. */
 struct request {
     enum step step;
-    unsigned timers_to;         /* the housekeeping CPU that takes its timers */
-    uint64_t seq;               /* requests made */
-    uint64_t done;              /* requests carried out (release: the step's effects first) */
-    struct task *evicted;       /* its running task had to leave (compared, never used) */
-    uint64_t switches_at_step;  /* its context switches when the step ran */
+    unsigned timers_to;        /* the housekeeping CPU that takes its timers */
+    uint64_t seq;              /* requests made */
+    uint64_t done;             /* requests carried out (release: the step's effects first) */
+    struct task *evicted;      /* its running task had to leave (compared, never used) */
+    uint64_t switches_at_step; /* its context switches when the step ran */
 } __attribute__((aligned(64)));
 
 static struct request reqs[MAX_CPUS];
@@ -250,8 +250,8 @@ static int to_online(unsigned cpu, bool dataplane)
 int repartition_apply(unsigned cpu, enum partition_role to)
 {
     enum partition_role from = !cpumask_has(cpus_online, cpu) ? PART_OFFLINE
-                               : cpus[cpu].dataplane             ? PART_DATAPLANE
-                                                                 : PART_HOUSEKEEPING;
+                               : cpus[cpu].dataplane          ? PART_DATAPLANE
+                                                              : PART_HOUSEKEEPING;
     int r;
     if (from == PART_OFFLINE) {
         r = to_online(cpu, to == PART_DATAPLANE);

@@ -4,6 +4,7 @@
  *   partition                                  show the partition (as the boot log does)
  *   partition [-b] [-q] [-x ERRNO] ROLE LIST   change every CPU of LIST (a Linux cpulist)
  *   partition -n N [-b] ROLE LIST              N cycles of the change and its reverse
+ *   partition -T                               the system call's argument checks
  *
  * ROLE: housekeeping, dataplane, offline, online (joins as housekeeping) or
  * online-dataplane.  The kernel prints the new "partition:" lines (unless -q) and says why
@@ -18,6 +19,10 @@
  *             and kernel stack counts before and after:
  *               partition: N cycles of LIST: ROLE median X us (min A, max B), instructions I
  *               partition: free pages F1 before, F2 after; kernel stacks K1 before, K2 after
+ *   -T        call zt_partition with bad arguments (unknown op or flags, a list too long,
+ *             empty, unmapped, not NUL-free) and print one line per case:
+ *               partition: check NAME: -ERRNO (expected -ERRNO) ok|WRONG
+ *             ending with "partition: argument checks: N ok, M wrong"
  * Exit status 0, 1 if a change failed (or did not fail as -x expected), 2 for bad usage.
  */
 #include <stdio.h>
@@ -194,12 +199,49 @@ static int run_cycles(const char *list, unsigned op, unsigned flags)
     return 0;
 }
 
+/* Each bad call, and what it must return.  Nothing may change: the list names CPU 1. */
+static int argument_checks(void)
+{
+    static char big[ZT_PART_LIST_MAX + 2];
+    memset(big, '1', sizeof(big) - 1);
+    const struct {
+        const char *name;
+        long r, want;
+    } c[] = {
+        {"op 0", zt_syscall4(SYS_zt_partition, "1", 1, 0, 0), -EINVAL},
+        {"op 5", zt_syscall4(SYS_zt_partition, "1", 1, 5, 0), -EINVAL},
+        {"op 2^32+1", zt_syscall4(SYS_zt_partition, "1", 1, (1ull << 32) + 1, 0), -EINVAL},
+        {"flags 0x8", zt_syscall4(SYS_zt_partition, "1", 1, ZT_PART_DATAPLANE, 8), -EINVAL},
+        {"as-dataplane without online",
+         zt_syscall4(SYS_zt_partition, "1", 1, ZT_PART_OFFLINE, ZT_PART_AS_DATAPLANE), -EINVAL},
+        {"length 0", zt_syscall4(SYS_zt_partition, "1", 0, ZT_PART_DATAPLANE, 0), -EINVAL},
+        {"length too long",
+         zt_syscall4(SYS_zt_partition, big, sizeof(big) - 1, ZT_PART_DATAPLANE, 0), -EINVAL},
+        {"unmapped list", zt_syscall4(SYS_zt_partition, 0x10, 1, ZT_PART_DATAPLANE, 0), -EFAULT},
+        {"NUL inside", zt_syscall4(SYS_zt_partition, "1\0", 2, ZT_PART_DATAPLANE, 0), -EINVAL},
+        {"cpu 64", zt_syscall4(SYS_zt_partition, "64", 2, ZT_PART_DATAPLANE, 0), -ERANGE},
+    };
+    int ok = 0, n = (int)(sizeof(c) / sizeof(c[0]));
+    for (int i = 0; i < n; i++) {
+        bool good = c[i].r == c[i].want;
+        ok += good;
+        printf("partition: check %s: %s%s (expected -%s) %s\n", c[i].name, c[i].r ? "-" : "",
+               c[i].r ? zt_errno_name((int)-c[i].r) : "0", zt_errno_name((int)-c[i].want),
+               good ? "ok" : "WRONG");
+    }
+    printf("partition: argument checks: %d ok, %d wrong\n", ok, n - ok);
+    return ok == n ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     unsigned op = 0, flags = 0;
     int i = 1;
     if (argc == 1) {
         return show();
+    }
+    if (argc == 2 && !strcmp(argv[1], "-T")) {
+        return argument_checks();
     }
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (!strcmp(argv[i], "-b")) {
