@@ -32,7 +32,10 @@ static _Noreturn void unsupported(const char *what)
 
 void fake_reset(void)
 {
+    static __typeof__(fake.kmaps) kmaps; /* the kernel's own mappings outlive a reset */
+    memcpy(kmaps, fake.kmaps, sizeof(kmaps));
     memset(&fake, 0, sizeof(fake));
+    memcpy(fake.kmaps, kmaps, sizeof(kmaps));
     fake_counter = 0;
     fake_irq_masked = 0;
 }
@@ -58,6 +61,9 @@ void arch_secondary_init(struct cpu *c)
 
 int arch_cpu_start(unsigned id, struct cpu *c)
 {
+    if (!fake.cpu_start_error && fake.cpu_start_hook) {
+        fake.cpu_start_hook(id); /* a test that plays the CPU coming up */
+    }
     return fake.cpu_start_error;
 }
 
@@ -207,13 +213,29 @@ void arch_zero_page(void *page)
     memset(page, 0, PAGE_SIZE);
 }
 
+/* The kernel stack window's pages, so that unmapping gives each page back as the real arch
+ * does (a leak test counts them). */
 int arch_kmap_page(uint64_t va, paddr_t pa)
 {
-    return 0;
+    for (unsigned i = 0; i < FAKE_MAX_KMAPS; i++) {
+        if (!fake.kmaps[i].pa) {
+            fake.kmaps[i].va = va;
+            fake.kmaps[i].pa = pa;
+            return 0;
+        }
+    }
+    return -1;
 }
 
 paddr_t arch_kunmap_page(uint64_t va)
 {
+    for (unsigned i = 0; i < FAKE_MAX_KMAPS; i++) {
+        if (fake.kmaps[i].pa && fake.kmaps[i].va == va) {
+            paddr_t pa = fake.kmaps[i].pa;
+            fake.kmaps[i].pa = 0;
+            return pa;
+        }
+    }
     return 0;
 }
 
