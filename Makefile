@@ -49,7 +49,7 @@ CHECKED_OBJS := $(patsubst %,$(B)/checked/%.o,$(basename $(ARCH_SRCS) $(KERNEL_S
 
 # ---------------------------------------------------------------- user programs
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
-	--specs=picolibc.specs -Iinclude -Iuser/lib -ffunction-sections -fdata-sections \
+	--specs=picolibc.specs -Iinclude -I$(B)/include -Iuser/lib -ffunction-sections -fdata-sections \
 	-fno-omit-frame-pointer -MMD -MP
 USER_LDFLAGS := --specs=picolibc.specs -nostartfiles -static -Wl,--gc-sections \
 	-T user/lib/user.ld -Wl,-z,max-page-size=4096 -Wl,--no-warn-rwx-segments
@@ -120,6 +120,31 @@ $(B)/user/bin/%: $(B)/user/%.o $(USER_LIB_OBJS) user/lib/user.ld
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(USER_LDFLAGS) -o $@ $< $(USER_LIB_OBJS)
+
+# /bin/fuzz has parts of its own (user/fuzz/) and reads the kernel's dispatch table: every
+# CALL()/ZT_CALL() entry of kernel/syscall.c becomes FZ_SYSCALL(SYS_name, "name"), so a call
+# added to the kernel is fuzzed with no change to the fuzzer.
+FUZZ_OBJS    := $(patsubst %,$(B)/%.o,$(basename $(wildcard user/fuzz/*.c user/fuzz/*.S)))
+FUZZ_CALLS_H := $(B)/include/generated/fuzz_calls.h
+
+$(FUZZ_CALLS_H): kernel/syscall.c $(wildcard include/uapi/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	$(Q){ echo "/* Generated from kernel/syscall.c by the Makefile: do not edit. */"; \
+	  for h in include/uapi/*.h; do echo "#include \"uapi/$${h##*/}\""; done; \
+	  grep -v '#define' kernel/syscall.c | \
+	    sed -n 's/^[[:space:]]*CALL(\([a-z0-9_]*\),.*/FZ_SYSCALL(SYS_\1, "\1")/p'; \
+	  grep -v '#define' kernel/syscall.c | grep -o 'ZT_CALL([a-z0-9_]*)' | \
+	    sed 's/ZT_CALL(\(.*\))/FZ_SYSCALL(SYS_zt_\1, "zt_\1")/'; } > $@.tmp
+	$(Q)test "$$(grep -c FZ_SYSCALL $@.tmp)" -gt 20 || { echo "$@: no calls found" >&2; exit 1; }
+	$(Q)mv $@.tmp $@
+
+$(B)/user/fuzz/calls.o: $(FUZZ_CALLS_H)
+
+$(B)/user/bin/fuzz: $(B)/user/fuzz.o $(FUZZ_OBJS) $(USER_LIB_OBJS) user/lib/user.ld
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(USER_LDFLAGS) -o $@ $< $(FUZZ_OBJS) $(USER_LIB_OBJS)
 
 $(B)/initrd/bin/%: $(B)/user/bin/%
 	@mkdir -p $(dir $@)

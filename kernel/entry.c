@@ -49,13 +49,25 @@ void kernel_exit_to_user(struct trap_frame *f)
     acct_exit_kernel(t);
 }
 
-/* A new task's first return to user space (from sched.c's first_run). */
-void kernel_first_return_to_user(struct trap_frame *f)
+void kernel_exit_irq(void)
+{
+    timer_reprogram(); /* a level-triggered timer that fired must be quieted before IRQs
+                          are enabled again in the interrupted kernel code */
+}
+
+/* A new task's first return to user space. */
+static void kernel_first_return_to_user(struct trap_frame *f)
 {
     if (current()->proc->pid == 1) {
         boot_note_init_start(); /* boot time: to init's first instruction */
     }
     kernel_exit_to_user(f);
+}
+
+void kernel_task_first_run(struct task *prev)
+{
+    sched_finish_first_switch(prev);
+    kernel_first_return_to_user(current()->frame);
 }
 
 /* A synchronous exception from user space that is not a system call: a signal, with the

@@ -17,7 +17,6 @@
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/stats.h"
-#include "kernel/timer.h"
 #include "kernel/cpumask.h"
 #include "uapi/zt_errno.h"
 
@@ -53,12 +52,6 @@ void irq_dispatch(enum irq_class cls, unsigned n)
     /* Nothing should be enabled without a handler; disable it so it cannot storm. */
     arch_irq_set_enabled(n, false);
     printk("irq: CPU %u: interrupt %u has no handler; disabled\n", this_cpu_id(), n);
-}
-
-void irq_exit_to_kernel(void)
-{
-    timer_reprogram(); /* a level-triggered timer that fired must be quieted before IRQs
-                          are enabled again in the interrupted kernel code */
 }
 
 int irq_route(unsigned irq, unsigned cpu)

@@ -26,11 +26,9 @@
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
-#include "kernel/syscall.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
 #include "kernel/trace.h"
-#include "kernel/entry.h"
 #include "kernel/work.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_prctl.h"
@@ -76,10 +74,13 @@ static bool isol_debug; /* isol_debug=1: report every interruption (isol_init) *
 
 #define report(bt, ...) hklog_bt("isolation:   sender's call path:", bt, __VA_ARGS__)
 
+static void note_timer_arm(const struct timer *t);
+
 void isol_init(bool debug)
 {
     isol_debug = debug;
     ipi_keep_backtraces(debug); /* an IPI's report names its sender's call path */
+    timer_set_arm_observer(debug ? note_timer_arm : 0); /* timers armed on isolated CPUs */
 }
 
 /* ---- state ---- */
@@ -247,7 +248,7 @@ static bool allowed_syscall(uint64_t nr, const struct trap_frame *f)
                                 arch_frame_arg(f, 0) == PR_GET_TASK_ISOLATION));
 }
 
-bool isol_syscall_owned(uint64_t nr, const struct trap_frame *f)
+bool isol_syscall_owned(uint64_t nr, const char *name, const struct trap_frame *f)
 {
     ASSERT_IRQS_MASKED();
     struct isol_cpu *ic = mine();
@@ -260,7 +261,7 @@ bool isol_syscall_owned(uint64_t nr, const struct trap_frame *f)
         return false;
     }
     char cause[64];
-    ksnprintf(cause, sizeof(cause), "syscall %lu (%s)", (unsigned long)nr, syscall_name(nr));
+    ksnprintf(cause, sizeof(cause), "syscall %lu (%s)", (unsigned long)nr, name);
     return interruption(0, cause);
 }
 
@@ -308,7 +309,7 @@ void isol_interrupt_owned(enum irq_class cls, unsigned n)
     interruption(bt, cause);
 }
 
-void isol_note_timer_arm(const struct timer *t)
+static void note_timer_arm(const struct timer *t)
 {
     struct isol_cpu *ic = mine();
     struct task *owner = __atomic_load_n(&ic->task, __ATOMIC_ACQUIRE);

@@ -3,7 +3,7 @@
  *
  * boot.S has zeroed .bss, turned the MMU on with 1 GiB blocks and called kernel_main on
  * the boot stack with IRQs masked.  Each step below is one call; the order matters and is
- * explained beside it.  Secondary CPUs enter through secondary_main (cpu.c).
+ * explained beside it.  Secondary CPUs enter through secondary_main (smp.c).
  */
 #include "arch.h"
 #include "kernel/bootargs.h"
@@ -13,6 +13,7 @@
 #include "kernel/page.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
+#include "kernel/smp.h"
 #include "kernel/stats.h"
 #include "kernel/main.h"
 #include "kernel/futex.h"

@@ -36,6 +36,7 @@
 #include "kernel/panic.h"
 #include "kernel/partition.h"
 #include "kernel/sched.h"
+#include "kernel/smp.h"
 #include "kernel/stats.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
@@ -223,7 +224,7 @@ static int to_offline(unsigned cpu)
     if (cpu == this_cpu_id()) {
         schedule(); /* the step evicted us: leave the CPU so it can stop */
     }
-    int r = cpu_wait_off(cpu);
+    int r = smp_wait_off(cpu);
     cpus[cpu].dataplane = false; /* it is off: its flag is ours to write */
     return r;
 }
@@ -233,7 +234,7 @@ static int to_online(unsigned cpu, bool dataplane)
     cpus[cpu].dataplane = dataplane;
     __atomic_fetch_or(dataplane ? &cpus_dataplane : &cpus_housekeeping, CPUMASK_BIT(cpu),
                       __ATOMIC_SEQ_CST);
-    int r = cpu_start(cpu);
+    int r = smp_cpu_start(cpu);
     if (r != 0) {
         __atomic_fetch_and(dataplane ? &cpus_dataplane : &cpus_housekeeping, ~CPUMASK_BIT(cpu),
                            __ATOMIC_SEQ_CST);

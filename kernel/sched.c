@@ -21,11 +21,12 @@
 #include "kernel/isolate.h"
 #include "kernel/lib.h"
 #include "kernel/panic.h"
+#include "kernel/signal.h"
+#include "kernel/smp.h"
 #include "kernel/stats.h"
 #include "kernel/task.h"
 #include "kernel/trace.h"
 #include "kernel/timer.h"
-#include "kernel/entry.h"
 #include "uapi/zt_errno.h"
 
 struct runqueue {
@@ -108,10 +109,39 @@ static void resched_ipi(unsigned reason)
     sched_set_need_resched();
 }
 
+/* ---- what the timer asks of the scheduler (timer.h's hooks) ---- */
+
+/* A slice that already ended has done its job (need_resched is set): the switch on the way
+ * out starts a new one.  Re-arming it in the past from inside the kernel would only
+ * interrupt the kernel again and again, so a due switch counts as "can stop". */
+static void timer_state(unsigned cpu, struct timer_sched_state *out)
+{
+    out->can_stop_tick = sched_can_stop_tick(cpu) || sched_need_resched();
+    out->slice_end = sched_slice_end(cpu);
+    out->task_running = !sched_is_idle_task(sched_current(cpu));
+}
+
+static void timer_tick(uint64_t now, bool periodic)
+{
+    if (periodic) {
+        sched_set_need_resched(); /* a classic tick preempts at every period if contended */
+    }
+    sched_slice_check(now);
+}
+
+static int timer_owner(void)
+{
+    struct task *cur = this_cpu()->current_task;
+    return cur && !cur->is_idle ? cur->tid : 0;
+}
+
+static const struct timer_sched_hooks timer_hooks = {timer_state, timer_tick, timer_owner};
+
 void sched_init_cpu(struct cpu *c)
 {
     ipi_set_handler(IPI_RESCHEDULE, resched_ipi);
     ipi_set_handler(IPI_WAKEUP, resched_ipi);
+    timer_set_sched_hooks(&timer_hooks);
     struct runqueue *rq = &rqs[c->id];
     struct task *idle = &idle_tasks[c->id];
     spin_lock_init(&rq->lock, LOCK_RQ);
@@ -481,9 +511,19 @@ void sched_wait_moved(const struct sched_move *move)
         return;
     }
     /* Compare pointers only: the task may have exited meanwhile.  Its first switch away
-     * ends the wait; a second switch means the pointer now names another task. */
+     * ends the wait; a second switch means the pointer now names another task.
+     * The waiter gives way while it waits: the task it waits for may itself be waiting, in
+     * this loop, for the waiter to leave its CPU (two threads moving each other at once);
+     * with no kernel preemption, neither would ever switch.  A fatal signal ends the wait:
+     * the move has been asked for, only its completion is not waited for. */
     unsigned cpu = (unsigned)move->cpu;
     while (sched_current(cpu) == move->task && STAT_READ(cpu, ctx_switches) - move->switches < 2) {
+        if (sched_need_resched()) {
+            schedule(); /* the waiter may be moved too (an IPI_RESCHEDULE asked for it) */
+        }
+        if (signal_fatal_pending(current())) {
+            return;
+        }
         arch_cpu_relax();
     }
 }
@@ -621,11 +661,9 @@ void sched_yield_current(void)
     schedule();
 }
 
-/* A new task's first instructions in the kernel (arch_context_init's first_run). */
-void sched_task_first_run(struct task *prev)
+void sched_finish_first_switch(struct task *prev)
 {
     finish_switch(prev);
-    kernel_first_return_to_user(current()->frame);
 }
 
 /* A kernel thread's first instructions: it never returns to user space. */
@@ -646,7 +684,7 @@ _Noreturn void sched_idle(void)
         if (!list_empty(&rq->queue) || rq->need_resched) {
             schedule();
         } else if (this_cpu()->stopping) {
-            cpu_stop_this(); /* going offline, and nothing is left here: never returns */
+            smp_stop_this(); /* going offline, and nothing is left here: never returns */
         } else {
             dataplane_quiesce(); /* an idle dataplane CPU holds nothing others need */
             timer_reprogram();

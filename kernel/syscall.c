@@ -21,7 +21,6 @@
 #include "kernel/sysinfo.h"
 #include "kernel/task.h"
 #include "kernel/trace.h"
-#include "kernel/entry.h"
 #include "kernel/tty.h"
 #include "kernel/wait.h"
 #include "uapi/zt_errno.h"
@@ -497,7 +496,7 @@ void syscall_dispatch(struct trap_frame *f, unsigned svc_imm)
     const struct syscall_entry *e = lookup(nr);
     syscall_fn fn = e ? e->fn : 0;
     trace_event(ZT_TR_SYSCALL, nr, svc_imm);
-    if (isol_syscall(nr, f)) {
+    if (isol_syscall(nr, e && e->name ? e->name : "unknown", f)) {
         arch_frame_set_return(f, (uint64_t)-EPERM); /* a strict violation: it does not run */
         return;
     }

@@ -11,6 +11,7 @@
 #include "kernel/cpu.h"
 #include "kernel/cycles.h"
 #include "kernel/elf.h"
+#include "kernel/entry.h"
 #include "kernel/futex.h"
 #include "kernel/initrd.h"
 #include "kernel/isolate.h"
@@ -24,7 +25,6 @@
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/stats.h"
-#include "kernel/entry.h"
 #include "uapi/zt_errno.h"
 
 spinlock_t proc_lock = SPINLOCK_INIT_RANK(LOCK_PROC);
@@ -62,7 +62,7 @@ static struct task *task_alloc(struct process *p, int tid)
     list_init(&t->thread_link);
     timer_init(&t->sleep_timer, 0);
     waitq_init(&t->sleep_wq);
-    arch_context_init(&t->ctx, t->frame, sched_task_first_run);
+    arch_context_init(&t->ctx, t->frame, kernel_task_first_run);
     return t;
 }
 

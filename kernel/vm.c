@@ -284,7 +284,10 @@ static int check_unmap_locked(struct vm *vm, uint64_t start, uint64_t end, struc
 }
 
 /* Remove [start, end) from every region it touches (lock held, check_unmap_locked said
- * yes and gave `split`), splitting as needed, and free the tables left empty. */
+ * yes and gave `split`), splitting as needed, and free the tables left empty.  Only the
+ * parts of regions are walked page by page (pages exist only inside regions), so the cost
+ * is the pages found, whatever the range: a munmap of all user space is not minutes of
+ * page-table walks. */
 static void unmap_range_locked(struct vm *vm, uint64_t start, uint64_t end, struct vma *split)
 {
     list_for_each_safe(pos, tmp, &vm->vmas)
@@ -293,6 +296,8 @@ static void unmap_range_locked(struct vm *vm, uint64_t start, uint64_t end, stru
         if (v->end <= start || v->start >= end) {
             continue;
         }
+        uint64_t cut_start = MAX(v->start, start), cut_end = MIN(v->end, end);
+        unmap_pages(vm, cut_start, cut_end);
         if (v->start < start && v->end > end) { /* a hole in the middle: split in two */
             *split = *v;
             split->start = end;
@@ -301,7 +306,6 @@ static void unmap_range_locked(struct vm *vm, uint64_t start, uint64_t end, stru
             split = 0;
             break;
         }
-        uint64_t cut_start = MAX(v->start, start), cut_end = MIN(v->end, end);
         if (cut_start == v->start && cut_end == v->end) {
             vma_unlink(vm, v);
             kmem_free(v, sizeof(*v));
@@ -311,7 +315,6 @@ static void unmap_range_locked(struct vm *vm, uint64_t start, uint64_t end, stru
             v->end = cut_start;
         }
     }
-    unmap_pages(vm, start, end);
     arch_as_trim(&vm->as, start, end);
     kmem_free(split, sizeof(*split)); /* not needed after all */
 }

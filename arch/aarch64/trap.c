@@ -158,7 +158,7 @@ void trap_el1_irq(struct trap_frame *f, unsigned long unused)
 {
     count(EXC_IRQ, FROM_KERNEL);
     irq_entry();
-    irq_exit_to_kernel();
+    kernel_exit_irq();
     stats_exception_exit(EXC_IRQ);
 }
 

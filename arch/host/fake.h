@@ -32,7 +32,8 @@ struct fake_state {
     size_t rx_len;
     uint64_t tls;
     int cpu_start_error;
-    unsigned as_trims; /* arch_as_trim calls */
+    unsigned as_trims;  /* arch_as_trim calls */
+    uint64_t as_unmaps; /* arch_as_unmap calls (page-table walks), mapped page or not */
     struct fake_pte ptes[FAKE_MAX_PTES];
     size_t mapped_pages;
     unsigned map_fail_after; /* if non-zero: the Nth arch_as_map from now fails */

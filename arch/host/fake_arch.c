@@ -355,6 +355,7 @@ int arch_as_map(struct arch_as *as, uint64_t va, paddr_t pa, unsigned prot)
 
 paddr_t arch_as_unmap(struct arch_as *as, uint64_t va)
 {
+    fake.as_unmaps++;
     struct fake_pte *p = find_pte(as, va);
     if (!p) {
         return 0;

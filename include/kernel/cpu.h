@@ -15,7 +15,6 @@
 
 #include "arch.h"
 #include "kernel/cpumask.h"
-#include "kernel/ipi.h"
 
 /* How the CPU entered the kernel (uapi/zt_events.h): EXC_SYNC, EXC_IRQ, EXC_FIQ, EXC_SERROR. */
 #define EXC_ENUM_(n, name, str) EXC_##name = n,
@@ -29,13 +28,13 @@ enum exc_from {
 };
 
 struct cpu_stats {
-    uint64_t exc[EXC_NR_KINDS][FROM_NR]; /* every exception taken, by kind and source */
-    uint64_t sync[SYNC_NR_KINDS];        /* synchronous exceptions by generic kind (arch.h) */
-    uint64_t irq_class[IRQ_NR_CLASSES];  /* interrupts by class (spurious: acknowledged with
-                                            nothing pending) */
-    uint64_t irq[ARCH_NR_IRQS];          /* timer and device interrupts by number */
-    uint64_t ipi_recv[IPI_NR];
-    uint32_t ipi_sent[MAX_CPUS][IPI_NR]; /* sent by this CPU, per receiver and reason */
+    uint64_t exc[EXC_NR_KINDS][FROM_NR];       /* every exception taken, by kind and source */
+    uint64_t sync[SYNC_NR_KINDS];              /* synchronous exceptions by generic kind (arch.h) */
+    uint64_t irq_class[IRQ_NR_CLASSES];        /* interrupts by class (spurious: acknowledged with
+                                                  nothing pending) */
+    uint64_t irq[ARCH_NR_IRQS];                /* timer and device interrupts by number */
+    uint64_t ipi_recv[ARCH_NR_IPIS];           /* IPIs taken, by reason */
+    uint32_t ipi_sent[MAX_CPUS][ARCH_NR_IPIS]; /* sent by this CPU, per receiver and reason */
     uint64_t ctx_switches;
     uint64_t timer_arms;    /* compare register written */
     uint64_t timer_disarms; /* timer switched off */
@@ -52,7 +51,7 @@ struct cpu {
     uint64_t kstack_top;       /* this CPU's idle/boot stack */
     struct task *current_task; /* the task running here (sched.c keeps it) */
     bool isol_owned;           /* an isolated task owns this CPU (isolate.c keeps it) */
-    bool stopping;             /* going offline: its idle loop powers it off (partition.c) */
+    bool stopping;             /* going offline: its idle loop powers it off (smp.c) */
     struct cpu_stats stats;
 } __attribute__((aligned(64)));
 
@@ -82,20 +81,5 @@ static inline bool cpu_is_dataplane(unsigned cpu)
 {
     return cpumask_has(cpus_dataplane, cpu);
 }
-
-/* Start every CPU the device tree lists and wait for them (main.c prints the result). */
-void smp_boot(void);
-/* Entered by each secondary CPU from arch code (at boot, and when it comes back online). */
-_Noreturn void secondary_main(struct cpu *c, uint64_t entry_counter);
-/* Start offline CPU `id` again (kernel stack, trace ring, PSCI CPU_ON) and wait until it is
- * online.  0, -ENOMEM, or -EIO (the start failed or it never came up; message printed). */
-int cpu_start(unsigned id);
-/* On this CPU, from its idle loop once `stopping` and nothing is left on it: power off.
- * cpu_wait_off (another CPU) then frees what it ran on. */
-_Noreturn void cpu_stop_this(void);
-/* Wait until CPU `id`, told to stop, is off (PSCI AFFINITY_INFO), then free its kernel stack,
- * trace ring and arch state.  0, or -EIO if it did not go off within 5 s of guest time (its
- * memory is then kept). */
-int cpu_wait_off(unsigned id);
 
 #endif

@@ -29,8 +29,10 @@ _Noreturn void sched_idle(void);
 void schedule(void);
 /* The current task has exited: switch away for good (the next task frees it). */
 _Noreturn void sched_exit_current(void);
-/* First instructions of a new task in the kernel (arch_context_init's first_run). */
-void sched_task_first_run(struct task *prev);
+/* A new task's first instructions in the kernel, on its own stack: finish the switch from
+ * `prev` (what schedule() does after every switch).  kernel_task_first_run (entry.h) calls
+ * it before the task's first return to user space. */
+void sched_finish_first_switch(struct task *prev);
 void sched_kthread_first_run(struct task *prev);
 /* sched_yield_current(): put the current task at the tail of its queue and schedule. */
 void sched_yield_current(void);
@@ -51,7 +53,8 @@ struct sched_move {
 };
 int sched_set_affinity(struct task *t, cpumask_t mask, struct sched_move *move);
 /* Wait (IRQs enabled, no locks held) until the task of a sched_set_affinity has left the
- * CPU it may no longer use, as Linux's sched_setaffinity does. */
+ * CPU it may no longer use, as Linux's sched_setaffinity does.  The waiter switches away
+ * if asked to meanwhile (it may be moved itself), and stops waiting on a fatal signal. */
 void sched_wait_moved(const struct sched_move *move);
 
 /* The current task must give way at the next opportunity. */

@@ -45,8 +45,9 @@ def test_hrd02_timers_follow_their_task(suite, name):
     ok(suite, name)
 
 
-def test_hrd08_admission_refusal_says_why(suite):
-    """HRD-08: the refused admission is reported, on housekeeping, with the timer's owner."""
+def test_hrd12_admission_refusal_says_why(suite):
+    """HRD-12 (bug 3): the refused admission is reported, on housekeeping, with the timer's
+    owner."""
     assert suite.line_matching(
         r"^isolation: tid \d+ not admitted on cpu 2: a timer of tid \d+ \(armed at "
         r"[0-9a-f]+\) is queued there$"), suite

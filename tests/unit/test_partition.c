@@ -92,8 +92,7 @@ static void pst01_refusals(TEST_STATE)
     refused(0, ZT_PART_DATAPLANE, 0, -EPERM, "cpu 0 is always housekeeping");
     refused(0, ZT_PART_OFFLINE, 0, -EPERM, "cpu 0 is always housekeeping");
     refused(2, ZT_PART_ONLINE, 0, -EALREADY, "cpu 2 is already online (housekeeping)");
-    refused(4, ZT_PART_HOUSEKEEPING, ZT_PART_REFUSE_ISOLATED, -EBUSY,
-            "an isolated task owns it");
+    refused(4, ZT_PART_HOUSEKEEPING, ZT_PART_REFUSE_ISOLATED, -EBUSY, "an isolated task owns it");
     refused(4, ZT_PART_OFFLINE, ZT_PART_REFUSE_ISOLATED, -EBUSY, "an isolated task owns it");
     struct partition_state s = machine();
     char msg[128];
@@ -125,8 +124,8 @@ static void pst02_transitions(TEST_STATE)
     assert_true(cpumask_has(s.dataplane & s.online, 4));
     /* A machine where CPU 1 is the only housekeeping CPU (CPU 0's rule makes it unreachable
      * from zt_partition, so this guard is proven here): it may not leave. */
-    struct partition_state odd = {.ncpus = 3, .online = 0x7, .housekeeping = BIT(1),
-                                  .dataplane = BIT(0) | BIT(2)};
+    struct partition_state odd = {
+        .ncpus = 3, .online = 0x7, .housekeeping = BIT(1), .dataplane = BIT(0) | BIT(2)};
     assert_int_equal(partition_step(&odd, 1, ZT_PART_DATAPLANE, 0, msg, sizeof(msg)), -EPERM);
     assert_non_null(strstr(msg, "cpu 1 is the last housekeeping CPU"));
     assert_int_equal(partition_step(&odd, 1, ZT_PART_OFFLINE, 0, msg, sizeof(msg)), -EPERM);
@@ -144,7 +143,7 @@ static unsigned ipis_to(unsigned cpu)
 }
 
 /* The receiving CPU takes the IPI now: its handler runs as that CPU, IRQs masked.  A CPU
- * told to stop then "powers off" as cpu_stop_this would have it (the fake cannot really). */
+ * told to stop then "powers off" as smp_stop_this would have it (the fake cannot really). */
 static void deliver(unsigned cpu, unsigned ipi)
 {
     if (ipi != IPI_PARTITION) {

@@ -26,6 +26,7 @@
 
 #include "fake.h"
 #include "kernel/cpu.h"
+#include "kernel/entry.h"
 #include "kernel/irq.h"
 #include "kernel/sched.h"
 #include "kernel/task.h"
@@ -403,7 +404,7 @@ static void tmr19_equal_deadlines_fifo(TEST_STATE)
 static void take_timer_interrupt(void)
 {
     irq_dispatch(IRQ_CLASS_TIMER, arch_timer_irq());
-    irq_exit_to_kernel();
+    kernel_exit_irq();
 }
 
 /* TMR-20: the interrupt runs every expired callback once, keeps later timers, and the way

@@ -504,6 +504,23 @@ static void vm26_refused_unmap_changes_nothing(TEST_STATE)
     assert_int_equal(vm_munmap(&vm, X, 2 * P), 0);
 }
 
+/* VM-27: a munmap over a huge range costs the pages it finds, not the range: the kernel
+ * walks its regions, not every page of 1 GiB (found by /bin/fuzz: a munmap of all user
+ * space kept a CPU in the kernel for half a minute, deaf to SIGKILL) */
+static void vm27_munmap_huge_range_walks_regions(TEST_STATE)
+{
+    assert_int_equal(vm_map_region(&vm, X, 2 * P, RW, VMA_IMAGE), 0);
+    assert_int_equal(vm_map_region(&vm, X + (1ull << 29), P, RW, VMA_MMAP), 0);
+    fake.as_unmaps = 0;
+    assert_int_equal(vm_munmap(&vm, X + P, 1ull << 30), 0);
+    EXPECT_VMAS({X, X + P, RW, VMA_IMAGE});
+    assert_int_equal(fake.mapped_pages, 1);
+    assert_true(fake.as_unmaps <= 2); /* the two pages it unmapped */
+    fake.as_unmaps = 0;
+    assert_int_equal(vm_munmap(&vm, X + P, 1ull << 30), 0); /* nothing there at all */
+    assert_int_equal(fake.as_unmaps, 0);
+}
+
 /* VM-16: an mmap larger than free memory fails at once: nothing taken, nothing mapped */
 static void vm16_mmap_more_than_free(TEST_STATE)
 {
@@ -808,6 +825,7 @@ int main(void)
         T_(vm24_munmap_whole_and_nothing),
         T_(vm25_munmap_errors),
         T_(vm26_refused_unmap_changes_nothing),
+        T_(vm27_munmap_huge_range_walks_regions),
         T_(vm30_brk_grow_shrink),
         T_(vm31_brk_limits),
         T_(vm32_brk_out_of_memory),

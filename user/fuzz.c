@@ -1,0 +1,395 @@
+/*
+ * fuzz — a seeded system-call fuzzer (issue 9, item 11).
+ *
+ *   fuzz -n COUNT -s SEED [-w WORKERS] [-l LIFE] [-L LETHAL] [-i]
+ *       run at least COUNT fuzzed calls in WORKERS (default 4) worker processes, each a
+ *       series of lives of at most LIFE calls (default 2000); -i steers workers onto the
+ *       dataplane CPUs and into task isolation; a life-ending draw is taken 1 time in LETHAL
+ *       (default 1024).  Exit 0 when the kernel survived: no worker stuck, no kernel fault
+ *       (EL1 synchronous exception), and free pages and kernel stacks back at their baseline.
+ *   fuzz -W WORKER -G LIFE -s SEED -n CALLS [-L LETHAL] [-i]
+ *       one life, as the runner starts it (replays a life from the numbers it printed)
+ *   fuzz -v
+ *       a victim: sits in short calls for 30-150 ms (the fuzzed spawn starts these)
+ *
+ * The runner never makes a fuzzed call.  It spawns lives, respawns a worker whose life
+ * ended (done, or killed by its own draws), and is the watchdog: a life whose main thread
+ * used no CPU time for WATCHDOG_S seconds is reported and killed, and one that does not die
+ * within KILL_S seconds of SIGKILL fails the run.  Each life prints its counts (worker.c);
+ * tools/fuzzsum adds them up.  The runner prints how each life that did not finish ended,
+ * the kernel's own counts (system calls, synchronous exceptions taken at EL1) and the
+ * memory balance, and one last line: `fuzz: PASS` or `fuzz: FAIL (why)`.
+ */
+#include "fuzz/fuzz.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SELF       "/bin/fuzz"
+#define MAX_W      16
+#define WATCHDOG_S 10
+#define KILL_S     10
+#define SETTLE_S   30
+#define NS_S       1000000000ull
+
+struct slot {
+    long pid; /* 0: idle */
+    int gen;
+    long calls;
+    uint64_t cpu_ns, progress_ns, killed_ns;
+};
+
+struct run {
+    uint64_t seed;
+    long count, life, assigned, done_calls;
+    int workers;
+    unsigned lethal;
+    bool isolation;
+    struct slot slots[MAX_W];
+    long lives, lives_done, lives_early, stuck, orphans;
+    bool failed;
+    char why[128];
+};
+
+/* ---------------------------------------------------------------- kernel counts */
+
+struct kcounts {
+    uint64_t syscalls, el1_sync;
+};
+
+static struct kcounts kernel_counts(void)
+{
+    struct kcounts k = {0, 0};
+    int n = zt_nr_cpus();
+    for (int c = 0; c < n; c++) {
+        const volatile struct zt_cpu_counters *p =
+            (const volatile struct zt_cpu_counters *)(uintptr_t)(ZT_COUNTERS_VA + c * 4096ull);
+        uint64_t sync = p->exc_sync, sys = p->syscalls, faults = p->faults;
+        k.syscalls += sys;
+        k.el1_sync += sync - sys - faults; /* synchronous exceptions not from user space */
+    }
+    return k;
+}
+
+static struct zt_meminfo meminfo(void)
+{
+    struct zt_meminfo mi = {0, 0, 0, 0};
+    zt_meminfo(&mi);
+    return mi;
+}
+
+/* Free pages and kernel stacks once both stop moving (the kernel frees a reaped process's
+ * memory a little after wait4 returns); at most `patience_s`, until they equal `want` if
+ * given. */
+static struct zt_meminfo settled(const struct zt_meminfo *want, unsigned patience_s)
+{
+    struct zt_meminfo prev = meminfo(), cur;
+    uint64_t end = zt_now_ns() + patience_s * NS_S;
+    int still = 0;
+    while (zt_now_ns() < end) {
+        zt_sleep_ns(20 * 1000000ull);
+        cur = meminfo();
+        if (want && cur.free_pages == want->free_pages && cur.kstacks_used == want->kstacks_used) {
+            return cur;
+        }
+        still = (cur.free_pages == prev.free_pages && cur.kstacks_used == prev.kstacks_used)
+                    ? still + 1
+                    : 0;
+        if (!want && still >= 10) {
+            return cur;
+        }
+        prev = cur;
+    }
+    return prev;
+}
+
+/* ---------------------------------------------------------------- lives */
+
+static void fail(struct run *r, const char *why)
+{
+    if (!r->failed) {
+        snprintf(r->why, sizeof(r->why), "%s", why);
+    }
+    r->failed = true;
+}
+
+static uint64_t all_cpus(void)
+{
+    int n = zt_nr_cpus();
+    return n >= 64 ? ~0ull : (1ull << n) - 1;
+}
+
+static void start_life(struct run *r, int w)
+{
+    struct slot *s = &r->slots[w];
+    char ws[12], gs[12], ss[24], ns[24], ls[12];
+    char *argv[] = {SELF, "-W", ws, "-G", gs, "-s", ss, "-n", ns, "-L", ls, NULL, NULL};
+    long calls = r->count - r->done_calls - r->assigned;
+
+    calls = calls < r->life ? calls : r->life;
+    snprintf(ws, sizeof(ws), "%d", w);
+    snprintf(gs, sizeof(gs), "%d", s->gen);
+    snprintf(ss, sizeof(ss), "0x%llx", (unsigned long long)r->seed);
+    snprintf(ns, sizeof(ns), "%ld", calls);
+    snprintf(ls, sizeof(ls), "%u", r->lethal);
+    if (r->isolation) {
+        argv[11] = "-i";
+    }
+    long pid = zt_spawn(SELF, argv, r->isolation ? all_cpus() : 0);
+    if (pid < 0) {
+        return; /* no room right now (max_procs, memory): the next round tries again */
+    }
+    s->pid = pid;
+    s->calls = calls;
+    s->cpu_ns = 0;
+    s->progress_ns = zt_now_ns();
+    s->killed_ns = 0;
+    r->assigned += calls;
+    r->lives++;
+}
+
+static struct slot *slot_of(struct run *r, long pid)
+{
+    for (int w = 0; w < r->workers; w++) {
+        if (r->slots[w].pid == pid) {
+            return &r->slots[w];
+        }
+    }
+    return NULL;
+}
+
+static void life_ended(struct run *r, struct slot *s, int status)
+{
+    int w = (int)(s - r->slots);
+    r->assigned -= s->calls;
+    if (zt_wifexited(status) && zt_wexitstatus(status) == FZ_DONE_STATUS) {
+        r->done_calls += s->calls;
+        r->lives_done++;
+    } else {
+        r->lives_early++;
+        if (zt_wifsignaled(status)) {
+            printf("fuzz: life %d.%d ended by %s\n", w, s->gen,
+                   zt_signal_name(zt_wtermsig(status)));
+        } else {
+            printf("fuzz: life %d.%d ended with status %d\n", w, s->gen, zt_wexitstatus(status));
+        }
+    }
+    s->pid = 0;
+    s->gen++;
+}
+
+static void reap(struct run *r)
+{
+    int status;
+    long pid;
+    while ((pid = zt_wait4(-1, &status, WNOHANG, NULL)) > 0) {
+        struct slot *s = slot_of(r, pid);
+        if (s) {
+            life_ended(r, s, status);
+        } else {
+            r->orphans++; /* a child of a life that ended, handed to us */
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- the watchdog */
+
+static struct zt_task_info tasks[512];
+
+static void watchdog(struct run *r)
+{
+    long n = zt_tasks(tasks, 512);
+    uint64_t now = zt_now_ns();
+    for (int w = 0; w < r->workers; w++) {
+        struct slot *s = &r->slots[w];
+        if (!s->pid) {
+            continue;
+        }
+        const struct zt_task_info *ti = NULL;
+        for (long i = 0; i < n && i < 512; i++) {
+            if (tasks[i].tid == s->pid) {
+                ti = &tasks[i];
+            }
+        }
+        if (ti && ti->user_ns + ti->sys_ns != s->cpu_ns) {
+            s->cpu_ns = ti->user_ns + ti->sys_ns;
+            s->progress_ns = now;
+        }
+        if (s->killed_ns && now - s->killed_ns > KILL_S * NS_S) {
+            printf("fuzz: watchdog: life %d.%d (pid %ld) still there %d s after SIGKILL\n", w,
+                   s->gen, s->pid, KILL_S);
+            fail(r, "a stuck life could not be killed");
+            s->killed_ns = now; /* say it once per KILL_S */
+        } else if (!s->killed_ns && now - s->progress_ns > WATCHDOG_S * NS_S) {
+            printf("fuzz: watchdog: life %d.%d (pid %ld, seed 0x%llx, state %c on cpu %d) made no "
+                   "progress for %d s: killed\n",
+                   w, s->gen, s->pid, (unsigned long long)fz_life_seed(r->seed, w, s->gen),
+                   ti ? ti->state : '?', ti ? ti->cpu : -1, WATCHDOG_S);
+            r->stuck++;
+            fail(r, "a life was stuck");
+            zt_kill((int)s->pid, SIGKILL);
+            s->killed_ns = now;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- the run */
+
+static bool busy(const struct run *r)
+{
+    for (int w = 0; w < r->workers; w++) {
+        if (r->slots[w].pid) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static int run(struct run *r)
+{
+    struct zt_meminfo m0 = settled(NULL, SETTLE_S), m1;
+    struct kcounts k0 = kernel_counts(), k1;
+    uint64_t next_watch = 0;
+
+    printf("fuzz: seed 0x%llx, %ld calls, %d workers, lives of %ld calls, lethal 1/%u%s, "
+           "%d CPUs\n",
+           (unsigned long long)r->seed, r->count, r->workers, r->life, r->lethal,
+           r->isolation ? ", isolation" : "", zt_nr_cpus());
+    printf("fuzz: baseline %llu free pages, %llu kernel stacks\n",
+           (unsigned long long)m0.free_pages, (unsigned long long)m0.kstacks_used);
+    fflush(stdout);
+    while (r->done_calls < r->count || busy(r)) {
+        reap(r);
+        for (int w = 0; w < r->workers && !r->failed; w++) {
+            if (!r->slots[w].pid && r->count - r->done_calls - r->assigned > 0) {
+                start_life(r, w);
+            }
+        }
+        if (zt_now_ns() > next_watch) {
+            watchdog(r);
+            next_watch = zt_now_ns() + NS_S / 2;
+        }
+        if (r->failed && !busy(r)) {
+            break;
+        }
+        fflush(stdout);
+        zt_sleep_ns(10 * 1000000ull);
+    }
+    m1 = settled(&m0, SETTLE_S);
+    k1 = kernel_counts();
+    printf("fuzz: %ld lives: %ld done, %ld ended early; %ld stuck; %ld orphans reaped\n", r->lives,
+           r->lives_done, r->lives_early, r->stuck, r->orphans);
+    printf("fuzz: kernel: %llu system calls, %llu synchronous exceptions at EL1 (kernel faults)\n",
+           (unsigned long long)(k1.syscalls - k0.syscalls),
+           (unsigned long long)(k1.el1_sync - k0.el1_sync));
+    printf("fuzz: free pages %llu -> %llu, kernel stacks %llu -> %llu\n",
+           (unsigned long long)m0.free_pages, (unsigned long long)m1.free_pages,
+           (unsigned long long)m0.kstacks_used, (unsigned long long)m1.kstacks_used);
+    if (k1.el1_sync != k0.el1_sync) {
+        fail(r, "the kernel took a synchronous exception at EL1");
+    }
+    if (m1.free_pages != m0.free_pages || m1.kstacks_used != m0.kstacks_used) {
+        fail(r, "free pages or kernel stacks not back at their baseline");
+    }
+    if (r->failed) {
+        printf("fuzz: FAIL (%s); replay with: fuzz -n %ld -s 0x%llx -w %d -l %ld -L %u%s\n", r->why,
+               r->count, (unsigned long long)r->seed, r->workers, r->life, r->lethal,
+               r->isolation ? " -i" : "");
+        return 1;
+    }
+    printf("fuzz: PASS\n");
+    return 0;
+}
+
+/* ---------------------------------------------------------------- command line */
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: fuzz -n COUNT -s SEED [-w WORKERS] [-l LIFE] [-L LETHAL] [-i]\n"
+                    "       fuzz -W WORKER -G LIFE -s SEED -n CALLS [-L LETHAL] [-i]\n"
+                    "       fuzz -v\n");
+    return 2;
+}
+
+static bool number(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (!*s || *end || v < (unsigned long long)lo || v > (unsigned long long)hi) {
+        return false;
+    }
+    *out = (long)v;
+    return true;
+}
+
+static uint64_t parse_seed(const char *s, bool *ok)
+{
+    char *end;
+    uint64_t v = strtoull(s, &end, 0);
+    *ok = *s && !*end;
+    return v;
+}
+
+static void machine(struct fz_env *e)
+{
+    static struct zt_cpu_info ci[64];
+    long n = zt_cpus(ci, 64);
+    e->ncpus = n > 0 && n <= 64 ? (int)n : 1;
+    for (int c = 0; c < e->ncpus; c++) {
+        e->online |= ci[c].online ? 1ull << c : 0;
+        e->dataplane |= ci[c].online && ci[c].dataplane ? 1ull << c : 0;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    static struct run r = {.workers = 4, .life = 2000, .lethal = 1024, .count = -1};
+    static struct fz_env e;
+    long v, worker = -1, gen = -1;
+    bool have_seed = false;
+
+    if (argc == 2 && !strcmp(argv[1], "-v")) {
+        return fz_victim(zt_now_ns());
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i], *a = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(o, "-i")) {
+            r.isolation = true;
+            continue;
+        }
+        if (!a) {
+            return usage();
+        }
+        i++;
+        if (!strcmp(o, "-s")) {
+            r.seed = parse_seed(a, &have_seed);
+        } else if (!strcmp(o, "-n") && number(a, 1, 1l << 40, &v)) {
+            r.count = v;
+        } else if (!strcmp(o, "-w") && number(a, 1, MAX_W, &v)) {
+            r.workers = (int)v;
+        } else if (!strcmp(o, "-l") && number(a, 1, 1l << 30, &v)) {
+            r.life = v;
+        } else if (!strcmp(o, "-L") && number(a, 1, 1l << 30, &v)) {
+            r.lethal = (unsigned)v;
+        } else if (!strcmp(o, "-W") && number(a, 0, MAX_W - 1, &v)) {
+            worker = v;
+        } else if (!strcmp(o, "-G") && number(a, 0, 1l << 30, &v)) {
+            gen = v;
+        } else {
+            return usage();
+        }
+    }
+    if (!have_seed || r.count < 1 || (worker < 0) != (gen < 0)) {
+        return usage();
+    }
+    if (worker >= 0) {
+        e.worker = (int)worker, e.gen = (int)gen;
+        e.seed = fz_life_seed(r.seed, e.worker, e.gen);
+        e.isolation = r.isolation;
+        e.lethal_den = r.lethal;
+        machine(&e);
+        return fz_life(&e, r.count);
+    }
+    return run(&r);
+}

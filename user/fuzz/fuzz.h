@@ -1,0 +1,176 @@
+/*
+ * fuzz.h — the parts of /bin/fuzz (user/fuzz.c is the runner; this directory holds a worker's
+ * life): the random stream, the hostile value pools, the per-call argument shaping and the
+ * sandbox rules.
+ *
+ * A life is one worker process making up to LIFE calls from its own seed.  Everything a life
+ * does is decided by its random stream (struct fz_rng) and by what the kernel answered, so a
+ * failure replays from the seed the runner printed (the results of other workers' calls can
+ * still make two runs differ: they share the kernel).
+ *
+ * The sandbox: a call that would end the test (power-off, signals to the runner or init that
+ * could kill them) is filtered or turned into a harmless target; a call that would end this
+ * life (exit_group, rt_sigreturn, a thread on a garbage stack, a fatal signal to itself, an
+ * unmap of its own code or stack...) is made only rarely (1 in `lethal_den` draws) and only
+ * after the life has printed its report, so its counts are never lost.  The life's own state
+ * (its image, stack, heap, the waker thread's stack, the scratch arena it prepares
+ * arguments in) is a list of protected ranges that range operations are steered away from.
+ */
+#ifndef ZT_USER_FUZZ_H
+#define ZT_USER_FUZZ_H
+
+#include "zt.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define FZ_PAGE        4096ull
+#define FZ_NERR        134 /* errno values counted one by one (Linux's run to 133) */
+#define FZ_DONE_STATUS 77  /* a life that made all its calls exits with this */
+#define FZ_MAX_CALLS   256 /* entries of the call table */
+
+/* ---- the random stream (splitmix64: any seed, every value, cheap) ---- */
+struct fz_rng {
+    uint64_t s;
+};
+
+static inline uint64_t fz_next(struct fz_rng *r)
+{
+    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* A value in [0, n) (n > 0). */
+static inline uint64_t fz_below(struct fz_rng *r, uint64_t n)
+{
+    return fz_next(r) % n;
+}
+
+/* True with probability num/den. */
+static inline bool fz_chance(struct fz_rng *r, unsigned num, unsigned den)
+{
+    return fz_below(r, den) < num;
+}
+
+/* The seed of life `gen` of worker `worker` in a run seeded with `seed`. */
+static inline uint64_t fz_life_seed(uint64_t seed, int worker, int gen)
+{
+    struct fz_rng r = {seed ^ ((uint64_t)(unsigned)worker << 40) ^ (uint64_t)(unsigned)gen};
+    return fz_next(&r);
+}
+
+struct fz_range {
+    uint64_t lo, hi; /* [lo, hi) */
+};
+
+#define FZ_MAX_PROT     8
+#define FZ_MAX_MAPS     16
+#define FZ_MAX_CHILDREN 16
+#define FZ_MAX_STACKS   16
+#define FZ_SCRATCH      (16 * FZ_PAGE)        /* random bytes: arguments point here */
+#define FZ_PLAY_BASE    0x0000004000000000ull /* MAP_FIXED playground: 1 GiB nothing else uses */
+#define FZ_PLAY_SIZE    (1ull << 30)
+#define FZ_ARENA_BASE   0x0000005000000000ull /* the arena: far below the mmap area */
+
+/* Per-life counts, printed in the life's report line. */
+struct fz_stats {
+    uint64_t calls; /* system calls made */
+    uint64_t ok;    /* results >= 0 */
+    uint64_t err[FZ_NERR];
+    uint64_t err_other; /* negative results that are not -1..-(FZ_NERR-1) */
+    uint64_t filtered;  /* draws the sandbox did not make (power-off) */
+    uint64_t kicks;     /* calls the waker interrupted (blocked > FZ_KICK_NS) */
+};
+
+/* What a life knows about the machine and about itself. */
+struct fz_env {
+    struct fz_rng rng;
+    int worker, gen;
+    uint64_t seed; /* this life's seed */
+    int ncpus;
+    uint64_t online, dataplane; /* CPU masks */
+    bool isolation;             /* -i: steer towards dataplane CPUs and task isolation */
+    unsigned lethal_den;        /* a life-ending draw is made 1 time in lethal_den */
+    int pid, runner_pid, waker_tid;
+    /* the arena (fz_arena_init): scratch RW, then a hole; a read-only page; a PROT_NONE
+     * page; NUL bytes right before a hole (what console writes may read) */
+    uint8_t *scratch;
+    uint64_t hole, ro, none, zeros;
+    struct fz_range prot[FZ_MAX_PROT];
+    int nprot;
+    struct fz_range maps[FZ_MAX_MAPS]; /* mappings the fuzzed calls made */
+    int nmaps;
+    int children[FZ_MAX_CHILDREN]; /* processes spawned by fuzzed calls */
+    int nchildren;
+    uint64_t brk0;                  /* the break at the start of the life: never below it */
+    uint8_t *stacks[FZ_MAX_STACKS]; /* stacks for threads made by fuzzed clone calls */
+    int stack_free[FZ_MAX_STACKS];  /* 1: no thread uses it (the thread sets it last) */
+    struct fz_stats st;
+    /* shared with the waker thread */
+    uint64_t call_since_ns; /* when the call under way started, 0 between calls */
+    int stop;
+    long kicked; /* SIGALRMs sent */
+};
+
+/* The outcome of shaping one draw. */
+enum fz_plan {
+    FZ_PLAN_CALL,     /* make the call as shaped */
+    FZ_PLAN_FILTER,   /* do not make it (it would end the test) */
+    FZ_PLAN_LETHAL,   /* make it after reporting: it ends this life */
+    FZ_PLAN_CLONE,    /* clone through fz_clone (a stack the child can run on) */
+    FZ_PLAN_EXIT_THR, /* exit() in a thread of its own, so the life goes on */
+};
+
+struct fz_args {
+    long nr;
+    uint64_t a[6];
+};
+
+struct fz_call;
+typedef enum fz_plan (*fz_shape_fn)(struct fz_env *e, struct fz_args *c);
+
+struct fz_call {
+    long nr;
+    const char *name;
+    fz_shape_fn shape; /* NULL: six arguments from the mixed pool */
+};
+
+/* ---- pools.c: hostile values ---- */
+enum fz_dir {
+    FZ_IN,  /* the kernel reads there */
+    FZ_OUT, /* the kernel writes there */
+};
+uint64_t fz_ptr(struct fz_env *e, enum fz_dir dir);
+uint64_t fz_len(struct fz_env *e);
+uint64_t fz_int(struct fz_env *e);
+uint64_t fz_flags(struct fz_env *e, uint64_t valid);
+uint64_t fz_cpumask(struct fz_env *e);
+int fz_cpu(struct fz_env *e);
+int64_t fz_pid(struct fz_env *e);
+int fz_sig(struct fz_env *e);
+uint64_t fz_any(struct fz_env *e);
+/* A valid-looking pointer into scratch with room for `bytes` (8-byte aligned), or, one
+ * time in `hostile_den`, a hostile one (0: never). */
+uint64_t fz_buf(struct fz_env *e, uint64_t bytes, unsigned hostile_den);
+bool fz_in_scratch(const struct fz_env *e, uint64_t p, uint64_t bytes);
+/* Does [lo, lo+len) touch a protected range (wrapping ranges do)? */
+bool fz_hits_protected(const struct fz_env *e, uint64_t lo, uint64_t len);
+void fz_arena_init(struct fz_env *e);
+void fz_scratch_refill(struct fz_env *e);
+
+/* ---- calls.c: the call table and the shaping of each call ---- */
+int fz_calls_init(struct fz_call *table, int max);
+const struct fz_call *fz_pick(struct fz_env *e, const struct fz_call *table, int n,
+                              struct fz_args *c);
+enum fz_plan fz_shape(struct fz_env *e, const struct fz_call *call, struct fz_args *c);
+/* A number no kernel table dispatches (out of range, or a gap), for -ENOSYS. */
+bool fz_is_forkish(const char *name);
+
+/* ---- worker.c: one life ---- */
+int fz_life(struct fz_env *e, long calls);
+/* victim mode (`fuzz -v`): a process that sits in system calls for a while, then exits */
+int fz_victim(uint64_t seed);
+
+#endif
