@@ -21,6 +21,11 @@
 #include "uapi/zt_errno.h"
 
 static irq_handler_t handlers[ARCH_NR_IRQS];
+/* Where each device interrupt was routed by irq_route or irq_route_away (CPU + 1, 0 = never
+ * routed here): every route the kernel sets goes through this file, so a partition change
+ * finds a CPU's interrupts without reading the controller's 200-odd route registers.
+ * Written by the boot CPU, then by partition changes, which are serialised. */
+static uint16_t routed_to[ARCH_NR_IRQS];
 
 int irq_register(unsigned irq, irq_handler_t h)
 {
@@ -65,7 +70,11 @@ int irq_route(unsigned irq, unsigned cpu)
                irq, cpu);
         return -EPERM;
     }
-    return arch_irq_route(irq, cpu);
+    int r = arch_irq_route(irq, cpu);
+    if (r == 0) {
+        routed_to[irq] = (uint16_t)(cpu + 1);
+    }
+    return r;
 }
 
 void irq_route_all_devices(void)
@@ -89,7 +98,7 @@ int irq_route_away(unsigned cpu, cpumask_t housekeeping)
         return 0;
     }
     for (unsigned irq = ARCH_IRQ_FIRST_DEVICE; irq < ARCH_NR_IRQS; irq++) {
-        if (arch_irq_route_of(irq) != (int)cpu) {
+        if (routed_to[irq] != cpu + 1) {
             continue;
         }
         /* Round-robin over the remaining housekeeping CPUs, in CPU order. */
@@ -98,6 +107,7 @@ int irq_route_away(unsigned cpu, cpumask_t housekeeping)
             target = next++ % MAX_CPUS;
         } while (!cpumask_has(to, target));
         if (arch_irq_route(irq, target) == 0) {
+            routed_to[irq] = (uint16_t)(target + 1);
             moved++;
         }
     }

@@ -276,8 +276,8 @@ static void pst03_to_dataplane(TEST_STATE)
     mover->affinity = BIT(1) | BIT(2);              /* may now use housekeeping CPU 1 */
     as_cpu(2, arm_kernel_timer, 0);
     as_cpu(2, cache_a_page, 0);
-    arch_irq_route(40, 2);
-    arch_irq_route(41, 1);
+    assert_int_equal(irq_route(40, 2), 0);
+    assert_int_equal(irq_route(41, 1), 0);
     assert_int_equal(page_cached_on(2), 1);
     memset(fake.ipi_sent, 0, sizeof(fake.ipi_sent));
 
