@@ -49,16 +49,20 @@ CHECKED_OBJS := $(patsubst %,$(B)/checked/%.o,$(basename $(ARCH_SRCS) $(KERNEL_S
 
 # ---------------------------------------------------------------- user programs
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
-	--specs=picolibc.specs -Iinclude -I$(B)/include -Iuser/lib -ffunction-sections -fdata-sections \
+	--specs=picolibc.specs -Iinclude -I$(B)/include -Iuser/lib -Iuser -ffunction-sections -fdata-sections \
 	-fno-omit-frame-pointer -MMD -MP
 USER_LDFLAGS := --specs=picolibc.specs -nostartfiles -static -Wl,--gc-sections \
 	-T user/lib/user.ld -Wl,-z,max-page-size=4096 -Wl,--no-warn-rwx-segments
 USER_LIB_SRCS := $(wildcard user/lib/*.c) $(wildcard user/lib/*.S)
 USER_LIB_OBJS := $(patsubst %,$(B)/%.o,$(basename $(USER_LIB_SRCS)))
+# The user-space dataplane (virtio-net driver, packet logic) is a library programs link.
+NET_LIB_SRCS  := $(wildcard user/net/*.c)
+NET_LIB_OBJS  := $(patsubst %,$(B)/%.o,$(basename $(NET_LIB_SRCS)))
+NET_LIB       := $(B)/user/libnet.a
 USER_PROGS    := $(basename $(notdir $(wildcard user/*.c)))
 USER_BINS     := $(addprefix $(B)/initrd/bin/,$(USER_PROGS))
 
-.PHONY: all kernel checked run debug gdb test unit bench format check-format clean help deps-build
+.PHONY: all kernel checked run run-net debug gdb test unit bench format check-format clean help deps-build
 all: $(B)/kernel.elf
 
 deps-build:
@@ -116,14 +120,18 @@ $(B)/user/%.o: user/%.S | deps-build
 
 # Programs keep their symbols in build/user/bin (for gdb); the archive gets stripped copies.
 .PRECIOUS: $(B)/user/bin/% $(B)/user/%.o
-$(B)/user/bin/%: $(B)/user/%.o $(USER_LIB_OBJS) user/lib/user.ld
+$(NET_LIB): $(NET_LIB_OBJS)
+	$(Q)rm -f $@
+	$(Q)$(CROSS)ar rcs $@ $^
+
+$(B)/user/bin/%: $(B)/user/%.o $(USER_LIB_OBJS) $(NET_LIB) user/lib/user.ld
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(USER_LDFLAGS) -o $@ $< $(USER_LIB_OBJS)
+	$(Q)$(CC) $(USER_LDFLAGS) -o $@ $< $(USER_LIB_OBJS) $(NET_LIB)
 
 # /bin/fuzz has parts of its own (user/fuzz/) and reads the kernel's dispatch table: every
-# CALL()/ZT_CALL() entry of kernel/syscall.c becomes FZ_SYSCALL(SYS_name, "name"), so a call
-# added to the kernel is fuzzed with no change to the fuzzer.
+# CALL()/ZT_CALL() entry of kernel/syscall.c becomes X(SYS_name, "name") in the list macro
+# FZ_SYSCALLS(X), so a call added to the kernel is fuzzed with no change to the fuzzer.
 FUZZ_OBJS    := $(patsubst %,$(B)/%.o,$(basename $(wildcard user/fuzz/*.c user/fuzz/*.S)))
 FUZZ_CALLS_H := $(B)/include/generated/fuzz_calls.h
 
@@ -132,11 +140,12 @@ $(FUZZ_CALLS_H): kernel/syscall.c $(wildcard include/uapi/*.h)
 	@echo "  GEN     $@"
 	$(Q){ echo "/* Generated from kernel/syscall.c by the Makefile: do not edit. */"; \
 	  for h in include/uapi/*.h; do echo "#include \"uapi/$${h##*/}\""; done; \
+	  echo "#define FZ_SYSCALLS(X) \\"; \
 	  grep -v '#define' kernel/syscall.c | \
-	    sed -n 's/^[[:space:]]*CALL(\([a-z0-9_]*\),.*/FZ_SYSCALL(SYS_\1, "\1")/p'; \
+	    sed -n 's/^[[:space:]]*CALL(\([a-z0-9_]*\),.*/    X(SYS_\1, "\1") \\/p'; \
 	  grep -v '#define' kernel/syscall.c | grep -o 'ZT_CALL([a-z0-9_]*)' | \
-	    sed 's/ZT_CALL(\(.*\))/FZ_SYSCALL(SYS_zt_\1, "zt_\1")/'; } > $@.tmp
-	$(Q)test "$$(grep -c FZ_SYSCALL $@.tmp)" -gt 20 || { echo "$@: no calls found" >&2; exit 1; }
+	    sed 's/ZT_CALL(\(.*\))/    X(SYS_zt_\1, "zt_\1") \\/'; echo; } > $@.tmp
+	$(Q)test "$$(grep -c '    X(SYS_' $@.tmp)" -gt 20 || { echo "$@: no calls found" >&2; exit 1; }
 	$(Q)mv $@.tmp $@
 
 $(B)/user/fuzz/calls.o: $(FUZZ_CALLS_H)
@@ -211,6 +220,31 @@ run: $(RUN_KERNEL)
 	@echo "run: (Ctrl-A x quits QEMU)"
 	@$(QEMU_CMD) $(APPEND)
 
+# make run-net: the same, plus one virtio-net device (modern transport) on loopback only.
+# NET=dgram (default): raw Ethernet frames over UDP, for tools/netload (ping, exact frames);
+# NET=user: QEMU user networking with host forwards to the guest's UDP ports 7 and 9.
+# Ports are picked free by tools/netload; the recipe prints what to run on the host.
+NET ?= dgram
+RUN_NET_BOOTARGS = $${BOOTARGS:-dataplane=2-3}
+
+run-net: $(RUN_KERNEL)
+	@$(DEPS) run
+	@set -e; set -- $$($(PYTHON) tools/netload free-ports 2); \
+	if [ "$(NET)" = user ]; then \
+	  netdev="user,id=n0,hostfwd=udp:127.0.0.1:$$1-:7,hostfwd=udp:127.0.0.1:$$2-:9"; \
+	  host="tools/netload udp --port $$1 -n 1000   (or: nc -u 127.0.0.1 $$1)"; \
+	elif [ "$(NET)" = dgram ]; then \
+	  netdev="dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$$1"; \
+	  netdev="$$netdev,remote.type=inet,remote.host=127.0.0.1,remote.port=$$2"; \
+	  host="tools/netload ping --to $$1 --listen $$2; tools/netload raw --to $$1 --listen $$2 -n 1000"; \
+	else echo "run-net: NET must be dgram or user, not '$(NET)'"; exit 2; fi; \
+	args="$(RUN_NET_BOOTARGS)"; \
+	echo "run-net: $(QEMU_CMD) -global virtio-mmio.force-legacy=false -netdev $$netdev -device virtio-net-device,netdev=n0 -append \"$$args\""; \
+	echo "run-net: in the guest: udpecho -c 3 -t 600    on the host: $$host"; \
+	echo "run-net: (Ctrl-A x quits QEMU)"; \
+	$(QEMU_CMD) -global virtio-mmio.force-legacy=false -netdev "$$netdev" \
+	  -device virtio-net-device,netdev=n0 -append "$$args"
+
 debug: $(RUN_KERNEL)
 	@$(DEPS) run
 	@echo "debug: $(QEMU_CMD) $(SHOW_APPEND) -s -S"
@@ -246,6 +280,18 @@ $(B)/host/tests/%: tests/unit/%.c $(B)/host/libzt.a
 	@mkdir -p $(dir $@)
 	@echo "  HOSTLD  $@"
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Itests/unit -o $@ $< $(B)/host/libzt.a -lcmocka -lpthread
+
+# The dataplane's parts that need no kernel (user/net: frame parsing, virtqueue rings, the
+# driver's checks) built for the host, so tests/unit/test_net*.c can feed them hostile frames
+# and play the device under ASan/UBSan.
+NET_HOST_OBJS := $(B)/host/user/net/frame.o $(B)/host/user/net/virtq.o $(B)/host/user/net/nic.o
+
+NET_UNIT_BINS := $(filter $(B)/host/tests/test_net%,$(UNIT_BINS))
+
+$(NET_UNIT_BINS): $(B)/host/tests/%: tests/unit/%.c $(NET_HOST_OBJS)
+	@mkdir -p $(dir $@)
+	@echo "  HOSTLD  $@"
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Itests/unit -Iuser/net -o $@ $< $(NET_HOST_OBJS) -lcmocka
 
 unit: deps-test $(UNIT_BINS)
 
@@ -318,6 +364,7 @@ help:
 	@echo "  make run             boot it in QEMU (CPUS=$(CPUS), BOOTARGS='...', REPRO=1); Ctrl-A x quits"
 	@echo "  make test            check-format, host unit tests, QEMU tests; ends with 'N passed, N failed'"
 	@echo "  make bench           benchmarks -> bench/results.md"
+	@echo "  make run-net         boot with a virtio-net device on loopback (NET=dgram|user)"
 	@echo "  make debug           QEMU halted with a gdb stub on :1234"
 	@echo "  make gdb             gdb-multiarch attached to 'make debug', stopped at the first instruction"
 	@echo "  make format          clang-format every C file in place"

@@ -49,7 +49,15 @@ struct arch_cpu {
 
 /* ---- boot and platform ---------------------------------------------------------------- */
 
-#define ARCH_MAX_MEM 8
+#define ARCH_MAX_MEM     8
+#define ARCH_MAX_DEVICES 32
+
+/* A device window user space may be handed (a virtio-mmio transport, from the device tree). */
+struct arch_device {
+    paddr_t base; /* its register window */
+    uint64_t size;
+    unsigned intid; /* its interrupt (an SPI) */
+};
 
 struct arch_boot_info {
     unsigned ncpus;       /* CPUs usable (<= MAX_CPUS), boot CPU is 0 */
@@ -61,6 +69,8 @@ struct arch_boot_info {
     const char *cmdline;    /* /chosen/bootargs, NUL-terminated, "" if absent */
     uint64_t entry_counter; /* counter value at the boot CPU's first instruction */
     const char *protection; /* the memory protections in force, for the boot log */
+    unsigned ndevices;      /* virtio-mmio transports, sorted by base: index = slot */
+    struct arch_device devices[ARCH_MAX_DEVICES];
 };
 
 /* Bring up the boot CPU: device tree, console, MMU, interrupt controller, timer.  Stops the
@@ -222,6 +232,20 @@ void arch_as_activate(const struct arch_as *as);
 /* Make instructions the kernel wrote at kernel address `kva` (len bytes, e.g. a user page
  * seen through the linear map) visible to instruction fetch on every CPU. */
 void arch_sync_icache(const void *kva, size_t len);
+
+/* ---- devices handed to user space (kernel/device.c) ------------------------------------- */
+
+/* Read / write the 32-bit device register at physical address `pa`, which must lie inside a
+ * window arch_boot_info() lists (anything else reads all ones; a write is dropped).  Each
+ * access completes in program order after every earlier memory access of this CPU. */
+uint32_t arch_mmio_read32(paddr_t pa);
+void arch_mmio_write32(paddr_t pa, uint32_t v);
+/* Map user page `va` to the device registers at `pa` as uncached device memory, never
+ * executable, PROT_READ/PROT_WRITE as asked.  0 or -ENOMEM. */
+int arch_as_map_device(struct arch_as *as, uint64_t va, paddr_t pa, unsigned prot);
+/* Set by arch_as_lookup in *prot for a page arch_as_map_device mapped: device registers, not
+ * RAM, so the kernel must never copy through it. */
+#define ARCH_PROT_DEVICE 0x100
 
 /* ---- synchronous exceptions ----------------------------------------------------------- */
 

@@ -10,6 +10,7 @@
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
 #include "kernel/cycles.h"
+#include "kernel/device.h"
 #include "kernel/futex.h"
 #include "kernel/isolate.h"
 #include "kernel/lib.h"
@@ -469,8 +470,10 @@ static const struct syscall_entry linux_calls[] = {
 };
 
 static const struct syscall_entry zt_calls[] = {
-    ZT_CALL(spawn),   ZT_CALL(tasks),    ZT_CALL(cpus),  ZT_CALL(poweroff),
-    ZT_CALL(meminfo), ZT_CALL(isolstat), ZT_CALL(trace), ZT_CALL(partition),
+    ZT_CALL(spawn),     ZT_CALL(tasks),    ZT_CALL(cpus),  ZT_CALL(poweroff),
+    ZT_CALL(meminfo),   ZT_CALL(isolstat), ZT_CALL(trace), ZT_CALL(devices),
+    ZT_CALL(claim),     ZT_CALL(release), /* device.c */
+    ZT_CALL(partition),                   /* repartition.c */
 };
 
 static const struct syscall_entry *lookup(uint64_t nr)

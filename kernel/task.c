@@ -10,6 +10,7 @@
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
 #include "kernel/cycles.h"
+#include "kernel/device.h"
 #include "kernel/elf.h"
 #include "kernel/entry.h"
 #include "kernel/futex.h"
@@ -385,6 +386,7 @@ static int wstatus_code(int wstatus)
 static void proc_teardown(struct work *w)
 {
     struct process *p = container_of(w, struct process, teardown);
+    device_release_all(p); /* reset its devices before their DMA pages are freed */
     vm_destroy(&p->vm);
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     p->wait_status = p->exiting ? p->exit_status_pending : p->last_exit_status;

@@ -18,6 +18,11 @@
  * with IRQs enabled could deadlock against a timer callback) only the page-table entries
  * are written, and a large unmap invalidates the TLB once for the whole address space
  * instead of once per page.
+ *
+ * Regions whose pages the address space does not own (VMA_KERNEL: the counters; VMA_DEVICE:
+ * a claimed device's registers and DMA region, kernel/device.c) are unmapped without being
+ * freed and cannot be munmapped; the user copies never go through device registers
+ * (ARCH_PROT_DEVICE).
  */
 #include "kernel/vm.h"
 #include "kernel/kmem.h"
@@ -70,7 +75,13 @@ static void unmap_pages(struct vm *vm, uint64_t start, uint64_t end)
     arch_as_unmap_range(&vm->as, start, end, free_unmapped, vm);
 }
 
-/* Unmap the kernel's pages of a VMA_KERNEL region without freeing them (lock held). */
+/* Are the region's pages the address space's own (freed when unmapped)? */
+static bool vma_owns_pages(const struct vma *v)
+{
+    return v->kind != VMA_KERNEL && v->kind != VMA_DEVICE;
+}
+
+/* Unmap the pages of a region the vm does not own without freeing them (lock held). */
 static void unmap_kernel_pages(struct vm *vm, uint64_t start, uint64_t end)
 {
     for (uint64_t va = start; va < end; va += PAGE_SIZE) {
@@ -83,7 +94,7 @@ void vm_destroy(struct vm *vm)
     list_for_each_safe(pos, tmp, &vm->vmas)
     {
         struct vma *v = container_of(pos, struct vma, link);
-        if (v->kind == VMA_KERNEL) {
+        if (!vma_owns_pages(v)) {
             unmap_kernel_pages(vm, v->start, v->end);
         } else {
             unmap_pages(vm, v->start, v->end);
@@ -272,8 +283,8 @@ static int check_unmap_locked(struct vm *vm, uint64_t start, uint64_t end, struc
         if (v->start >= end) {
             break;
         }
-        if (v->kind == VMA_KERNEL) {
-            return -EINVAL; /* the kernel's pages stay where they are */
+        if (!vma_owns_pages(v)) {
+            return -EINVAL; /* the kernel's and a claimed device's pages stay where they are */
         }
         if (v->start < start && v->end > end) {
             *split = kmem_alloc(sizeof(**split));
@@ -370,6 +381,71 @@ int vm_map_kernel_pages(struct vm *vm, uint64_t va, const paddr_t *pa, unsigned 
         kmem_free(v, sizeof(*v));
     }
     return r;
+}
+
+/* Map n pages from pa at va (lock held); on failure nothing stays mapped. */
+static int map_phys_locked(struct vm *vm, uint64_t va, paddr_t pa, size_t n, unsigned prot,
+                           bool device)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t at = va + i * PAGE_SIZE;
+        int r = device ? arch_as_map_device(&vm->as, at, pa + i * PAGE_SIZE, prot)
+                       : arch_as_map(&vm->as, at, pa + i * PAGE_SIZE, prot);
+        if (r) {
+            unmap_kernel_pages(vm, va, at);
+            arch_as_trim(&vm->as, va, va + n * PAGE_SIZE);
+            return r;
+        }
+    }
+    return 0;
+}
+
+long vm_map_phys(struct vm *vm, paddr_t pa, size_t n, unsigned prot, bool device)
+{
+    uint64_t len = (uint64_t)n * PAGE_SIZE;
+    if (!n || n > USER_VA_TOP / PAGE_SIZE || (prot & ~(unsigned)(PROT_READ | PROT_WRITE))) {
+        return -EINVAL;
+    }
+    struct vma *v = kmem_alloc(sizeof(*v));
+    if (!v) {
+        return -ENOMEM;
+    }
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
+    uint64_t va = find_gap(vm, len);
+    int r = va ? map_phys_locked(vm, va, pa, n, prot, device) : -ENOMEM;
+    if (r == 0) {
+        *v = (struct vma){.start = va, .end = va + len, .prot = prot, .kind = VMA_DEVICE};
+        vma_link(vm, v, first_after(vm, va));
+    }
+    spin_unlock_irqrestore(&vm->lock, irq);
+    if (r) {
+        kmem_free(v, sizeof(*v));
+    }
+    return r ? r : (long)va;
+}
+
+int vm_unmap_phys(struct vm *vm, uint64_t va, uint64_t len)
+{
+    struct vma *found = 0;
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
+    list_for_each(pos, &vm->vmas)
+    {
+        struct vma *v = container_of(pos, struct vma, link);
+        if (v->kind == VMA_DEVICE && v->start == va && v->end - v->start == len) {
+            found = v;
+            break;
+        }
+    }
+    if (found) {
+        unmap_kernel_pages(vm, found->start, found->end);
+        arch_as_trim(&vm->as, found->start, found->end);
+        vma_unlink(vm, found);
+    }
+    spin_unlock_irqrestore(&vm->lock, irq);
+    if (found) {
+        kmem_free(found, sizeof(*found));
+    }
+    return found ? 0 : -EINVAL;
 }
 
 long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned flags, long fd,
@@ -496,7 +572,7 @@ static int user_copy_locked(struct vm *vm, uint64_t uaddr, void *kbuf, size_t n,
     while (n) {
         unsigned prot;
         paddr_t pa = arch_as_lookup(&vm->as, uaddr & ~PAGE_MASK, &prot);
-        if (!pa || (prot & need) != need) {
+        if (!pa || (prot & need) != need || (prot & ARCH_PROT_DEVICE)) {
             return -EFAULT;
         }
         size_t chunk = MIN(n, PAGE_SIZE - (uaddr & PAGE_MASK));
@@ -519,7 +595,8 @@ static int check_range_locked(struct vm *vm, uint64_t uaddr, size_t n, unsigned 
     }
     for (uint64_t va = uaddr & ~PAGE_MASK; va < uaddr + n; va += PAGE_SIZE) {
         unsigned prot;
-        if (!arch_as_lookup(&vm->as, va, &prot) || (prot & need) != need) {
+        if (!arch_as_lookup(&vm->as, va, &prot) || (prot & need) != need ||
+            (prot & ARCH_PROT_DEVICE)) {
             return -EFAULT;
         }
     }

@@ -316,7 +316,7 @@ static uint64_t *user_pte(const struct arch_as *as, uint64_t va, bool alloc)
     return l3 ? &l3[IDX(va, PAGE_SHIFT)] : 0;
 }
 
-int arch_as_map(struct arch_as *as, uint64_t va, paddr_t pa, unsigned prot)
+static int as_map_pte(struct arch_as *as, uint64_t va, uint64_t entry)
 {
     if (va >= USER_VA_TOP) {
         return -EINVAL;
@@ -325,9 +325,24 @@ int arch_as_map(struct arch_as *as, uint64_t va, paddr_t pa, unsigned prot)
     if (!pte) {
         return -ENOMEM;
     }
-    *pte = pa | user_pte_bits(prot);
+    *pte = entry;
     dsb(ishst); /* invalid -> valid: visible to the walker, no TLB maintenance needed */
     return 0;
+}
+
+int arch_as_map(struct arch_as *as, uint64_t va, paddr_t pa, unsigned prot)
+{
+    return as_map_pte(as, va, pa | user_pte_bits(prot));
+}
+
+/* A user driver's register window: Device-nGnRnE (uncached, no merging or reordering, as the
+ * kernel maps MMIO), execute-never at both levels; shareability does not apply to device
+ * memory (ARM ARM D8.5.2). */
+int arch_as_map_device(struct arch_as *as, uint64_t va, paddr_t pa, unsigned prot)
+{
+    uint64_t e = PTE_VALID | PTE_PAGE | PTE_ATTR(MT_DEVICE_nGnRnE) | PTE_AF | PTE_NG | PTE_AP_EL0 |
+                 PTE_PXN | PTE_UXN | (prot & PROT_WRITE ? 0 : PTE_AP_RO);
+    return as_map_pte(as, va, pa | e);
 }
 
 paddr_t arch_as_unmap(struct arch_as *as, uint64_t va)
@@ -414,6 +429,9 @@ paddr_t arch_as_lookup(const struct arch_as *as, uint64_t va, unsigned *prot)
         *prot = 0; /* PROT_NONE */
     } else if (prot) {
         *prot = PROT_READ | (*pte & PTE_AP_RO ? 0 : PROT_WRITE) | (*pte & PTE_UXN ? 0 : PROT_EXEC);
+        if ((*pte & PTE_ATTR(7)) == PTE_ATTR(MT_DEVICE_nGnRnE)) {
+            *prot |= ARCH_PROT_DEVICE;
+        }
     }
     return *pte & PTE_ADDR_MASK;
 }

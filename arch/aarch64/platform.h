@@ -44,6 +44,9 @@ int psci_affinity_info(uint64_t mpidr);
 void semihost_exit(int status);          /* returns only if semihosting is off */
 bool semihost_check_fault(uint64_t elr); /* trap.c: was this the probe's HLT? */
 
+/* mmio.c: the device windows (virtio-mmio transports) into arch_boot_info */
+void mmio_fill_devices(struct arch_boot_info *info);
+
 /* mmu.c */
 void mmu_init(void);
 void mmu_init_secondary(void);

@@ -72,6 +72,7 @@ static void fill_boot_info(uint64_t entry_counter)
     cmdline[n] = 0;
     boot_info.cmdline = cmdline;
     boot_info.entry_counter = entry_counter;
+    mmio_fill_devices(&boot_info);
 }
 
 /* RAM minus the device tree and the kernel image goes to the page allocator. */

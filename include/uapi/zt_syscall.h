@@ -61,7 +61,8 @@
             oldest min(n, 128) events of cpu's trace ring; returns how                             \
             many; with ZT_TRACE_CLEAR they are consumed, so calling until                          \
             0 drains the ring */
-/* 1031-1049: reserved for other zerotick calls (device claims use 1031-1033). */
+/* 1031-1033: zt_devices, zt_claim, zt_release (devices for user-space drivers): zt_device.h */
+/* 1034-1049: free for other zerotick calls. */
 #define SYS_zt_partition                                                                           \
     1050 /* zt_partition(const char *cpulist, size_t len, op, flags): change the role of the       \
             CPUs in the list (ZT_PART_* below); 0 or -errno (docs/partition.md) */

@@ -10,6 +10,7 @@
  * without one gets six values from the mixed pool.
  */
 #include "fuzz.h"
+#include "generated/fuzz_calls.h" /* FZ_SYSCALLS: the kernel's dispatch table */
 
 #include <string.h>
 
@@ -18,7 +19,7 @@ static const struct {
     const char *name;
 } dispatched[] = {
 #define FZ_SYSCALL(nr, name) {nr, name},
-#include "generated/fuzz_calls.h"
+    FZ_SYSCALLS(FZ_SYSCALL)
 #undef FZ_SYSCALL
 };
 
