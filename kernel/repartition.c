@@ -81,11 +81,14 @@ static bool keep_pinned_sleeper(const struct timer *tm, void *unused)
                   __atomic_load_n(&cpus_housekeeping, __ATOMIC_ACQUIRE));
 }
 
-static void hand_timers(unsigned me, unsigned to, bool keep_pinned)
+/* Hand CPU `from`'s timers to housekeeping CPU `to` (any CPU may do it); how many moved. */
+static unsigned hand_timers(unsigned from, unsigned to, bool keep_pinned)
 {
-    if (timer_evacuate(me, to, keep_pinned ? keep_pinned_sleeper : 0, 0)) {
+    unsigned moved = 0;
+    if (timer_evacuate(from, to, keep_pinned ? keep_pinned_sleeper : 0, 0, &moved)) {
         ipi_send(to, IPI_KICK); /* a housekeeping CPU: it must reprogram for them */
     }
+    return moved;
 }
 
 /* This CPU's own flag and the global sets, in the order that strands no deferred request:
@@ -198,8 +201,17 @@ static void leave_housekeeping(unsigned cpu)
 static int to_dataplane(unsigned cpu)
 {
     leave_housekeeping(cpu);
-    ask(cpu, STEP_TO_DATAPLANE, cpumask_first(online_hk()));
-    wait_evicted(cpu);
+    unsigned to = cpumask_first(online_hk());
+    ask(cpu, STEP_TO_DATAPLANE, to);
+    if (reqs[cpu].evicted && cpu != this_cpu_id()) {
+        wait_evicted(cpu);
+        /* The evicted task may have been inside a system call that then slept with a
+         * timeout, arming its timer there after the step: that timer goes too, and the CPU
+         * (the one being changed) reprograms for its loss. */
+        if (hand_timers(cpu, to, true)) {
+            ipi_send(cpu, IPI_KICK);
+        }
+    }
     return 0;
 }
 

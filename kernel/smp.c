@@ -144,7 +144,14 @@ _Noreturn void smp_stop_this(void)
     struct cpu *c = this_cpu();
     ASSERT(c->stopping && sched_cpu_is_empty(c->id));
     ASSERT(!cpumask_has(__atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE), c->id));
-    ipi_run_calls();    /* what was asked of it before it left cpus_online */
+    ipi_run_calls(); /* what was asked of it before it left cpus_online */
+    /* A task evicted in the middle of a system call may have armed a timer here before it
+     * slept: it goes to a housekeeping CPU rather than off with this one. */
+    unsigned to = cpumask_first(__atomic_load_n(&cpus_housekeeping, __ATOMIC_ACQUIRE) &
+                                __atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE));
+    if (timer_evacuate(c->id, to, 0, 0, 0)) {
+        ipi_send(to, IPI_KICK);
+    }
     page_drain_local(); /* its cached free pages go back to everyone */
     c->stopping = false;
     __atomic_store_n(&c->online, false, __ATOMIC_RELEASE); /* smp_wait_off may go on */

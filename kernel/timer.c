@@ -199,7 +199,7 @@ bool timer_move(struct timer *t, unsigned cpu)
     }
 }
 
-bool timer_evacuate(unsigned from, unsigned to, timer_keep_fn keep, void *ctx)
+bool timer_evacuate(unsigned from, unsigned to, timer_keep_fn keep, void *ctx, unsigned *moved)
 {
     ASSERT(from != to && from < MAX_CPUS && to < MAX_CPUS);
     struct timer_queue *src = &tqs[from], *dst = &tqs[to];
@@ -215,6 +215,9 @@ bool timer_evacuate(unsigned from, unsigned to, timer_keep_fn keep, void *ctx)
         }
         list_del(&t->link);
         queue_insert(dst, t, to);
+        if (moved) {
+            (*moved)++;
+        }
         if (!earliest_moved || t->deadline < earliest_moved) {
             earliest_moved = t->deadline;
         }

@@ -82,6 +82,8 @@ static void stop_on(unsigned c)
 void watchdog_start(unsigned period_ms)
 {
     if (period_ms < 4) {
+        watchdog_update(0); /* off: every timer stopped, and none started again */
+        period_cycles = 0;
         return;
     }
     bound_cycles = cycles_from_ns((uint64_t)period_ms * 1000000);

@@ -89,9 +89,10 @@ bool timer_move(struct timer *t, unsigned cpu);
  * keep(t, ctx) is true (keep may be NULL; it runs with both queue locks held and must take
  * no lock).  For a partition change: a CPU that leaves housekeeping or goes offline hands
  * its timers to a housekeeping CPU.  True if `to` must be kicked to reprogram (a timer it
- * got is earlier than what it programmed).  Any CPU, any context. */
+ * got is earlier than what it programmed); *moved (if not NULL) grows by the number moved.
+ * Any CPU, any context. */
 typedef bool (*timer_keep_fn)(const struct timer *t, void *ctx);
-bool timer_evacuate(unsigned from, unsigned to, timer_keep_fn keep, void *ctx);
+bool timer_evacuate(unsigned from, unsigned to, timer_keep_fn keep, void *ctx, unsigned *moved);
 /* This CPU's role changed: the residual tick (tick_residual=1) applies to dataplane CPUs. */
 void timer_set_dataplane(bool dataplane);
 /* An input of `cpu`'s deadline changed (its run queue, its running task, need_resched):

@@ -21,7 +21,7 @@
 #include "kernel/cpumask.h"
 
 /* Start watching with the bound period_ms (>= 4), from a housekeeping CPU, once the CPUs
- * are online. */
+ * are online; below 4, stop watching (every timer stopped, none started by later changes). */
 void watchdog_start(unsigned period_ms);
 /* The housekeeping set is now `housekeeping` (online CPUs only): stop the timers of CPUs that
  * left it, start those of CPUs that joined (kicking only those).  Nothing if not started. */

@@ -19,6 +19,8 @@
  *         requests deferred for the CPU run, the watchdog gets it; the bystander gets nothing
  * PST-05  offline then online, three times: stack, trace ring and emergency stack are given
  *         back each time (free pages and stacks at their baseline), tasks and timers leave
+ * PST-06  a task evicted in the middle of a system call that then sleeps with a timeout arms
+ *         its timer on the CPU after the step: the timer still leaves it (to housekeeping)
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -144,6 +146,8 @@ static unsigned ipis_to(unsigned cpu)
 
 /* The receiving CPU takes the IPI now: its handler runs as that CPU, IRQs masked.  A CPU
  * told to stop then "powers off" as smp_stop_this would have it (the fake cannot really). */
+static struct task *sleeps_after_step; /* running, it sleeps after the step (the sixth test) */
+
 static void deliver(unsigned cpu, unsigned ipi)
 {
     if (ipi != IPI_PARTITION) {
@@ -154,6 +158,15 @@ static void deliver(unsigned cpu, unsigned ipi)
     fake_cpu = &cpus[cpu];
     fake_irq_masked = 1;
     irq_dispatch(IRQ_CLASS_IPI, ipi);
+    struct task *t = sleeps_after_step;
+    if (t && sched_current(cpu) == t) { /* back in its system call, it goes to sleep */
+        sleeps_after_step = 0;
+        sched_prepare_sleep(t);
+        waitq_arm_sleep_timer(t, fake_counter + 100000);
+        fake.switch_returns = true;
+        schedule(); /* to idle: a sleeping task is not migrated, its timer stays here */
+        fake.switch_returns = false;
+    }
     if (cpus[cpu].stopping && sched_cpu_is_empty(cpu)) {
         ipi_run_calls();
         page_drain_local();
@@ -339,7 +352,8 @@ static void pst04_to_housekeeping(TEST_STATE)
     assert_int_equal(repartition_apply(4, PART_DATAPLANE), 0);
     assert_int_equal(watchdog_cpus(), 0x07);
     assert_int_equal(ipis_to(BYSTANDER), 0);
-    watchdog_update(0);
+    watchdog_start(0); /* off again: the next tests do not want it */
+    assert_int_equal(watchdog_cpus(), 0);
 }
 
 /* PST-05: offline and online, three times; nothing kept, nothing left behind */
@@ -373,6 +387,33 @@ static void pst05_offline_online(TEST_STATE)
     }
 }
 
+static void run_it(void *arg)
+{
+    fake.switch_returns = true;
+    schedule(); /* the task becomes current */
+    fake.switch_returns = false;
+}
+
+/* PST-06: a task evicted in the middle of a system call that then sleeps with a timeout arms
+ * its timer on the CPU after the step: the timer still leaves it (to housekeeping) */
+static void pst06_timer_armed_after_the_step(TEST_STATE)
+{
+    struct task *t = start(0, BIT(2));
+    as_cpu(2, run_it, 0);
+    assert_ptr_equal(sched_current(2), t);
+    t->affinity = BIT(1) | BIT(2); /* it may use housekeeping CPU 1: it must leave */
+    sleeps_after_step = t;
+    memset(fake.ipi_sent, 0, sizeof(fake.ipi_sent));
+
+    assert_int_equal(repartition_apply(2, PART_DATAPLANE), 0);
+
+    assert_null(sleeps_after_step);                  /* the hook did put it to sleep */
+    assert_int_equal(timer_cpu(&t->sleep_timer), 0); /* not left on the dataplane CPU */
+    assert_int_equal(fake.ipi_sent[2][IPI_KICK], 1); /* CPU 2 reprograms for its loss */
+    assert_int_equal(ipis_to(BYSTANDER) + ipis_to(4), 0);
+    assert_true(timer_cancel(&t->sleep_timer));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -381,6 +422,7 @@ int main(void)
         cmocka_unit_test_setup(pst03_to_dataplane, world),
         cmocka_unit_test_setup(pst04_to_housekeeping, world),
         cmocka_unit_test_setup(pst05_offline_online, world),
+        cmocka_unit_test_setup(pst06_timer_armed_after_the_step, world),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
