@@ -242,7 +242,10 @@ static int builtin_ps(struct command *c)
 
 static void print_cpu(const struct zt_cpu_info *c)
 {
-    printf("cpu%u: %s, %s, running ", c->cpu, c->dataplane ? "dataplane" : "housekeeping",
+    printf("cpu%u: %s, %s, running ", c->cpu,
+           !c->online     ? "no role"
+           : c->dataplane ? "dataplane"
+                          : "housekeeping",
            c->online ? "online" : "offline");
     if (c->cur_tid == 0) {
         printf("idle");

@@ -641,6 +641,21 @@ static enum fz_plan shape_zt_trace(struct fz_env *e, struct fz_args *c)
     return FZ_PLAN_CALL;
 }
 
+/* zt_partition(list, len, op, flags): lists real and broken, ops and flags mostly valid, so
+ * CPUs really move, go offline and come back under fire; the length sometimes lies. */
+static enum fz_plan shape_zt_partition(struct fz_env *e, struct fz_args *c)
+{
+    static const char *const lists[] = {"1",  "2",  "3", "1-3",  "0",   "1,3",   "63",
+                                        "64", "1-", "x", "none", "3-1", "1:1/2", ""};
+    struct fz_rng *r = &e->rng;
+    const char *l = lists[fz_below(r, sizeof(lists) / sizeof(lists[0]))];
+    c->a[0] = fz_chance(r, 1, 8) ? fz_ptr(e, FZ_IN) : str_in_scratch(e, l);
+    c->a[1] = fz_chance(r, 3, 4) ? strlen(l) : fz_len(e);
+    c->a[2] = fz_chance(r, 7, 8) ? fz_below(r, 6) : fz_int(e);
+    c->a[3] = fz_chance(r, 7, 8) ? ZT_PART_QUIET | fz_below(r, 8) : fz_int(e);
+    return FZ_PLAN_CALL;
+}
+
 static enum fz_plan shape_filter(struct fz_env *e, struct fz_args *c)
 {
     return FZ_PLAN_FILTER; /* zt_poweroff: the end of every test */
@@ -691,6 +706,7 @@ static const struct {
     {"zt_meminfo", shape_zt_meminfo},
     {"zt_isolstat", shape_zt_isolstat},
     {"zt_trace", shape_zt_trace},
+    {"zt_partition", shape_zt_partition},
 };
 
 fz_shape_fn fz_shaper(const char *name)
