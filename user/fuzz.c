@@ -316,7 +316,7 @@ static int usage(void)
 
 /* -T: a life that blocks for good (SIGALRM blocked, a futex wait with no timeout), so the
  * test suite can show that the watchdog notices and kills it. */
-static int stuck_life(void)
+__attribute__((noreturn)) static int stuck_life(void)
 {
     static int word;
     uint64_t alrm = ZT_SIGBIT(SIGALRM);
