@@ -49,17 +49,21 @@ CHECKED_OBJS := $(patsubst %,$(B)/checked/%.o,$(basename $(ARCH_SRCS) $(KERNEL_S
 
 # ---------------------------------------------------------------- user programs
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
-	--specs=picolibc.specs -Iinclude -I$(B)/include -Iuser/lib -ffunction-sections -fdata-sections \
+	--specs=picolibc.specs -Iinclude -I$(B)/include -Iuser/lib -Iuser -ffunction-sections -fdata-sections \
 	-fno-omit-frame-pointer -MMD -MP
 USER_LDFLAGS := --specs=picolibc.specs -nostartfiles -static -Wl,--gc-sections \
 	-T user/lib/user.ld -Wl,-z,max-page-size=4096 -Wl,--no-warn-rwx-segments
 USER_LIB_SRCS := $(wildcard user/lib/*.c) $(wildcard user/lib/*.S)
 USER_LIB_OBJS := $(patsubst %,$(B)/%.o,$(basename $(USER_LIB_SRCS)))
+# The user-space dataplane (virtio-net driver, packet logic) is a library programs link.
+NET_LIB_SRCS  := $(wildcard user/net/*.c)
+NET_LIB_OBJS  := $(patsubst %,$(B)/%.o,$(basename $(NET_LIB_SRCS)))
+NET_LIB       := $(B)/user/libnet.a
 USER_PROGS    := $(basename $(notdir $(wildcard user/*.c)))
 USER_BINS     := $(addprefix $(B)/initrd/bin/,$(USER_PROGS))
 
-.PHONY: all kernel checked run debug gdb test unit bench fuzz stress-long format check-format clean help \
-	deps-build
+.PHONY: all kernel checked run run-net debug gdb test unit bench fuzz stress-long format check-format \
+	clean help deps-build
 all: $(B)/kernel.elf
 
 deps-build:
@@ -117,14 +121,18 @@ $(B)/user/%.o: user/%.S | deps-build
 
 # Programs keep their symbols in build/user/bin (for gdb); the archive gets stripped copies.
 .PRECIOUS: $(B)/user/bin/% $(B)/user/%.o
-$(B)/user/bin/%: $(B)/user/%.o $(USER_LIB_OBJS) user/lib/user.ld
+$(NET_LIB): $(NET_LIB_OBJS)
+	$(Q)rm -f $@
+	$(Q)$(CROSS)ar rcs $@ $^
+
+$(B)/user/bin/%: $(B)/user/%.o $(USER_LIB_OBJS) $(NET_LIB) user/lib/user.ld
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(USER_LDFLAGS) -o $@ $< $(USER_LIB_OBJS)
+	$(Q)$(CC) $(USER_LDFLAGS) -o $@ $< $(USER_LIB_OBJS) $(NET_LIB)
 
 # /bin/fuzz has parts of its own (user/fuzz/) and reads the kernel's dispatch table: every
-# CALL()/ZT_CALL() entry of kernel/syscall.c becomes FZ_SYSCALL(SYS_name, "name"), so a call
-# added to the kernel is fuzzed with no change to the fuzzer.
+# CALL()/ZT_CALL() entry of kernel/syscall.c becomes X(SYS_name, "name") in the list macro
+# FZ_SYSCALLS(X), so a call added to the kernel is fuzzed with no change to the fuzzer.
 FUZZ_OBJS    := $(patsubst %,$(B)/%.o,$(basename $(wildcard user/fuzz/*.c user/fuzz/*.S)))
 FUZZ_CALLS_H := $(B)/include/generated/fuzz_calls.h
 
@@ -133,11 +141,12 @@ $(FUZZ_CALLS_H): kernel/syscall.c $(wildcard include/uapi/*.h)
 	@echo "  GEN     $@"
 	$(Q){ echo "/* Generated from kernel/syscall.c by the Makefile: do not edit. */"; \
 	  for h in include/uapi/*.h; do echo "#include \"uapi/$${h##*/}\""; done; \
+	  echo "#define FZ_SYSCALLS(X) \\"; \
 	  grep -v '#define' kernel/syscall.c | \
-	    sed -n 's/^[[:space:]]*CALL(\([a-z0-9_]*\),.*/FZ_SYSCALL(SYS_\1, "\1")/p'; \
+	    sed -n 's/^[[:space:]]*CALL(\([a-z0-9_]*\),.*/    X(SYS_\1, "\1") \\/p'; \
 	  grep -v '#define' kernel/syscall.c | grep -o 'ZT_CALL([a-z0-9_]*)' | \
-	    sed 's/ZT_CALL(\(.*\))/FZ_SYSCALL(SYS_zt_\1, "zt_\1")/'; } > $@.tmp
-	$(Q)test "$$(grep -c FZ_SYSCALL $@.tmp)" -gt 20 || { echo "$@: no calls found" >&2; exit 1; }
+	    sed 's/ZT_CALL(\(.*\))/    X(SYS_zt_\1, "zt_\1") \\/'; echo; } > $@.tmp
+	$(Q)test "$$(grep -c '    X(SYS_' $@.tmp)" -gt 20 || { echo "$@: no calls found" >&2; exit 1; }
 	$(Q)mv $@.tmp $@
 
 $(B)/user/fuzz/calls.o: $(FUZZ_CALLS_H)
@@ -192,28 +201,60 @@ endif
 # tests/qemu/zt.py and tools/bench read these too: `make test REPRO=1` boots every test
 # under -icount.
 export REPRO ICOUNT_SHIFT
-QEMU_CMD = $(QEMU_BASE) -smp $(CPUS) -kernel $(B)/kernel.elf
+# DEBUG=1: run, debug and gdb use the checked kernel (assertions, lock owner and lock order
+# checks, the watchdog on by default), the one make test boots.
+ifeq ($(DEBUG),1)
+RUN_KERNEL := $(B)/checked/kernel.elf
+else
+RUN_KERNEL := $(B)/kernel.elf
+endif
+QEMU_CMD = $(QEMU_BASE) -smp $(CPUS) -kernel $(RUN_KERNEL)
 # BOOTARGS reaches the shell through the environment, never through make's own text, so
 # any quotes in it (init=/bin/sh -- -c '...') arrive in -append unchanged.
 export BOOTARGS
 APPEND = $${BOOTARGS:+-append "$$BOOTARGS"}
 SHOW_APPEND = $${BOOTARGS:+-append \"$$BOOTARGS\"}
 
-run: $(B)/kernel.elf
+run: $(RUN_KERNEL)
 	@$(DEPS) run
 	@echo "run: $(QEMU_CMD) $(SHOW_APPEND)"
 	@echo "run: (Ctrl-A x quits QEMU)"
 	@$(QEMU_CMD) $(APPEND)
 
-debug: $(B)/kernel.elf
+# make run-net: the same, plus one virtio-net device (modern transport) on loopback only.
+# NET=dgram (default): raw Ethernet frames over UDP, for tools/netload (ping, exact frames);
+# NET=user: QEMU user networking with host forwards to the guest's UDP ports 7 and 9.
+# Ports are picked free by tools/netload; the recipe prints what to run on the host.
+NET ?= dgram
+RUN_NET_BOOTARGS = $${BOOTARGS:-dataplane=2-3}
+
+run-net: $(RUN_KERNEL)
+	@$(DEPS) run
+	@set -e; set -- $$($(PYTHON) tools/netload free-ports 2); \
+	if [ "$(NET)" = user ]; then \
+	  netdev="user,id=n0,hostfwd=udp:127.0.0.1:$$1-:7,hostfwd=udp:127.0.0.1:$$2-:9"; \
+	  host="tools/netload udp --port $$1 -n 1000   (or: nc -u 127.0.0.1 $$1)"; \
+	elif [ "$(NET)" = dgram ]; then \
+	  netdev="dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$$1"; \
+	  netdev="$$netdev,remote.type=inet,remote.host=127.0.0.1,remote.port=$$2"; \
+	  host="tools/netload ping --to $$1 --listen $$2; tools/netload raw --to $$1 --listen $$2 -n 1000"; \
+	else echo "run-net: NET must be dgram or user, not '$(NET)'"; exit 2; fi; \
+	args="$(RUN_NET_BOOTARGS)"; \
+	echo "run-net: $(QEMU_CMD) -global virtio-mmio.force-legacy=false -netdev $$netdev -device virtio-net-device,netdev=n0 -append \"$$args\""; \
+	echo "run-net: in the guest: udpecho -c 3 -t 600    on the host: $$host"; \
+	echo "run-net: (Ctrl-A x quits QEMU)"; \
+	$(QEMU_CMD) -global virtio-mmio.force-legacy=false -netdev "$$netdev" \
+	  -device virtio-net-device,netdev=n0 -append "$$args"
+
+debug: $(RUN_KERNEL)
 	@$(DEPS) run
 	@echo "debug: $(QEMU_CMD) $(SHOW_APPEND) -s -S"
 	@echo "debug: QEMU is halted with a gdb stub on :1234; in another terminal run 'make gdb'"
 	@$(QEMU_CMD) $(APPEND) -s -S
 
-gdb: $(B)/kernel.elf
+gdb: $(RUN_KERNEL)
 	@$(DEPS) debug
-	gdb-multiarch -q -x tools/gdbinit $(B)/kernel.elf
+	gdb-multiarch -q -x tools/gdbinit $(RUN_KERNEL)
 
 # ---------------------------------------------------------------- tests
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter \
@@ -241,13 +282,28 @@ $(B)/host/tests/%: tests/unit/%.c $(B)/host/libzt.a
 	@echo "  HOSTLD  $@"
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Itests/unit -o $@ $< $(B)/host/libzt.a -lcmocka -lpthread
 
+# The dataplane's parts that need no kernel (user/net: frame parsing, virtqueue rings, the
+# driver's checks) built for the host, so tests/unit/test_net*.c can feed them hostile frames
+# and play the device under ASan/UBSan.
+NET_HOST_OBJS := $(B)/host/user/net/frame.o $(B)/host/user/net/virtq.o $(B)/host/user/net/nic.o
+
+NET_UNIT_BINS := $(filter $(B)/host/tests/test_net%,$(UNIT_BINS))
+
+$(NET_UNIT_BINS): $(B)/host/tests/%: tests/unit/%.c $(NET_HOST_OBJS)
+	@mkdir -p $(dir $@)
+	@echo "  HOSTLD  $@"
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Itests/unit -Iuser/net -o $@ $< $(NET_HOST_OBJS) -lcmocka
+
 unit: deps-test $(UNIT_BINS)
 
 # QEMU's own device trees, read by tests/unit/test_fdt.c from the repository root; the test
 # checks the values these options produce (memory size, CPUs, PSCI conduit, bootargs text).
-# -append needs a -kernel; QEMU exits right after dumping, so any file will do.
+# -append needs a -kernel; QEMU exits right after dumping, so any file will do.  No display
+# (QEMU would look for its GUI modules and say so), and QEMU's own lines ("dtb dumped ...
+# Exiting.") are shown only if the dump fails.
 DTB_DUMPS  := $(addprefix $(B)/dtb/virt-,1.dtb 4.dtb 64.dtb 4-el2.dtb 4-noargs.dtb)
-DTB_QEMU   := $(QEMU) -cpu cortex-a72 -m 512M -nic none
+DTB_QEMU   := dtb_qemu() { out=$$($(QEMU) -display none -cpu cortex-a72 -m 512M -nic none "$$@" 2>&1) \
+	|| { echo "$$out" >&2; return 1; }; }; dtb_qemu
 DTB_APPEND := dataplane=2-3 hello
 
 $(B)/dtb/dummy-kernel:
@@ -276,9 +332,11 @@ deps-test:
 	@$(DEPS) build run test
 
 # The QEMU tests boot the checked kernel (ZT_KERNEL is read by tests/qemu/zt.py).
+# The formatting check (make check-format) is the first test of make test.
 test: deps-test
+	@$(DEPS) format
 	@$(MAKE) --no-print-directory $(B)/kernel.elf $(B)/checked/kernel.elf unit
-	@ZT_KERNEL=$(B)/checked/kernel.elf $(PYTHON) tools/runtests $(UNIT_BINS)
+	@ZT_KERNEL=$(B)/checked/kernel.elf $(PYTHON) tools/runtests --check-format $(UNIT_BINS)
 
 # The long fuzz run (docs/security.md): FUZZ_CALLS calls in FUZZ_WORKERS workers from
 # FUZZ_SEED on the checked kernel; FUZZ_DATAPLANE=1 adds dataplane CPUs 2-3 and steers the
@@ -331,11 +389,13 @@ help:
 	@echo "zerotick make targets:"
 	@echo "  make / make kernel   build $(B)/kernel.elf (user programs inside)"
 	@echo "  make checked         build $(B)/checked/kernel.elf: assertions on (what make test boots)"
+	@echo "  make run DEBUG=1     boot the checked kernel (lock order checked, watchdog on)"
 	@echo "  make run             boot it in QEMU (CPUS=$(CPUS), BOOTARGS='...', REPRO=1); Ctrl-A x quits"
-	@echo "  make test            host unit tests + QEMU tests; ends with 'N passed, N failed'"
+	@echo "  make test            check-format, host unit tests, QEMU tests; ends with 'N passed, N failed'"
 	@echo "  make bench           benchmarks -> bench/results.md"
 	@echo "  make fuzz            the long fuzz run (FUZZ_CALLS=1000000 FUZZ_SEED=1 FUZZ_WORKERS=4 FUZZ_DATAPLANE=0)"
 	@echo "  make stress-long     10,000 spawn/exit cycles and thread bursts to the kernel's limit"
+	@echo "  make run-net         boot with a virtio-net device on loopback (NET=dgram|user)"
 	@echo "  make debug           QEMU halted with a gdb stub on :1234"
 	@echo "  make gdb             gdb-multiarch attached to 'make debug', stopped at the first instruction"
 	@echo "  make format          clang-format every C file in place"

@@ -10,7 +10,7 @@
 #include "kernel/acct.h"
 #include "arch.h"
 #include "kernel/cpu.h"
-#include "kernel/sched.h"
+#include "kernel/panic.h"
 #include "kernel/task.h"
 
 static struct cpu_acct accts[MAX_CPUS];
@@ -33,6 +33,7 @@ static uint64_t interval(struct cpu_acct *a, uint64_t now)
 
 void acct_enter_kernel(struct task *t)
 {
+    ASSERT_IRQS_MASKED();
     struct cpu_acct *a = &accts[this_cpu_id()];
     uint64_t d = interval(a, arch_counter_read());
     ADD(t->user_cycles, d);
@@ -42,6 +43,7 @@ void acct_enter_kernel(struct task *t)
 
 void acct_exit_kernel(struct task *t)
 {
+    ASSERT_IRQS_MASKED();
     struct cpu_acct *a = &accts[this_cpu_id()];
     uint64_t d = interval(a, arch_counter_read());
     ADD(t->sys_cycles, d);
@@ -51,15 +53,16 @@ void acct_exit_kernel(struct task *t)
 
 void acct_switch(struct task *prev, struct task *next, uint64_t now)
 {
+    ASSERT_IRQS_MASKED();
     struct cpu_acct *a = &accts[this_cpu_id()];
     uint64_t d = interval(a, now);
-    if (sched_is_idle_task(prev)) {
+    if (prev->is_idle) {
         ADD(a->idle_cycles, d);
     } else {
         ADD(prev->sys_cycles, d);
         ADD(a->sys_cycles, d);
     }
-    SET(a->mode, sched_is_idle_task(next) ? ACCT_IDLE : ACCT_SYS);
+    SET(a->mode, next->is_idle ? ACCT_IDLE : ACCT_SYS);
 }
 
 /* The interval in progress on `cpu`, and what it is being spent on. */
@@ -91,7 +94,8 @@ void acct_task_read(const struct task *t, uint64_t *user, uint64_t *sys)
     *user = __atomic_load_n(&t->user_cycles, __ATOMIC_RELAXED);
     *sys = __atomic_load_n(&t->sys_cycles, __ATOMIC_RELAXED);
     unsigned cpu = __atomic_load_n(&t->cpu, __ATOMIC_RELAXED);
-    if (cpu < MAX_CPUS && sched_current(cpu) == t) { /* running: add what it is doing now */
+    /* Running: add what it is doing now (the CPU's current task, which sched.c keeps). */
+    if (cpu < MAX_CPUS && __atomic_load_n(&cpus[cpu].current_task, __ATOMIC_RELAXED) == t) {
         enum acct_mode mode;
         uint64_t d = in_progress(cpu, &mode);
         *(mode == ACCT_USER ? user : sys) += d;

@@ -19,6 +19,7 @@
  */
 #include "kernel/bootargs.h"
 #include "kernel/lib.h"
+#include "kernel/panic.h"
 #include "uapi/zt_errno.h"
 
 #include <stddef.h>
@@ -295,6 +296,25 @@ static void set_max_procs(struct parser *p, const struct param_token *t)
     tbuf_dec(&tb, p->ba->max_procs);
 }
 
+static void set_watchdog(struct parser *p, const struct param_token *t)
+{
+    unsigned v;
+    struct tbuf tb;
+
+    bool number = number_in_range(p, t, 0, 60000, &v, &tb);
+    if (number && (v == 0 || v >= 4)) {
+        p->ba->watchdog_ms = v;
+        return;
+    }
+    if (number) {
+        warn_begin(p, &tb);
+        tb_param(&tb, t->name, t->value);
+        tbuf_str(&tb, " below 4 ms; ");
+    }
+    tbuf_str(&tb, "using watchdog=");
+    tbuf_dec(&tb, p->ba->watchdog_ms);
+}
+
 static void set_debug_exit(struct parser *p, const struct param_token *t)
 {
     unsigned v;
@@ -315,13 +335,19 @@ static void set_debug_exit(struct parser *p, const struct param_token *t)
 static void set_debug_fault(struct parser *p, const struct param_token *t)
 {
     static const char *const kinds[] = {
-        [DEBUG_FAULT_DATA] = "data",           [DEBUG_FAULT_UNDEF] = "undef",
-        [DEBUG_FAULT_OVERFLOW] = "overflow",   [DEBUG_FAULT_WRITE_TEXT] = "write-text",
-        [DEBUG_FAULT_EXEC_DATA] = "exec-data", [DEBUG_FAULT_GUARD] = "guard",
+        [DEBUG_FAULT_DATA] = "data",
+        [DEBUG_FAULT_UNDEF] = "undef",
+        [DEBUG_FAULT_OVERFLOW] = "overflow",
+        [DEBUG_FAULT_WRITE_TEXT] = "write-text",
+        [DEBUG_FAULT_EXEC_DATA] = "exec-data",
+        [DEBUG_FAULT_GUARD] = "guard",
+        [DEBUG_FAULT_USER_READ] = "user-read",
+        [DEBUG_FAULT_IRQS_OFF] = "irqs-off",
+        [DEBUG_FAULT_LOCK_ORDER] = "lock-order",
     };
     struct tbuf tb;
 
-    for (unsigned k = DEBUG_FAULT_DATA; k <= DEBUG_FAULT_GUARD; k++) {
+    for (unsigned k = DEBUG_FAULT_DATA; k <= DEBUG_FAULT_LOCK_ORDER; k++) {
         if (text_is(t->value, kinds[k])) {
             p->ba->debug_fault = (enum debug_fault)k;
             return;
@@ -329,7 +355,8 @@ static void set_debug_fault(struct parser *p, const struct param_token *t)
     }
     warn_begin(p, &tb);
     tb_param(&tb, t->name, t->value);
-    tbuf_str(&tb, " unknown (data|undef|overflow|write-text|exec-data|guard); ");
+    tbuf_str(&tb, " unknown (data|undef|overflow|write-text|exec-data|guard|user-read|"
+                  "irqs-off|lock-order); ");
     if (p->ba->debug_fault == DEBUG_FAULT_NONE) {
         tbuf_str(&tb, "no debug_fault");
     } else {
@@ -385,6 +412,7 @@ static const struct param params[] = {
     {"debug_fault", set_debug_fault, NULL, 0},
     {"debug_exit", set_debug_exit, NULL, 0},
     {"max_procs", set_max_procs, NULL, 0},
+    {"watchdog", set_watchdog, NULL, 0},
     {"tick_residual", set_flag, "tick_residual", offsetof(struct bootargs, tick_residual)},
     {"debug_1hz_tick", set_flag, "tick_residual", offsetof(struct bootargs, tick_residual)},
     {"isol_debug", set_flag, "isol_debug", offsetof(struct bootargs, isol_debug)},
@@ -571,6 +599,7 @@ static void bootargs_defaults(struct bootargs *ba)
     ba->debug_fault = DEBUG_FAULT_NONE;
     ba->debug_exit = -1;
     ba->max_procs = DEFAULT_MAX_PROCS;
+    ba->watchdog_ms = ZT_CHECKS_ON ? 1000 : 0; /* the checked kernel watches by default */
     ba->init_path[0] = '\0';
     ba->init_argc = 0;
     for (int i = 0; i < BOOTARGS_MAX_INIT_ARGS; i++) {

@@ -13,6 +13,7 @@
 #include "kernel/dataplane.h"
 #include "kernel/isolate.h"
 #include "kernel/main.h"
+#include "kernel/panic.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/task.h"
@@ -22,6 +23,8 @@
 
 void kernel_entry_from_user(struct trap_frame *f)
 {
+    ASSERT_IRQS_MASKED();
+    ASSERT(spin_held_count() == 0); /* user space holds no kernel lock */
     acct_enter_kernel(current());
     isol_kernel_entry();
     dataplane_kernel_entry(); /* requests deferred while this dataplane CPU ran user code */
@@ -46,8 +49,14 @@ void kernel_exit_to_user(struct trap_frame *f)
     acct_exit_kernel(t);
 }
 
-/* A new task's first return to user space (from sched.c's first_run). */
-void kernel_first_return_to_user(struct trap_frame *f)
+void kernel_exit_irq(void)
+{
+    timer_reprogram(); /* a level-triggered timer that fired must be quieted before IRQs
+                          are enabled again in the interrupted kernel code */
+}
+
+/* A new task's first return to user space. */
+static void kernel_first_return_to_user(struct trap_frame *f)
 {
     if (current()->proc->pid == 1) {
         boot_note_init_start(); /* boot time: to init's first instruction */
@@ -55,10 +64,17 @@ void kernel_first_return_to_user(struct trap_frame *f)
     kernel_exit_to_user(f);
 }
 
+void kernel_task_first_run(struct task *prev)
+{
+    sched_finish_first_switch(prev);
+    kernel_first_return_to_user(current()->frame);
+}
+
 /* A synchronous exception from user space that is not a system call: a signal, with the
  * report signal_fault prints if nothing handles it. */
 void user_exception(struct trap_frame *f, const struct exc_info *e)
 {
+    ASSERT_IRQS_MASKED();
     static const int signal_of[SYNC_NR_KINDS] = {
         [SYNC_DATA_FAULT] = SIGSEGV, [SYNC_INSN_FAULT] = SIGSEGV, [SYNC_DATA_ALIGN] = SIGBUS,
         [SYNC_PC_ALIGN] = SIGBUS,    [SYNC_SP_ALIGN] = SIGBUS,    [SYNC_UNDEFINED] = SIGILL,

@@ -54,9 +54,6 @@ int futex_wake(struct vm *vm, uint64_t uaddr, int n)
     if (uaddr & 3) {
         return -EINVAL;
     }
-    if (vm_check_range(vm, uaddr, sizeof(uint32_t), PROT_READ)) {
-        return -EFAULT; /* as Linux: the word must be there, even if nobody waits on it */
-    }
     struct waitq *wq = bucket_of(vm, uaddr);
     int woken = 0;
     unsigned long flags = spin_lock_irqsave(&wq->lock);
@@ -69,5 +66,10 @@ int futex_wake(struct vm *vm, uint64_t uaddr, int n)
         }
     }
     spin_unlock_irqrestore(&wq->lock, flags);
+    /* As Linux, the word must be there even if nobody waits on it.  A waiter found proves
+     * it was when that waiter slept: only a wake that found none pays for the check. */
+    if (!woken && vm_check_range(vm, uaddr, sizeof(uint32_t), PROT_READ)) {
+        return -EFAULT;
+    }
     return woken;
 }

@@ -1,16 +1,18 @@
 /*
  * ipi.c — inter-processor interrupts with reasons (contract in include/kernel/ipi.h).
  *
- * Sending counts on the sender's row (ipi_sent[receiver][reason]); receiving counts on the
- * receiver (ipi_recv[reason]) and acts.  The reason travels as the IPI's number.
+ * Sending counts on the sender's row (ipi_sent[receiver][reason]) and notes the sender;
+ * receiving counts on the receiver (ipi_recv[reason]) and acts: IPI_CALL and IPI_STOP here,
+ * the other reasons through the handler their owner set (ipi_set_handler).  The reason
+ * travels as the IPI's number.  This module calls nothing above it: the scheduler's handler,
+ * the functions run by IPI_CALL and the isolation reports' sender notes are handed in or
+ * read out, never included.
  */
 #include "kernel/ipi.h"
 #include "arch.h"
 #include "kernel/cpu.h"
-#include "kernel/isolate.h"
-#include "kernel/page.h"
+#include "kernel/lib.h"
 #include "kernel/panic.h"
-#include "kernel/sched.h"
 #include "kernel/trace.h"
 
 #define IPI_NAME_(n, name, str) [n] = str,
@@ -33,13 +35,53 @@ const char *ipi_reason_name(unsigned reason)
  * named by this receive and its own (pending again) IPI arrives with an empty mask. */
 static uint64_t senders[MAX_CPUS][IPI_NR];
 
+/* Each sender's call path while keep_backtraces is set (isol_debug): what isolation reports
+ * show.  The sender itself needs no note of its own: it is in `senders` above until the
+ * receiver takes the IPI. */
+static bool keep_backtraces;
+static uint64_t sender_bt[MAX_CPUS][IPI_NR][IPI_BT_DEPTH];
+
+static ipi_handler_t handlers[IPI_NR];
+
+void ipi_set_handler(enum ipi_reason reason, ipi_handler_t h)
+{
+    if (reason < IPI_NR && reason != IPI_CALL && reason != IPI_STOP) {
+        handlers[reason] = h;
+    }
+}
+
+void ipi_keep_backtraces(bool on)
+{
+    __atomic_store_n(&keep_backtraces, on, __ATOMIC_RELAXED);
+}
+
+static void note_backtrace(unsigned cpu, enum ipi_reason reason)
+{
+    memset(sender_bt[cpu][reason], 0, sizeof(sender_bt[cpu][reason]));
+    arch_backtrace(sender_bt[cpu][reason], IPI_BT_DEPTH);
+}
+
+/* Called on the receiving CPU before ipi_receive takes the mask (irq_dispatch's order), so
+ * the senders of the IPI being handled are still in it. */
+int ipi_last_sender(unsigned cpu, unsigned reason, uint64_t bt[IPI_BT_DEPTH])
+{
+    if (cpu >= MAX_CPUS || reason >= IPI_NR) {
+        return -1;
+    }
+    memcpy(bt, sender_bt[cpu][reason], sizeof(sender_bt[cpu][reason]));
+    uint64_t m = __atomic_load_n(&senders[cpu][reason], __ATOMIC_RELAXED);
+    return m ? __builtin_ctzll(m) : -1;
+}
+
 void ipi_send(unsigned cpu, enum ipi_reason reason)
 {
     struct cpu *me = this_cpu();
     if (cpu >= MAX_CPUS || cpu == me->id) {
         return;
     }
-    isol_note_ipi(cpu, reason);
+    if (__builtin_expect(__atomic_load_n(&keep_backtraces, __ATOMIC_RELAXED), 0)) {
+        note_backtrace(cpu, reason);
+    }
     trace_event(ZT_TR_IPI_SEND, cpu, reason);
     __atomic_fetch_or(&senders[cpu][reason], CPUMASK_BIT(me->id), __ATOMIC_RELAXED);
     __atomic_store_n(&me->stats.ipi_sent[cpu][reason], me->stats.ipi_sent[cpu][reason] + 1,
@@ -47,36 +89,46 @@ void ipi_send(unsigned cpu, enum ipi_reason reason)
     arch_send_ipi(cpu, reason);
 }
 
+/* ---- stopping CPUs (panic, power-off) ---- */
+
+static cpumask_t cpus_stopped;
+
+/* IPI_STOP on this CPU: record that it stopped, then halt. */
+static _Noreturn void stop_self(void)
+{
+    __atomic_fetch_or(&cpus_stopped, CPUMASK_BIT(this_cpu_id()), __ATOMIC_RELEASE);
+    arch_halt_cpu();
+}
+
 void ipi_stop_others(void)
 {
     unsigned me = this_cpu_id();
+    cpumask_t others = __atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE) & ~CPUMASK_BIT(me);
     for (unsigned c = 0; c < MAX_CPUS; c++) {
-        if (c != me && cpumask_has(cpus_online, c)) {
+        if (cpumask_has(others, c)) {
             ipi_send(c, IPI_STOP);
         }
+    }
+    uint64_t limit = arch_counter_read() + arch_counter_freq(); /* 1 s: then go anyway */
+    while ((__atomic_load_n(&cpus_stopped, __ATOMIC_ACQUIRE) & others) != others &&
+           arch_counter_read() < limit) {
+        arch_cpu_relax();
     }
 }
 
 void ipi_receive(unsigned reason)
 {
+    ASSERT_IRQS_MASKED();
     ASSERT(reason < IPI_NR);
     STAT_INC(ipi_recv[reason]);
     trace_event(ZT_TR_IPI_RECV, reason,
                 __atomic_exchange_n(&senders[this_cpu_id()][reason], 0, __ATOMIC_RELAXED));
-    switch (reason) {
-    case IPI_STOP:
-        cpu_stop_self();
-    case IPI_CALL:
+    if (reason == IPI_CALL) {
         ipi_run_calls();
-        break;
-    case IPI_RESCHEDULE:
-    case IPI_WAKEUP:
-    case IPI_KICK:
-    case IPI_SIGNAL:
-        sched_ipi(reason);
-        break;
-    default:
-        break;
+    } else if (reason == IPI_STOP) {
+        stop_self();
+    } else if (handlers[reason]) {
+        handlers[reason](reason);
     }
 }
 
@@ -91,12 +143,16 @@ void ipi_init_cpu(void)
 
 static uint64_t pending_calls[MAX_CPUS];  /* per target: bitmask of enum ipi_call_fn */
 static uint64_t deferred_calls[MAX_CPUS]; /* per target: requests not sent as IPIs */
+static void (*call_fns[CALL_NR])(void);   /* what each request runs (from its callers) */
 
-void ipi_call(unsigned cpu, enum ipi_call_fn fn)
+void ipi_call(unsigned cpu, enum ipi_call_fn fn, void (*run)(void))
 {
-    if (cpu >= MAX_CPUS) {
+    if (cpu >= MAX_CPUS || fn >= CALL_NR || !run) {
         return;
     }
+    /* Published before the request bit (the fetch_or below orders it): a receiver that sees
+     * the bit finds the function. */
+    __atomic_store_n(&call_fns[fn], run, __ATOMIC_RELAXED);
     __atomic_fetch_or(&pending_calls[cpu], 1ull << fn, __ATOMIC_SEQ_CST);
     /* A dataplane CPU runs its pending calls at every kernel entry from user space, before
      * every return to user space and before it idles (dataplane.h): it is
@@ -111,8 +167,10 @@ void ipi_call(unsigned cpu, enum ipi_call_fn fn)
 void ipi_run_calls(void)
 {
     uint64_t calls = __atomic_exchange_n(&pending_calls[this_cpu_id()], 0, __ATOMIC_ACQ_REL);
-    if (calls & (1ull << CALL_DRAIN_PAGES)) {
-        page_drain_local();
+    for (unsigned fn = 0; calls && fn < CALL_NR; fn++, calls >>= 1) {
+        if (calls & 1) {
+            __atomic_load_n(&call_fns[fn], __ATOMIC_RELAXED)();
+        }
     }
 }
 

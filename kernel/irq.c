@@ -13,9 +13,9 @@
 #include "kernel/cpu.h"
 #include "kernel/ipi.h"
 #include "kernel/isolate.h"
+#include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/stats.h"
-#include "kernel/timer.h"
 #include "kernel/cpumask.h"
 #include "uapi/zt_errno.h"
 
@@ -35,6 +35,8 @@ int irq_register(unsigned irq, irq_handler_t h)
 
 void irq_dispatch(enum irq_class cls, unsigned n)
 {
+    ASSERT_IRQS_MASKED();
+    ASSERT(cls < IRQ_NR_CLASSES && cls != IRQ_CLASS_SPURIOUS);
     stats_irq(cls, n);
     isol_interrupt(cls, n); /* counts/reports it if it interrupted an isolated task */
     if (cls == IRQ_CLASS_IPI) {
@@ -49,12 +51,6 @@ void irq_dispatch(enum irq_class cls, unsigned n)
     /* Nothing should be enabled without a handler; disable it so it cannot storm. */
     arch_irq_set_enabled(n, false);
     printk("irq: CPU %u: interrupt %u has no handler; disabled\n", this_cpu_id(), n);
-}
-
-void irq_exit_to_kernel(void)
-{
-    timer_reprogram(); /* a level-triggered timer that fired must be quieted before IRQs
-                          are enabled again in the interrupted kernel code */
 }
 
 int irq_route(unsigned irq, unsigned cpu)

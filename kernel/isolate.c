@@ -18,6 +18,7 @@
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
 #include "kernel/cycles.h"
+#include "kernel/hklog.h"
 #include "kernel/ipi.h"
 #include "kernel/lib.h"
 #include "kernel/page.h"
@@ -25,11 +26,9 @@
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
-#include "kernel/syscall.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
 #include "kernel/trace.h"
-#include "kernel/entry.h"
 #include "kernel/work.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_prctl.h"
@@ -37,7 +36,7 @@
 #define ISOL_KNOWN_FLAGS                                                                           \
     (PR_TASK_ISOLATION_ENABLE | PR_TASK_ISOLATION_STRICT | PR_TASK_ISOLATION_SET_SIG(0x7f))
 #define ADMISSION_YIELDS 3
-#define BT_DEPTH         6
+#define BT_DEPTH         IPI_BT_DEPTH /* a sender's call path, as ipi.c keeps it */
 
 /*
  * The slot: isols[c].task names the task isolated on CPU c.
@@ -66,84 +65,22 @@ struct isol_cpu {
     bool entry_pending;     /* this kernel entry came from its user space, unclassified */
     uint64_t since;         /* counter value when isolation began */
     uint64_t interruptions; /* entries it did not ask for, since `since` */
-    int ipi_sender[IPI_NR]; /* last CPU that sent each reason here */
-    uint64_t ipi_bt[IPI_NR][BT_DEPTH]; /* and the sender's call path (isol_debug) */
 } __attribute__((aligned(64)));
 
 static struct isol_cpu isols[MAX_CPUS];
 static bool isol_debug; /* isol_debug=1: report every interruption (isol_init) */
 
-/* ---- reports, printed on housekeeping ---- */
+/* ---- reports, printed on housekeeping (hklog) ---- */
 
-#define REPORTS 32
+#define report(bt, ...) hklog_bt("isolation:   sender's call path:", bt, __VA_ARGS__)
 
-struct report {
-    char text[160];
-    uint64_t bt[BT_DEPTH];
-};
-
-static spinlock_t report_lock;
-static struct report reports[REPORTS];
-static unsigned report_head, report_tail;
-static unsigned reports_dropped;
-static struct work report_work;
-
-static void print_reports(struct work *w)
-{
-    unsigned dropped = __atomic_exchange_n(&reports_dropped, 0, __ATOMIC_RELAXED);
-    if (dropped) {
-        printk("isolation: %u reports dropped (the report ring was full)\n", dropped);
-    }
-    for (;;) {
-        struct report r;
-        unsigned long flags = spin_lock_irqsave(&report_lock);
-        bool any = report_tail != report_head;
-        if (any) {
-            r = reports[report_tail++ % REPORTS];
-        }
-        spin_unlock_irqrestore(&report_lock, flags);
-        if (!any) {
-            break;
-        }
-        printk("%s\n", r.text);
-        if (r.bt[0]) {
-            printk("isolation:   sender's call path:");
-            for (int i = 0; i < BT_DEPTH && r.bt[i]; i++) {
-                printk(" %lx", (unsigned long)r.bt[i]);
-            }
-            printk("\n");
-        }
-    }
-}
-
-/* Queue one report line (any CPU, any context); the worker prints it. */
-static void report(const uint64_t *bt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void report(const uint64_t *bt, const char *fmt, ...)
-{
-    va_list ap;
-    unsigned long flags = spin_lock_irqsave(&report_lock);
-    if (report_head - report_tail == REPORTS) {
-        __atomic_fetch_add(&reports_dropped, 1, __ATOMIC_RELAXED);
-        spin_unlock_irqrestore(&report_lock, flags);
-        return;
-    }
-    struct report *r = &reports[report_head++ % REPORTS];
-    va_start(ap, fmt);
-    kvsnprintf(r->text, sizeof(r->text), fmt, ap);
-    va_end(ap);
-    memset(r->bt, 0, sizeof(r->bt));
-    if (bt) {
-        memcpy(r->bt, bt, sizeof(r->bt));
-    }
-    spin_unlock_irqrestore(&report_lock, flags);
-    work_queue(&report_work);
-}
+static void note_timer_arm(const struct timer *t);
 
 void isol_init(bool debug)
 {
     isol_debug = debug;
-    work_init(&report_work, "isolation reports", print_reports);
+    ipi_keep_backtraces(debug); /* an IPI's report names its sender's call path */
+    timer_set_arm_observer(debug ? note_timer_arm : 0); /* timers armed on isolated CPUs */
 }
 
 /* ---- state ---- */
@@ -258,6 +195,7 @@ long isol_prctl(unsigned long option, unsigned long flags)
 
 void isol_kernel_entry_owned(void)
 {
+    ASSERT_IRQS_MASKED();
     struct isol_cpu *ic = mine();
     if (!ic->task) {
         return;
@@ -310,8 +248,9 @@ static bool allowed_syscall(uint64_t nr, const struct trap_frame *f)
                                 arch_frame_arg(f, 0) == PR_GET_TASK_ISOLATION));
 }
 
-bool isol_syscall_owned(uint64_t nr, const struct trap_frame *f)
+bool isol_syscall_owned(uint64_t nr, const char *name, const struct trap_frame *f)
 {
+    ASSERT_IRQS_MASKED();
     struct isol_cpu *ic = mine();
     if (!ic->entry_pending) {
         return false;
@@ -322,7 +261,7 @@ bool isol_syscall_owned(uint64_t nr, const struct trap_frame *f)
         return false;
     }
     char cause[64];
-    ksnprintf(cause, sizeof(cause), "syscall %lu (%s)", (unsigned long)nr, syscall_name(nr));
+    ksnprintf(cause, sizeof(cause), "syscall %lu (%s)", (unsigned long)nr, name);
     return interruption(0, cause);
 }
 
@@ -330,6 +269,7 @@ bool isol_syscall_owned(uint64_t nr, const struct trap_frame *f)
  * for an undefined instruction, whose arch name says less than the kind's. */
 bool isol_exception_owned(const struct exc_info *e)
 {
+    ASSERT_IRQS_MASKED();
     if (!mine()->entry_pending) {
         return false;
     }
@@ -344,16 +284,18 @@ bool isol_exception_owned(const struct exc_info *e)
 
 void isol_interrupt_owned(enum irq_class cls, unsigned n)
 {
+    ASSERT_IRQS_MASKED();
     struct isol_cpu *ic = mine();
     if (!ic->entry_pending) {
         return;
     }
     char cause[80];
+    uint64_t sender_bt[BT_DEPTH];
     const uint64_t *bt = 0;
     if (cls == IRQ_CLASS_IPI && n < IPI_NR) {
-        ksnprintf(cause, sizeof(cause), "IPI from cpu %d (%s)", ic->ipi_sender[n],
-                  ipi_reason_name(n));
-        bt = ic->ipi_bt[n];
+        int sender = ipi_last_sender(this_cpu_id(), n, sender_bt);
+        ksnprintf(cause, sizeof(cause), "IPI from cpu %d (%s)", sender, ipi_reason_name(n));
+        bt = sender_bt;
     } else if (cls == IRQ_CLASS_TIMER) {
         ksnprintf(cause, sizeof(cause), "interrupt %u (local timer)", n);
     } else {
@@ -362,20 +304,7 @@ void isol_interrupt_owned(enum irq_class cls, unsigned n)
     interruption(bt, cause);
 }
 
-void isol_note_ipi(unsigned cpu, unsigned reason)
-{
-    struct isol_cpu *ic = &isols[cpu];
-    if (!__atomic_load_n(&ic->task, __ATOMIC_RELAXED) || reason >= IPI_NR) {
-        return;
-    }
-    ic->ipi_sender[reason] = (int)this_cpu_id();
-    if (isol_debug) {
-        memset(ic->ipi_bt[reason], 0, sizeof(ic->ipi_bt[reason]));
-        arch_backtrace(ic->ipi_bt[reason], BT_DEPTH);
-    }
-}
-
-void isol_note_timer_arm(const struct timer *t)
+static void note_timer_arm(const struct timer *t)
 {
     struct isol_cpu *ic = mine();
     struct task *owner = __atomic_load_n(&ic->task, __ATOMIC_ACQUIRE);
@@ -409,6 +338,7 @@ static void check_timers(struct task *t)
 
 void isol_exit_to_user_owned(void)
 {
+    ASSERT_IRQS_MASKED();
     struct isol_cpu *ic = mine();
     struct task *t = current();
     if (!ic->task || ic->task != t || !(t->isol_flags & PR_TASK_ISOLATION_ENABLE)) {

@@ -35,7 +35,9 @@ struct size_class {
     struct list partial; /* slabs with at least one free object */
 };
 
-static struct size_class classes[NCLASSES];
+static struct size_class classes[NCLASSES] = {
+    [0 ... NCLASSES - 1] = {.lock = SPINLOCK_INIT_RANK(LOCK_ALLOC)},
+};
 
 static unsigned class_of(size_t size)
 {

@@ -16,7 +16,7 @@
 #include "kernel/spinlock.h"
 
 /* One bit per slot, set while the slot's stack is in use; slot 0 is never used. */
-static spinlock_t kstack_lock;
+static spinlock_t kstack_lock = SPINLOCK_INIT_RANK(LOCK_LEAF);
 static uint64_t used[KSTACK_SLOTS / 64];
 static unsigned hint;  /* a word that may have a free bit: where the search starts */
 static unsigned nused; /* stacks handed out and not yet freed */

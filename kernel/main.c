@@ -3,19 +3,23 @@
  *
  * boot.S has zeroed .bss, turned the MMU on with 1 GiB blocks and called kernel_main on
  * the boot stack with IRQs masked.  Each step below is one call; the order matters and is
- * explained beside it.  Secondary CPUs enter through secondary_main (cpu.c).
+ * explained beside it.  Secondary CPUs enter through secondary_main (smp.c).
  */
 #include "arch.h"
 #include "kernel/bootargs.h"
 #include "kernel/cpu.h"
 #include "kernel/cycles.h"
+#include "kernel/device.h"
 #include "kernel/lib.h"
 #include "kernel/page.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
+#include "kernel/smp.h"
 #include "kernel/stats.h"
 #include "kernel/main.h"
 #include "kernel/futex.h"
+#include "kernel/cycles.h"
+#include "kernel/hklog.h"
 #include "kernel/ipi.h"
 #include "kernel/irq.h"
 #include "kernel/isolate.h"
@@ -26,6 +30,7 @@
 #include "kernel/task.h"
 #include "kernel/timer.h"
 #include "kernel/trace.h"
+#include "kernel/watchdog.h"
 #include "kernel/tty.h"
 #include "kernel/work.h"
 #include "uapi/zt_errno.h"
@@ -42,6 +47,7 @@ static void print_banner(const struct arch_boot_info *bi)
     printk("zerotick: %u CPUs in the device tree, %lu MiB RAM, counter %lu Hz\n", bi->ncpus_total,
            (unsigned long)(mem >> 20), (unsigned long)arch_counter_freq());
     printk("zerotick: command line \"%s\"\n", bi->cmdline);
+    printk("zerotick: memory protection: %s\n", bi->protection ? bi->protection : "none");
 }
 
 /* One line per CPU: role, hardware id, when it came online, interrupts taken so far. */
@@ -115,17 +121,51 @@ static void start_init(void)
     }
 }
 
+/* The debug faults that are the kernel's, not the CPU's: a long stretch with interrupts
+ * masked (the watchdog reports it) and a lock taken against the order (the checked kernel
+ * panics; the release kernel does not look). */
+static void kernel_debug_fault(enum debug_fault kind)
+{
+    static spinlock_t a_run_queue = SPINLOCK_INIT_RANK(LOCK_RQ);
+    static spinlock_t a_proc_lock = SPINLOCK_INIT_RANK(LOCK_PROC);
+    unsigned long flags;
+    switch (kind) {
+    case DEBUG_FAULT_IRQS_OFF:
+        flags = arch_irq_save();
+        for (uint64_t end = arch_counter_read() + cycles_from_ns(2 * NS_PER_SEC);
+             arch_counter_read() < end;) {
+            arch_cpu_relax();
+        }
+        arch_irq_restore(flags);
+        printk("debug_fault: cpu %u kept interrupts masked for 2 s\n", this_cpu_id());
+        break;
+    case DEBUG_FAULT_LOCK_ORDER:
+        flags = spin_lock_irqsave(&a_run_queue);
+        spin_lock(&a_proc_lock); /* proc_lock ranks below a run queue: wrong order */
+        spin_unlock(&a_proc_lock);
+        spin_unlock_irqrestore(&a_run_queue, flags);
+        printk("debug_fault: took proc_lock's rank inside a run queue's: this kernel does not "
+               "check the lock order\n");
+        break;
+    default:
+        arch_debug_fault(kind);
+        break;
+    }
+}
+
 void kernel_late_init(void)
 {
+    watchdog_start(bootargs.watchdog_ms); /* housekeeping CPUs that stop taking interrupts */
     if (bootargs.debug_fault != DEBUG_FAULT_NONE) {
         printk("debug_fault: faulting on purpose now\n");
-        arch_debug_fault(bootargs.debug_fault);
+        kernel_debug_fault(bootargs.debug_fault);
     }
     if (bootargs.debug_exit >= 0) {
         printk("debug_exit: powering off with status %d\n", bootargs.debug_exit);
         power_off(bootargs.debug_exit);
     }
-    isol_init(bootargs.isol_debug);     /* task isolation's report printer */
+    hklog_init();                       /* lines from dataplane CPUs, printed on housekeeping */
+    isol_init(bootargs.isol_debug);     /* task isolation's settings */
     proc_set_limit(bootargs.max_procs); /* processes alive or zombie */
     start_init();                       /* first: init is pid 1 */
     work_start();                       /* the housekeeping worker thread */
@@ -168,6 +208,7 @@ void kernel_main(uint64_t entry_counter)
     partition_print();                 /* "partition: housekeeping LIST, dataplane LIST" */
     irq_route_all_devices();           /* device interrupts: housekeeping CPUs only, spread */
     report_smp(bi);                    /* ends with "smp: N of N CPUs online" */
+    device_init(bootargs.quiet);       /* virtio-mmio transports, for user-space drivers */
     kernel_late_init();                /* user space, or the debug hooks */
     sched_idle();                      /* the boot stack becomes CPU 0's idle task */
 }

@@ -1,12 +1,13 @@
 /*
  * page.c — the physical page allocator (see include/kernel/page.h for the contract).
  *
- * State: up to 8 RAM ranges, each with a bump pointer (`next`, below which every page has
- * been handed out at least once), one global free list threaded through the freed pages
- * themselves (the first word of a free page is the physical address of the next one), and
- * a small per-CPU cache of free pages in front of it, so most allocations and frees take
- * no lock.  Invariant: free_count == pages on the global list + pages above the bump
- * pointers; page_free_count() adds the per-CPU caches.
+ * State: up to 8 RAM ranges, each with a bump pointer (`next`: every page at or above it is
+ * free; a contiguous run given back may move it down again), one global free list threaded
+ * through the freed pages themselves (the first word of a free page is the physical address
+ * of the next one), and a small per-CPU cache of free pages in front of it, so most
+ * allocations and frees take no lock.  Invariant: free_count == pages on the global list + pages
+ * above the bump pointers; page_free_count() adds the per-CPU caches.  page_alloc_contig cuts runs
+ * of pages for device DMA at the bump pointers (see there).
  *
  * The per-CPU caches are Linux's "per-CPU pages" problem in miniature: pages parked on a
  * dataplane CPU are invisible to the others, and Linux drains them with IPIs or work on
@@ -26,7 +27,7 @@
 #define MAX_RANGES 8
 
 struct range {
-    paddr_t next; /* first never-allocated page */
+    paddr_t next; /* first page of the range's free tail */
     paddr_t end;
 };
 
@@ -35,7 +36,7 @@ static unsigned nranges;
 static paddr_t free_list; /* 0 = empty (physical page 0 is never RAM on QEMU virt) */
 static size_t free_count;
 static size_t total_count;
-static spinlock_t page_lock;
+static spinlock_t page_lock = SPINLOCK_INIT_RANK(LOCK_PAGE);
 
 #define PCP_MAX 32
 
@@ -131,6 +132,44 @@ void page_free(paddr_t pa)
     }
 }
 
+/* Contiguous runs are cut from a range's never-used tail (the bump pointer), the one place
+ * where free pages are known to be adjacent.  Giving a run back rolls the pointer back when
+ * the run is still the last thing cut from that range, so claim/release cycles do not eat
+ * the tail; otherwise its pages join the free list one by one. */
+paddr_t page_alloc_contig(size_t n)
+{
+    paddr_t pa = 0;
+    unsigned long flags = spin_lock_irqsave(&page_lock);
+    for (unsigned i = 0; n && !pa && i < nranges; i++) {
+        if ((ranges[i].end - ranges[i].next) / PAGE_SIZE >= n) {
+            pa = ranges[i].next;
+            ranges[i].next += n * PAGE_SIZE;
+            free_count -= n;
+        }
+    }
+    spin_unlock_irqrestore(&page_lock, flags);
+    for (size_t k = 0; pa && k < n; k++) {
+        arch_zero_page(phys_to_virt(pa + k * PAGE_SIZE));
+    }
+    return pa;
+}
+
+void page_free_contig(paddr_t pa, size_t n)
+{
+    unsigned long flags = spin_lock_irqsave(&page_lock);
+    for (unsigned i = 0; pa && i < nranges; i++) {
+        if (ranges[i].next == pa + n * PAGE_SIZE) {
+            ranges[i].next = pa;
+            free_count += n;
+            pa = 0;
+        }
+    }
+    spin_unlock_irqrestore(&page_lock, flags);
+    for (size_t k = 0; pa && k < n; k++) {
+        global_free(pa + k * PAGE_SIZE);
+    }
+}
+
 void page_drain_local(void)
 {
     unsigned long flags = arch_irq_save();
@@ -155,7 +194,7 @@ void page_drain_all(void)
     cpumask_t online = __atomic_load_n(&cpus_online, __ATOMIC_RELAXED);
     for (unsigned c = 0; c < ncpus; c++) {
         if (c != this_cpu_id() && cpumask_has(online, c)) {
-            ipi_call(c, CALL_DRAIN_PAGES);
+            ipi_call(c, CALL_DRAIN_PAGES, page_drain_local);
         }
     }
 }

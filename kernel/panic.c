@@ -11,6 +11,7 @@
 #include "kernel/cpu.h"
 #include "kernel/ipi.h"
 #include "kernel/printk.h"
+#include "kernel/task.h"
 
 static int panicking;
 
@@ -26,7 +27,7 @@ static void panic_begin(void)
         arch_halt_cpu();
     }
     printk_panic_mode(); /* a CPU that stopped holding the console lock cannot block us */
-    cpus_stop_others();
+    ipi_stop_others();
 }
 
 static _Noreturn void panic_end(void)
@@ -41,6 +42,11 @@ static void panic_message(const char *fmt, va_list ap)
     printk("\npanic: CPU %u: ", this_cpu() ? this_cpu_id() : 0);
     vprintk(fmt, ap);
     printk("\n");
+    const struct task *t = this_cpu() ? this_cpu()->current_task : 0;
+    if (t) {
+        printk("panic: CPU %u was running %s (tid %d%s)\n", this_cpu_id(), t->name, t->tid,
+               t->proc ? "" : ", kernel");
+    }
 }
 
 _Noreturn void panic(const char *fmt, ...)

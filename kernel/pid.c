@@ -55,7 +55,7 @@ void pid_map_free(struct pid_map *m, int id)
     m->nused--;
 }
 
-static spinlock_t pid_lock;
+static spinlock_t pid_lock = SPINLOCK_INIT_RANK(LOCK_LEAF);
 static struct pid_map pids = {.used = {1}};
 
 int pid_alloc(void)

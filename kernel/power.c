@@ -8,6 +8,8 @@
 #include "kernel/power.h"
 #include "arch.h"
 #include "kernel/cpu.h"
+#include "kernel/hklog.h"
+#include "kernel/ipi.h"
 #include "kernel/printk.h"
 #include "kernel/work.h"
 
@@ -42,7 +44,8 @@ static void print_exit_stats(void)
 _Noreturn void power_off(int status)
 {
     arch_irq_disable();
-    cpus_stop_others();
+    ipi_stop_others();
+    hklog_flush(); /* lines a dataplane CPU queued are not lost */
     if (exit_stats) {
         print_exit_stats();
     }

@@ -11,7 +11,7 @@
 #include "kernel/lib.h"
 #include "kernel/spinlock.h"
 
-static spinlock_t console_lock;
+static spinlock_t console_lock = SPINLOCK_INIT_RANK(LOCK_CONSOLE);
 static volatile int panic_mode;
 
 static void emit(const char *s, unsigned long n)

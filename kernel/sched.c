@@ -26,7 +26,6 @@
 #include "kernel/task.h"
 #include "kernel/trace.h"
 #include "kernel/timer.h"
-#include "kernel/entry.h"
 #include "uapi/zt_errno.h"
 
 struct runqueue {
@@ -100,10 +99,50 @@ void sched_slice_check(uint64_t now)
     }
 }
 
+/* IPI_RESCHEDULE and IPI_WAKEUP: this CPU must look at its run queue again.  (IPI_KICK and
+ * IPI_SIGNAL need no handler: taking the interrupt leads through the way out, which
+ * reprograms the timer and delivers signals.) */
+static void resched_ipi(unsigned reason)
+{
+    sched_set_need_resched();
+}
+
+/* ---- what the timer asks of the scheduler (timer.h's hooks) ---- */
+
+/* A slice that already ended has done its job (need_resched is set): the switch on the way
+ * out starts a new one.  Re-arming it in the past from inside the kernel would only
+ * interrupt the kernel again and again, so a due switch counts as "can stop". */
+static void timer_state(unsigned cpu, struct timer_sched_state *out)
+{
+    out->can_stop_tick = sched_can_stop_tick(cpu) || sched_need_resched();
+    out->slice_end = sched_slice_end(cpu);
+    out->task_running = !sched_is_idle_task(sched_current(cpu));
+}
+
+static void timer_tick(uint64_t now, bool periodic)
+{
+    if (periodic) {
+        sched_set_need_resched(); /* a classic tick preempts at every period if contended */
+    }
+    sched_slice_check(now);
+}
+
+static int timer_owner(void)
+{
+    struct task *cur = this_cpu()->current_task;
+    return cur && !cur->is_idle ? cur->tid : 0;
+}
+
+static const struct timer_sched_hooks timer_hooks = {timer_state, timer_tick, timer_owner};
+
 void sched_init_cpu(struct cpu *c)
 {
+    ipi_set_handler(IPI_RESCHEDULE, resched_ipi);
+    ipi_set_handler(IPI_WAKEUP, resched_ipi);
+    timer_set_sched_hooks(&timer_hooks);
     struct runqueue *rq = &rqs[c->id];
     struct task *idle = &idle_tasks[c->id];
+    spin_lock_init(&rq->lock, LOCK_RQ);
     list_init(&rq->queue);
     ksnprintf(idle->name, sizeof(idle->name), "idle/%u", c->id);
     idle->cpu = c->id;
@@ -122,12 +161,16 @@ void sched_init_cpu(struct cpu *c)
 
 static void enqueue(struct runqueue *rq, struct task *t)
 {
+    ASSERT_HELD(&rq->lock);
+    ASSERT(t->state == TASK_RUNNABLE && t != rq->idle);
     list_add_tail(&rq->queue, &t->rq_link);
     __atomic_store_n(&rq->nr_queued, rq->nr_queued + 1, __ATOMIC_RELAXED);
 }
 
 static struct task *dequeue_head(struct runqueue *rq)
 {
+    ASSERT_HELD(&rq->lock);
+    ASSERT(rq->nr_queued > 0 && !list_empty(&rq->queue));
     struct task *t = container_of(rq->queue.next, struct task, rq_link);
     list_del(&t->rq_link);
     __atomic_store_n(&rq->nr_queued, rq->nr_queued - 1, __ATOMIC_RELAXED);
@@ -136,6 +179,8 @@ static struct task *dequeue_head(struct runqueue *rq)
 
 static void dequeue(struct runqueue *rq, struct task *t)
 {
+    ASSERT_HELD(&rq->lock);
+    ASSERT(rq->nr_queued > 0);
     list_del(&t->rq_link);
     __atomic_store_n(&rq->nr_queued, rq->nr_queued - 1, __ATOMIC_RELAXED);
 }
@@ -233,6 +278,7 @@ static void move_sleep_timer(struct task *t, unsigned cpu)
  * meanwhile waits for TASK_WAKING to end (lock_settled_task_rq) and then sees t placed. */
 static void place_task(struct task *t)
 {
+    ASSERT(t->state == TASK_WAKING && !t->on_cpu);
     unsigned cpu;
     struct runqueue *rq;
     for (;;) {
@@ -441,6 +487,7 @@ static void save_user_state(struct runqueue *rq, struct task *prev)
 /* Pick the next task under rq->lock; decides what happens to prev. */
 static struct task *pick_next(struct runqueue *rq, struct task *prev, unsigned cpu)
 {
+    ASSERT_HELD(&rq->lock);
     bool prev_runnable = prev != rq->idle && prev->state == TASK_RUNNABLE;
     if (prev_runnable && !cpumask_has(prev->affinity, cpu)) {
         prev->state = TASK_WAKING; /* finish_switch places it on an allowed CPU */
@@ -457,13 +504,27 @@ static struct task *pick_next(struct runqueue *rq, struct task *prev, unsigned c
     return prev_runnable ? prev : rq->idle;
 }
 
+/* What must hold whenever the CPU switches from prev to next (checked builds).  prev is the
+ * task on this CPU; next is runnable, off every CPU and allowed here. */
+static void check_switch(const struct runqueue *rq, const struct task *prev,
+                         const struct task *next, unsigned cpu)
+{
+    ASSERT(prev->on_cpu && (prev == rq->idle || prev->cpu == cpu));
+    ASSERT(next != prev && !next->on_cpu);
+    ASSERT(next == rq->idle || (next->state == TASK_RUNNABLE && next->cpu == cpu));
+    ASSERT(next == rq->idle || cpumask_has(next->affinity, cpu));
+    ASSERT(list_empty(&rq->queue) == (rq->nr_queued == 0));
+}
+
 void schedule(void)
 {
+    ASSERT(spin_held_count() == 0); /* a switch with a lock held could deadlock this CPU */
     unsigned long flags = arch_irq_save();
     unsigned cpu = this_cpu_id();
     struct runqueue *rq = &rqs[cpu];
     spin_lock(&rq->lock);
     struct task *prev = rq->current;
+    ASSERT(prev == this_cpu()->current_task);
     rq->need_resched = false;
     timer_note_change(cpu); /* the slice, the queue or the running task may change */
     struct task *next = pick_next(rq, prev, cpu);
@@ -474,6 +535,9 @@ void schedule(void)
     }
     if (prev->need_migrate && prev->isol_flags) {
         isol_release(prev); /* moved off its isolated CPU: isolation ends here, on it */
+    }
+    if (ZT_CHECKS_ON) {
+        check_switch(rq, prev, next, cpu);
     }
     uint64_t now = arch_counter_read();
     next->on_cpu = true;
@@ -500,11 +564,9 @@ void sched_yield_current(void)
     schedule();
 }
 
-/* A new task's first instructions in the kernel (arch_context_init's first_run). */
-void sched_task_first_run(struct task *prev)
+void sched_finish_first_switch(struct task *prev)
 {
     finish_switch(prev);
-    kernel_first_return_to_user(current()->frame);
 }
 
 /* A kernel thread's first instructions: it never returns to user space. */
@@ -515,19 +577,6 @@ void sched_kthread_first_run(struct task *prev)
     struct task *me = current();
     me->kfn(me->karg);
     panic("kthread %s returned", me->name);
-}
-
-void sched_ipi(unsigned reason)
-{
-    switch (reason) {
-    case IPI_RESCHEDULE:
-    case IPI_WAKEUP:
-        sched_set_need_resched();
-        break;
-    case IPI_KICK:
-    default:
-        break; /* the interrupt itself leads to timer_reprogram on the way out */
-    }
 }
 
 _Noreturn void sched_idle(void)

@@ -9,8 +9,9 @@
 #include "arch.h"
 #include "kernel/cpu.h"
 #include "kernel/ipi.h"
+#include "kernel/hklog.h"
 #include "kernel/lib.h"
-#include "kernel/printk.h"
+#include "kernel/panic.h"
 #include "kernel/sched.h"
 #include "kernel/task.h"
 #include "kernel/wait.h"
@@ -92,6 +93,7 @@ static bool init_refuses(const struct process *p, int sig)
 
 int signal_send_proc_locked(struct process *p, int sig)
 {
+    ASSERT_HELD(&proc_lock);
     if (!valid_signal(sig)) {
         return -EINVAL;
     }
@@ -108,6 +110,7 @@ int signal_send_proc_locked(struct process *p, int sig)
 
 int signal_send_task_locked(struct task *t, int sig)
 {
+    ASSERT_HELD(&proc_lock);
     if (!valid_signal(sig)) {
         return -EINVAL;
     }
@@ -122,6 +125,7 @@ int signal_send_task_locked(struct task *t, int sig)
 /* Take the lowest deliverable signal off the pending sets (proc_lock held); 0 if none. */
 static int dequeue_signal(struct task *t)
 {
+    ASSERT_HELD(&proc_lock);
     uint64_t d = deliverable(t);
     if (!d) {
         return 0;
@@ -175,8 +179,8 @@ void signal_deliver(struct trap_frame *f)
         }
         if (!ignored && !run_handler(t, f, sig, sa)) {
             spin_unlock_irqrestore(&proc_lock, flags);
-            printk("pid %d (%s) killed: no room on the user stack for a %s handler frame\n", p->pid,
-                   p->name, signal_name(sig));
+            hklog("pid %d (%s) killed: no room on the user stack for a %s handler frame", p->pid,
+                  p->name, signal_name(sig));
             proc_exit_group(SIGSEGV);
         }
         spin_unlock_irqrestore(&proc_lock, flags);
@@ -199,8 +203,8 @@ void signal_fault(int sig, const char *what, uint64_t addr, uint64_t pc)
         return; /* signal_deliver runs the handler on the way out */
     }
     spin_unlock_irqrestore(&proc_lock, flags);
-    printk("pid %d (%s) killed: %s at 0x%lx (pc 0x%lx)\n", p->pid, t->name, what,
-           (unsigned long)addr, (unsigned long)pc);
+    hklog("pid %d (%s) killed: %s at 0x%lx (pc 0x%lx)", p->pid, t->name, what, (unsigned long)addr,
+          (unsigned long)pc);
     proc_exit_group(sig);
 }
 
@@ -254,8 +258,8 @@ long sys_rt_sigreturn(struct trap_frame *f)
     struct task *t = current();
     uint64_t blocked;
     if (arch_signal_pop(&t->proc->vm, f, &blocked) != 0) {
-        printk("pid %d (%s) killed: bad signal frame at 0x%lx\n", t->proc->pid, t->name,
-               (unsigned long)arch_frame_sp(f));
+        hklog("pid %d (%s) killed: bad signal frame at 0x%lx", t->proc->pid, t->name,
+              (unsigned long)arch_frame_sp(f));
         proc_exit_group(SIGSEGV);
     }
     t->sig_blocked = blocked & ~UNBLOCKABLE;

@@ -10,6 +10,7 @@
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
 #include "kernel/cycles.h"
+#include "kernel/device.h"
 #include "kernel/futex.h"
 #include "kernel/isolate.h"
 #include "kernel/lib.h"
@@ -20,7 +21,6 @@
 #include "kernel/sysinfo.h"
 #include "kernel/task.h"
 #include "kernel/trace.h"
-#include "kernel/entry.h"
 #include "kernel/tty.h"
 #include "kernel/wait.h"
 #include "uapi/zt_errno.h"
@@ -470,7 +470,8 @@ static const struct syscall_entry linux_calls[] = {
 
 static const struct syscall_entry zt_calls[] = {
     ZT_CALL(spawn),   ZT_CALL(tasks),    ZT_CALL(cpus),  ZT_CALL(poweroff),
-    ZT_CALL(meminfo), ZT_CALL(isolstat), ZT_CALL(trace),
+    ZT_CALL(meminfo), ZT_CALL(isolstat), ZT_CALL(trace), ZT_CALL(devices),
+    ZT_CALL(claim),   ZT_CALL(release), /* device.c */
 };
 
 static const struct syscall_entry *lookup(uint64_t nr)
@@ -496,7 +497,7 @@ void syscall_dispatch(struct trap_frame *f, unsigned svc_imm)
     const struct syscall_entry *e = lookup(nr);
     syscall_fn fn = e ? e->fn : 0;
     trace_event(ZT_TR_SYSCALL, nr, svc_imm);
-    if (isol_syscall(nr, f)) {
+    if (isol_syscall(nr, e && e->name ? e->name : "unknown", f)) {
         arch_frame_set_return(f, (uint64_t)-EPERM); /* a strict violation: it does not run */
         return;
     }

@@ -10,7 +10,9 @@
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
 #include "kernel/cycles.h"
+#include "kernel/device.h"
 #include "kernel/elf.h"
+#include "kernel/entry.h"
 #include "kernel/futex.h"
 #include "kernel/initrd.h"
 #include "kernel/isolate.h"
@@ -24,10 +26,9 @@
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/stats.h"
-#include "kernel/entry.h"
 #include "uapi/zt_errno.h"
 
-spinlock_t proc_lock;
+spinlock_t proc_lock = SPINLOCK_INIT_RANK(LOCK_PROC);
 static struct list all_procs = LIST_INIT(all_procs);
 static struct process *init_proc;
 static unsigned nprocs;           /* processes alive or zombie (not yet reaped) */
@@ -62,7 +63,7 @@ static struct task *task_alloc(struct process *p, int tid)
     list_init(&t->thread_link);
     timer_init(&t->sleep_timer, 0);
     waitq_init(&t->sleep_wq);
-    arch_context_init(&t->ctx, t->frame, sched_task_first_run);
+    arch_context_init(&t->ctx, t->frame, kernel_task_first_run);
     return t;
 }
 
@@ -385,6 +386,7 @@ static int wstatus_code(int wstatus)
 static void proc_teardown(struct work *w)
 {
     struct process *p = container_of(w, struct process, teardown);
+    device_release_all(p); /* reset its devices before their DMA pages are freed */
     vm_destroy(&p->vm);
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     p->wait_status = p->exiting ? p->exit_status_pending : p->last_exit_status;
@@ -494,6 +496,7 @@ int proc_wait(int pid, int *wstatus, int options)
 
 struct task *task_find_locked(int tid)
 {
+    ASSERT_HELD(&proc_lock);
     list_for_each(pp, &all_procs)
     {
         struct process *p = container_of(pp, struct process, all_link);
@@ -510,6 +513,7 @@ struct task *task_find_locked(int tid)
 
 struct process *proc_find_locked(int pid)
 {
+    ASSERT_HELD(&proc_lock);
     list_for_each(pp, &all_procs)
     {
         struct process *p = container_of(pp, struct process, all_link);

@@ -17,13 +17,10 @@
 #include "arch.h"
 #include "kernel/cpu.h"
 #include "kernel/irq.h"
-#include "kernel/isolate.h"
 #include "kernel/lib.h"
 #include "kernel/panic.h"
-#include "kernel/sched.h"
 #include "kernel/spinlock.h"
 #include "kernel/stats.h"
-#include "kernel/task.h"
 #include "kernel/trace.h"
 
 struct timer_queue {
@@ -72,6 +69,7 @@ int timer_cpu(const struct timer *t)
 /* Publish the head's deadline (lock held). */
 static void update_earliest(struct timer_queue *tq)
 {
+    ASSERT_HELD(&tq->lock);
     uint64_t e =
         list_empty(&tq->timers) ? 0 : container_of(tq->timers.next, struct timer, link)->deadline;
     __atomic_store_n(&tq->earliest, e, __ATOMIC_RELAXED);
@@ -117,20 +115,51 @@ static bool dequeue(struct timer *t)
     }
 }
 
+/* ---- the layers above (timer.h) ---- */
+
+static void no_state(unsigned cpu, struct timer_sched_state *out)
+{
+    *out = (struct timer_sched_state){.can_stop_tick = true};
+}
+
+static void no_tick(uint64_t now, bool periodic)
+{
+}
+
+static int no_owner(void)
+{
+    return 0;
+}
+
+static struct timer_sched_hooks sched_hooks = {no_state, no_tick, no_owner};
+static void (*arm_observer)(const struct timer *t);
+
+void timer_set_sched_hooks(const struct timer_sched_hooks *hooks)
+{
+    sched_hooks = *hooks;
+}
+
+void timer_set_arm_observer(void (*fn)(const struct timer *t))
+{
+    arm_observer = fn;
+}
+
 void timer_arm(struct timer *t, uint64_t deadline)
 {
     uint64_t caller = (uint64_t)__builtin_return_address(0);
     dequeue(t);
     unsigned cpu = this_cpu_id();
     struct timer_queue *tq = &tqs[cpu];
-    struct task *cur = current();
+    int owner = sched_hooks.owner_tid();
     unsigned long flags = spin_lock_irqsave(&tq->lock);
     t->deadline = deadline;
-    t->owner_tid = cur && !sched_is_idle_task(cur) ? cur->tid : 0;
+    t->owner_tid = owner;
     t->armed_by = caller;
     queue_insert(tq, t, cpu);
     spin_unlock_irqrestore(&tq->lock, flags);
-    isol_note_timer_arm(t);
+    if (arm_observer) {
+        arm_observer(t);
+    }
 }
 
 bool timer_cancel(struct timer *t)
@@ -189,6 +218,8 @@ uint64_t timer_compute_deadline(const struct timer_inputs *in)
 
 void timer_reprogram(void)
 {
+    ASSERT_IRQS_MASKED(); /* nothing may change this CPU's state between the decision and
+                             the hardware write */
     unsigned cpu = this_cpu_id();
     struct timer_queue *tq = &tqs[cpu];
     /* Nothing changed since the last computation: the hardware already holds the answer.
@@ -197,15 +228,14 @@ void timer_reprogram(void)
     if (!tq->stale && !__atomic_exchange_n(&tq->dirty, false, __ATOMIC_ACQ_REL)) {
         return;
     }
+    struct timer_sched_state s;
+    sched_hooks.state(cpu, &s);
     struct timer_inputs in = {
-        /* A slice that already ended has done its job (need_resched is set): the switch
-         * on the way out starts a new one.  Re-arming it in the past from inside the
-         * kernel would only interrupt the kernel again and again. */
-        .can_stop_tick = sched_can_stop_tick(cpu) || sched_need_resched(),
-        .slice_end = sched_slice_end(cpu),
+        .can_stop_tick = s.can_stop_tick,
+        .slice_end = s.slice_end,
         .periodic_next = tq->periodic_next,
         /* Linux's residual tick ran only while a task did: an idle CPU has none. */
-        .residual_next = sched_is_idle_task(sched_current(cpu)) ? 0 : tq->residual_next,
+        .residual_next = s.task_running ? tq->residual_next : 0,
     };
     in.earliest_timer = __atomic_load_n(&tq->earliest, __ATOMIC_RELAXED);
     uint64_t deadline = timer_compute_deadline(&in);
@@ -228,6 +258,7 @@ void timer_reprogram(void)
 /* Run every expired timer of this CPU (IRQ context). */
 static void run_expired(struct timer_queue *tq, uint64_t now)
 {
+    ASSERT_IRQS_MASKED();
     spin_lock(&tq->lock);
     while (!list_empty(&tq->timers)) {
         struct timer *t = container_of(tq->timers.next, struct timer, link);
@@ -268,17 +299,15 @@ static void timer_interrupt(unsigned intid)
     run_expired(tq, now);
     tq->periodic_next = next_period(tq->periodic_next, period_cycles, now);
     tq->residual_next = next_period(tq->residual_next, arch_counter_freq(), now);
-    if (config.periodic) {
-        sched_set_need_resched(); /* a classic tick preempts at every period if contended */
-    }
-    sched_slice_check(now);
+    sched_hooks.tick(now, config.periodic); /* the slice; a classic tick preempts each period */
     /* No reprogramming here: the way out does it once, IRQs still masked — back to user
-     * space through kernel_exit_to_user, back into the kernel through irq_exit_to_kernel. */
+     * space through kernel_exit_to_user, back into the kernel through kernel_exit_irq. */
 }
 
 void timer_init_cpu(unsigned cpu)
 {
     struct timer_queue *tq = &tqs[cpu];
+    spin_lock_init(&tq->lock, LOCK_TIMERQ);
     list_init(&tq->timers);
     if (cpu == 0) {
         slice_cycles = arch_counter_freq() / config.hz;

@@ -21,7 +21,7 @@ struct ring {
 } __attribute__((aligned(64)));
 
 static struct ring rings[MAX_CPUS];
-static spinlock_t trace_read_lock;
+static spinlock_t trace_read_lock = SPINLOCK_INIT_RANK(LOCK_LEAF);
 
 void trace_init_cpu(unsigned cpu)
 {

@@ -12,9 +12,17 @@
  *
  * Every change checks everything first (range, the kernel's own pages, memory for the
  * region records, the pages themselves) and then acts, so a refused call changes nothing.
- * New pages are allocated before the lock is taken, with interrupts enabled, checking for a
- * fatal signal every POPULATE_BATCH pages; the lock is taken with spin_lock (no IRQ handler
- * ever takes it), so a large mmap or munmap never keeps interrupts masked.
+ * New pages are allocated and zeroed before the lock is taken, with interrupts enabled,
+ * checking for a fatal signal every POPULATE_BATCH pages; under the lock (IRQs masked: code
+ * that IRQ handlers interrupt takes it inside wait-queue locks and proc_lock, so holding it
+ * with IRQs enabled could deadlock against a timer callback) only the page-table entries
+ * are written, and a large unmap invalidates the TLB once for the whole address space
+ * instead of once per page.
+ *
+ * Regions whose pages the address space does not own (VMA_KERNEL: the counters; VMA_DEVICE:
+ * a claimed device's registers and DMA region, kernel/device.c) are unmapped without being
+ * freed and cannot be munmapped; the user copies never go through device registers
+ * (ARCH_PROT_DEVICE).
  */
 #include "kernel/vm.h"
 #include "kernel/kmem.h"
@@ -35,7 +43,7 @@ static uint64_t page_round_up(uint64_t v)
 
 int vm_init(struct vm *vm)
 {
-    vm->lock = (spinlock_t)SPINLOCK_INIT;
+    spin_lock_init(&vm->lock, LOCK_VM);
     list_init(&vm->vmas);
     vm->pages = 0;
     vm->nregions = 0;
@@ -55,18 +63,25 @@ static void vma_unlink(struct vm *vm, struct vma *v)
     __atomic_store_n(&vm->nregions, vm->nregions - 1, __ATOMIC_RELAXED);
 }
 
-static void unmap_pages(struct vm *vm, uint64_t start, uint64_t end)
+static void free_unmapped(paddr_t pa, void *ctx)
 {
-    for (uint64_t va = start; va < end; va += PAGE_SIZE) {
-        paddr_t pa = arch_as_unmap(&vm->as, va);
-        if (pa) {
-            page_free(pa);
-            vm->pages--;
-        }
-    }
+    struct vm *vm = ctx;
+    page_free(pa);
+    vm->pages--;
 }
 
-/* Unmap the kernel's pages of a VMA_KERNEL region without freeing them (lock held). */
+static void unmap_pages(struct vm *vm, uint64_t start, uint64_t end)
+{
+    arch_as_unmap_range(&vm->as, start, end, free_unmapped, vm);
+}
+
+/* Are the region's pages the address space's own (freed when unmapped)? */
+static bool vma_owns_pages(const struct vma *v)
+{
+    return v->kind != VMA_KERNEL && v->kind != VMA_DEVICE;
+}
+
+/* Unmap the pages of a region the vm does not own without freeing them (lock held). */
 static void unmap_kernel_pages(struct vm *vm, uint64_t start, uint64_t end)
 {
     for (uint64_t va = start; va < end; va += PAGE_SIZE) {
@@ -79,7 +94,7 @@ void vm_destroy(struct vm *vm)
     list_for_each_safe(pos, tmp, &vm->vmas)
     {
         struct vma *v = container_of(pos, struct vma, link);
-        if (v->kind == VMA_KERNEL) {
+        if (!vma_owns_pages(v)) {
             unmap_kernel_pages(vm, v->start, v->end);
         } else {
             unmap_pages(vm, v->start, v->end);
@@ -245,11 +260,11 @@ int vm_map_region(struct vm *vm, uint64_t start, uint64_t len, unsigned prot, en
     if (r) {
         return r;
     }
-    spin_lock(&vm->lock);
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
     r = range_is_free(vm, start, start + len)
             ? map_list_locked(vm, start, start + len, prot, kind, &l, spare)
             : -EEXIST;
-    spin_unlock(&vm->lock);
+    spin_unlock_irqrestore(&vm->lock, irq);
     if (r == -EEXIST) {
         list_free(&l);
         kmem_free(spare, sizeof(*spare));
@@ -268,8 +283,8 @@ static int check_unmap_locked(struct vm *vm, uint64_t start, uint64_t end, struc
         if (v->start >= end) {
             break;
         }
-        if (v->kind == VMA_KERNEL) {
-            return -EINVAL; /* the kernel's pages stay where they are */
+        if (!vma_owns_pages(v)) {
+            return -EINVAL; /* the kernel's and a claimed device's pages stay where they are */
         }
         if (v->start < start && v->end > end) {
             *split = kmem_alloc(sizeof(**split));
@@ -368,6 +383,71 @@ int vm_map_kernel_pages(struct vm *vm, uint64_t va, const paddr_t *pa, unsigned 
     return r;
 }
 
+/* Map n pages from pa at va (lock held); on failure nothing stays mapped. */
+static int map_phys_locked(struct vm *vm, uint64_t va, paddr_t pa, size_t n, unsigned prot,
+                           bool device)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t at = va + i * PAGE_SIZE;
+        int r = device ? arch_as_map_device(&vm->as, at, pa + i * PAGE_SIZE, prot)
+                       : arch_as_map(&vm->as, at, pa + i * PAGE_SIZE, prot);
+        if (r) {
+            unmap_kernel_pages(vm, va, at);
+            arch_as_trim(&vm->as, va, va + n * PAGE_SIZE);
+            return r;
+        }
+    }
+    return 0;
+}
+
+long vm_map_phys(struct vm *vm, paddr_t pa, size_t n, unsigned prot, bool device)
+{
+    uint64_t len = (uint64_t)n * PAGE_SIZE;
+    if (!n || n > USER_VA_TOP / PAGE_SIZE || (prot & ~(unsigned)(PROT_READ | PROT_WRITE))) {
+        return -EINVAL;
+    }
+    struct vma *v = kmem_alloc(sizeof(*v));
+    if (!v) {
+        return -ENOMEM;
+    }
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
+    uint64_t va = find_gap(vm, len);
+    int r = va ? map_phys_locked(vm, va, pa, n, prot, device) : -ENOMEM;
+    if (r == 0) {
+        *v = (struct vma){.start = va, .end = va + len, .prot = prot, .kind = VMA_DEVICE};
+        vma_link(vm, v, first_after(vm, va));
+    }
+    spin_unlock_irqrestore(&vm->lock, irq);
+    if (r) {
+        kmem_free(v, sizeof(*v));
+    }
+    return r ? r : (long)va;
+}
+
+int vm_unmap_phys(struct vm *vm, uint64_t va, uint64_t len)
+{
+    struct vma *found = 0;
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
+    list_for_each(pos, &vm->vmas)
+    {
+        struct vma *v = container_of(pos, struct vma, link);
+        if (v->kind == VMA_DEVICE && v->start == va && v->end - v->start == len) {
+            found = v;
+            break;
+        }
+    }
+    if (found) {
+        unmap_kernel_pages(vm, found->start, found->end);
+        arch_as_trim(&vm->as, found->start, found->end);
+        vma_unlink(vm, found);
+    }
+    spin_unlock_irqrestore(&vm->lock, irq);
+    if (found) {
+        kmem_free(found, sizeof(*found));
+    }
+    return found ? 0 : -EINVAL;
+}
+
 long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned flags, long fd,
              uint64_t off)
 {
@@ -390,7 +470,7 @@ long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned
     if (r) {
         return r;
     }
-    spin_lock(&vm->lock);
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
     if (flags & MAP_FIXED) {
         r = check_unmap_locked(vm, addr, addr + len, &split);
         if (r == 0) {
@@ -406,7 +486,7 @@ long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned
         list_free(&l);
         kmem_free(spare, sizeof(*spare));
     }
-    spin_unlock(&vm->lock);
+    spin_unlock_irqrestore(&vm->lock, irq);
     return r == 0 ? (long)addr : r;
 }
 
@@ -417,12 +497,12 @@ int vm_munmap(struct vm *vm, uint64_t addr, uint64_t len)
         return -EINVAL;
     }
     struct vma *split;
-    spin_lock(&vm->lock);
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
     int r = check_unmap_locked(vm, addr, addr + len, &split);
     if (r == 0) {
         unmap_range_locked(vm, addr, addr + len, split);
     }
-    spin_unlock(&vm->lock);
+    spin_unlock_irqrestore(&vm->lock, irq);
     return r;
 }
 
@@ -435,12 +515,12 @@ static int brk_grow(struct vm *vm, uint64_t old_end, uint64_t new_end)
     if (r) {
         return r;
     }
-    spin_lock(&vm->lock);
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
     /* Still the break it was (no other thread moved it), and nothing mapped in the way. */
     bool ok = page_round_up(vm->brk) == old_end && range_is_free(vm, old_end, new_end);
     r = ok ? map_list_locked(vm, old_end, new_end, PROT_READ | PROT_WRITE, VMA_HEAP, &l, spare)
            : -ENOMEM;
-    spin_unlock(&vm->lock);
+    spin_unlock_irqrestore(&vm->lock, irq);
     if (!ok) {
         list_free(&l);
         kmem_free(spare, sizeof(*spare));
@@ -452,9 +532,9 @@ static int brk_grow(struct vm *vm, uint64_t old_end, uint64_t new_end)
  * and return the new break, or the old one if the move is impossible (Linux semantics). */
 long vm_brk(struct vm *vm, uint64_t newbrk)
 {
-    spin_lock(&vm->lock);
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
     uint64_t old = vm->brk;
-    spin_unlock(&vm->lock);
+    spin_unlock_irqrestore(&vm->lock, irq);
     if (newbrk < vm->brk_start || newbrk > vm->brk_start + USER_BRK_MAX) {
         return (long)old;
     }
@@ -463,7 +543,7 @@ long vm_brk(struct vm *vm, uint64_t newbrk)
     if (new_end > old_end) {
         r = brk_grow(vm, old_end, new_end);
     }
-    spin_lock(&vm->lock);
+    irq = spin_lock_irqsave(&vm->lock);
     uint64_t cur_end = page_round_up(vm->brk);
     if (r == 0 && new_end < cur_end) {
         struct vma *split;
@@ -476,7 +556,7 @@ long vm_brk(struct vm *vm, uint64_t newbrk)
         vm->brk = newbrk;
     }
     long result = (long)vm->brk;
-    spin_unlock(&vm->lock);
+    spin_unlock_irqrestore(&vm->lock, irq);
     return result;
 }
 
@@ -492,7 +572,7 @@ static int user_copy_locked(struct vm *vm, uint64_t uaddr, void *kbuf, size_t n,
     while (n) {
         unsigned prot;
         paddr_t pa = arch_as_lookup(&vm->as, uaddr & ~PAGE_MASK, &prot);
-        if (!pa || (prot & need) != need) {
+        if (!pa || (prot & need) != need || (prot & ARCH_PROT_DEVICE)) {
             return -EFAULT;
         }
         size_t chunk = MIN(n, PAGE_SIZE - (uaddr & PAGE_MASK));
@@ -515,7 +595,8 @@ static int check_range_locked(struct vm *vm, uint64_t uaddr, size_t n, unsigned 
     }
     for (uint64_t va = uaddr & ~PAGE_MASK; va < uaddr + n; va += PAGE_SIZE) {
         unsigned prot;
-        if (!arch_as_lookup(&vm->as, va, &prot) || (prot & need) != need) {
+        if (!arch_as_lookup(&vm->as, va, &prot) || (prot & need) != need ||
+            (prot & ARCH_PROT_DEVICE)) {
             return -EFAULT;
         }
     }

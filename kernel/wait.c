@@ -10,6 +10,7 @@
  */
 #include "kernel/wait.h"
 #include "arch.h"
+#include "kernel/panic.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/task.h"
@@ -18,13 +19,15 @@
 
 void waitq_init(struct waitq *wq)
 {
-    wq->lock = (spinlock_t)SPINLOCK_INIT;
+    spin_lock_init(&wq->lock, LOCK_WAITQ);
     list_init(&wq->tasks);
 }
 
 /* Take t off wq (lock held) and make it runnable with `reason`. */
 void waitq_wake_task_locked(struct task *t, int reason)
 {
+    ASSERT(t->waiting_on);
+    ASSERT_HELD(&t->waiting_on->lock);
     list_del(&t->wait_link);
     __atomic_store_n(&t->waiting_on, 0, __ATOMIC_RELAXED);
     t->wake_reason = reason;
@@ -48,6 +51,8 @@ static void sleep_timeout(struct timer *tm)
 
 int waitq_sleep_locked(struct waitq *wq, unsigned long flags, uint64_t deadline)
 {
+    ASSERT_HELD(&wq->lock);
+    ASSERT(spin_held_count() == 1); /* wq's lock and no other: none may be held asleep */
     struct task *t = current();
     list_add_tail(&wq->tasks, &t->wait_link);
     __atomic_store_n(&t->waiting_on, wq, __ATOMIC_RELAXED);
@@ -75,6 +80,7 @@ int waitq_sleep_locked(struct waitq *wq, unsigned long flags, uint64_t deadline)
 
 int waitq_wake_locked(struct waitq *wq, int max)
 {
+    ASSERT_HELD(&wq->lock);
     int n = 0;
     while (n < max && !list_empty(&wq->tasks)) {
         waitq_wake_task_locked(container_of(wq->tasks.next, struct task, wait_link), 0);

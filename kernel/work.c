@@ -14,7 +14,7 @@
 #include "kernel/wait.h"
 
 /* Its lock guards both queues and every item's `queued`. */
-static struct waitq work_wq = {SPINLOCK_INIT, LIST_INIT(work_wq.tasks)};
+static struct waitq work_wq = {SPINLOCK_INIT_RANK(LOCK_WAITQ), LIST_INIT(work_wq.tasks)};
 static struct list run_queue = LIST_INIT(run_queue);
 static struct list arm_queue = LIST_INIT(arm_queue);
 static uint64_t items_run;
@@ -90,6 +90,37 @@ static struct work *take(struct list *q)
     return w;
 }
 
+/* Do what was taken off the queues, on this housekeeping CPU: arm a delayed item's timer
+ * here, or run an item. */
+static inline __attribute__((always_inline)) void do_item(struct work *arm, struct work *run)
+{
+    VERIFY(!cpu_is_dataplane(this_cpu_id()));
+    if (arm) {
+        timer_arm(&arm->timer, arch_counter_read() + arm->delay_cycles);
+        return;
+    }
+    __atomic_fetch_or(&cpus_used, CPUMASK_BIT(this_cpu_id()), __ATOMIC_RELAXED);
+    __atomic_fetch_add(&items_run, 1, __ATOMIC_RELAXED);
+    run->fn(run);
+}
+
+bool work_run_next(void)
+{
+    unsigned long flags = spin_lock_irqsave(&work_wq.lock);
+    struct work *arm = take(&arm_queue), *run = arm ? 0 : take(&run_queue);
+    if (run) {
+        run->queued = false; /* it may queue itself again from its function */
+    }
+    spin_unlock_irqrestore(&work_wq.lock, flags);
+    if (!arm && !run) {
+        return false;
+    }
+    do_item(arm, run);
+    return true;
+}
+
+/* The worker: work_run_next's steps, but it sleeps with the queue lock still held when both
+ * queues are empty, so no wakeup falls between the look and the sleep. */
 static void kworker(void *unused)
 {
     for (;;) {
@@ -103,14 +134,7 @@ static void kworker(void *unused)
             run->queued = false; /* it may queue itself again from its function */
         }
         spin_unlock_irqrestore(&work_wq.lock, flags);
-        VERIFY(!cpu_is_dataplane(this_cpu_id()));
-        if (arm) {
-            timer_arm(&arm->timer, arch_counter_read() + arm->delay_cycles);
-            continue;
-        }
-        __atomic_fetch_or(&cpus_used, CPUMASK_BIT(this_cpu_id()), __ATOMIC_RELAXED);
-        __atomic_fetch_add(&items_run, 1, __ATOMIC_RELAXED);
-        run->fn(run);
+        do_item(arm, run);
     }
 }
 

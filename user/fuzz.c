@@ -172,7 +172,8 @@ static void life_ended(struct run *r, struct slot *s, int status)
     } else {
         r->lives_early++;
         if (zt_wifsignaled(status)) {
-            printf("fuzz: life %d.%d ended by %s\n", w, s->gen, zt_signal_name(zt_wtermsig(status)));
+            printf("fuzz: life %d.%d ended by %s\n", w, s->gen,
+                   zt_signal_name(zt_wtermsig(status)));
         } else {
             printf("fuzz: life %d.%d ended with status %d\n", w, s->gen, zt_wexitstatus(status));
         }

@@ -606,8 +606,10 @@ static long short_napper_fn(void *p)
     struct napper_race *r = p;
     struct timespec ts = {0, 20000};
 
+    uint64_t end = zt_now_ns() + 60000 * UT_MS; /* a slow CPU model naps fewer times */
+
     r->tid = (int)zt_gettid();
-    for (long i = 0; i < NAPS; i++) {
+    for (long i = 0; i < NAPS && zt_now_ns() < end; i++) {
         zt_nanosleep(&ts, NULL); /* -EINTR or 0: either is fine */
         r->naps++;
     }
@@ -615,8 +617,8 @@ static long short_napper_fn(void *p)
     return 0;
 }
 
-/* A thread naps 50,000 times while another sends it (ignored) signals as fast as it can: a
- * sender reaching the sleeper's wait queue just after its timer ended the nap must find a
+/* A thread naps 50,000 times (or for 60 s) while another sends it (ignored) signals as fast as it
+ * can: a sender reaching the sleeper's wait queue just after its timer ended the nap must find a
  * wait queue there, not a dead stack frame (the checked kernel panicked on the sender's
  * unlock; the release kernel wrote into the sleeper's stack). */
 static void test_sleep_signal_race(void)
@@ -637,7 +639,7 @@ static void test_sleep_signal_race(void)
         sent++;
     }
     EXPECT(zt_thread_join(t), 0);
-    EXPECT(r.naps, NAPS);
+    CHECK(r.naps >= 5000, "only %ld naps in 60 s", r.naps);
     CHECK(sent > 1000, "only %ld signals sent", sent);
 }
 

@@ -107,8 +107,10 @@ static void test_affinity_cross(void)
         zt_sleep_ns(100 * UT_MS);
         long now = __atomic_load_n(&x.moves[0], __ATOMIC_RELAXED) +
                    __atomic_load_n(&x.moves[1], __ATOMIC_RELAXED);
-        CHECK(now != last, "no move for 100 ms after %ld moves: the two movers wait for each "
-                           "other", now);
+        CHECK(now != last,
+              "no move for 100 ms after %ld moves: the two movers wait for each "
+              "other",
+              now);
         last = now;
     }
     __atomic_store_n(&x.stop, 1, __ATOMIC_RELEASE);

@@ -101,6 +101,7 @@
 #define SCTLR_UCT  (_UL(1) << 15)
 #define SCTLR_nTWI (_UL(1) << 16)
 #define SCTLR_nTWE (_UL(1) << 18)
+#define SCTLR_SPAN (_UL(1) << 23) /* RES1 without FEAT_PAN; 0: exceptions to EL1 set PSTATE.PAN */
 #define SCTLR_UCI  (_UL(1) << 26)
 #define SCTLR_VALUE                                                                                \
     (SCTLR_RES1 | SCTLR_M | SCTLR_C | SCTLR_SA | SCTLR_SA0 | SCTLR_I | SCTLR_DZE | SCTLR_UCT |     \

@@ -7,8 +7,10 @@
  * (children of /cpus with device_type "cpu"; reg[0] is the MPIDR; duplicates refused), the
  * arm,gic-v3 node (reg[0] distributor, reg[1..#redistributor-regions] redistributors), the
  * arm,pl011 UART (the one /chosen/stdout-path names, directly or through /aliases, if it is a
- * pl011; otherwise the first), the arm,armv8-timer PPIs, and the optional /chosen/bootargs.
- * Nodes with a status other than "okay"/"ok" are skipped, except cpus.  On failure it returns
+ * pl011; otherwise the first), the arm,armv8-timer PPIs, the optional /chosen/bootargs, and
+ * the optional virtio,mmio transports (sorted by address; a malformed one is skipped and
+ * counted, never fatal).  Nodes with a status other than "okay"/"ok" are skipped, except
+ * cpus.  On failure it returns
  * -EINVAL (malformed or unsupported) or -ENOENT (something required is missing), zeroes *out
  * and writes one line for the boot console naming the problem.
  *
@@ -347,6 +349,54 @@ static int find_bootargs(struct fdt_tree *x, struct dt_info *out)
     return 0;
 }
 
+/* One virtio,mmio node: reg[0] and an SPI, or false (malformed: the caller skips it). */
+static bool virtio_node(struct fdt_tree *x, uint32_t node, struct fdt_range *r, uint32_t *intid)
+{
+    struct fdt_cells c = x->root_cells;
+    struct fdt_prop reg, irqs;
+
+    if (!fdt_prop_find(&x->f, node, "reg", &reg) || c.addr < 1 || c.addr > 2 || c.size > 2 ||
+        reg.len < 4 * (c.addr + c.size) || !fdt_reg_entry(&reg, c, 0, r) || r->size == 0) {
+        return false;
+    }
+    return fdt_prop_find(&x->f, node, "interrupts", &irqs) && irqs.len >= GIC_IRQ_CELLS * 4 &&
+           fdt_be32(irqs.val) == 0 && gic_intid(irqs.val, false, intid);
+}
+
+/* Insert transport (r, intid) into out->virtio[], kept sorted by base address. */
+static void virtio_insert(struct dt_info *out, struct fdt_range r, uint32_t intid)
+{
+    uint32_t i = out->nvirtio++;
+
+    for (; i > 0 && out->virtio[i - 1].base > r.base; i--) {
+        out->virtio[i].base = out->virtio[i - 1].base; /* field by field: no memcpy */
+        out->virtio[i].size = out->virtio[i - 1].size;
+        out->virtio_intid[i] = out->virtio_intid[i - 1];
+    }
+    out->virtio[i].base = r.base;
+    out->virtio[i].size = r.size;
+    out->virtio_intid[i] = intid;
+}
+
+/* Optional: every enabled virtio,mmio root child; bad ones are counted, never fatal. */
+static int find_virtio(struct fdt_tree *x, struct dt_info *out)
+{
+    uint32_t it = 0, node, intid;
+    struct fdt_range r;
+
+    for (uint32_t i = 0; fdt_root_kid(x, &it, i, &node); i++) {
+        if (!fdt_is_compatible(&x->f, node, "virtio,mmio") || !fdt_is_enabled(&x->f, node)) {
+            continue;
+        }
+        if (out->nvirtio < DT_MAX_VIRTIO && virtio_node(x, node, &r, &intid)) {
+            virtio_insert(out, r, intid);
+        } else {
+            out->virtio_skipped++;
+        }
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------------ entry point */
 
 /* The lookups, in the order their absence is reported. */
@@ -360,6 +410,7 @@ static int find_all(struct fdt_tree *x, struct dt_info *out)
     err = err != 0 ? err : find_uart(x, out);
     err = err != 0 ? err : find_timer(x, out);
     err = err != 0 ? err : find_bootargs(x, out);
+    err = err != 0 ? err : find_virtio(x, out);
     return err;
 }
 
@@ -380,6 +431,11 @@ static void info_clear(struct dt_info *out)
     for (uint32_t i = 0; i < TIMER_IRQS; i++) {
         out->timer_intid[i] = 0;
     }
+    for (uint32_t i = 0; i < DT_MAX_VIRTIO; i++) {
+        out->virtio[i].base = out->virtio[i].size = 0;
+        out->virtio_intid[i] = 0;
+    }
+    out->nvirtio = out->virtio_skipped = 0;
     out->totalsize = out->nmem = out->ncpus = out->ncpus_total = out->ngicr = 0;
     out->gicd.base = out->gicd.size = out->uart.base = out->uart.size = 0;
     out->uart_intid = out->bootargs_len = 0;

@@ -16,9 +16,10 @@
 
 #include "kernel/fdt.h"
 
-#define DT_MAX_CPUS 64 /* CPUs beyond this are counted in ncpus_total but not recorded */
-#define DT_MAX_MEM  8
-#define DT_MAX_GICR 4
+#define DT_MAX_CPUS   64 /* CPUs beyond this are counted in ncpus_total but not recorded */
+#define DT_MAX_MEM    8
+#define DT_MAX_GICR   4
+#define DT_MAX_VIRTIO 32 /* QEMU virt lists 32 virtio-mmio transports */
 
 enum dt_psci_conduit {
     DT_PSCI_NONE = 0,
@@ -60,6 +61,15 @@ struct dt_info {
     const char *bootargs;  /* /chosen/bootargs inside the blob (valid while the blob
                               is), NUL-terminated, or NULL if absent */
     uint32_t bootargs_len; /* strlen of bootargs */
+
+    /* Optional: the enabled "virtio,mmio" transports that are root children, sorted by base
+       address (so a transport's index is its slot number).  A node with a malformed reg or
+       interrupts, or one past DT_MAX_VIRTIO, is skipped and counted; it never fails the
+       parse: the kernel runs without them. */
+    uint32_t nvirtio;
+    struct fdt_range virtio[DT_MAX_VIRTIO]; /* reg[0]: the register window */
+    uint32_t virtio_intid[DT_MAX_VIRTIO];   /* interrupts[0], an SPI, as a GIC INTID */
+    uint32_t virtio_skipped;
 };
 
 /*
@@ -70,7 +80,8 @@ struct dt_info {
  * "no device tree: bad magic 0x00000000 at the start of RAM" or
  * "device tree: missing node /psci".  On success err holds "".
  * Required: a valid header, a memory node, at least one cpu, a GICv3, a PL011, the
- * architected timer and /psci with a known method.  /chosen/bootargs is optional.
+ * architected timer and /psci with a known method.  /chosen/bootargs and the virtio-mmio
+ * transports are optional.
  * Pure: no globals, no allocation, callable in any context (dt.c and kernel/fdt.c say more).
  */
 int dt_parse(const void *blob, size_t max_len, struct dt_info *out, char *err, size_t errlen);

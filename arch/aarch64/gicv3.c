@@ -52,7 +52,7 @@
 static uint8_t *gicd;
 static uint8_t *gicr_of[64]; /* RD_base per logical CPU */
 static unsigned nr_intids;   /* supported INTIDs, from GICD_TYPER */
-static spinlock_t gic_lock;
+static spinlock_t gic_lock = SPINLOCK_INIT_RANK(LOCK_LEAF);
 
 static inline uint32_t rd32(uint8_t *base, unsigned off)
 {

@@ -40,7 +40,7 @@ extern char boot_stack_guard_lo[], boot_stack[], boot_stack_top[], boot_stack_gu
 
 static uint64_t *kernel_l1;
 paddr_t kernel_ttbr1_pa; /* read by boot.S on secondary CPUs */
-static spinlock_t kmap_lock;
+static spinlock_t kmap_lock = SPINLOCK_INIT_RANK(LOCK_ALLOC);
 /* An all-invalid table for TTBR0 while no user address space is active. */
 static uint64_t empty_l1[512] __attribute__((aligned(PAGE_SIZE)));
 
@@ -138,7 +138,31 @@ void mmu_init(void)
     mmu_init_secondary();
 }
 
-/* Every CPU, once TTBR1 holds the final tables: TTBR0 empty (no identity map any more). */
+bool mmu_has_pan(void)
+{
+    return ((sysreg_read(id_aa64mmfr1_el1) >> 20) & 0xf) != 0; /* ID_AA64MMFR1_EL1.PAN */
+}
+
+/* Privileged Access Never (FEAT_PAN, ARMv8.1; ARM ARM D5.4.2): with PSTATE.PAN set, an EL1
+ * load or store to a page EL0 may access faults.  The kernel reaches user memory only
+ * through the linear map after a software walk (vm.c's copies), never through TTBR0, so
+ * with PAN on a stray user pointer in the kernel is a permission fault, not a silent read
+ * of what user space put there.  SCTLR_EL1.SPAN = 0 makes every exception into EL1 set
+ * PAN again; MSR PAN, #1 (encoded by hand: the kernel is built for ARMv8.0) sets it now.
+ * Without FEAT_PAN (cortex-a72) bit 23 is RES1 and stays set. */
+static void pan_enable(void)
+{
+    if (!mmu_has_pan()) {
+        return;
+    }
+    sysreg_write(sctlr_el1, sysreg_read(sctlr_el1) & ~SCTLR_SPAN);
+    isb();                                             /* SPAN in force before the next exception */
+    __asm__ volatile(".inst 0xd500419f" ::: "memory"); /* msr pan, #1 */
+    isb();
+}
+
+/* Every CPU, once TTBR1 holds the final tables: TTBR0 empty (no identity map any more), and
+ * PAN on where the CPU has it. */
 void mmu_init_secondary(void)
 {
     sysreg_write(ttbr0_el1, virt_to_phys(empty_l1));
@@ -146,6 +170,7 @@ void mmu_init_secondary(void)
     __asm__ volatile("tlbi vmalle1" ::: "memory"); /* and nothing of the identity map stays */
     dsb(nsh);                                      /* invalidation complete... */
     isb();                                         /* ...before the next fetch */
+    pan_enable();
 }
 
 /* The level-3 entry for a kernel VA in the stack window, allocating tables if asked. */
@@ -196,7 +221,7 @@ bool arch_kva_is_mapped(uint64_t va)
 
 #define ASID_MAX 4096 /* plenty for this kernel; 0 is reserved for "none" */
 
-static spinlock_t asid_lock;
+static spinlock_t asid_lock = SPINLOCK_INIT_RANK(LOCK_LEAF);
 static uint64_t asid_used[ASID_MAX / 64];
 static unsigned asid_next = 1;
 
@@ -291,7 +316,7 @@ static uint64_t *user_pte(const struct arch_as *as, uint64_t va, bool alloc)
     return l3 ? &l3[IDX(va, PAGE_SHIFT)] : 0;
 }
 
-int arch_as_map(struct arch_as *as, uint64_t va, paddr_t pa, unsigned prot)
+static int as_map_pte(struct arch_as *as, uint64_t va, uint64_t entry)
 {
     if (va >= USER_VA_TOP) {
         return -EINVAL;
@@ -300,9 +325,24 @@ int arch_as_map(struct arch_as *as, uint64_t va, paddr_t pa, unsigned prot)
     if (!pte) {
         return -ENOMEM;
     }
-    *pte = pa | user_pte_bits(prot);
+    *pte = entry;
     dsb(ishst); /* invalid -> valid: visible to the walker, no TLB maintenance needed */
     return 0;
+}
+
+int arch_as_map(struct arch_as *as, uint64_t va, paddr_t pa, unsigned prot)
+{
+    return as_map_pte(as, va, pa | user_pte_bits(prot));
+}
+
+/* A user driver's register window: Device-nGnRnE (uncached, no merging or reordering, as the
+ * kernel maps MMIO), execute-never at both levels; shareability does not apply to device
+ * memory (ARM ARM D8.5.2). */
+int arch_as_map_device(struct arch_as *as, uint64_t va, paddr_t pa, unsigned prot)
+{
+    uint64_t e = PTE_VALID | PTE_PAGE | PTE_ATTR(MT_DEVICE_nGnRnE) | PTE_AF | PTE_NG | PTE_AP_EL0 |
+                 PTE_PXN | PTE_UXN | (prot & PROT_WRITE ? 0 : PTE_AP_RO);
+    return as_map_pte(as, va, pa | e);
 }
 
 paddr_t arch_as_unmap(struct arch_as *as, uint64_t va)
@@ -320,6 +360,65 @@ paddr_t arch_as_unmap(struct arch_as *as, uint64_t va)
     return pa;
 }
 
+/* More pages than this in one unmap: one TLBI ASIDE1IS for the whole space, not one per
+ * page (each broadcast invalidation is costly, most of all under emulation). */
+#define UNMAP_TLBI_PAGES 16
+
+/* Collected pages wait in a small array until the TLB no longer holds them. */
+struct unmap_batch {
+    paddr_t pa[64];
+    unsigned n;
+};
+
+static void batch_flush(const struct arch_as *as, struct unmap_batch *b,
+                        void (*freed)(paddr_t, void *), void *ctx)
+{
+    if (!b->n) {
+        return;
+    }
+    dsb(ishst); /* the cleared entries are visible to every walker */
+    __asm__ volatile("tlbi aside1is, %0" ::"r"((uint64_t)as->asid << 48) : "memory");
+    dsb(ish); /* ...and no CPU holds a translation for them any more */
+    for (unsigned i = 0; i < b->n; i++) {
+        freed(b->pa[i], ctx);
+    }
+    b->n = 0;
+}
+
+void arch_as_unmap_range(struct arch_as *as, uint64_t start, uint64_t end,
+                         void (*freed)(paddr_t pa, void *ctx), void *ctx)
+{
+    end = MIN(end, (uint64_t)USER_VA_TOP);
+    if (end <= start) {
+        return;
+    }
+    if ((end - start) / PAGE_SIZE <= UNMAP_TLBI_PAGES) {
+        for (uint64_t va = start; va < end; va += PAGE_SIZE) {
+            paddr_t pa = arch_as_unmap(as, va);
+            if (pa) {
+                freed(pa, ctx);
+            }
+        }
+        return;
+    }
+    struct unmap_batch b = {.n = 0};
+    for (uint64_t va = start; va < end; va += PAGE_SIZE) {
+        uint64_t *pte = user_pte(as, va, false);
+        if (!pte) {
+            va = (va | (L2_SIZE - 1)); /* no table here: skip its 2 MiB */
+            continue;
+        }
+        if (*pte & PTE_VALID) {
+            b.pa[b.n++] = *pte & PTE_ADDR_MASK;
+            *pte = 0;
+            if (b.n == sizeof(b.pa) / sizeof(b.pa[0])) {
+                batch_flush(as, &b, freed, ctx);
+            }
+        }
+    }
+    batch_flush(as, &b, freed, ctx);
+}
+
 paddr_t arch_as_lookup(const struct arch_as *as, uint64_t va, unsigned *prot)
 {
     uint64_t *pte = va < USER_VA_TOP ? user_pte(as, va, false) : 0;
@@ -330,6 +429,9 @@ paddr_t arch_as_lookup(const struct arch_as *as, uint64_t va, unsigned *prot)
         *prot = 0; /* PROT_NONE */
     } else if (prot) {
         *prot = PROT_READ | (*pte & PTE_AP_RO ? 0 : PROT_WRITE) | (*pte & PTE_UXN ? 0 : PROT_EXEC);
+        if ((*pte & PTE_ATTR(7)) == PTE_ATTR(MT_DEVICE_nGnRnE)) {
+            *prot |= ARCH_PROT_DEVICE;
+        }
     }
     return *pte & PTE_ADDR_MASK;
 }

@@ -41,9 +41,14 @@ _Noreturn void psci_system_off(void);
 void semihost_exit(int status);          /* returns only if semihosting is off */
 bool semihost_check_fault(uint64_t elr); /* trap.c: was this the probe's HLT? */
 
+/* mmio.c: the device windows (virtio-mmio transports) into arch_boot_info */
+void mmio_fill_devices(struct arch_boot_info *info);
+
 /* mmu.c */
 void mmu_init(void);
 void mmu_init_secondary(void);
+/* Does this CPU have Privileged Access Never (FEAT_PAN)?  mmu_init_secondary turns it on. */
+bool mmu_has_pan(void);
 
 /* boot.S */
 extern char secondary_entry[];

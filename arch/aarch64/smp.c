@@ -72,6 +72,7 @@ static void fill_boot_info(uint64_t entry_counter)
     cmdline[n] = 0;
     boot_info.cmdline = cmdline;
     boot_info.entry_counter = entry_counter;
+    mmio_fill_devices(&boot_info);
 }
 
 /* RAM minus the device tree and the kernel image goes to the page allocator. */
@@ -122,6 +123,9 @@ void arch_boot_init(struct cpu *boot_cpu, uint64_t entry_counter)
     arch_cpus[0] = &boot_cpu->arch;
     feed_page_allocator();
     mmu_init();
+    boot_info.protection = mmu_has_pan() ? "W^X kernel, PXN on user pages, PAN on"
+                                         : "W^X kernel, PXN on user pages, no PAN (CPU lacks "
+                                           "FEAT_PAN)";
     setup_overflow_stack(boot_cpu);
     gic_init_distributor();
     setup_this_cpu_irqs(boot_cpu);

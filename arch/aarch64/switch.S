@@ -44,7 +44,7 @@ arch_context_switch:
 
     .global task_entry
 task_entry:
-    blr     x19                         // x0 = prev_task: sched_task_first_run(prev)
+    blr     x19                         // x0 = prev_task: first_run(prev), e.g. kernel_task_first_run
     b       ret_to_user
 
 /* struct arch_fpsimd: q0..q31 from FPSIMD_Q0 (512 bytes), then fpsr and fpcr at FPSIMD_FPSR */

@@ -17,6 +17,7 @@
 #include "kernel/bootargs.h"
 #include "kernel/cpu.h"
 #include "kernel/irq.h"
+#include "kernel/page.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/stats.h"
@@ -157,7 +158,7 @@ void trap_el1_irq(struct trap_frame *f, unsigned long unused)
 {
     count(EXC_IRQ, FROM_KERNEL);
     irq_entry();
-    irq_exit_to_kernel();
+    kernel_exit_irq();
     stats_exception_exit(EXC_IRQ);
 }
 
@@ -301,9 +302,32 @@ static void __attribute__((noinline)) overflow_recurse(unsigned depth)
 extern char boot_stack[];
 static volatile uint32_t data_word = 0xd65f03c0; /* "ret", in a RW, execute-never page */
 
+/* A user address space of one page at USER_PAGE, made current, then read directly through
+ * TTBR0 as no kernel code may: with PAN this is a permission fault (the panic shows it). */
+#define USER_PAGE 0x400000ull
+
+static void read_user_page_directly(void)
+{
+    static struct arch_as as;
+    paddr_t page = page_alloc();
+    if (!page || arch_as_init(&as) != 0 || arch_as_map(&as, USER_PAGE, page, PROT_READ) != 0) {
+        printk("debug_fault: no memory for a user page\n");
+        return;
+    }
+    arch_as_activate(&as);
+    uint64_t v = *(volatile uint64_t *)USER_PAGE;
+    arch_as_activate(0);
+    printk("debug_fault: the kernel read user page 0x%lx directly (value %lu): this CPU has no "
+           "PAN\n",
+           (unsigned long)USER_PAGE, (unsigned long)v);
+}
+
 void arch_debug_fault(int kind)
 {
     switch (kind) {
+    case DEBUG_FAULT_USER_READ:
+        read_user_page_directly();
+        break;
     case DEBUG_FAULT_WRITE_TEXT:
         *(volatile uint32_t *)(void *)arch_debug_fault = 0; /* text is read-only */
         break;

@@ -10,6 +10,7 @@
 
 #define FAKE_COUNTER_FREQ 62500000ull /* as QEMU virt: 16 ns per counter cycle */
 #define FAKE_MAX_PTES     4096
+#define FAKE_MMIO_REGS    64
 
 struct fake_pte {
     uint16_t asid;
@@ -38,6 +39,13 @@ struct fake_state {
     unsigned map_fail_after; /* if non-zero: the Nth arch_as_map from now fails */
     bool switch_returns;     /* arch_context_switch returns at once instead of aborting */
     unsigned switches;       /* context switches let through that way */
+    struct {                 /* device registers (arch_mmio_*): a read returns val, or 0 */
+        uint64_t pa;         /* if the register was never written; 0 = free slot */
+        uint32_t val;
+    } mmio[FAKE_MMIO_REGS];
+    unsigned mmio_writes;   /* arch_mmio_write32 calls */
+    uint64_t mmio_stuck_pa; /* if set: writes to this register are ignored (a device that
+                               never finishes its reset) */
 };
 
 extern struct fake_state fake;
@@ -45,6 +53,12 @@ extern uint64_t fake_counter;
 extern __thread unsigned long fake_irq_masked;
 extern __thread struct cpu *fake_cpu;
 
+/* What arch_boot_info() returns: tests fill in devices[] (not cleared by fake_reset). */
+struct arch_boot_info;
+extern struct arch_boot_info fake_boot_info;
+
 void fake_reset(void);
+/* Preset the device register at pa (as the device would show it). */
+void fake_mmio_set(uint64_t pa, uint32_t val);
 
 #endif

@@ -28,7 +28,13 @@
  *                         path: "data" (data abort), "undef" (undefined instruction),
  *                         "overflow" (kernel stack overflow), "write-text" (store into
  *                         kernel text), "exec-data" (execute kernel data), "guard" (read
- *                         the unmapped page below the boot stack)
+ *                         the unmapped page below the boot stack), "user-read" (load
+ *                         a user page directly, not through the copies: with PAN a
+ *                         fault, without it a message saying the CPU has no PAN),
+ *                         "irqs-off" (spin 2 s with interrupts masked), "lock-order"
+ *                         (take two locks against the lock order)
+ *   watchdog=MS           report a housekeeping CPU that takes no interrupt for MS ms
+ *                         (4..60000; 0 = off; default 1000 in the checked kernel, else 0)
  *   debug_exit=N          power off with exit status N (0..255) right after boot
  *   max_procs=N           processes alive or not yet reaped, 16..32767, default 4096
  *                         (spawn says -EAGAIN past it)
@@ -47,7 +53,7 @@
 #include "kernel/cpumask.h"
 
 #define BOOTARGS_MAX_WARN      8
-#define BOOTARGS_WARN_LEN      120
+#define BOOTARGS_WARN_LEN      160
 #define BOOTARGS_PATH_MAX      64
 #define BOOTARGS_MAX_INIT_ARGS 16
 #define BOOTARGS_ARGBUF        512
@@ -65,6 +71,9 @@ enum debug_fault {
     DEBUG_FAULT_WRITE_TEXT, /* store into kernel text: W^X must refuse */
     DEBUG_FAULT_EXEC_DATA,  /* jump into kernel data: W^X must refuse */
     DEBUG_FAULT_GUARD,      /* load from the boot stack's guard page */
+    DEBUG_FAULT_USER_READ,  /* load from a user page directly: PAN must refuse */
+    DEBUG_FAULT_IRQS_OFF,   /* spin 2 s with interrupts masked: the watchdog must see it */
+    DEBUG_FAULT_LOCK_ORDER, /* take two locks against the lock order: checked builds panic */
 };
 
 struct bootargs {
@@ -79,6 +88,7 @@ struct bootargs {
     enum debug_fault debug_fault;
     int debug_exit; /* -1: none */
     unsigned max_procs;
+    unsigned watchdog_ms; /* 0: no watchdog */
 
     char init_path[BOOTARGS_PATH_MAX]; /* "" when not given */
     int init_argc;                     /* arguments after "--" (not counting the program itself) */

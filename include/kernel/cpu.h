@@ -15,7 +15,6 @@
 
 #include "arch.h"
 #include "kernel/cpumask.h"
-#include "kernel/ipi.h"
 
 /* How the CPU entered the kernel (uapi/zt_events.h): EXC_SYNC, EXC_IRQ, EXC_FIQ, EXC_SERROR. */
 #define EXC_ENUM_(n, name, str) EXC_##name = n,
@@ -29,13 +28,13 @@ enum exc_from {
 };
 
 struct cpu_stats {
-    uint64_t exc[EXC_NR_KINDS][FROM_NR]; /* every exception taken, by kind and source */
-    uint64_t sync[SYNC_NR_KINDS];        /* synchronous exceptions by generic kind (arch.h) */
-    uint64_t irq_class[IRQ_NR_CLASSES];  /* interrupts by class (spurious: acknowledged with
-                                            nothing pending) */
-    uint64_t irq[ARCH_NR_IRQS];          /* timer and device interrupts by number */
-    uint64_t ipi_recv[IPI_NR];
-    uint32_t ipi_sent[MAX_CPUS][IPI_NR]; /* sent by this CPU, per receiver and reason */
+    uint64_t exc[EXC_NR_KINDS][FROM_NR];       /* every exception taken, by kind and source */
+    uint64_t sync[SYNC_NR_KINDS];              /* synchronous exceptions by generic kind (arch.h) */
+    uint64_t irq_class[IRQ_NR_CLASSES];        /* interrupts by class (spurious: acknowledged with
+                                                  nothing pending) */
+    uint64_t irq[ARCH_NR_IRQS];                /* timer and device interrupts by number */
+    uint64_t ipi_recv[ARCH_NR_IPIS];           /* IPIs taken, by reason */
+    uint32_t ipi_sent[MAX_CPUS][ARCH_NR_IPIS]; /* sent by this CPU, per receiver and reason */
     uint64_t ctx_switches;
     uint64_t timer_arms;    /* compare register written */
     uint64_t timer_disarms; /* timer switched off */
@@ -80,15 +79,5 @@ static inline bool cpu_is_dataplane(unsigned cpu)
 {
     return cpumask_has(cpus_dataplane, cpu);
 }
-
-/* Start every CPU the device tree lists and wait for them (main.c prints the result). */
-void smp_boot(void);
-/* Entered by each secondary CPU from arch code. */
-_Noreturn void secondary_main(struct cpu *c, uint64_t entry_counter);
-/* Send IPI_STOP to every other online CPU and wait (at most 1 s of counter time) until each
- * has stopped.  IRQs must be masked. */
-void cpus_stop_others(void);
-/* IPI_STOP on this CPU: record that it stopped, then halt. */
-_Noreturn void cpu_stop_self(void);
 
 #endif

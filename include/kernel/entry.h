@@ -17,8 +17,13 @@ struct exc_info;
 
 void kernel_entry_from_user(struct trap_frame *f);
 void kernel_exit_to_user(struct trap_frame *f);
-/* A new task's way out to its first user instruction. */
-void kernel_first_return_to_user(struct trap_frame *f);
+/* After an interrupt taken in the kernel, before returning to the interrupted kernel code
+ * (the way back to user space does the same in kernel_exit_to_user).  IRQs masked. */
+void kernel_exit_irq(void);
+/* A new task's first instructions (arch_context_init's first_run, given by task.c): finish
+ * the switch from `prev`, then leave for the task's first user instruction. */
+struct task;
+void kernel_task_first_run(struct task *prev);
 /* A synchronous exception from user space other than a system call, as the arch decoded it
  * (arch.h): isolation sees it first, then it becomes a signal (SIGSEGV, SIGBUS, SIGILL,
  * SIGTRAP, SIGFPE) and, if nothing handles that, a report naming the kind and address. */

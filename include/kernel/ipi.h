@@ -12,6 +12,7 @@
 #ifndef ZT_KERNEL_IPI_H
 #define ZT_KERNEL_IPI_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "arch.h"
@@ -29,16 +30,24 @@ enum ipi_reason { ZT_IPI_REASONS(IPI_ENUM_) IPI_NR = ARCH_NR_IPIS };
 #undef IPI_ENUM_
 
 /* Functions another CPU can be asked to run (IPI_CALL).  Each is idempotent: a request
- * made twice before it runs runs once. */
+ * made twice before it runs runs once.  The caller names the function it wants run: the
+ * module that owns the work passes it (page.c passes page_drain_local), so ipi.c, the
+ * lower module, calls nothing above it. */
 enum ipi_call_fn {
-    CALL_DRAIN_PAGES = 0, /* page_drain_local */
+    CALL_DRAIN_PAGES = 0,
     CALL_NR,
 };
 
-/* Ask `cpu` to run `fn`.  Sent as IPI_CALL to a housekeeping CPU.  A dataplane CPU is never
- * interrupted for it: the request is recorded and runs at that CPU's next kernel entry,
- * before it returns to user space, or before it idles. */
-void ipi_call(unsigned cpu, enum ipi_call_fn fn);
+/* What a receiver does for a reason another module owns (IPI_RESCHEDULE, IPI_WAKEUP,
+ * IPI_KICK, IPI_SIGNAL belong to the scheduler); IRQ context, IRQs masked. */
+typedef void (*ipi_handler_t)(unsigned reason);
+/* Boot: `h` handles `reason` on every CPU.  IPI_CALL and IPI_STOP are ipi.c's own. */
+void ipi_set_handler(enum ipi_reason reason, ipi_handler_t h);
+
+/* Ask `cpu` to run `run` (request `fn`).  Sent as IPI_CALL to a housekeeping CPU.  A
+ * dataplane CPU is never interrupted for it: the request is recorded and runs at that CPU's
+ * next kernel entry, before it returns to user space, or before it idles. */
+void ipi_call(unsigned cpu, enum ipi_call_fn fn, void (*run)(void));
 /* Run this CPU's pending calls (IPI_CALL handler, and every kernel entry on an isolated
  * CPU). */
 void ipi_run_calls(void);
@@ -55,7 +64,16 @@ const char *ipi_reason_name(unsigned reason);
 
 /* Send `reason` to `cpu` (never to this CPU: the caller handles its own CPU). */
 void ipi_send(unsigned cpu, enum ipi_reason reason);
-/* Stop every other online CPU (panic, power-off); does not wait. */
+/* A CPU that sent `reason` to `cpu` since `cpu` last took that reason (the lowest if
+ * several; -1 if none), and, while backtraces are kept, the last sender's call path
+ * (IPI_BT_DEPTH return addresses, 0-filled) in `bt`.  For the report of an interrupted CPU
+ * (isolate.c), on that CPU before ipi_receive. */
+#define IPI_BT_DEPTH 6
+int ipi_last_sender(unsigned cpu, unsigned reason, uint64_t bt[IPI_BT_DEPTH]);
+/* Keep each sender's call path with its note (isol_debug=1): costs a frame walk per IPI. */
+void ipi_keep_backtraces(bool on);
+/* Stop every other online CPU (IPI_STOP) and wait, at most one second of counter time, until
+ * each has stopped; then return anyway (panic, power-off).  IRQs must be masked. */
 void ipi_stop_others(void);
 /* Accept IPIs on this CPU (every reason). */
 void ipi_init_cpu(void);

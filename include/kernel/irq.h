@@ -21,9 +21,6 @@ int irq_register(unsigned irq, irq_handler_t h);
 /* An interrupt of class `cls` was taken on this CPU: n is its number, or an IPI's reason.
  * IRQs masked (arch trap code). */
 void irq_dispatch(enum irq_class cls, unsigned n);
-/* After an interrupt taken in the kernel, before returning to the interrupted code
- * (the way back to user space does the same in kernel_exit_to_user). */
-void irq_exit_to_kernel(void);
 /* Route device interrupt `irq` to `cpu`: 0, -EINVAL, or -EPERM (with a console message)
  * when `cpu` is a dataplane CPU — device interrupts go to housekeeping only. */
 int irq_route(unsigned irq, unsigned cpu);

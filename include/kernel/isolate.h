@@ -39,9 +39,10 @@ long isol_prctl(unsigned long option, unsigned long flags);
 
 /* Kernel entry from user space on this CPU (before the handler). */
 void isol_kernel_entry_owned(void);
-/* A syscall from user space: true if it is a strict violation and must not run (the task
- * has been sentenced; the way out delivers the signal). */
-bool isol_syscall_owned(uint64_t nr, const struct trap_frame *f);
+/* A syscall from user space (`name`: the dispatcher's name for it, for the report): true if
+ * it is a strict violation and must not run (the task has been sentenced; the way out
+ * delivers the signal). */
+bool isol_syscall_owned(uint64_t nr, const char *name, const struct trap_frame *f);
 /* A fault from user space: true if strict isolation handled it. */
 bool isol_exception_owned(const struct exc_info *e);
 /* An interrupt taken on this CPU (irq_dispatch): its class and number (an IPI's reason). */
@@ -62,10 +63,9 @@ static inline void isol_kernel_entry(void)
     }
 }
 
-static inline bool isol_syscall(uint64_t nr, const struct trap_frame *f)
-{
-    return this_cpu()->isol_owned && isol_syscall_owned(nr, f);
-}
+/* A macro, not an inline function, so that `name` is evaluated only on an owned CPU: the
+ * system-call fast path pays one load, as before the name was passed. */
+#define isol_syscall(nr, name, f) (this_cpu()->isol_owned && isol_syscall_owned((nr), (name), (f)))
 
 static inline bool isol_exception(const struct exc_info *e)
 {
@@ -88,10 +88,6 @@ static inline void isol_exit_to_user(void)
 
 /* Does `cpu` run an isolated task that is in user space right now? */
 bool isol_cpu_in_user(unsigned cpu);
-/* ipi_send is about to interrupt `cpu` for `reason`: record the sender for reports. */
-void isol_note_ipi(unsigned cpu, unsigned reason);
-/* timer_arm just armed `t` on this CPU: report it if the CPU is isolated (isol_debug). */
-void isol_note_timer_arm(const struct timer *t);
 
 /* isolstat: what could still reach `cpu`.  0 or -EINVAL. */
 int isol_audit(unsigned cpu, struct zt_isol_audit *out);

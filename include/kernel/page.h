@@ -21,6 +21,11 @@ void page_add_range(paddr_t base, uint64_t size);
 /* A zero-filled page, or 0 when memory is exhausted. */
 paddr_t page_alloc(void);
 void page_free(paddr_t pa);
+/* n physically contiguous zero-filled pages (for DMA), or 0.  They come from never-used RAM
+ * only (the free list is not searched), so this can fail while single pages remain. */
+paddr_t page_alloc_contig(size_t n);
+/* Give back what page_alloc_contig(n) returned. */
+void page_free_contig(paddr_t pa, size_t n);
 size_t page_free_count(void);
 size_t page_total_count(void);
 /* Move this CPU's cached free pages to the global list (isolation quiesce). */

@@ -29,8 +29,10 @@ _Noreturn void sched_idle(void);
 void schedule(void);
 /* The current task has exited: switch away for good (the next task frees it). */
 _Noreturn void sched_exit_current(void);
-/* First instructions of a new task in the kernel (arch_context_init's first_run). */
-void sched_task_first_run(struct task *prev);
+/* A new task's first instructions in the kernel, on its own stack: finish the switch from
+ * `prev` (what schedule() does after every switch).  kernel_task_first_run (entry.h) calls
+ * it before the task's first return to user space. */
+void sched_finish_first_switch(struct task *prev);
 void sched_kthread_first_run(struct task *prev);
 /* sched_yield_current(): put the current task at the tail of its queue and schedule. */
 void sched_yield_current(void);
@@ -71,8 +73,6 @@ unsigned sched_nr_running(unsigned cpu);
 /* The task running on `cpu` (its idle task when idle). */
 struct task *sched_current(unsigned cpu);
 bool sched_is_idle_task(const struct task *t);
-/* Receive an IPI of the scheduling kinds. */
-void sched_ipi(unsigned reason);
 
 /* Pure placement decision, unit-tested: the CPU for a task with `affinity`, given which
  * CPUs are online, housekeeping, and how many tasks each runs; `prev` is where it ran last

@@ -9,8 +9,13 @@
  * it, so a function can assert its "lock held" contract (ASSERT_HELD), taking a lock this
  * CPU already holds panics instead of spinning forever, and releasing a lock another CPU
  * holds panics.  A lock is released by the CPU that took it: none is held across a context
- * switch.  The release build keeps the field (one layout for both builds) but never writes
- * it, so locking costs what it did.
+ * switch.  Checked builds also count the locks each CPU holds (spin_held_count), so
+ * schedule() can assert it is never entered with one.  The release build keeps the field
+ * (one layout for both builds) but never writes it, so locking costs what it did.
+ *
+ * Lock order: a lock made with SPINLOCK_INIT_RANK / spin_lock_init has a rank
+ * (include/kernel/lockrank.h, where the order is written); checked builds verify the order
+ * on every acquisition (kernel/lockcheck.c).
  */
 #ifndef ZT_KERNEL_SPINLOCK_H
 #define ZT_KERNEL_SPINLOCK_H
@@ -19,18 +24,40 @@
 #include <stdint.h>
 
 #include "arch.h"
+#include "kernel/cpumask.h"
+#include "kernel/lockrank.h"
 #include "kernel/panic.h"
 
 typedef struct {
     uint32_t next;    /* ticket the next arrival takes */
     uint32_t serving; /* ticket now allowed in */
     uint32_t holder;  /* checked builds: CPU id + 1 of the holder, 0 when free */
+    uint32_t rank;    /* enum lock_rank: where it sits in the lock order (0: not nested) */
 } spinlock_t;
 
-#define SPINLOCK_INIT                                                                              \
+#define SPINLOCK_INIT_RANK(r)                                                                      \
     {                                                                                              \
-        0, 0, 0                                                                                    \
+        0, 0, 0, (r)                                                                               \
     }
+#define SPINLOCK_INIT SPINLOCK_INIT_RANK(LOCK_UNRANKED)
+
+static inline void spin_lock_init(spinlock_t *l, enum lock_rank rank)
+{
+    *l = (spinlock_t)SPINLOCK_INIT_RANK(rank);
+}
+
+/* Checked builds: this CPU is about to take / has released a ranked lock (lockcheck.c). */
+void lockcheck_acquire(const spinlock_t *l);
+void lockcheck_release(const spinlock_t *l);
+
+/* Checked builds: spinlocks each CPU holds now (kernel/spinlock.c). */
+extern uint32_t spin_depth[MAX_CPUS];
+
+/* How many spinlocks this CPU holds: checked builds only (0 otherwise). */
+static inline uint32_t spin_held_count(void)
+{
+    return ZT_CHECKS_ON ? spin_depth[arch_this_cpu_id()] : 0;
+}
 
 /* Does this CPU hold l?  Meaningful in checked builds only (always false otherwise). */
 static inline bool spin_is_held(const spinlock_t *l)
@@ -43,12 +70,16 @@ static inline void spin_lock(spinlock_t *l)
     if (ZT_CHECKS_ON && spin_is_held(l)) {
         panic("spin_lock: CPU %u already holds lock %p", arch_this_cpu_id(), (void *)l);
     }
+    if (ZT_CHECKS_ON && l->rank) {
+        lockcheck_acquire(l); /* before waiting: a wrong order panics, never deadlocks */
+    }
     uint32_t ticket = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
     while (__atomic_load_n(&l->serving, __ATOMIC_ACQUIRE) != ticket) {
         arch_cpu_relax();
     }
     if (ZT_CHECKS_ON) {
         __atomic_store_n(&l->holder, arch_this_cpu_id() + 1, __ATOMIC_RELAXED);
+        spin_depth[arch_this_cpu_id()]++;
     }
 }
 
@@ -60,6 +91,10 @@ static inline void spin_unlock(spinlock_t *l)
                   (void *)l, (int)__atomic_load_n(&l->holder, __ATOMIC_RELAXED) - 1);
         }
         __atomic_store_n(&l->holder, 0, __ATOMIC_RELAXED);
+        spin_depth[arch_this_cpu_id()]--;
+        if (l->rank) {
+            lockcheck_release(l);
+        }
     }
     __atomic_store_n(&l->serving, l->serving + 1, __ATOMIC_RELEASE);
 }

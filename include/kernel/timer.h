@@ -49,6 +49,28 @@ struct timer_config {
 /* Boot, on the boot CPU before timer_init_cpu(0): take the configuration (copied).  Without
  * it: TIMER_DEFAULT_HZ, tickless, no residual tick. */
 void timer_configure(const struct timer_config *cfg);
+
+/* What timer.c needs from the scheduler, which sits above it: handed in once at boot
+ * (sched_init_cpu calls timer_set_sched_hooks), so this module includes no scheduler or task
+ * header.  Until then: nothing runs, the tick can stop, the kernel arms every timer. */
+struct timer_sched_state {
+    bool can_stop_tick; /* at most one runnable task, or a switch is already due */
+    uint64_t slice_end; /* when the running task's slice ends */
+    bool task_running;  /* a task, not the idle loop, runs on the CPU */
+};
+struct timer_sched_hooks {
+    /* This CPU's scheduling inputs to its deadline (IRQs masked). */
+    void (*state)(unsigned cpu, struct timer_sched_state *out);
+    /* The timer interrupt at `now` on this CPU: end the slice if it is over, and with
+     * `periodic` (tick=periodic) give way at every tick. */
+    void (*tick)(uint64_t now, bool periodic);
+    /* The task arming a timer now, as a tid; 0 for the kernel (idle, no task). */
+    int (*owner_tid)(void);
+};
+void timer_set_sched_hooks(const struct timer_sched_hooks *hooks);
+/* Boot: `fn` is told of every timer armed, on the arming CPU after it is queued (isolation's
+ * debug reports); NULL for none. */
+void timer_set_arm_observer(void (*fn)(const struct timer *t));
 void timer_init(struct timer *t, timer_fn fn);
 /* Arm (or re-arm) t on this CPU's queue for `deadline`. */
 void timer_arm(struct timer *t, uint64_t deadline);

@@ -12,6 +12,7 @@
 #ifndef ZT_KERNEL_VM_H
 #define ZT_KERNEL_VM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,7 @@ enum vma_kind {
     VMA_HEAP,
     VMA_MMAP,
     VMA_KERNEL, /* kernel pages shown read-only (the per-CPU counters): never freed here */
+    VMA_DEVICE, /* a claimed device's registers or DMA region (device.c owns the pages) */
 };
 
 struct vma {
@@ -57,6 +59,13 @@ int vm_map_region(struct vm *vm, uint64_t start, uint64_t len, unsigned prot, en
 /* Map kernel pages pa[0..n) read-only at va.. (VMA_KERNEL: munmap refuses them, destroy
  * unmaps without freeing).  0 or -errno. */
 int vm_map_kernel_pages(struct vm *vm, uint64_t va, const paddr_t *pa, unsigned n);
+/* Map n physically contiguous pages from `pa` with `prot` at a free address the kernel picks
+ * (as mmap does), as uncached device memory if `device`.  VMA_DEVICE: munmap refuses it,
+ * the user copies refuse device pages, destroy unmaps without freeing.  Address or -errno. */
+long vm_map_phys(struct vm *vm, paddr_t pa, size_t n, unsigned prot, bool device);
+/* Remove the VMA_DEVICE region that starts at va and is len bytes long (pages not freed:
+ * they are the caller's).  0, or -EINVAL if there is no such region. */
+int vm_unmap_phys(struct vm *vm, uint64_t va, uint64_t len);
 long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned flags, long fd,
              uint64_t off);
 int vm_munmap(struct vm *vm, uint64_t addr, uint64_t len);

@@ -36,8 +36,12 @@ void work_init(struct work *w, const char *name, work_fn fn);
 bool work_queue(struct work *w);
 /* Run w after `delay_cycles` counter cycles, on a housekeeping CPU. */
 bool work_queue_delayed(struct work *w, uint64_t delay_cycles);
-/* Boot: start the worker thread (after SMP bring-up). */
+/* Boot: start the worker thread (after SMP bring-up); its affinity is the housekeeping set. */
 void work_start(void);
+/* Do the next queued thing on this CPU, as the worker does: arm a delayed item's timer here,
+ * or run an item.  False if nothing was queued.  Housekeeping CPUs only (a dataplane CPU
+ * panics: work never runs there).  The worker's loop; host unit tests drive it directly. */
+bool work_run_next(void);
 /* Items run since boot, and on which CPUs (for tests and reports). */
 uint64_t work_items_run(void);
 cpumask_t work_cpus_used(void);

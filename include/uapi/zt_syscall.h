@@ -61,6 +61,7 @@
             oldest min(n, 128) events of cpu's trace ring; returns how                             \
             many; with ZT_TRACE_CLEAR they are consumed, so calling until                          \
             0 drains the ring */
+/* 1031-1033: zt_devices, zt_claim, zt_release (devices for user-space drivers): zt_device.h */
 
 /*
  * Per-CPU counters, readable from user space without a system call: every process has each

@@ -18,7 +18,8 @@ SMALL = {"null": 2000, "yield": 200, "futex": 100, "spawn": 3, "xcpu": 50, "isol
 BOOTARGS = "quiet dataplane=1 init=/bin/bench -- " + " ".join(f"{k}={v}"
                                                               for k, v in SMALL.items())
 SECTIONS = ["## Micro-benchmarks", "## Exact instruction counts (REPRO)", "## Boot time",
-            "## Interruptions of a dataplane CPU", "## Kernel image size",
+            "## Interruptions of a dataplane CPU", "## Dataplane networking",
+            "### Guest cost per packet (exact, -icount)", "## Kernel image size",
             "## Per-CPU kernel memory", "## QEMU"]
 
 
@@ -89,4 +90,4 @@ def test_bench04_quick_report_has_every_section(tmp_path):
     assert "-icount shift=" in text
     for png in re.findall(r"!\[[^\]]*\]\(([^)]+\.png)\)", text):
         assert (tmp_path / png).stat().st_size > 0, png
-    assert len(re.findall(r"!\[", text)) == 3, text
+    assert len(re.findall(r"!\[", text)) == 4, text

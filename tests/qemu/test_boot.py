@@ -74,6 +74,7 @@ def test_boot05_panic_prints_register_dump(kind):
     b = zt.boot(cpus=2, bootargs=f"debug_fault={kind}")
     assert b.status == zt.PANIC_STATUS, b
     assert re.search(r"panic: CPU 0: " + PANICS[kind], b.console), b
+    assert "panic: CPU 0 was running idle/0 (tid 0, kernel)" in b.console, b  # names the task
     assert re.search(r"ELR  ffffff80[0-9a-f]{8}  SPSR [0-9a-f]{16}", b.console), b
     for reg in range(31):
         assert re.search(rf"x{reg:<2d} [0-9a-f]{{16}}", b.console), f"x{reg} missing\n{b}"

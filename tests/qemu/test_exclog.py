@@ -1,7 +1,7 @@
 """Tests of tools/exclog, the exception-log oracle, on QEMU 7.2 logs stored in data/exclog/.
 
 No QEMU runs here: the logs were recorded once from a probe (data/exclog/README.md says
-how, and why each file is there). Each test has a stable ID (EXLnn) and proves one behaviour.
+how, and why each file is there). Each test has a stable ID (EXL-nn) and proves one behaviour.
 Run: /usr/bin/python3 -m pytest tests/qemu/test_exclog.py
 """
 
@@ -46,7 +46,7 @@ def write(tmp_path, text, name="log"):
 
 
 def test_exl01_counts_per_cpu():
-    """EXL01: per-CPU totals and kinds from one -d int,tid file per vCPU."""
+    """EXL-01: per-CPU totals and kinds from one -d int,tid file per vCPU."""
     counts = counts_of("tid2")
     assert list(counts) == [0, 1]
     assert (counts[0]["total"], counts[0]["kinds"]) == (18, KINDS_CPU0)
@@ -54,7 +54,7 @@ def test_exl01_counts_per_cpu():
 
 
 def test_exl02_source_exception_level():
-    """EXL02: exceptions split by the EL they came from (EL1->EL1 ones are logged too)."""
+    """EXL-02: exceptions split by the EL they came from (EL1->EL1 ones are logged too)."""
     counts = counts_of("tid2")
     assert counts[0]["from_el"]["0"] == {**NO_KINDS, "sync-svc": 9, "sync-other": 4, "irq": 1}
     assert counts[0]["from_el"]["1"] == {**NO_KINDS, "sync-svc": 1, "sync-other": 2, "irq": 1}
@@ -63,7 +63,7 @@ def test_exl02_source_exception_level():
 
 
 def test_exl03_sync_other_by_ec_and_psci():
-    """EXL03: sync-other broken down by ESR class; the PSCI HVCs are marked as such."""
+    """EXL-03: sync-other broken down by ESR class; the PSCI HVCs are marked as such."""
     counts = counts_of("tid2")
     assert counts[0]["sync_other_ec"] == {"0x00": 1, "0x16": 2, "0x20": 1, "0x24": 1, "0x3c": 1}
     assert counts[1]["sync_other_ec"] == {"0x00": 1, "0x20": 1, "0x24": 1, "0x3c": 1}
@@ -71,7 +71,7 @@ def test_exl03_sync_other_by_ec_and_psci():
 
 
 def test_exl04_svc_immediates_decoded():
-    """EXL04: SVC immediates come from ESR bits 15:0; IRQ blocks' stale ESR is dropped."""
+    """EXL-04: SVC immediates come from ESR bits 15:0; IRQ blocks' stale ESR is dropped."""
     log = exclog.parse_files([str(DATA / "tid2" / "exc7379.log")])
     assert exclog.count(log.events)[1]["svc_imm"] == SVC_IMMS
     first, irq = log.events[0], log.events[1]
@@ -82,7 +82,7 @@ def test_exl04_svc_immediates_decoded():
 
 
 def test_exl05_busy_window_contents():
-    """EXL05: a window holds exactly what its CPU took between the markers (markers excluded)."""
+    """EXL-05: a window holds exactly what its CPU took between the markers (markers excluded)."""
     wins = windows_of("tid2")
     busy = [w for w in wins if w.index == 0]
     assert [(w.cpu, w.open_line, w.close_line) for w in busy] == [(0, 18, 80), (1, 14, 76)]
@@ -96,14 +96,14 @@ def test_exl05_busy_window_contents():
 
 
 def test_exl06_quiet_window_is_empty():
-    """EXL06: a window with no exception between its markers counts 0."""
+    """EXL-06: a window with no exception between its markers counts 0."""
     quiet = [w for w in windows_of("tid2") if w.index == 1]
     assert [(w.cpu, len(w.events), w.close_line is None) for w in quiet] == [
         (0, 0, False), (1, 0, False)]
 
 
 def test_exl07_multiple_windows_and_totals():
-    """EXL07: every window is reported, then per-CPU totals and what lies outside windows."""
+    """EXL-07: every window is reported, then per-CPU totals and what lies outside windows."""
     rep = exclog.report(exclog.parse_files([str(DATA / "tid2")]), want_windows=True)
     assert [(w["cpu"], w["index"], w["counts"]["total"]) for w in rep["windows"]] == [
         (0, 0, 9), (0, 1, 0), (1, 0, 9), (1, 1, 0)]
@@ -116,7 +116,7 @@ def test_exl07_multiple_windows_and_totals():
 
 
 def test_exl08_open_window_counts_to_end():
-    """EXL08: a window never closed is reported open and counts to the end of the log."""
+    """EXL-08: a window never closed is reported open and counts to the end of the log."""
     wins = windows_of("open")
     cpu1 = [w for w in wins if w.cpu == 1]
     assert [len(w.events) for w in cpu1] == [9, 0, 2]
@@ -127,7 +127,7 @@ def test_exl08_open_window_counts_to_end():
 
 
 def test_exl09_one_thread_serving_all_cpus():
-    """EXL09: single-threaded TCG (-icount) puts both CPUs' blocks in one tid file."""
+    """EXL-09: single-threaded TCG (-icount) puts both CPUs' blocks in one tid file."""
     log = exclog.parse_files([str(DATA / "icount")])
     assert len(log.files) == 1 and log.files[0].unreliable_blocks == 0
     counts = exclog.count(log.events)
@@ -138,7 +138,7 @@ def test_exl09_one_thread_serving_all_cpus():
 
 
 def test_exl10_mttcg_single_file_windows_per_cpu():
-    """EXL10: in one MTTCG file, CPU 1's window spans CPU 0's blocks but holds only its own."""
+    """EXL-10: in one MTTCG file, CPU 1's window spans CPU 0's blocks but holds only its own."""
     log = exclog.parse_files([str(DATA / "mttcg-single.log")])
     assert log.files[0].unreliable_blocks == 0
     wins = exclog.windows(log)
@@ -149,7 +149,7 @@ def test_exl10_mttcg_single_file_windows_per_cpu():
 
 
 def test_exl11_foreign_return_lines_inside_blocks():
-    """EXL11: other CPUs' 'Exception return' lines inside a block do not disturb it."""
+    """EXL-11: other CPUs' 'Exception return' lines inside a block do not disturb it."""
     log = exclog.parse_files([str(DATA / "mttcg-stress-excerpt.log")])
     counts = exclog.count(log.events)
     assert {cpu: c["svc_imm"] for cpu, c in counts.items()} == {0: {"0x1": 5}, 1: {"0x1": 2}}
@@ -158,7 +158,7 @@ def test_exl11_foreign_return_lines_inside_blocks():
 
 
 def test_exl12_interleaved_file_counts_stay_exact():
-    """EXL12: overlapping blocks lose their details, but CPU and kind counts stay exact."""
+    """EXL-12: overlapping blocks lose their details, but CPU and kind counts stay exact."""
     log = exclog.parse_files([str(DATA / "interleaved.log")])
     assert (log.files[0].blocks, log.files[0].unreliable_blocks) == (34, 2)
     counts = exclog.count(log.events)
@@ -169,7 +169,7 @@ def test_exl12_interleaved_file_counts_stay_exact():
 
 
 def test_exl13_interleaved_file_refuses_windows():
-    """EXL13: windows need every SVC's immediate; an unattributable one is an error."""
+    """EXL-13: windows need every SVC's immediate; an unattributable one is an error."""
     log = exclog.parse_files([str(DATA / "interleaved.log")])
     with pytest.raises(exclog.ExclogError, match=r"interleaved\.log:27: CPU 0 SVC"):
         exclog.windows(log)
@@ -178,7 +178,7 @@ def test_exl13_interleaved_file_refuses_windows():
 
 
 def test_exl14_iar_trace_per_cpu_and_intid():
-    """EXL14: iar1 trace lines counted per CPU and INTID; affinity 0x100 is CPU 16 on virt."""
+    """EXL-14: iar1 trace lines counted per CPU and INTID; affinity 0x100 is CPU 16 on virt."""
     irqs = exclog.irq_counts(exclog.parse_files([str(DATA / "iar-smp18.log")]).acks)
     assert list(irqs) == list(range(18))
     assert all(e["acked"] == 2 and e["intids"] == {27: 2} for e in irqs.values())
@@ -188,13 +188,13 @@ def test_exl14_iar_trace_per_cpu_and_intid():
 
 
 def test_exl15_iar_trace_with_timestamps():
-    """EXL15: the -msg timestamp=on form (TID@SECONDS: prefix) parses the same."""
+    """EXL-15: the -msg timestamp=on form (TID@SECONDS: prefix) parses the same."""
     irqs = exclog.irq_counts(exclog.parse_files([str(DATA / "iar-timestamp.log")]).acks)
     assert {cpu: e["intids"] for cpu, e in irqs.items()} == {0: {27: 2}, 1: {27: 2}}
 
 
 def test_exl16_iar_lines_name_intids_inside_windows():
-    """EXL16: with -d int,tid,trace:gicv3_icc_iar1_read a window lists the INTIDs it took."""
+    """EXL-16: with -d int,tid,trace:gicv3_icc_iar1_read a window lists the INTIDs it took."""
     wins = windows_of("tid2-iar")
     assert [(w.cpu, w.index, w.intids) for w in wins] == [
         (0, 0, {27: 1}), (0, 1, {}), (1, 0, {27: 1}), (1, 1, {})]
@@ -203,7 +203,7 @@ def test_exl16_iar_lines_name_intids_inside_windows():
 
 
 def test_exl17_spurious_intid_counted_apart(tmp_path):
-    """EXL17: INTID 1023 (spurious) is not an acknowledged interrupt."""
+    """EXL-17: INTID 1023 (spurious) is not an acknowledged interrupt."""
     line = "gicv3_icc_iar1_read GICv3 ICC_IAR1 read cpu 0x2 value 0x{:x}\n"
     path = write(tmp_path, line.format(27) + line.format(1023) + line.format(1023))
     irqs = exclog.irq_counts(exclog.parse_files([path]).acks)
@@ -211,7 +211,7 @@ def test_exl17_spurious_intid_counted_apart(tmp_path):
 
 
 def test_exl18_bad_taking_line_is_an_error():
-    """EXL18: an unparseable 'Taking exception' line stops exclog with file and line."""
+    """EXL-18: an unparseable 'Taking exception' line stops exclog with file and line."""
     with pytest.raises(exclog.ExclogError, match=r"bad-taking\.log:7: cannot parse exception"):
         exclog.parse_files([str(DATA / "bad-taking.log")])
     res = run_cli(DATA / "bad-taking.log")
@@ -220,14 +220,14 @@ def test_exl18_bad_taking_line_is_an_error():
 
 
 def test_exl19_bad_iar_line_is_an_error():
-    """EXL19: an unparseable gicv3_icc_iar1_read line is an error too."""
+    """EXL-19: an unparseable gicv3_icc_iar1_read line is an error too."""
     with pytest.raises(exclog.ExclogError, match=r"bad-iar\.log:12: cannot parse iar1"):
         exclog.parse_files([str(DATA / "bad-iar.log")])
     assert run_cli("--irqs", DATA / "bad-iar.log").returncode == 1
 
 
 def test_exl20_file_ending_inside_a_block(tmp_path):
-    """EXL20: a block cut by the end of the file is counted, and the file is flagged."""
+    """EXL-20: a block cut by the end of the file is counted, and the file is flagged."""
     log = exclog.parse_files([str(DATA / "truncated.log")])
     assert log.files[0].truncated_last and log.files[0].unreliable_blocks == 0
     assert [(ev.kind, ev.from_el) for ev in log.events] == [("sync-svc", 1), ("irq", 1)]
@@ -241,14 +241,14 @@ def test_exl20_file_ending_inside_a_block(tmp_path):
 
 
 def test_exl21_semihosting_call_kind():
-    """EXL21: a semihosting call is its own kind (QEMU handles it; no ESR, no vector)."""
+    """EXL-21: a semihosting call is its own kind (QEMU handles it; no ESR, no vector)."""
     counts = counts_of("semihost-cpu0.log")
     assert counts[0]["kinds"] == {**KINDS_CPU0, "sync-other": 5, "semihost": 1}
     assert counts[0]["from_el"]["1"]["semihost"] == 1 and counts[0]["psci"] == 1
 
 
 def test_exl22_unknown_lines_ignored_and_stray_counted(tmp_path):
-    """EXL22: lines exclog does not know are ignored; lone continuation lines are 'stray'."""
+    """EXL-22: lines exclog does not know are ignored; lone continuation lines are 'stray'."""
     path = write(tmp_path, "".join([
         "...with ELR 0x40200130\n", "...to EL1 PC 0x40200c00 PSTATE 0x3c5\n",
         "some_trace_event cpu 0x1\n", "Exception return from AArch64 EL1 to AArch64 EL0 PC 0x0\n",
@@ -262,7 +262,7 @@ def test_exl22_unknown_lines_ignored_and_stray_counted(tmp_path):
 
 
 def test_exl23_marker_oddities_warn(tmp_path):
-    """EXL23: a second open inside a window, or a close outside one, is counted and warned."""
+    """EXL-23: a second open inside a window, or a close outside one, is counted and warned."""
     block = ("Taking exception 2 [SVC] on CPU 0\n...from EL0 to EL1\n"
              "...with ESR 0x15/0x5600{:04x}\n...with ELR 0x0\n...to EL1 PC 0x0 PSTATE 0x3c5\n")
     path = write(tmp_path, "".join(block.format(i) for i in (0xA5A5, 0x5A5A, 0x5A5A, 0xA5A5)))
@@ -273,7 +273,7 @@ def test_exl23_marker_oddities_warn(tmp_path):
 
 
 def test_exl24_paths_directory_glob_and_missing():
-    """EXL24: a directory, a glob and the list of files name the same logs; a bad path fails."""
+    """EXL-24: a directory, a glob and the list of files name the same logs; a bad path fails."""
     by_dir = exclog.expand_paths([str(DATA / "tid2")])
     by_glob = exclog.expand_paths([str(DATA / "tid2" / "exc*.log")])
     assert by_dir == by_glob == sorted(str(p) for p in (DATA / "tid2").glob("*.log"))
@@ -283,7 +283,7 @@ def test_exl24_paths_directory_glob_and_missing():
 
 
 def test_exl25_cli_json_end_to_end():
-    """EXL25: the CLI's --json output has the documented keys and the exact counts."""
+    """EXL-25: the CLI's --json output has the documented keys and the exact counts."""
     res = run_cli("--json", "--window", "--irqs", DATA / "tid2-iar")
     assert res.returncode == 0, res.stderr
     rep = json.loads(res.stdout)
@@ -305,7 +305,7 @@ def test_exl25_cli_json_end_to_end():
 
 
 def test_exl26_cli_text_and_help():
-    """EXL26: the text table shows per-CPU rows; --help documents the JSON schema."""
+    """EXL-26: the text table shows per-CPU rows; --help documents the JSON schema."""
     res = run_cli("--window", "--ec", DATA / "tid2")
     assert res.returncode == 0, res.stderr
     rows = [line.split() for line in res.stdout.splitlines()]

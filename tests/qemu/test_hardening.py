@@ -45,8 +45,9 @@ def test_hrd02_timers_follow_their_task(suite, name):
     ok(suite, name)
 
 
-def test_hrd02_admission_refusal_says_why(suite):
-    """HRD-02: the refused admission is reported, on housekeeping, with the timer's owner."""
+def test_hrd12_admission_refusal_says_why(suite):
+    """HRD-12 (bug 3): the refused admission is reported, on housekeeping, with the timer's
+    owner."""
     assert suite.line_matching(
         r"^isolation: tid \d+ not admitted on cpu 2: a timer of tid \d+ \(armed at "
         r"[0-9a-f]+\) is queued there$"), suite
@@ -95,3 +96,54 @@ def test_hrd06_suite_leaks_nothing(suite):
     assert not suite.line_matching(r"^test leaks: FAILED"), suite
     assert suite.line_matching(r"^ALL TESTS PASSED$"), suite
     assert suite.status == 0, suite
+
+
+@pytest.mark.parametrize("cpu,pan", [("max", True), ("cortex-a72", False)])
+def test_hrd08_pan_refuses_direct_user_access(cpu, pan):
+    """HRD-08 (item 12): on a CPU with FEAT_PAN (-cpu max) PAN is on: the boot log says so,
+    and a kernel load from a user page that bypasses the copies is a permission fault
+    (ESR ISS 0x0f, FAR the user address).  Without FEAT_PAN (cortex-a72) the log says so and
+    the same load succeeds."""
+    b = zt.boot(cpus=2, bootargs="debug_fault=user-read debug_exit=0", cpu=cpu)
+    if pan:
+        assert "zerotick: memory protection: W^X kernel, PXN on user pages, PAN on" in b.lines()
+        assert re.search(r"panic: CPU 0: unexpected exception at EL1: data abort \(same EL\) "
+                         r"\(ESR 0x9600000f, FAR 0x0000000000400000\)", b.console), b
+        assert b.status == zt.PANIC_STATUS, b
+    else:
+        assert b.line_matching(r"^zerotick: memory protection: .*no PAN"), b
+        assert "debug_fault: the kernel read user page 0x400000 directly (value 0): this CPU " \
+               "has no PAN" in b.lines(), b
+
+
+def test_hrd09_suites_pass_with_pan_on():
+    """HRD-09 (item 12): usertests and hardtests pass on -cpu max with PAN on: the kernel
+    reaches user memory only through its checked copies (a direct access would panic)."""
+    b = zt.boot(cpus=4, cpu="max", timeout=SUITE_TIMEOUT,
+                bootargs="quiet dataplane=2-3 max_procs=128 init=/bin/sh -- -c "
+                         "'usertests; hardtests'")
+    assert "PAN on" in b.console and "panic" not in b.console, b
+    assert b.console.count("ALL TESTS PASSED") == 2, b
+    assert b.status == 0, b
+
+
+def test_hrd10_watchdog_reports_masked_interrupts():
+    """HRD-10 (item 14): CPU 0 keeps interrupts masked for 2 s; the watchdog (watchdog=200)
+    reports it once, from the other housekeeping CPU, with a stall of at least 200 ms."""
+    b = zt.boot(cpus=2, bootargs="debug_fault=irqs-off watchdog=200 debug_exit=0")
+    reports = [l for l in b.lines() if l.startswith("watchdog: ")]
+    assert len(reports) == 1, b
+    m = re.match(r"watchdog: cpu 0 has taken no interrupt for (\d+) ms \(interrupts masked too "
+                 r"long\?\), seen from cpu 1$", reports[0])
+    assert m and int(m.group(1)) >= 200, b
+    assert "debug_fault: cpu 0 kept interrupts masked for 2 s" in b.lines(), b
+    assert b.status == 0, b
+
+
+def test_hrd11_lock_order_is_checked():
+    """HRD-11 (item 14): the checked kernel (what make test boots) panics, naming both locks,
+    when a lock is taken against the order of include/kernel/lockrank.h."""
+    b = zt.boot(cpus=2, bootargs="debug_fault=lock-order debug_exit=0")
+    assert re.search(r"panic: CPU 0: lock order: CPU 0 takes proc_lock \(0x[0-9a-f]+, rank 10\) "
+                     r"while it holds a run queue \(0x[0-9a-f]+, rank 40\)", b.console), b
+    assert b.status == zt.PANIC_STATUS, b

@@ -45,8 +45,8 @@ def test_iso01_strict_violation_kills_with_cause(kind, cause):
 
 
 @pytest.mark.parallel_vcpus
-def test_iso01_interruption_from_elsewhere():
-    """ISO-01: another program pinning a task onto the isolated CPU interrupts it with an
+def test_iso09_interruption_from_elsewhere():
+    """ISO-09: another program pinning a task onto the isolated CPU interrupts it with an
     IPI; the report names the sending CPU and the reason, and the strict task is killed."""
     b = sh("isol -c 3 -t 4 -s & sleep 1; spin -c 3 -t 0.5; wait")
     m = re.search(REPORT + r"IPI from cpu ([01]) \((wakeup|kick|resched)\)", b.console)
@@ -95,8 +95,8 @@ def test_iso04_admission_errors():
     assert not re.search(r"\[pid \d+\] (killed|exited)", b.console), b  # sh reports failures
 
 
-def test_iso04_enable_disable_cycles_do_not_leak():
-    """ISO-04: 1,000 enable/disable cycles leave the free page count unchanged."""
+def test_iso11_enable_disable_cycles_do_not_leak():
+    """ISO-11: 1,000 enable/disable cycles leave the free page count unchanged."""
     b = sh("isol -c 3 -r 1000")
     m = re.search(r"isol: 1000 enable/disable cycles, free pages (\d+) before, (\d+) after",
                   b.console)
@@ -132,8 +132,8 @@ def test_iso06_debug_mode_reports_without_killing():
     assert isolated_seconds(b) >= 3.0, b
 
 
-def test_iso02_fault_with_handler():
-    """ISO-02: a strict violation by a fault runs the isolation handler first; the faulting
+def test_iso10_fault_with_handler():
+    """ISO-10: a strict violation by a fault runs the isolation handler first; the faulting
     instruction then runs again, no longer isolated, and the fault kills as usual."""
     b = sh("isol -c 3 -t 2 -s -v fault -g 10")
     assert re.search(REPORT + r"data abort \(lower EL\) at 0x10", b.console), b

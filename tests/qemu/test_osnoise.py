@@ -120,8 +120,8 @@ def test_osn01_table_has_rtla_header_and_one_row_per_cpu(hist_run):
 
 
 @pytest.mark.parallel_vcpus
-def test_osn01_histogram_counts_every_sample(hist_run):
-    """OSN-01: with -H, each CPU's log2 buckets add up to the samples it took, and the run's
+def test_osn06_histogram_counts_every_sample(hist_run):
+    """OSN-06: with -H, each CPU's log2 buckets add up to the samples it took, and the run's
     threshold is printed for tools/plot-noise."""
     b = hist_run
     assert "osnoise-hist: threshold_us 10" in b.lines(), b
@@ -207,8 +207,8 @@ def test_osn04_isolation_refused_on_housekeeping():
     "-c 2 -t 1 -x",
     "-c 2 -t",
 ], ids=lambda a: a.replace(" ", "_") or "none")
-def test_osn04_bad_arguments(args):
-    """OSN-04: a bad or missing argument prints the usage and exits 2, sampling nothing."""
+def test_osn07_bad_arguments(args):
+    """OSN-07: a bad or missing argument prints the usage and exits 2, sampling nothing."""
     bootargs = "quiet dataplane=2-3 init=/bin/osnoise" + (f" -- {args}" if args else "")
     b = zt.boot(cpus=4, bootargs=bootargs)
     assert b.status == 2, b

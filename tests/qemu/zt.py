@@ -62,9 +62,9 @@ def repro_shift():
 
 
 def qemu_cmd(cpus=4, bootargs=None, mem="512M", el2=False, semihosting=True, dtb=None,
-             icount=None, extra=()):
+             icount=None, extra=(), cpu="cortex-a72"):
     machine = "virt,gic-version=3" + (",virtualization=on" if el2 else "")
-    cmd = [QEMU, "-M", machine, "-cpu", "cortex-a72", "-m", mem, "-nographic", "-nic", "none",
+    cmd = [QEMU, "-M", machine, "-cpu", cpu, "-m", mem, "-nographic", "-nic", "none",
            "-smp", str(cpus), "-kernel", str(KERNEL)]
     if semihosting:
         cmd += ["-semihosting-config", "enable=on,target=native,userspace=off"]
@@ -126,6 +126,27 @@ def log_options(exclog=False, trace_irqs=False):
     what = ",".join((["int"] if exclog else []) + (["trace:gicv3_icc_iar1_read"]
                                                      if trace_irqs else []))
     return log_dir, ["-d", what + ",tid", "-D", os.path.join(log_dir, "exc%d.log")]
+
+
+def net_options(kind="user", legacy=False):
+    """QEMU options for one virtio-net device on loopback, and the host's way in.
+    kind "user": QEMU user networking, datagrams to 127.0.0.1:port are forwarded to the guest's
+    UDP port 7 and those to 127.0.0.1:ctl to its port 9 (udpecho -x 9 stops on one); returns
+    (options, {"port": port, "ctl": ctl}).  kind "dgram": raw Ethernet frames, sent to
+    127.0.0.1:to, and the guest's frames arrive on 127.0.0.1:listen; returns (options,
+    {"to": to, "listen": listen}).  Ports are picked free by the OS, so parallel runs do not
+    collide.  The transport is modern (virtio 1.x) unless legacy=True."""
+    ports = tool_module("netload").free_ports(2)
+    if kind == "user":
+        netdev = (f"user,id=n0,hostfwd=udp:127.0.0.1:{ports[0]}-:7,"
+                  f"hostfwd=udp:127.0.0.1:{ports[1]}-:9")
+        where = {"port": ports[0], "ctl": ports[1]}
+    else:
+        netdev = (f"dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port={ports[0]},"
+                  f"remote.type=inet,remote.host=127.0.0.1,remote.port={ports[1]}")
+        where = {"to": ports[0], "listen": ports[1]}
+    opts = [] if legacy else ["-global", "virtio-mmio.force-legacy=false"]
+    return opts + ["-netdev", netdev, "-device", "virtio-net-device,netdev=n0"], where
 
 
 def boot(cpus=4, bootargs=None, timeout=DEFAULT_TIMEOUT, exclog=False, trace_irqs=False,

@@ -362,14 +362,33 @@ static void ba16_bad_init(TEST_STATE)
 }
 
 /* BA-17: bad debug_fault= and debug_exit= values warn exactly */
+/* BA-40: watchdog=MS and max_procs=N (issue 9): in range they are taken; out of range
+ * the default stays, with a warning; the host build is a checked build: watchdog 1000 */
+static void ba40_watchdog_and_max_procs(TEST_STATE)
+{
+    assert_int_equal(parse("")->watchdog_ms, 1000);
+    assert_int_equal(parse("")->max_procs, 4096);
+    assert_int_equal(parse("watchdog=250")->watchdog_ms, 250);
+    assert_int_equal(parse("watchdog=0")->watchdog_ms, 0);
+    assert_int_equal(parse("max_procs=16")->max_procs, 16);
+    expect_one_warning("watchdog=2", "bootargs: watchdog=2 below 4 ms; using watchdog=1000");
+    expect_one_warning("watchdog=60001",
+                       "bootargs: watchdog=60001 out of range 0..60000; using watchdog=1000");
+    expect_one_warning("max_procs=15",
+                       "bootargs: max_procs=15 out of range 16..32767; using max_procs=4096");
+}
+
 static void ba17_bad_debug_params(TEST_STATE)
 {
-    expect_one_warning("debug_fault=segv",
-                       "bootargs: debug_fault=segv unknown "
-                       "(data|undef|overflow|write-text|exec-data|guard); no debug_fault");
+    expect_one_warning(
+        "debug_fault=segv",
+        "bootargs: debug_fault=segv unknown "
+        "(data|undef|overflow|write-text|exec-data|guard|user-read|irqs-off|lock-order); no "
+        "debug_fault");
     expect_one_warning(
         "debug_fault=data debug_fault=",
-        "bootargs: debug_fault= unknown (data|undef|overflow|write-text|exec-data|guard); "
+        "bootargs: debug_fault= unknown (data|undef|overflow|write-text|exec-data|guard|user-read|"
+        "irqs-off|lock-order); "
         "using debug_fault=data");
     expect_one_warning("debug_exit=256",
                        "bootargs: debug_exit=256 out of range 0..255; no debug_exit");
@@ -871,6 +890,7 @@ int main(void)
         cmocka_unit_test(ba15_bad_flags),
         cmocka_unit_test(ba16_bad_init),
         cmocka_unit_test(ba17_bad_debug_params),
+        cmocka_unit_test(ba40_watchdog_and_max_procs),
         cmocka_unit_test(ba18_unknown),
         cmocka_unit_test(ba19_warning_text_is_clipped),
         cmocka_unit_test(ba20_override_order),

@@ -354,6 +354,42 @@ static void fdt_11_compact_same(void **state)
     free(c.data);
 }
 
+/* FDT-12: QEMU virt lists 32 virtio-mmio transports: sorted by address, 0x0a000000 + 0x200 * i,
+ * 0x200 bytes each, SPI 16 + i (INTID 48 + i), none skipped */
+static void fdt_12_virtio_transports(void **state)
+{
+    struct dt_info info;
+
+    parse_ok(dump(VIRT_4), &info);
+    assert_int_equal(info.nvirtio, 32);
+    assert_int_equal(info.virtio_skipped, 0);
+    for (unsigned i = 0; i < 32; i++) {
+        if (info.virtio[i].base != 0x0a000000u + 0x200u * i || info.virtio[i].size != 0x200 ||
+            info.virtio_intid[i] != 48 + i) {
+            fail_msg("transport %u: base 0x%llx size 0x%llx INTID %u", i,
+                     (unsigned long long)info.virtio[i].base,
+                     (unsigned long long)info.virtio[i].size, info.virtio_intid[i]);
+        }
+    }
+}
+
+/* FDT-13: a virtio node with a PPI or an empty window is skipped and counted; the parse still
+ * succeeds and the others keep their slots */
+static void fdt_13_virtio_bad_node_skipped(void **state)
+{
+    struct blob c = compact(dump(VIRT_4));
+    struct dt_info info;
+
+    put32(c.data + find_prop(&c, "virtio_mmio@a000000", "interrupts") + 12, 1); /* a PPI */
+    put32(c.data + find_prop(&c, "virtio_mmio@a000200", "reg") + 12 + 12, 0);   /* size 0 */
+    parse_ok(&c, &info);
+    assert_int_equal(info.nvirtio, 30);
+    assert_int_equal(info.virtio_skipped, 2);
+    assert_int_equal(info.virtio[0].base, 0x0a000400);
+    assert_int_equal(info.virtio_intid[29], 79);
+    free(c.data);
+}
+
 /* ------------------------------------------------------------------ corrupted copies */
 
 /* Parse b expecting failure rc with exactly message want. */
@@ -1353,6 +1389,8 @@ int main(void)
         cmocka_unit_test(fdt_09_bootargs),
         cmocka_unit_test(fdt_10_no_bootargs),
         cmocka_unit_test(fdt_11_compact_same),
+        cmocka_unit_test(fdt_12_virtio_transports),
+        cmocka_unit_test(fdt_13_virtio_bad_node_skipped),
         cmocka_unit_test(fdt_20_short),
         cmocka_unit_test(fdt_21_bad_magic),
         cmocka_unit_test(fdt_22_totalsize),

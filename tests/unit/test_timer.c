@@ -26,6 +26,7 @@
 
 #include "fake.h"
 #include "kernel/cpu.h"
+#include "kernel/entry.h"
 #include "kernel/irq.h"
 #include "kernel/sched.h"
 #include "kernel/task.h"
@@ -191,6 +192,7 @@ static int group_setup(void **state)
  * reprogram left, and a clean record of writes. */
 static int test_setup(void **state)
 {
+    fake_irq_masked = 1; /* as the kernel's callers: timer_reprogram's contract (checked) */
     use_cpu(0);
     memset(fired, 0, sizeof(fired));
     for (unsigned i = 0; i < 8; i++) {
@@ -402,7 +404,7 @@ static void tmr19_equal_deadlines_fifo(TEST_STATE)
 static void take_timer_interrupt(void)
 {
     irq_dispatch(IRQ_CLASS_TIMER, arch_timer_irq());
-    irq_exit_to_kernel();
+    kernel_exit_irq();
 }
 
 /* TMR-20: the interrupt runs every expired callback once, keeps later timers, and the way
@@ -482,6 +484,7 @@ static void slow_fire(struct timer *t)
 static void *cpu1_takes_interrupt(void *arg)
 {
     use_cpu(1);
+    fake_irq_masked = 1; /* this thread's CPU is in its interrupt handler */
     take_timer_interrupt();
     return NULL;
 }

@@ -10,6 +10,7 @@
  * without one gets six values from the mixed pool.
  */
 #include "fuzz.h"
+#include "generated/fuzz_calls.h" /* FZ_SYSCALLS: the kernel's dispatch table */
 
 #include <string.h>
 
@@ -18,7 +19,7 @@ static const struct {
     const char *name;
 } dispatched[] = {
 #define FZ_SYSCALL(nr, name) {nr, name},
-#include "generated/fuzz_calls.h"
+    FZ_SYSCALLS(FZ_SYSCALL)
 #undef FZ_SYSCALL
 };
 
@@ -53,8 +54,17 @@ static const struct fz_call *find(const struct fz_call *table, int n, long nr)
 /* Numbers from outside the table: gaps below 1100, and values far out of range. */
 static long odd_number(struct fz_env *e)
 {
-    static const long far[] = {-1, -2, 1100, 2047, 2048, 4095, 65535, 1l << 31, 1l << 32,
-                               (long)0x8000000000000000ull, 0x7fffffffffffffffl};
+    static const long far[] = {-1,
+                               -2,
+                               1100,
+                               2047,
+                               2048,
+                               4095,
+                               65535,
+                               1l << 31,
+                               1l << 32,
+                               (long)0x8000000000000000ull,
+                               0x7fffffffffffffffl};
     if (fz_chance(&e->rng, 3, 4)) {
         return (long)fz_below(&e->rng, 1100);
     }

@@ -69,15 +69,15 @@ struct fz_range {
 #define FZ_MAX_MAPS     16
 #define FZ_MAX_CHILDREN 16
 #define FZ_MAX_STACKS   16
-#define FZ_SCRATCH      (16 * FZ_PAGE) /* random bytes: arguments point here */
+#define FZ_SCRATCH      (16 * FZ_PAGE)        /* random bytes: arguments point here */
 #define FZ_PLAY_BASE    0x0000004000000000ull /* MAP_FIXED playground: 1 GiB nothing else uses */
 #define FZ_PLAY_SIZE    (1ull << 30)
 #define FZ_ARENA_BASE   0x0000005000000000ull /* the arena: far below the mmap area */
 
 /* Per-life counts, printed in the life's report line. */
 struct fz_stats {
-    uint64_t calls;    /* system calls made */
-    uint64_t ok;       /* results >= 0 */
+    uint64_t calls; /* system calls made */
+    uint64_t ok;    /* results >= 0 */
     uint64_t err[FZ_NERR];
     uint64_t err_other; /* negative results that are not -1..-(FZ_NERR-1) */
     uint64_t filtered;  /* draws the sandbox did not make (power-off) */

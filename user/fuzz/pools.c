@@ -72,11 +72,24 @@ static uint64_t kernel_addr(struct fz_env *e)
 static uint64_t odd_addr(struct fz_env *e)
 {
     static const uint64_t v[] = {
-        USER_VA_TOP,           USER_VA_TOP - 1,       USER_VA_TOP - 8,       USER_VA_TOP - 4096,
-        0x0000010000000000ull, 0x0001000000000000ull, 0x8000000000000000ull, 0x00ff000000400000ull,
-        0xff00000000400000ull, 0x7fffffffffffffffull, 0xffffff7ffffff000ull, USER_STACK_TOP,
-        ZT_COUNTERS_VA,        ZT_COUNTERS_VA + 8,    ZT_COUNTERS_VA + 4095, 0x1000,
-        0x10,                  1,
+        USER_VA_TOP,
+        USER_VA_TOP - 1,
+        USER_VA_TOP - 8,
+        USER_VA_TOP - 4096,
+        0x0000010000000000ull,
+        0x0001000000000000ull,
+        0x8000000000000000ull,
+        0x00ff000000400000ull,
+        0xff00000000400000ull,
+        0x7fffffffffffffffull,
+        0xffffff7ffffff000ull,
+        USER_STACK_TOP,
+        ZT_COUNTERS_VA,
+        ZT_COUNTERS_VA + 8,
+        ZT_COUNTERS_VA + 4095,
+        0x1000,
+        0x10,
+        1,
     };
     uint64_t p = pick(e, v, (int)(sizeof(v) / sizeof(v[0])));
     if (fz_chance(&e->rng, 1, 4)) { /* a tagged copy of a valid pointer */
@@ -140,10 +153,10 @@ uint64_t fz_buf(struct fz_env *e, uint64_t bytes, unsigned hostile_den)
 uint64_t fz_len(struct fz_env *e)
 {
     static const uint64_t v[] = {
-        0,           1,           2,           7,           8,           15,        16,
-        63,          64,          255,         4095,        4096,        4097,      8192,
-        65536,       1ull << 20,  1ull << 31,  1ull << 32,  1ull << 39,  1ull << 63, ~0ull,
-        -4096ull,    -4095ull,    -2ull,       0x7fffffff,  0x80000000,  USER_VA_TOP,
+        0,        1,          2,          7,          8,          15,          16,
+        63,       64,         255,        4095,       4096,       4097,        8192,
+        65536,    1ull << 20, 1ull << 31, 1ull << 32, 1ull << 39, 1ull << 63,  ~0ull,
+        -4096ull, -4095ull,   -2ull,      0x7fffffff, 0x80000000, USER_VA_TOP,
     };
     if (fz_chance(&e->rng, 1, 3)) {
         return fz_below(&e->rng, 512);
@@ -301,8 +314,8 @@ static void protect(struct fz_env *e, uint64_t lo, uint64_t hi)
 
 static uint64_t map_or_die(uint64_t at, uint64_t bytes, int prot)
 {
-    long r = zt_mmap((void *)(uintptr_t)at, bytes, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-                     -1, 0);
+    long r =
+        zt_mmap((void *)(uintptr_t)at, bytes, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
     if (r < 0) {
         zt_exit_group(3); /* no memory for the arena: the runner counts the life as failed */
     }
@@ -330,8 +343,8 @@ void fz_arena_init(struct fz_env *e)
     zt_munmap((void *)(uintptr_t)e->ro, 2 * FZ_PAGE);
     zt_mmap((void *)(uintptr_t)e->ro, FZ_PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
             -1, 0);
-    zt_mmap((void *)(uintptr_t)e->none, FZ_PAGE, PROT_NONE,
-            MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    zt_mmap((void *)(uintptr_t)e->none, FZ_PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+            -1, 0);
     memset((void *)(uintptr_t)(e->none + FZ_PAGE), 0, FZ_PAGE);
     zt_munmap((void *)(uintptr_t)(e->none + 2 * FZ_PAGE), FZ_PAGE);
     e->brk0 = ((uint64_t)zt_brk(NULL) + FZ_PAGE - 1) & ~(FZ_PAGE - 1);

@@ -207,8 +207,18 @@ static enum fz_plan shape_clock_gettime(struct fz_env *e, struct fz_args *c)
 
 static enum fz_plan shape_futex(struct fz_env *e, struct fz_args *c)
 {
-    static const uint64_t ops[] = {FUTEX_WAIT, FUTEX_WAKE, FUTEX_WAIT | FUTEX_PRIVATE_FLAG,
-                                   FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 2, 3, 4, 5, 9, 10, 12, 13};
+    static const uint64_t ops[] = {FUTEX_WAIT,
+                                   FUTEX_WAKE,
+                                   FUTEX_WAIT | FUTEX_PRIVATE_FLAG,
+                                   FUTEX_WAKE | FUTEX_PRIVATE_FLAG,
+                                   2,
+                                   3,
+                                   4,
+                                   5,
+                                   9,
+                                   10,
+                                   12,
+                                   13};
     struct fz_rng *r = &e->rng;
     c->a[0] = fz_chance(r, 2, 3) ? fz_buf(e, 4, 0) + 4 * fz_below(r, 2) : fz_ptr(e, FZ_IN);
     c->a[1] = fz_chance(r, 7, 8) ? ops[fz_below(r, 12)] : fz_int(e);
@@ -299,12 +309,12 @@ static enum fz_plan shape_rt_sigaction(struct fz_env *e, struct fz_args *c)
     if (fz_in_scratch(e, c->a[1], 32)) {
         uint64_t *act = (uint64_t *)(uintptr_t)c->a[1];
         static const uint64_t handlers[] = {0, 1, 0, 1, 2};
-        act[0] = fz_chance(r, 1, 3) ? (uint64_t)(uintptr_t)fz_noop_handler
-                                    : fz_chance(r, 1, 2) ? handlers[fz_below(r, 5)]
-                                                         : fz_ptr(e, FZ_IN);
+        act[0] = fz_chance(r, 1, 3)   ? (uint64_t)(uintptr_t)fz_noop_handler
+                 : fz_chance(r, 1, 2) ? handlers[fz_below(r, 5)]
+                                      : fz_ptr(e, FZ_IN);
         act[1] = fz_flags(e, FZ_SA_KNOWN);
-        act[2] = fz_chance(r, 1, 2) ? (uint64_t)(uintptr_t)zt_sigreturn_trampoline
-                                    : fz_ptr(e, FZ_IN);
+        act[2] =
+            fz_chance(r, 1, 2) ? (uint64_t)(uintptr_t)zt_sigreturn_trampoline : fz_ptr(e, FZ_IN);
         act[3] = fz_next(r);
     }
     c->a[2] = fz_chance(r, 1, 2) ? 0 : fz_ptr(e, FZ_OUT);
@@ -365,16 +375,18 @@ static uint64_t map_len(struct fz_env *e)
 static enum fz_plan shape_mmap(struct fz_env *e, struct fz_args *c)
 {
     struct fz_rng *r = &e->rng;
-    static const uint64_t flags[] = {MAP_PRIVATE | MAP_ANONYMOUS, MAP_PRIVATE | MAP_ANONYMOUS,
+    static const uint64_t flags[] = {MAP_PRIVATE | MAP_ANONYMOUS,
+                                     MAP_PRIVATE | MAP_ANONYMOUS,
                                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-                                     MAP_SHARED | MAP_ANONYMOUS, MAP_PRIVATE, MAP_ANONYMOUS};
+                                     MAP_SHARED | MAP_ANONYMOUS,
+                                     MAP_PRIVATE,
+                                     MAP_ANONYMOUS};
     c->a[1] = map_len(e);
     c->a[2] = fz_chance(r, 3, 4) ? fz_below(r, 8) : fz_flags(e, 7);
     c->a[3] = fz_chance(r, 5, 6) ? flags[fz_below(r, 6)] : fz_flags(e, 0x33);
-    c->a[0] = fz_chance(r, 1, 3) ? 0
-              : fz_chance(r, 1, 2)
-                  ? FZ_PLAY_BASE + (fz_below(r, FZ_PLAY_SIZE) & ~(FZ_PAGE - 1))
-                  : fz_ptr(e, FZ_OUT);
+    c->a[0] = fz_chance(r, 1, 3)   ? 0
+              : fz_chance(r, 1, 2) ? FZ_PLAY_BASE + (fz_below(r, FZ_PLAY_SIZE) & ~(FZ_PAGE - 1))
+                                   : fz_ptr(e, FZ_OUT);
     c->a[4] = fz_chance(r, 7, 8) ? (uint64_t)-1 : fz_int(e);
     c->a[5] = fz_chance(r, 7, 8) ? 0 : fz_int(e);
     if (c->a[3] & MAP_FIXED) {
@@ -490,8 +502,14 @@ static uint64_t iso_flags(struct fz_env *e)
 
 static enum fz_plan shape_prctl(struct fz_env *e, struct fz_args *c)
 {
-    static const uint64_t opts[] = {PR_SET_NAME,           PR_GET_NAME, PR_SET_TASK_ISOLATION,
-                                    PR_SET_TASK_ISOLATION, PR_GET_TASK_ISOLATION, 0, ~0ull, 1000};
+    static const uint64_t opts[] = {PR_SET_NAME,
+                                    PR_GET_NAME,
+                                    PR_SET_TASK_ISOLATION,
+                                    PR_SET_TASK_ISOLATION,
+                                    PR_GET_TASK_ISOLATION,
+                                    0,
+                                    ~0ull,
+                                    1000};
     c->a[0] = opts[fz_below(&e->rng, 8)];
     switch (c->a[0]) {
     case PR_SET_NAME:
@@ -521,8 +539,8 @@ static enum fz_plan shape_prctl(struct fz_env *e, struct fz_args *c)
 /* A NUL-terminated path in scratch (from a pool of real and unreal programs), or hostile. */
 static uint64_t path_arg(struct fz_env *e, int *which)
 {
-    static const char *const paths[] = {"/bin/true", "/bin/hello", "/bin/fuzz", "/bin/notelf",
-                                        "/bin/badelf", "/bin/nope", "", "/bin/",
+    static const char *const paths[] = {"/bin/true",   "/bin/hello", "/bin/fuzz", "/bin/notelf",
+                                        "/bin/badelf", "/bin/nope",  "",          "/bin/",
                                         "/bin/true/x", "bin/true"};
     *which = (int)fz_below(&e->rng, 11);
     uint64_t p = fz_buf(e, 512, 0);

@@ -6,9 +6,9 @@
  * own protected stack that uses no TLS, sends SIGALRM to the main thread when one call has
  * been blocked longer than KICK_NS (again every REKICK_NS while it stays blocked), so no
  * call the sandbox let through can block the life for good (the call returns -EINTR); the
- * report counts such calls as `kicks` (some were only slow, and ended by themselves).  When it is done the life kills and reaps the
- * children its calls spawned, prints its report and exits with FZ_DONE_STATUS; a lethal
- * draw prints the report first, marked with the call that ends the life.
+ * report counts such calls as `kicks` (some were only slow, and ended by themselves).  When it is
+ * done the life kills and reaps the children its calls spawned, prints its report and exits with
+ * FZ_DONE_STATUS; a lethal draw prints the report first, marked with the call that ends the life.
  *
  * The report line (tools/fuzzsum adds them up) counts the calls since the previous report:
  *   fuzz: life W.G seed 0xS calls N ok N filtered N kicks N end done|NAME errors E=N ...
@@ -76,8 +76,8 @@ static void waker_start(struct fz_env *e)
     }
     e->stop = 0;
     waker_ctid = 1;
-    long tid = zt_clone_thread(flags, (void *)(m + WAKER_STACK), NULL, NULL, &waker_ctid,
-                               waker_main, e);
+    long tid =
+        zt_clone_thread(flags, (void *)(m + WAKER_STACK), NULL, NULL, &waker_ctid, waker_main, e);
     if (tid < 0) {
         zt_exit_group(3);
     }
@@ -110,12 +110,12 @@ static void count(struct fz_stats *st, long r)
 static void report(struct fz_env *e, const char *end)
 {
     char line[1200];
-    int n = snprintf(line, sizeof(line),
-                     "fuzz: life %d.%d seed 0x%llx calls %llu ok %llu filtered %llu kicks %ld "
-                     "end %s errors",
-                     e->worker, e->gen, (unsigned long long)e->seed,
-                     (unsigned long long)e->st.calls, (unsigned long long)e->st.ok,
-                     (unsigned long long)e->st.filtered, e->kicked, end);
+    int n =
+        snprintf(line, sizeof(line),
+                 "fuzz: life %d.%d seed 0x%llx calls %llu ok %llu filtered %llu kicks %ld "
+                 "end %s errors",
+                 e->worker, e->gen, (unsigned long long)e->seed, (unsigned long long)e->st.calls,
+                 (unsigned long long)e->st.ok, (unsigned long long)e->st.filtered, e->kicked, end);
     for (int i = 1; i < FZ_NERR && n < (int)sizeof(line) - 40; i++) {
         if (e->st.err[i]) {
             n += snprintf(line + n, sizeof(line) - (size_t)n, " %s=%llu", zt_errno_name(i),
@@ -229,16 +229,15 @@ static long do_clone(struct fz_env *e, struct fz_args *c, int status, bool threa
     slots[i].status = status;
     __atomic_store_n(&slots[i].done, 0, __ATOMIC_RELEASE);
     long r = zt_clone_thread(c->a[0], (void *)(uintptr_t)stack, (int *)(uintptr_t)c->a[2],
-                             (void *)(uintptr_t)c->a[3], (int *)(uintptr_t)c->a[4],
-                             fz_child_exit, &slots[i]);
+                             (void *)(uintptr_t)c->a[3], (int *)(uintptr_t)c->a[4], fz_child_exit,
+                             &slots[i]);
     if (r <= 0 || !(c->a[0] & CLONE_VM)) {
         __atomic_store_n(&slots[i].done, 1, __ATOMIC_RELEASE); /* no thread shares it */
     }
     return r;
 }
 
-static long make(struct fz_env *e, const struct fz_call *call, struct fz_args *c,
-                 enum fz_plan plan)
+static long make(struct fz_env *e, const struct fz_call *call, struct fz_args *c, enum fz_plan plan)
 {
     const uint64_t *a = c->a;
     switch (plan) {
@@ -280,10 +279,10 @@ static const struct fz_call *steer_isolation(struct fz_env *e, const struct fz_c
         return &setaff;
     case 2: /* isolate, strict (SIGALRM: handled) half of the time */
         c->nr = SYS_prctl, c->a[0] = PR_SET_TASK_ISOLATION;
-        c->a[1] = PR_TASK_ISOLATION_ENABLE |
-                  (fz_chance(r, 1, 2) ? PR_TASK_ISOLATION_STRICT |
-                                            PR_TASK_ISOLATION_SET_SIG(SIGALRM)
-                                      : 0);
+        c->a[1] =
+            PR_TASK_ISOLATION_ENABLE |
+            (fz_chance(r, 1, 2) ? PR_TASK_ISOLATION_STRICT | PR_TASK_ISOLATION_SET_SIG(SIGALRM)
+                                : 0);
         return &prctl;
     default:
         c->nr = SYS_prctl, c->a[0] = PR_SET_TASK_ISOLATION, c->a[1] = 0;

@@ -1,0 +1,42 @@
+/*
+ * lockrank.h — THE lock order of the kernel, in one place.
+ *
+ * Every lock that nests with another has a rank.  A CPU may take a ranked lock only while
+ * every ranked lock it already holds has a lower rank; two locks of the same rank (two
+ * CPUs' timer queues) only in increasing address order.  An interrupt handler's locks count
+ * against what the code it interrupted holds, so a lock held with IRQs enabled must rank
+ * below everything an IRQ handler takes.  The checked kernel (what `make test` boots;
+ * `make run DEBUG=1`) enforces this on every acquisition (kernel/lockcheck.c) and panics,
+ * naming both locks, instead of deadlocking some day; the release kernel does not look.
+ * Rank 0 means "never nested": such a lock is not tracked.
+ *
+ *   proc_lock           process tree, thread lists, signal state
+ *   -> a wait queue      futex buckets, a process's child_exit, the worker's queue, a task's
+ *                        sleep queue
+ *   -> an address space  vm->lock (futex_wait reads the user word under its bucket lock;
+ *                        signal delivery writes the frame under proc_lock)
+ *   -> a run queue       (wakeups, from under wait-queue locks)
+ *   -> a timer queue     (two at once only in CPU order: timer_move)
+ *   -> leaf bookkeeping  kernel stacks, ids, ASIDs, the isolation-free report ring, traces,
+ *                        the GIC's distributor
+ *   -> the allocators    an object size class, the kernel page tables (both allocate pages)
+ *   -> the page allocator
+ *   -> the console
+ */
+#ifndef ZT_KERNEL_LOCKRANK_H
+#define ZT_KERNEL_LOCKRANK_H
+
+enum lock_rank {
+    LOCK_UNRANKED = 0,
+    LOCK_PROC = 10,
+    LOCK_WAITQ = 20,
+    LOCK_VM = 30,
+    LOCK_RQ = 40,
+    LOCK_TIMERQ = 50,
+    LOCK_LEAF = 60,
+    LOCK_ALLOC = 70,
+    LOCK_PAGE = 80,
+    LOCK_CONSOLE = 90,
+};
+
+#endif

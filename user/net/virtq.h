@@ -1,0 +1,88 @@
+/*
+ * virtq.h — a split virtqueue (virtio 1.2, 2.7) as the driver sees it: a descriptor table,
+ * the available ring the driver writes and the used ring the device writes, all in the
+ * DMA region, and the bookkeeping that lets a poll loop recycle buffers without allocating.
+ *
+ * This module only does memory: no registers (nic.c does those) and no system calls, so
+ * tests/unit/test_virtq.c runs it on the host, playing the device's side of the rings.
+ * Ring indexes are free-running 16-bit counters; a slot is index % size (size is a power of
+ * two).  VIRTQ_AVAIL_F_NO_INTERRUPT is set from the start: the device never interrupts.
+ * Not thread-safe: one poll loop owns a queue.  Barriers: virtq_publish() makes the
+ * descriptors and ring entries visible before the new avail index (store-store), and
+ * virtq_used_pending() orders the used index read before any read of what it covers
+ * (load-load); see barrier.h.
+ */
+#ifndef ZT_NET_VIRTQ_H
+#define ZT_NET_VIRTQ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define VIRTQ_DESC_F_NEXT          1
+#define VIRTQ_DESC_F_WRITE         2 /* the device writes this buffer (receive) */
+#define VIRTQ_AVAIL_F_NO_INTERRUPT 1
+#define VIRTQ_USED_F_NO_NOTIFY     1 /* the device says: no need to notify me */
+
+struct virtq_desc {
+    uint64_t addr; /* guest physical */
+    uint32_t len;
+    uint16_t flags;
+    uint16_t next;
+};
+
+struct virtq_avail {
+    uint16_t flags;
+    uint16_t idx;
+    uint16_t ring[]; /* size entries, then used_event (unused: no VIRTIO_F_EVENT_IDX) */
+};
+
+struct virtq_used_elem {
+    uint32_t id;  /* head descriptor of the buffer */
+    uint32_t len; /* bytes the device wrote */
+};
+
+struct virtq_used {
+    uint16_t flags;
+    uint16_t idx;
+    struct virtq_used_elem ring[]; /* size entries, then avail_event */
+};
+
+/* Bytes of DMA memory a queue of `size` entries takes (three parts, each 4 KiB-aligned). */
+size_t virtq_bytes(unsigned size);
+
+struct virtq {
+    unsigned size; /* entries, a power of two */
+    volatile struct virtq_desc *desc;
+    volatile struct virtq_avail *avail;
+    volatile struct virtq_used *used;
+    uint64_t desc_pa, avail_pa, used_pa; /* what the device is told */
+    uint16_t avail_idx;                  /* next avail slot (published by virtq_publish) */
+    uint16_t used_seen;                  /* used entries consumed so far */
+    uint16_t free_top;                   /* descriptors on the free stack */
+    uint16_t free[256];                  /* free descriptor ids (transmit queue) */
+};
+
+#define VIRTQ_MAX_SIZE 256
+
+/* Lay a queue of `size` (power of two, <= VIRTQ_MAX_SIZE) over mem (user address) / pa
+ * (physical), zeroed; every descriptor free.  0, or -1 for a bad size. */
+int virtq_init(struct virtq *q, unsigned size, void *mem, uint64_t pa);
+/* Set descriptor id to buffer (pa, len) with flags. */
+void virtq_set_desc(struct virtq *q, uint16_t id, uint64_t pa, uint32_t len, uint16_t flags);
+/* Put descriptor id in the next avail slot (seen by the device after virtq_publish). */
+void virtq_push(struct virtq *q, uint16_t id);
+/* Make everything pushed so far visible to the device (barrier, then the avail index). */
+void virtq_publish(struct virtq *q);
+/* Does the device want a notification (QueueNotify) for what was just published? */
+bool virtq_needs_notify(const struct virtq *q);
+/* Used entries the device has returned that were not consumed yet. */
+unsigned virtq_used_pending(const struct virtq *q);
+/* Consume the next used entry: its descriptor id and written length.  Only after
+ * virtq_used_pending() said there is one. */
+void virtq_pop_used(struct virtq *q, uint16_t *id, uint32_t *len);
+/* The free stack (transmit buffers): take a free descriptor (false if none), give one back. */
+bool virtq_get_free(struct virtq *q, uint16_t *id);
+void virtq_put_free(struct virtq *q, uint16_t id);
+
+#endif
