@@ -121,7 +121,7 @@ static void test_affinity_cross(void)
 
 /* ---------------------------------------------------------------- memfill */
 
-#define CHUNK (1ul << 20)
+#define CHUNK      (1ul << 20)
 #define MAX_CHUNKS 1024
 
 /* Fill memory 1 MiB at a time until -ENOMEM, give it all back; `arg` rounds.  Exit status:
@@ -281,19 +281,18 @@ static void test_thread_bursts_limit(void)
     for (int round = 0; round < 2; round++) {
         made[round] = burst(BURST_MAX, &refusal);
         CHECK(refusal == -EAGAIN || refusal == -ENOMEM,
-              "burst %d: %d threads, then clone said %s (expected -EAGAIN or -ENOMEM)",
-              round + 1, made[round], ut_rstr(refusal));
+              "burst %d: %d threads, then clone said %s (expected -EAGAIN or -ENOMEM)", round + 1,
+              made[round], ut_rstr(refusal));
         CHECK(made[round] > 4000, "burst %d: only %d threads", round + 1, made[round]);
         expect_baseline("a burst to the limit", pages0, stacks0);
     }
-    CHECK(made[0] == made[1], "the second burst made %d threads, the first %d", made[1],
-          made[0]);
+    CHECK(made[0] == made[1], "the second burst made %d threads, the first %d", made[1], made[0]);
     printf("thread_bursts_limit: %d threads, then %s\n", made[0], ut_rstr(refusal));
 }
 
 /* ---------------------------------------------------------------- affinity_kills */
 
-#define VICTIMS 6
+#define VICTIMS        6
 #define VICTIM_THREADS 3
 
 static long victim_thread(void *p)
@@ -313,8 +312,8 @@ static long victim_thread(void *p)
             zt_sched_yield();
             break;
         default: {
-            long m = zt_mmap(NULL, 8 * UT_PAGE, PROT_READ | PROT_WRITE,
-                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            long m = zt_mmap(NULL, 8 * UT_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                             -1, 0);
             if (m > 0) {
                 zt_munmap((void *)m, 8 * UT_PAGE);
             }
