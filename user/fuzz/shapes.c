@@ -656,6 +656,25 @@ static enum fz_plan shape_zt_partition(struct fz_env *e, struct fz_args *c)
     return FZ_PLAN_CALL;
 }
 
+/* zt_claim(slot, dma_bytes, flags, out): slots around the 32 transports, DMA sizes around
+ * the page and ZT_DMA_MAX edges (what is claimed is released at the latest when the life
+ * ends: the kernel resets the device first). */
+static enum fz_plan shape_zt_claim(struct fz_env *e, struct fz_args *c)
+{
+    static const uint64_t sizes[] = {4096, 8192, 65536, 4u << 20, (4u << 20) + 4096, 4095, 0};
+    c->a[0] = fz_chance(&e->rng, 3, 4) ? fz_below(&e->rng, 34) : fz_int(e);
+    c->a[1] = fz_chance(&e->rng, 3, 4) ? sizes[fz_below(&e->rng, 7)] : fz_len(e);
+    c->a[2] = fz_chance(&e->rng, 7, 8) ? 0 : fz_flags(e, 0);
+    c->a[3] = fz_chance(&e->rng, 1, 2) ? fz_buf(e, 64, 0) : fz_ptr(e, FZ_OUT);
+    return FZ_PLAN_CALL;
+}
+
+static enum fz_plan shape_zt_release(struct fz_env *e, struct fz_args *c)
+{
+    c->a[0] = fz_chance(&e->rng, 3, 4) ? fz_below(&e->rng, 34) : fz_int(e);
+    return FZ_PLAN_CALL;
+}
+
 static enum fz_plan shape_filter(struct fz_env *e, struct fz_args *c)
 {
     return FZ_PLAN_FILTER; /* zt_poweroff: the end of every test */
@@ -707,6 +726,9 @@ static const struct {
     {"zt_isolstat", shape_zt_isolstat},
     {"zt_trace", shape_zt_trace},
     {"zt_partition", shape_zt_partition},
+    {"zt_devices", shape_zt_buf_n},
+    {"zt_claim", shape_zt_claim},
+    {"zt_release", shape_zt_release},
 };
 
 fz_shape_fn fz_shaper(const char *name)
