@@ -372,7 +372,7 @@ unit: deps-test $(UNIT_BINS)
 # -append needs a -kernel; QEMU exits right after dumping, so any file will do.  No display
 # (QEMU would look for its GUI modules and say so), and QEMU's own lines ("dtb dumped ...
 # Exiting.") are shown only if the dump fails.
-DTB_DUMPS  := $(addprefix $(B)/dtb/virt-,1.dtb 4.dtb 64.dtb 4-el2.dtb 4-noargs.dtb)
+DTB_DUMPS  := $(addprefix $(B)/dtb/virt-,1.dtb 4.dtb 64.dtb 124.dtb 512.dtb 4-el2.dtb 4-noargs.dtb)
 DTB_QEMU   := dtb_qemu() { out=$$($(QEMU) -display none -cpu cortex-a72 -m 512M -nic none "$$@" 2>&1) \
 	|| { echo "$$out" >&2; return 1; }; }; dtb_qemu
 DTB_APPEND := dataplane=2-3 hello
@@ -381,7 +381,8 @@ $(B)/dtb/dummy-kernel:
 	@mkdir -p $(dir $@)
 	$(Q)echo 'not a kernel: lets qemu take -append while dumping its device tree' > $@
 
-$(B)/dtb/virt-1.dtb $(B)/dtb/virt-4.dtb $(B)/dtb/virt-64.dtb: $(B)/dtb/virt-%.dtb: \
+$(B)/dtb/virt-1.dtb $(B)/dtb/virt-4.dtb $(B)/dtb/virt-64.dtb $(B)/dtb/virt-124.dtb \
+$(B)/dtb/virt-512.dtb: $(B)/dtb/virt-%.dtb: \
 		$(B)/dtb/dummy-kernel | deps-test
 	@echo "  DTB     $@"
 	$(Q)$(DTB_QEMU) -M virt,gic-version=3,dumpdtb=$@ -smp $* -kernel $< -append '$(DTB_APPEND)'

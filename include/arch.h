@@ -60,9 +60,9 @@ struct arch_device {
 };
 
 struct arch_boot_info {
-    unsigned ncpus;       /* CPUs usable (<= MAX_CPUS), boot CPU is 0 */
-    unsigned ncpus_total; /* CPUs the device tree lists */
-    uint64_t hwid[64];    /* per logical CPU (struct arch_cpu.hwid) */
+    unsigned ncpus;               /* CPUs usable (<= ARCH_MAX_CPUS), boot CPU is 0 */
+    unsigned ncpus_total;         /* CPUs the device tree lists */
+    uint64_t hwid[ARCH_MAX_CPUS]; /* per logical CPU (struct arch_cpu.hwid) */
     unsigned nmem;
     paddr_t mem_base[ARCH_MAX_MEM];
     uint64_t mem_size[ARCH_MAX_MEM];

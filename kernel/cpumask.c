@@ -1,5 +1,5 @@
 /*
- * cpumask.c — Linux "cpulist" text (0-3,7 and 0-7:2/4) to and from a 64-bit CPU set.
+ * cpumask.c — Linux "cpulist" text (0-3,7 and 0-7:2/4) to and from a CPU set (cpumask_t).
  *
  * Pure functions, no state, no locks: callable from any context, including before the
  * console or the MMU is up.  They never touch hardware, never allocate, and read exactly the
@@ -113,7 +113,7 @@ static int parse_item(struct cursor *c, cpumask_t *m, bool *have_bad, unsigned *
     }
     for (unsigned cpu = first; cpu <= last; cpu++) {
         if ((cpu - first) % group < used) {
-            *m |= CPUMASK_BIT(cpu);
+            cpumask_set(m, cpu);
         }
     }
     return 0;
@@ -132,7 +132,7 @@ static bool text_equals(const char *s, size_t len, const char *word)
 int cpulist_parse(const char *s, size_t len, cpumask_t *out, unsigned *bad_cpu)
 {
     struct cursor c = {.s = s, .len = s ? len : 0, .pos = 0};
-    cpumask_t m = 0;
+    cpumask_t m = CPUMASK_NONE;
     bool have_bad = false;
     unsigned first_bad = 0;
 
@@ -140,7 +140,7 @@ int cpulist_parse(const char *s, size_t len, cpumask_t *out, unsigned *bad_cpu)
         return -EINVAL;
     }
     if (text_equals(s, len, "none")) {
-        *out = 0;
+        *out = CPUMASK_NONE;
         return 0;
     }
     for (;;) {
@@ -170,14 +170,10 @@ int cpulist_format(cpumask_t m, char *buf, size_t size)
     unsigned cpu = 0;
 
     tbuf_init(&f, buf, size);
-    if (m == 0) {
+    if (cpumask_empty(m)) {
         tbuf_str(&f, "none");
     }
-    while (cpu < MAX_CPUS) {
-        if (!cpumask_has(m, cpu)) {
-            cpu++;
-            continue;
-        }
+    while ((cpu = cpumask_next(m, cpu)) < MAX_CPUS) {
         unsigned last = cpu;
         while (cpumask_has(m, last + 1)) {
             last++;

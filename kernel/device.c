@@ -187,7 +187,7 @@ static void finish(struct device *d, bool keep_holder, bool broken)
 static void quiet_interrupt(const struct device *d)
 {
     arch_irq_set_enabled(d->hw.intid, false);
-    irq_route(d->hw.intid, cpumask_first(cpus_housekeeping));
+    irq_route(d->hw.intid, cpumask_first(cpumask_load(&cpus_housekeeping)));
 }
 
 /* Map the window and a fresh DMA region into p (d reserved).  On failure nothing stays. */

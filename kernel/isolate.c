@@ -138,13 +138,13 @@ static bool foreign_timer(const struct task *t, unsigned cpu)
 
 static long isol_enable(struct task *t, unsigned long flags)
 {
-    cpumask_t aff = t->affinity;
+    cpumask_t aff = cpumask_load(&t->affinity);
     unsigned cpu = cpumask_first(aff);
     int sig = PR_TASK_ISOLATION_GET_SIG(flags);
     if ((flags & ~(unsigned long)ISOL_KNOWN_FLAGS) || sig > ZT_NSIG) {
         return -EINVAL;
     }
-    if (cpumask_weight(aff) != 1 || !cpu_is_dataplane(cpu)) {
+    if (!cpumask_is_single(aff) || !cpu_is_dataplane(cpu)) {
         return -EINVAL; /* exactly one CPU, and a dataplane one */
     }
     if (this_cpu_id() != cpu) {
@@ -399,7 +399,7 @@ void isol_exit_to_user_owned(void)
     if (!ic->task || ic->task != t || !(t->isol_flags & PR_TASK_ISOLATION_ENABLE)) {
         return;
     }
-    if (t->affinity != CPUMASK_BIT(this_cpu_id())) {
+    if (!cpumask_equal(t->affinity, cpumask_of(this_cpu_id()))) {
         isol_release(t); /* someone moved it: isolation ends here, on its own CPU */
         return;
     }
@@ -429,7 +429,7 @@ static void audit_timers(unsigned cpu, struct zt_isol_audit *out, uint64_t now)
 
 int isol_audit(unsigned cpu, struct zt_isol_audit *out)
 {
-    if (cpu >= ncpus || !cpumask_has(cpus_online, cpu)) {
+    if (cpu >= ncpus || !cpumask_test_atomic(&cpus_online, cpu)) {
         return -EINVAL;
     }
     memset(out, 0, sizeof(*out));

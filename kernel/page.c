@@ -191,11 +191,10 @@ unsigned page_cached_on(unsigned cpu)
 void page_drain_all(void)
 {
     page_drain_local();
-    cpumask_t online = __atomic_load_n(&cpus_online, __ATOMIC_RELAXED);
-    for (unsigned c = 0; c < ncpus; c++) {
-        if (c != this_cpu_id() && cpumask_has(online, c)) {
-            ipi_call(c, CALL_DRAIN_PAGES, page_drain_local);
-        }
+    cpumask_t others = cpumask_andnot(cpumask_load(&cpus_online), cpumask_of(this_cpu_id()));
+    for_each_cpu(c, others)
+    {
+        ipi_call(c, CALL_DRAIN_PAGES, page_drain_local);
     }
 }
 

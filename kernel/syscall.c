@@ -87,17 +87,16 @@ static struct task *task_of(int tid)
     return tid == 0 ? current() : tid > 0 ? task_find_locked(tid) : 0;
 }
 
+/* As Linux: a mask shorter than the kernel's has its missing CPUs cleared, a longer one is
+ * read only as far as the kernel's (CPUs past MAX_CPUS do not exist). */
 static long sys_sched_setaffinity(struct trap_frame *f)
 {
-    cpumask_t mask;
-    if (A(1) < sizeof(mask)) {
-        return -EINVAL;
-    }
-    if (copy_from_user(my_vm(), &mask, A(2), sizeof(mask))) {
+    cpumask_t mask = CPUMASK_NONE;
+    if (copy_from_user(my_vm(), &mask, A(2), MIN(A(1), sizeof(mask)))) {
         return -EFAULT;
     }
-    mask &= __atomic_load_n(&cpus_online, __ATOMIC_RELAXED);
-    if (!mask) {
+    mask = cpumask_and(mask, cpumask_load(&cpus_online));
+    if (cpumask_empty(mask)) {
         return -EINVAL;
     }
     struct sched_move move;
@@ -113,19 +112,24 @@ static long sys_sched_setaffinity(struct trap_frame *f)
     return r;
 }
 
+/* As Linux: the buffer must hold a bit for every CPU of the machine and be a whole number of
+ * 64-bit words; what is written, and returned, is the words that cover the machine's CPUs
+ * (8 bytes up to 64 CPUs, as before there were more), or fewer if the buffer is smaller. */
 static long sys_sched_getaffinity(struct trap_frame *f)
 {
-    if (A(1) < sizeof(cpumask_t) || (A(1) & 7)) {
+    size_t machine = (ncpus + 63) / 64 * 8;
+    if (A(1) < (ncpus + 7) / 8 || (A(1) & 7)) {
         return -EINVAL;
     }
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     struct task *t = task_of((int)A(0));
-    cpumask_t mask = t ? t->affinity : 0;
+    cpumask_t mask = t ? t->affinity : CPUMASK_NONE;
     spin_unlock_irqrestore(&proc_lock, flags);
     if (!t) {
         return -ESRCH;
     }
-    return copy_to_user(my_vm(), A(2), &mask, sizeof(mask)) ? -EFAULT : (long)sizeof(mask);
+    size_t len = MIN(A(1), machine);
+    return copy_to_user(my_vm(), A(2), &mask, len) ? -EFAULT : (long)len;
 }
 
 /* ---- time ---- */

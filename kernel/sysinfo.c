@@ -39,7 +39,8 @@ static struct vm *my_vm(void)
 long sys_zt_spawn(struct trap_frame *f)
 {
     char path[PATH_MAX_LEN];
-    struct zt_spawn_attr attr = {0, 0, 0};
+    struct zt_spawn_attr attr;
+    memset(&attr, 0, sizeof(attr));
     long r = strncpy_from_user(my_vm(), path, A(0), sizeof(path));
     if (r < 0) {
         return r;
@@ -47,9 +48,11 @@ long sys_zt_spawn(struct trap_frame *f)
     if (A(2) && copy_from_user(my_vm(), &attr, A(2), sizeof(attr))) {
         return -EFAULT;
     }
-    cpumask_t online = __atomic_load_n(&cpus_online, __ATOMIC_RELAXED);
-    cpumask_t affinity = attr.affinity ? attr.affinity & online : cpus_housekeeping;
-    if (attr.flags || !affinity) {
+    cpumask_t asked, affinity;
+    memcpy(&asked, &attr.affinity, sizeof(asked)); /* the same layout (cpu.c) */
+    affinity = cpumask_empty(asked) ? cpumask_load(&cpus_housekeeping)
+                                    : cpumask_and(asked, cpumask_load(&cpus_online));
+    if (attr.flags || cpumask_empty(affinity)) {
         return -EINVAL;
     }
     uint64_t first = 0;
@@ -110,7 +113,7 @@ static void fill_cpu(unsigned c, struct zt_cpu_info *ci)
     struct cpu_acct acct;
     memset(ci, 0, sizeof(*ci));
     ci->cpu = c;
-    ci->online = cpumask_has(cpus_online, c);
+    ci->online = cpumask_test_atomic(&cpus_online, c);
     ci->dataplane = cpu_is_dataplane(c);
     if (!ci->online) {
         return;

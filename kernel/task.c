@@ -540,10 +540,10 @@ bool task_find_stranded(cpumask_t leaving, cpumask_t online_after, cpumask_t hk_
         list_for_each(tp, &p->threads)
         {
             struct task *t = container_of(tp, struct task, thread_link);
-            cpumask_t aff = __atomic_load_n(&t->affinity, __ATOMIC_RELAXED);
+            cpumask_t aff = cpumask_load(&t->affinity);
             unsigned cpu = __atomic_load_n(&t->cpu, __ATOMIC_RELAXED);
-            bool nowhere = !(aff & online_after);
-            bool onto_dataplane = cpumask_has(leaving, cpu) && !(aff & hk_after);
+            bool nowhere = !cpumask_intersects(aff, online_after);
+            bool onto_dataplane = cpumask_has(leaving, cpu) && !cpumask_intersects(aff, hk_after);
             if (!found && t->state != TASK_DEAD && (nowhere || onto_dataplane)) {
                 found = true;
                 out->pid = p->pid;
@@ -597,7 +597,8 @@ static void fill_info(struct zt_task_info *out, const struct process *p, const s
         out->cpu = (int32_t)t->cpu;
         out->state = state_letter(t);
         out->isolated = (uint8_t)t->isol_flags;
-        out->affinity = t->affinity;
+        cpumask_t aff = cpumask_load(&t->affinity);
+        memcpy(&out->affinity, &aff, sizeof(out->affinity)); /* the same layout (cpu.c) */
     } else {
         out->tid = p->pid;
         out->cpu = -1;

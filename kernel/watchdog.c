@@ -7,6 +7,10 @@
  * watched), and the heartbeat value last reported stale (written by whichever CPU reported
  * it; a race only repeats a report).  `running` is the set whose timers run; it changes only
  * in watchdog_update, whose callers are serialised (boot, then partition changes).
+ *
+ * Each watched CPU looks at one other: the next in `running` (the last looks at the first),
+ * so the watched CPUs form a ring and every one of them is seen by its predecessor.  A tick
+ * costs the same on 2 housekeeping CPUs as on 512.
  */
 #include "kernel/watchdog.h"
 #include "arch.h"
@@ -24,22 +28,22 @@ static uint64_t period_cycles, bound_cycles;
 static uint64_t nreports;
 static cpumask_t running; /* CPUs whose timer runs (written by watchdog_update's caller) */
 
-/* Look at every other housekeeping CPU's heartbeat. */
-static void check_others(unsigned me, uint64_t now)
+/* Look at the heartbeat of the next watched CPU after this one (ring order). */
+static void check_next(unsigned me, uint64_t now)
 {
-    cpumask_t watched = __atomic_load_n(&running, __ATOMIC_ACQUIRE);
-    for (unsigned c = 0; c < ncpus; c++) {
-        if (c == me || !cpumask_has(watched, c)) {
-            continue;
-        }
-        uint64_t b = __atomic_load_n(&beat[c], __ATOMIC_RELAXED);
-        if (b && now > b && now - b > bound_cycles &&
-            __atomic_exchange_n(&reported[c], b, __ATOMIC_RELAXED) != b) {
-            __atomic_fetch_add(&nreports, 1, __ATOMIC_RELAXED);
-            hklog("watchdog: cpu %u has taken no interrupt for %lu ms (interrupts masked too "
-                  "long?), seen from cpu %u",
-                  c, (unsigned long)cycles_to_us(now - b) / 1000, me);
-        }
+    cpumask_t watched = cpumask_load(&running);
+    unsigned c = cpumask_next(watched, me + 1);
+    c = c < MAX_CPUS ? c : cpumask_first(watched);
+    if (c >= MAX_CPUS || c == me) {
+        return;
+    }
+    uint64_t b = __atomic_load_n(&beat[c], __ATOMIC_RELAXED);
+    if (b && now > b && now - b > bound_cycles &&
+        __atomic_exchange_n(&reported[c], b, __ATOMIC_RELAXED) != b) {
+        __atomic_fetch_add(&nreports, 1, __ATOMIC_RELAXED);
+        hklog("watchdog: cpu %u has taken no interrupt for %lu ms (interrupts masked too "
+              "long?), seen from cpu %u",
+              c, (unsigned long)cycles_to_us(now - b) / 1000, me);
     }
 }
 
@@ -51,7 +55,7 @@ static void tick(struct timer *t)
         return; /* stopped here meanwhile: do not re-arm */
     }
     __atomic_store_n(&beat[me], now, __ATOMIC_RELAXED);
-    check_others(me, now);
+    check_next(me, now);
     timer_arm(t, now + period_cycles);
 }
 
@@ -82,14 +86,13 @@ static void stop_on(unsigned c)
 void watchdog_start(unsigned period_ms)
 {
     if (period_ms < 4) {
-        watchdog_update(0); /* off: every timer stopped, and none started again */
+        watchdog_update(CPUMASK_NONE); /* off: every timer stopped, and none started again */
         period_cycles = 0;
         return;
     }
     bound_cycles = cycles_from_ns((uint64_t)period_ms * 1000000);
     period_cycles = bound_cycles / 4;
-    watchdog_update(__atomic_load_n(&cpus_housekeeping, __ATOMIC_ACQUIRE) &
-                    __atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE));
+    watchdog_update(cpumask_and(cpumask_load(&cpus_housekeeping), cpumask_load(&cpus_online)));
 }
 
 void watchdog_update(cpumask_t housekeeping)
@@ -97,18 +100,17 @@ void watchdog_update(cpumask_t housekeeping)
     if (!period_cycles) {
         return; /* off */
     }
-    cpumask_t should = cpumask_weight(housekeeping) >= 2 ? housekeeping : 0;
-    cpumask_t now = __atomic_load_n(&running, __ATOMIC_ACQUIRE);
-    for (unsigned c = 0; c < ncpus; c++) {
-        if (cpumask_has(now, c) && !cpumask_has(should, c)) {
-            stop_on(c);
-        }
+    cpumask_t should = cpumask_weight(housekeeping) >= 2 ? housekeeping : CPUMASK_NONE;
+    cpumask_t now = cpumask_load(&running);
+    cpumask_t stop = cpumask_andnot(now, should), start = cpumask_andnot(should, now);
+    for_each_cpu(c, stop)
+    {
+        stop_on(c);
     }
-    __atomic_store_n(&running, should, __ATOMIC_RELEASE);
-    for (unsigned c = 0; c < ncpus; c++) {
-        if (cpumask_has(should, c) && !cpumask_has(now, c)) {
-            start_on(c);
-        }
+    cpumask_store(&running, should);
+    for_each_cpu(c, start)
+    {
+        start_on(c);
     }
 }
 
@@ -119,5 +121,5 @@ uint64_t watchdog_reports(void)
 
 cpumask_t watchdog_cpus(void)
 {
-    return __atomic_load_n(&running, __ATOMIC_ACQUIRE);
+    return cpumask_load(&running);
 }

@@ -101,7 +101,9 @@ static inline __attribute__((always_inline)) void do_item(struct work *arm, stru
         timer_arm(&arm->timer, arch_counter_read() + arm->delay_cycles);
         return;
     }
-    __atomic_fetch_or(&cpus_used, CPUMASK_BIT(this_cpu_id()), __ATOMIC_RELAXED);
+    if (!cpumask_test_atomic(&cpus_used, this_cpu_id())) {
+        cpumask_set_atomic(&cpus_used, this_cpu_id());
+    }
     __atomic_fetch_add(&items_run, 1, __ATOMIC_RELAXED);
     run->fn(run);
 }
@@ -166,5 +168,5 @@ uint64_t work_items_run(void)
 
 cpumask_t work_cpus_used(void)
 {
-    return __atomic_load_n(&cpus_used, __ATOMIC_RELAXED);
+    return cpumask_load(&cpus_used);
 }

@@ -66,8 +66,7 @@ static struct kcounts kernel_counts(void)
     struct kcounts k = {0, 0};
     int n = zt_nr_cpus();
     for (int c = 0; c < n; c++) {
-        const volatile struct zt_cpu_counters *p =
-            (const volatile struct zt_cpu_counters *)(uintptr_t)(ZT_COUNTERS_VA + c * 4096ull);
+        const volatile struct zt_cpu_counters *p = zt_counters_of((unsigned)c);
         uint64_t sync = p->exc_sync, sys = p->syscalls, faults = p->faults;
         k.syscalls += sys;
         k.el1_sync += sync - sys - faults; /* synchronous exceptions not from user space */

@@ -456,8 +456,7 @@ static bool start_samplers(void)
         }
         struct sampler *s = &samplers[nsamplers];
         s->cpu = cpu;
-        s->counters =
-            (const volatile struct zt_cpu_counters *)(uintptr_t)(ZT_COUNTERS_VA + cpu * 4096ull);
+        s->counters = zt_counters_of((unsigned)cpu);
         s->thread = zt_thread_create(sampler_main, s, cpu);
         if (!s->thread) {
             printf("osnoise: cannot start a sampling thread on cpu %d: %s\n", cpu,

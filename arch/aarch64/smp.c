@@ -20,7 +20,7 @@
 extern char __kernel_end[];
 
 struct dt_info platform;
-struct arch_cpu *arch_cpus[64];
+struct arch_cpu *arch_cpus[ARCH_MAX_CPUS];
 static struct arch_boot_info boot_info;
 static char cmdline[512];
 
@@ -170,7 +170,7 @@ _Noreturn void arch_cpu_off(void)
 
 bool arch_cpu_is_off(unsigned id)
 {
-    return id < 64 && psci_affinity_info(boot_info.hwid[id]) == 1; /* 1: OFF */
+    return id < ARCH_MAX_CPUS && psci_affinity_info(boot_info.hwid[id]) == 1; /* 1: OFF */
 }
 
 void arch_cpu_release(unsigned id, struct cpu *c)

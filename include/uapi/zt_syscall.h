@@ -132,11 +132,13 @@
 
 /*
  * Per-CPU counters, readable from user space without a system call: every process has each
- * CPU's struct zt_cpu_counters mapped read-only at ZT_COUNTERS_VA + cpu * 4096.  The kernel
+ * CPU's struct zt_cpu_counters mapped read-only at ZT_COUNTERS_VA + cpu * ZT_COUNTERS_STRIDE
+ * (zt_counters_of below; 32 CPUs a page).  The kernel
  * updates them as things happen on that CPU (relaxed 64-bit stores: a reader sees each
  * value whole).  osnoise uses them to classify gaps; anything may read them.
  */
-#define ZT_COUNTERS_VA 0x0000007fe0000000ull
+#define ZT_COUNTERS_VA     0x0000007fe0000000ull
+#define ZT_COUNTERS_STRIDE 128
 
 /*
  * The signal-return page: every process has it mapped read-only and executable here.  It
@@ -217,10 +219,20 @@
 #ifndef __ASSEMBLY__
 #include <stdint.h>
 
+/* The most CPUs zerotick supports (QEMU virt with GICv3 offers 512). */
+#define ZT_MAX_CPUS     512
+#define ZT_CPUSET_WORDS (ZT_MAX_CPUS / 64)
+
+/* A set of CPUs: CPU N is bit N % 64 of bits[N / 64] (the layout of Linux's cpu_set_t, and
+ * of the mask sched_setaffinity takes). */
+struct zt_cpuset {
+    uint64_t bits[ZT_CPUSET_WORDS];
+};
+
 struct zt_spawn_attr {
-    uint64_t affinity; /* CPUs the new process's first thread may run on; 0 = the default
-                          (the housekeeping CPUs) */
-    uint32_t flags;    /* none defined yet: must be 0 */
+    struct zt_cpuset affinity; /* CPUs the new process's first thread may run on; empty = the
+                                  default (the housekeeping CPUs) */
+    uint32_t flags;            /* none defined yet: must be 0 */
     uint32_t reserved;
 };
 
@@ -237,7 +249,7 @@ struct zt_task_info {
     uint8_t isolated; /* task isolation mode (0 = off; zt_prctl.h flags) */
     uint8_t pad[2];
     char name[ZT_NAME_LEN];
-    uint64_t affinity;
+    struct zt_cpuset affinity;
     uint64_t user_ns;    /* time in user space */
     uint64_t sys_ns;     /* time in the kernel on its behalf */
     uint32_t vm_regions; /* regions (mappings) of its address space */
@@ -297,6 +309,13 @@ struct zt_cpu_counters {
     uint64_t timer_arms;   /* local timer programmed */
     uint64_t reserved[4];
 };
+
+/* CPU `cpu`'s counters as every process sees them. */
+static inline const volatile struct zt_cpu_counters *zt_counters_of(unsigned cpu)
+{
+    return (const volatile struct zt_cpu_counters *)(uintptr_t)(ZT_COUNTERS_VA +
+                                                                cpu * ZT_COUNTERS_STRIDE);
+}
 
 struct zt_trace_event {
     uint64_t ts; /* counter value (CNTVCT) */
