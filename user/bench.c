@@ -267,9 +267,9 @@ static int run_spawn(long n, struct meter *m)
 
 static int first_dataplane_cpu(void)
 {
-    struct zt_cpu_info info[64];
-    long n = zt_cpus(info, 64);
-    for (long i = 0; i < n && i < 64; i++) {
+    static struct zt_cpu_info info[ZT_MAX_CPUS];
+    long n = zt_cpus(info, ZT_MAX_CPUS);
+    for (long i = 0; i < n && i < ZT_MAX_CPUS; i++) {
         if (info[i].online && info[i].dataplane) {
             return (int)info[i].cpu;
         }
@@ -377,12 +377,12 @@ static int run_one(const struct bench *b, long n)
 {
     struct meter warm = {0}, m = {0};
     long warm_n = n / 100 < 2 ? 2 : n / 100 > MAX_WARM_UP ? MAX_WARM_UP : n / 100;
-    uint64_t saved;
-    int cpu = home_cpu(b), r = (int)zt_get_affinity(&saved);
+    struct zt_cpuset saved;
+    int cpu = home_cpu(b), r = (int)zt_get_cpuset(&saved);
     if (cpu < 0) {
         r = -ENODEV;
     } else if (r == 0) {
-        r = (int)zt_set_affinity(1ull << cpu); /* every loop starts on its CPU */
+        r = (int)zt_pin(cpu); /* every loop starts on its CPU */
     }
     if (r == 0) {
         r = b->run(warm_n, &warm);
@@ -390,7 +390,7 @@ static int run_one(const struct bench *b, long n)
     if (r == 0) {
         r = b->run(n, &m);
     }
-    zt_set_affinity(saved);
+    zt_set_cpuset(&saved);
     if (r < 0) {
         printf("bench: %s failed: -%s%s\n", b->name, zt_errno_name(-r),
                r == -ENODEV ? " (needs a second CPU, or dataplane= for isol)" : "");

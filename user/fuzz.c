@@ -345,11 +345,13 @@ static uint64_t parse_seed(const char *s, bool *ok)
     return v;
 }
 
+/* The CPUs the fuzzer aims at: the first 64 (its masks are one word; the kernel's CPU sets,
+ * of 512, get the other words from the shapes). */
 static void machine(struct fz_env *e)
 {
-    static struct zt_cpu_info ci[64];
-    long n = zt_cpus(ci, 64);
-    e->ncpus = n > 0 && n <= 64 ? (int)n : 1;
+    static struct zt_cpu_info ci[ZT_MAX_CPUS];
+    long n = zt_cpus(ci, ZT_MAX_CPUS);
+    e->ncpus = n <= 0 ? 1 : n > 64 ? 64 : (int)n;
     for (int c = 0; c < e->ncpus; c++) {
         e->online |= ci[c].online ? 1ull << c : 0;
         e->dataplane |= ci[c].online && ci[c].dataplane ? 1ull << c : 0;

@@ -165,7 +165,7 @@ int main(int argc, char **argv)
         printf("isol: cannot start the mapper thread\n");
         return 1;
     }
-    if (!no_pin && zt_set_affinity(1ull << cpu) != 0) {
+    if (!no_pin && zt_pin(cpu) != 0) {
         printf("isol: cannot pin to cpu %d\n", cpu);
         return 1;
     }
@@ -195,7 +195,7 @@ int main(int argc, char **argv)
             commit_violation();
         }
         if (move_to >= 0 && zt_counter() - start >= cycles / 2) {
-            long r = zt_set_affinity(1ull << move_to);
+            long r = zt_pin(move_to);
             long flags = zt_prctl(PR_GET_TASK_ISOLATION, 0, 0, 0, 0);
             printf("isol: moved to cpu %d (%ld); isolation flags now %ld\n", zt_cpu(), r, flags);
             move_to = -1;

@@ -85,7 +85,7 @@ static int nsamplers;
 static volatile int go; /* 1: start sampling, -1: give up (a sampler could not start) */
 
 /* Options, and the same in counter cycles. */
-static uint64_t cpu_mask;
+static struct zt_cpuset cpu_mask;
 static double seconds;
 static unsigned long threshold_us = DEFAULT_THRESHOLD_US;
 static int isolate, strict, want_hist;
@@ -105,39 +105,20 @@ static void usage(const char *why)
     exit(2);
 }
 
-/* Linux cpulist syntax: comma-separated CPUs and ranges A-B; every CPU must exist. */
-static bool parse_cpulist(const char *s, uint64_t *mask)
+/* A Linux cpulist (zt_cpulist_parse: "2-3,5", "1-511"): every CPU must exist, and at most
+ * MAX_SAMPLERS of them (each runs a spinning thread). */
+static bool parse_cpulist(const char *s, struct zt_cpuset *set)
 {
     int ncpus = zt_nr_cpus();
-    *mask = 0;
-    for (;;) {
-        char *end;
-        long a = strtol(s, &end, 10), b;
-        if (end == s || *s == '-' || *s == '+') {
-            return false;
-        }
-        b = a;
-        if (*end == '-') {
-            s = end + 1;
-            b = strtol(s, &end, 10);
-            if (end == s || *s == '-' || *s == '+') {
-                return false;
-            }
-        }
-        if (a > b || b >= ncpus || b >= MAX_SAMPLERS) {
-            return false;
-        }
-        for (long c = a; c <= b; c++) {
-            *mask |= 1ull << c;
-        }
-        if (*end == '\0') {
-            return true;
-        }
-        if (*end != ',') {
-            return false;
-        }
-        s = end + 1;
+    if (zt_cpulist_parse(s, set) != 0 || zt_cpuset_count(set) > MAX_SAMPLERS) {
+        return false;
     }
+    for (int c = ncpus; c < ZT_MAX_CPUS; c++) {
+        if (zt_cpuset_has(set, c)) {
+            return false;
+        }
+    }
+    return true;
 }
 
 static void parse_args(int argc, char **argv)
@@ -160,7 +141,7 @@ static void parse_args(int argc, char **argv)
         }
         if (a[1] == 'c') {
             if (!parse_cpulist(v, &cpu_mask)) {
-                usage("bad CPU list (CPUs that exist, in the form 2-3,5)");
+                usage("bad CPU list (at most 64 CPUs that exist, in the form 2-3,5)");
             }
             have_cpus = true;
         } else if (a[1] == 't') {
@@ -450,8 +431,8 @@ static void print_hist(void)
 /* Start one pinned sampler per CPU; on failure tell the started ones to give up. */
 static bool start_samplers(void)
 {
-    for (int cpu = 0; cpu < MAX_SAMPLERS; cpu++) {
-        if (!(cpu_mask & (1ull << cpu))) {
+    for (int cpu = 0; cpu < ZT_MAX_CPUS && nsamplers < MAX_SAMPLERS; cpu++) {
+        if (!zt_cpuset_has(&cpu_mask, cpu)) {
             continue;
         }
         struct sampler *s = &samplers[nsamplers];
@@ -474,8 +455,8 @@ int main(int argc, char **argv)
     bool started;
     parse_args(argc, argv);
     setup_cycles();
-    printf("osnoise: %d CPUs, %.3f s, threshold %lu us, %s\n", __builtin_popcountll(cpu_mask),
-           seconds, threshold_us,
+    printf("osnoise: %d CPUs, %.3f s, threshold %lu us, %s\n", zt_cpuset_count(&cpu_mask), seconds,
+           threshold_us,
            strict    ? "strict isolation"
            : isolate ? "isolated"
                      : "not isolated");

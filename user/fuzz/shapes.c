@@ -243,19 +243,25 @@ static enum fz_plan shape_futex(struct fz_env *e, struct fz_args *c)
 
 /* ---------------------------------------------------------------- scheduling */
 
+/* A CPU set of up to 128 bytes (glibc's cpu_set_t): CPUs 0-63 from fz_cpumask, the words
+ * past them (CPUs 64-1023: the kernel has 512) mostly empty, sometimes anything. */
 static uint64_t mask_arg(struct fz_env *e)
 {
-    uint64_t p = fz_buf(e, 16, 5);
-    if (fz_in_scratch(e, p, 8)) {
-        *(volatile uint64_t *)(uintptr_t)p = fz_cpumask(e);
+    uint64_t p = fz_buf(e, 128, 5);
+    if (fz_in_scratch(e, p, 128)) {
+        volatile uint64_t *w = (volatile uint64_t *)(uintptr_t)p;
+        w[0] = fz_cpumask(e);
+        for (int i = 1; i < 16; i++) {
+            w[i] = fz_chance(&e->rng, 7, 8) ? 0 : fz_int(e);
+        }
     }
     return p;
 }
 
 static uint64_t mask_len(struct fz_env *e)
 {
-    static const uint64_t v[] = {8, 8, 8, 16, 4, 7, 0};
-    return fz_chance(&e->rng, 7, 8) ? v[fz_below(&e->rng, 7)] : fz_len(e);
+    static const uint64_t v[] = {8, 8, 8, 16, 64, 128, 4, 7, 72, 0};
+    return fz_chance(&e->rng, 7, 8) ? v[fz_below(&e->rng, 10)] : fz_len(e);
 }
 
 static enum fz_plan shape_sched_setaffinity(struct fz_env *e, struct fz_args *c)
@@ -603,11 +609,15 @@ static enum fz_plan shape_zt_spawn(struct fz_env *e, struct fz_args *c)
     int which;
     c->a[0] = path_arg(e, &which);
     c->a[1] = argv_arg(e, which);
-    c->a[2] = fz_chance(&e->rng, 1, 3) ? 0 : fz_buf(e, 16, 4);
-    if (fz_in_scratch(e, c->a[2], 16)) {
-        uint64_t *attr = (uint64_t *)(uintptr_t)c->a[2];
-        attr[0] = fz_cpumask(e);
-        attr[1] = fz_chance(&e->rng, 3, 4) ? 0 : fz_int(e);
+    c->a[2] = fz_chance(&e->rng, 1, 3) ? 0 : fz_buf(e, sizeof(struct zt_spawn_attr), 4);
+    if (fz_in_scratch(e, c->a[2], sizeof(struct zt_spawn_attr))) {
+        struct zt_spawn_attr *attr = (struct zt_spawn_attr *)(uintptr_t)c->a[2];
+        attr->affinity.bits[0] = fz_cpumask(e);
+        for (int i = 1; i < ZT_CPUSET_WORDS; i++) {
+            attr->affinity.bits[i] = fz_chance(&e->rng, 7, 8) ? 0 : fz_int(e);
+        }
+        attr->flags = fz_chance(&e->rng, 3, 4) ? 0 : (uint32_t)fz_int(e);
+        attr->reserved = fz_chance(&e->rng, 3, 4) ? 0 : (uint32_t)fz_int(e);
     }
     return FZ_PLAN_CALL;
 }
@@ -645,8 +655,10 @@ static enum fz_plan shape_zt_trace(struct fz_env *e, struct fz_args *c)
  * CPUs really move, go offline and come back under fire; the length sometimes lies. */
 static enum fz_plan shape_zt_partition(struct fz_env *e, struct fz_args *c)
 {
-    static const char *const lists[] = {"1",  "2",  "3", "1-3",  "0",   "1,3",   "63",
-                                        "64", "1-", "x", "none", "3-1", "1:1/2", ""};
+    static const char *const lists[] = {"1",   "2",     "3",     "1-3",       "0",        "1,3",
+                                        "63",  "64",    "63-64", "122",       "123",      "511",
+                                        "512", "0-511", "1-511", "1-511:2/3", "1-70:1/8", "1-",
+                                        "x",   "none",  "3-1",   "1:1/2",     ""};
     struct fz_rng *r = &e->rng;
     const char *l = lists[fz_below(r, sizeof(lists) / sizeof(lists[0]))];
     c->a[0] = fz_chance(r, 1, 8) ? fz_ptr(e, FZ_IN) : str_in_scratch(e, l);

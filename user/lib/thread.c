@@ -57,7 +57,7 @@ static void thread_main(void *p)
     struct zt_thread *t = p;
 
     if (t->cpu >= 0) {
-        long r = zt_set_affinity(1ull << t->cpu);
+        long r = zt_pin(t->cpu);
 
         if (r < 0) {
             publish_start(t, (int)r);
@@ -120,7 +120,7 @@ zt_thread_t *zt_thread_create(long (*fn)(void *arg), void *arg, int cpu)
     long tid;
     int state;
 
-    if (cpu >= 64) {
+    if (cpu >= ZT_MAX_CPUS) {
         errno = EINVAL;
         return NULL;
     }
