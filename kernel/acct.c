@@ -13,7 +13,7 @@
 #include "kernel/panic.h"
 #include "kernel/task.h"
 
-static struct cpu_acct accts[MAX_CPUS];
+static struct cpu_acct accts[MAX_CPUS] PERCPU;
 
 #define ADD(field, d) __atomic_store_n(&(field), (field) + (d), __ATOMIC_RELAXED)
 #define SET(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELEASE)

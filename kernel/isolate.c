@@ -67,7 +67,7 @@ struct isol_cpu {
     uint64_t interruptions; /* entries it did not ask for, since `since` */
 } __attribute__((aligned(64)));
 
-static struct isol_cpu isols[MAX_CPUS];
+static struct isol_cpu isols[MAX_CPUS] PERCPU;
 static bool isol_debug; /* isol_debug=1: report every interruption (isol_init) */
 
 /* ---- reports, printed on housekeeping (hklog) ---- */

@@ -21,7 +21,7 @@ struct held {
     unsigned n;
 };
 
-static struct held held[MAX_CPUS];
+static struct held held[MAX_CPUS] PERCPU;
 
 static const char *rank_name(unsigned rank)
 {

@@ -45,7 +45,7 @@ struct pcp {
     unsigned n;
 } __attribute__((aligned(64)));
 
-static struct pcp pcps[MAX_CPUS];
+static struct pcp pcps[MAX_CPUS] PERCPU;
 
 void page_add_range(paddr_t base, uint64_t size)
 {
@@ -192,8 +192,7 @@ void page_drain_all(void)
 {
     page_drain_local();
     cpumask_t others = cpumask_andnot(cpumask_load(&cpus_online), cpumask_of(this_cpu_id()));
-    for_each_cpu(c, others)
-    {
+    for_each_cpu(c, others) {
         ipi_call(c, CALL_DRAIN_PAGES, page_drain_local);
     }
 }

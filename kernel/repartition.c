@@ -65,7 +65,7 @@ struct request {
     uint64_t switches_at_step; /* its context switches when the step ran */
 } __attribute__((aligned(64)));
 
-static struct request reqs[MAX_CPUS];
+static struct request reqs[MAX_CPUS] PERCPU;
 static struct waitq mutex_wq = {SPINLOCK_INIT_RANK(LOCK_WAITQ), LIST_INIT(mutex_wq.tasks)};
 static bool busy;
 
@@ -329,8 +329,7 @@ static int check_all(cpumask_t m, unsigned op, unsigned flags, cpumask_t *todo)
     };
     isolated_cpus(&s);
     *todo = CPUMASK_NONE;
-    for_each_cpu(c, m)
-    {
+    for_each_cpu(c, m) {
         int r = partition_step(&s, c, op, flags, msg, sizeof(msg));
         if (r < 0) {
             if (!(flags & ZT_PART_QUIET)) {

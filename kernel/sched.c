@@ -41,8 +41,8 @@ struct runqueue {
     struct task *evict;    /* the running task must leave at its next switch (partition) */
 } __attribute__((aligned(64)));
 
-static struct runqueue rqs[MAX_CPUS];
-static struct task idle_tasks[MAX_CPUS];
+static struct runqueue rqs[MAX_CPUS] PERCPU;
+static struct task idle_tasks[MAX_CPUS] PERCPU;
 
 static inline struct runqueue *this_rq(void)
 {
@@ -220,8 +220,7 @@ static unsigned least_loaded(cpumask_t candidates, unsigned (*nr)(unsigned), uns
         return prev; /* stay where the caches are */
     }
     unsigned best = MAX_CPUS, best_nr = ~0u;
-    for_each_cpu(c, candidates)
-    {
+    for_each_cpu(c, candidates) {
         unsigned n = c == prev ? prev_nr : nr(c);
         if (n < best_nr) {
             best = c, best_nr = n;

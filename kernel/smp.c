@@ -94,8 +94,16 @@ static bool wait_online(cpumask_t want)
     return cpumask_empty(cpumask_andnot(want, cpumask_load(&cpus_online)));
 }
 
+static unsigned long boot_bytes_per_cpu;
+
+unsigned long smp_boot_bytes_per_cpu(void)
+{
+    return boot_bytes_per_cpu;
+}
+
 void smp_boot(void)
 {
+    size_t free_before = page_free_count();
     cpumask_t started = cpumask_of(0);
     mark_online(&cpus[0]);
     for (unsigned id = 1; id < ncpus; id++) {
@@ -105,10 +113,12 @@ void smp_boot(void)
     }
     wait_online(started);
     cpumask_t missing = cpumask_andnot(started, cpumask_load(&cpus_online));
-    for_each_cpu(id, missing)
-    {
+    for_each_cpu(id, missing) {
         printk("smp: CPU %u started but never came online; left offline\n", id);
     }
+    unsigned up = cpumask_weight(cpumask_load(&cpus_online)) - 1;
+    size_t taken = (free_before - page_free_count()) * PAGE_SIZE;
+    boot_bytes_per_cpu = up ? (unsigned long)((taken + up - 1) / up) : 0;
 }
 
 int smp_cpu_start(unsigned id)

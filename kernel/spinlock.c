@@ -5,4 +5,4 @@
  */
 #include "kernel/spinlock.h"
 
-uint32_t spin_depth[MAX_CPUS];
+uint32_t spin_depth[MAX_CPUS] PERCPU;

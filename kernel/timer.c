@@ -35,7 +35,7 @@ struct timer_queue {
     uint64_t residual_next; /* tick_residual on a dataplane CPU: next 1 Hz tick */
 } __attribute__((aligned(64)));
 
-static struct timer_queue tqs[MAX_CPUS];
+static struct timer_queue tqs[MAX_CPUS] PERCPU;
 static struct timer_config config = {.hz = TIMER_DEFAULT_HZ}; /* timer_configure */
 static uint64_t slice_cycles;
 static uint64_t period_cycles;

@@ -26,7 +26,7 @@ struct ring {
     uint64_t cleared; /* events before this index were cleared by a reader */
 } __attribute__((aligned(64)));
 
-static struct ring rings[MAX_CPUS];
+static struct ring rings[MAX_CPUS] PERCPU;
 static spinlock_t trace_read_lock = SPINLOCK_INIT_RANK(LOCK_LEAF);
 
 unsigned trace_ring_pages(unsigned ncpus)

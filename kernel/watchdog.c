@@ -20,10 +20,10 @@
 #include "kernel/ipi.h"
 #include "kernel/timer.h"
 
-static struct timer timers[MAX_CPUS];
-static bool want[MAX_CPUS];
-static uint64_t beat[MAX_CPUS];
-static uint64_t reported[MAX_CPUS];
+static struct timer timers[MAX_CPUS] PERCPU;
+static bool want[MAX_CPUS] PERCPU;
+static uint64_t beat[MAX_CPUS] PERCPU;
+static uint64_t reported[MAX_CPUS] PERCPU;
 static uint64_t period_cycles, bound_cycles;
 static uint64_t nreports;
 static cpumask_t running; /* CPUs whose timer runs (written by watchdog_update's caller) */
@@ -103,13 +103,11 @@ void watchdog_update(cpumask_t housekeeping)
     cpumask_t should = cpumask_weight(housekeeping) >= 2 ? housekeeping : CPUMASK_NONE;
     cpumask_t now = cpumask_load(&running);
     cpumask_t stop = cpumask_andnot(now, should), start = cpumask_andnot(should, now);
-    for_each_cpu(c, stop)
-    {
+    for_each_cpu(c, stop) {
         stop_on(c);
     }
     cpumask_store(&running, should);
-    for_each_cpu(c, start)
-    {
+    for_each_cpu(c, start) {
         start_on(c);
     }
 }

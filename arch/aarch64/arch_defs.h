@@ -55,7 +55,11 @@
 
 /* The most CPUs a machine may have: QEMU virt offers 512 with GICv3 (two redistributor
  * regions, gicv3.c), so struct arch_boot_info has room for 512. */
+#ifdef ZT_MAX_CPUS_BUILD
+#define ARCH_MAX_CPUS ZT_MAX_CPUS_BUILD /* tools/percpu's measurement build */
+#else
 #define ARCH_MAX_CPUS 512
+#endif
 
 /* Interrupt numbers are GIC INTIDs (IHI 0069 2.2): SGIs 0-15 carry IPIs (SGI n = IPI reason
  * n), PPIs 16-31 are per-CPU (the timers), SPIs from 32 are device interrupts; QEMU virt's

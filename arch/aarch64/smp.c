@@ -17,10 +17,10 @@
 #include "kernel/printk.h"
 #include "platform.h"
 
-extern char __kernel_end[];
+extern char __kernel_end[], __percpu_start[], __percpu_end[];
 
 struct dt_info platform;
-struct arch_cpu *arch_cpus[ARCH_MAX_CPUS];
+struct arch_cpu *arch_cpus[ARCH_MAX_CPUS] PERCPU;
 static struct arch_boot_info boot_info;
 static char cmdline[512];
 
@@ -72,6 +72,7 @@ static void fill_boot_info(uint64_t entry_counter)
     cmdline[n] = 0;
     boot_info.cmdline = cmdline;
     boot_info.entry_counter = entry_counter;
+    boot_info.percpu_bytes = (unsigned long)(__percpu_end - __percpu_start) / MAX_CPUS;
     mmio_fill_devices(&boot_info);
 }
 

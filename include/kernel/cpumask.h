@@ -23,8 +23,12 @@
 #include <stdint.h>
 
 /* The most CPUs the kernel supports: QEMU virt's GICv3 limit (uapi/zt_syscall.h says so to
- * user space as ZT_MAX_CPUS). */
-#define MAX_CPUS      512
+ * user space as ZT_MAX_CPUS; ZT_MAX_CPUS_BUILD is for tools/percpu's measurement build). */
+#ifdef ZT_MAX_CPUS_BUILD
+#define MAX_CPUS ZT_MAX_CPUS_BUILD
+#else
+#define MAX_CPUS 512
+#endif
 #define CPUMASK_WORDS (MAX_CPUS / 64)
 
 typedef struct {
@@ -32,6 +36,18 @@ typedef struct {
 } cpumask_t;
 
 #define CPUMASK_NONE ((cpumask_t){{0}})
+
+/*
+ * A static array with one element per CPU is declared PERCPU (`static struct x xs[MAX_CPUS]
+ * PERCPU;`): the linker gathers them between __percpu_start and __percpu_end (linker.ld), so
+ * the kernel can say what a CPU costs in static memory (smp_percpu_static_bytes).  Zeroed
+ * like the rest of .bss.  tools/percpu checks that nothing else grows with MAX_CPUS.
+ */
+#ifdef ZT_HOST
+#define PERCPU
+#else
+#define PERCPU __attribute__((section(".bss.percpu")))
+#endif
 
 /* The set {cpu} (empty if cpu >= MAX_CPUS). */
 static inline cpumask_t cpumask_of(unsigned cpu)

@@ -219,8 +219,14 @@
 #ifndef __ASSEMBLY__
 #include <stdint.h>
 
-/* The most CPUs zerotick supports (QEMU virt with GICv3 offers 512). */
-#define ZT_MAX_CPUS     512
+/* The most CPUs zerotick supports (QEMU virt with GICv3 offers 512).  tools/percpu builds
+ * the kernel's objects a second time with ZT_MAX_CPUS_BUILD set lower, to measure what each
+ * CPU costs in static memory. */
+#ifdef ZT_MAX_CPUS_BUILD
+#define ZT_MAX_CPUS ZT_MAX_CPUS_BUILD
+#else
+#define ZT_MAX_CPUS 512
+#endif
 #define ZT_CPUSET_WORDS (ZT_MAX_CPUS / 64)
 
 /* A set of CPUs: CPU N is bit N % 64 of bits[N / 64] (the layout of Linux's cpu_set_t, and

@@ -432,8 +432,7 @@ static void cpl19_set_operations(TEST_STATE)
         }
         assert_int_equal(cpumask_weight(a), weight);
         assert_int_equal(cpumask_intersects(a, b), intersect);
-        for_each_cpu(c, a)
-        {
+        for_each_cpu(c, a) {
             assert_true(cpumask_has(a, c) && (seen == 0 || c > prev));
             prev = c;
             seen++;
