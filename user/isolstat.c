@@ -87,7 +87,7 @@ static int run_first = -1, run_last = -1;
 
 static void flush_run(void)
 {
-    if (run_first == run_last) {
+    if (run_first >= 0 && run_first == run_last) {
         printf("isolstat: cpu %d clean, no isolated task\n", run_first);
     } else if (run_first >= 0) {
         printf("isolstat: cpus %d-%d clean, no isolated task\n", run_first, run_last);
