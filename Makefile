@@ -478,6 +478,7 @@ help:
 	@echo "  make run PROG=FILE ARGS='...'  boot with your static Linux aarch64 program as the first program"
 	@echo "  make test            check-format, host unit tests, QEMU tests; ends with 'N passed, N failed'"
 	@echo "  make bench           benchmarks -> bench/results.md"
+	@echo "  make percpu          static memory a CPU costs, checked against a 256-CPU build"
 	@echo "  make fuzz            the long fuzz run (FUZZ_CALLS=1000000 FUZZ_SEED=1 FUZZ_WORKERS=4 FUZZ_DATAPLANE=0)"
 	@echo "  make stress-long     10,000 spawn/exit cycles and thread bursts to the kernel's limit"
 	@echo "  make run-net         boot with a virtio-net device on loopback (NET=dgram|user)"
