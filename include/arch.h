@@ -69,8 +69,8 @@ struct arch_boot_info {
     const char *cmdline;        /* /chosen/bootargs, NUL-terminated, "" if absent */
     uint64_t entry_counter;     /* counter value at the boot CPU's first instruction */
     const char *protection;     /* the memory protections in force, for the boot log */
-    unsigned long percpu_bytes; /* static memory a CPU costs: its share of the PERCPU arrays
-                                   (cpumask.h), 0 if the arch does not know */
+    unsigned long percpu_bytes; /* static memory a CPU costs: its share of the arrays declared
+                                   with PERCPU_ARRAY (cpumask.h), 0 if the arch does not know */
     unsigned ndevices;          /* virtio-mmio transports, sorted by base: index = slot */
     struct arch_device devices[ARCH_MAX_DEVICES];
 };

@@ -13,7 +13,8 @@
 #include "kernel/panic.h"
 #include "kernel/task.h"
 
-static struct cpu_acct accts[MAX_CPUS] PERCPU;
+static struct cpu_acct accts[MAX_CPUS];
+PERCPU_ARRAY(accts);
 
 #define ADD(field, d) __atomic_store_n(&(field), (field) + (d), __ATOMIC_RELAXED)
 #define SET(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELEASE)
@@ -34,7 +35,7 @@ static uint64_t interval(struct cpu_acct *a, uint64_t now)
 void acct_enter_kernel(struct task *t)
 {
     ASSERT_IRQS_MASKED();
-    struct cpu_acct *a = &accts[this_cpu_id()];
+    struct cpu_acct *a = percpu_elem(accts, this_cpu_id());
     uint64_t d = interval(a, arch_counter_read());
     ADD(t->user_cycles, d);
     ADD(a->user_cycles, d);
@@ -44,7 +45,7 @@ void acct_enter_kernel(struct task *t)
 void acct_exit_kernel(struct task *t)
 {
     ASSERT_IRQS_MASKED();
-    struct cpu_acct *a = &accts[this_cpu_id()];
+    struct cpu_acct *a = percpu_elem(accts, this_cpu_id());
     uint64_t d = interval(a, arch_counter_read());
     ADD(t->sys_cycles, d);
     ADD(a->sys_cycles, d);
@@ -54,7 +55,7 @@ void acct_exit_kernel(struct task *t)
 void acct_switch(struct task *prev, struct task *next, uint64_t now)
 {
     ASSERT_IRQS_MASKED();
-    struct cpu_acct *a = &accts[this_cpu_id()];
+    struct cpu_acct *a = percpu_elem(accts, this_cpu_id());
     uint64_t d = interval(a, now);
     if (prev->is_idle) {
         ADD(a->idle_cycles, d);
@@ -68,7 +69,7 @@ void acct_switch(struct task *prev, struct task *next, uint64_t now)
 /* The interval in progress on `cpu`, and what it is being spent on. */
 static uint64_t in_progress(unsigned cpu, enum acct_mode *mode)
 {
-    struct cpu_acct *a = &accts[cpu];
+    struct cpu_acct *a = percpu_elem(accts, cpu);
     *mode = __atomic_load_n(&a->mode, __ATOMIC_ACQUIRE);
     uint64_t stamp = __atomic_load_n(&a->stamp, __ATOMIC_ACQUIRE), now = arch_counter_read();
     return now > stamp ? now - stamp : 0;
@@ -76,7 +77,7 @@ static uint64_t in_progress(unsigned cpu, enum acct_mode *mode)
 
 void acct_cpu_read(unsigned cpu, struct cpu_acct *out)
 {
-    struct cpu_acct *a = &accts[cpu];
+    struct cpu_acct *a = percpu_elem(accts, cpu);
     enum acct_mode mode;
     uint64_t d = in_progress(cpu, &mode);
     out->user_cycles = __atomic_load_n(&a->user_cycles, __ATOMIC_RELAXED);

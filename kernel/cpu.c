@@ -11,7 +11,8 @@ _Static_assert(sizeof(cpumask_t) == sizeof(struct zt_cpuset) && MAX_CPUS == ZT_M
 /* Every CPU the arch can report has a place in the kernel's tables. */
 _Static_assert(ARCH_MAX_CPUS <= MAX_CPUS, "the arch reports more CPUs than MAX_CPUS");
 
-struct cpu cpus[MAX_CPUS] PERCPU;
+struct cpu cpus[MAX_CPUS];
+PERCPU_ARRAY(cpus);
 unsigned ncpus;
 cpumask_t cpus_online;
 cpumask_t cpus_housekeeping;

@@ -1,9 +1,11 @@
 /*
- * cpumask.c — Linux "cpulist" text (0-3,7 and 0-7:2/4) to and from a CPU set (cpumask_t).
+ * cpumask.c — Linux "cpulist" text (0-3,7 and 0-7:2/4) to and from a CPU set (cpumask_t),
+ * and the number of set words that can hold an existing CPU (cpumask_words_used: written
+ * once at boot, before any other CPU runs, read everywhere after).
  *
- * Pure functions, no state, no locks: callable from any context, including before the
- * console or the MMU is up.  They never touch hardware, never allocate, and read exactly the
- * bytes they are given (the boot command line is not NUL-terminated where it is sliced).
+ * The text functions are pure, no state, no locks: callable from any context, including
+ * before the console or the MMU is up.  They never touch hardware, never allocate, and read exactly
+ * the bytes they are given (the boot command line is not NUL-terminated where it is sliced).
  *
  * Grammar accepted by cpulist_parse (Linux's bitmap_parselist, minus "all" and "N"):
  *   list  := "none" | item ("," item)*
@@ -16,6 +18,14 @@
 #include "kernel/cpumask.h"
 #include "kernel/lib.h"
 #include "uapi/zt_errno.h"
+
+unsigned cpumask_words_used = CPUMASK_WORDS;
+
+void cpumask_set_machine(unsigned ncpus)
+{
+    unsigned words = (ncpus + 63) / 64;
+    cpumask_words_used = words < 1 ? 1 : words > CPUMASK_WORDS ? CPUMASK_WORDS : words;
+}
 
 /* Reads the cursor as a bounded slice of text; pos never passes len. */
 struct cursor {

@@ -40,13 +40,15 @@ const char *ipi_reason_name(unsigned reason)
 #define NOTE_SENDER   0xffffull
 #define NOTE_ONE_SEND 0x10000ull
 #define NOTE_SENDS(n) ((n) >> 16)
-static uint64_t senders[MAX_CPUS][IPI_NR] PERCPU;
+static uint64_t senders[MAX_CPUS][IPI_NR];
+PERCPU_ARRAY(senders);
 
 /* Each sender's call path while keep_backtraces is set (isol_debug): what isolation reports
  * show.  The sender itself needs no note of its own: it is in `senders` above until the
  * receiver takes the IPI. */
 static bool keep_backtraces;
-static uint64_t sender_bt[MAX_CPUS][IPI_NR][IPI_BT_DEPTH] PERCPU;
+static uint64_t sender_bt[MAX_CPUS][IPI_NR][IPI_BT_DEPTH];
+PERCPU_ARRAY(sender_bt);
 
 static ipi_handler_t handlers[IPI_NR];
 
@@ -155,9 +157,11 @@ void ipi_init_cpu(void)
 
 /* ---- function calls on other CPUs ---- */
 
-static uint64_t pending_calls[MAX_CPUS] PERCPU;  /* per target: bitmask of enum ipi_call_fn */
-static uint64_t deferred_calls[MAX_CPUS] PERCPU; /* per target: requests not sent as IPIs */
-static void (*call_fns[CALL_NR])(void);          /* what each request runs (from its callers) */
+static uint64_t pending_calls[MAX_CPUS]; /* per target: bitmask of enum ipi_call_fn */
+PERCPU_ARRAY(pending_calls);
+static uint64_t deferred_calls[MAX_CPUS]; /* per target: requests not sent as IPIs */
+PERCPU_ARRAY(deferred_calls);
+static void (*call_fns[CALL_NR])(void); /* what each request runs (from its callers) */
 
 void ipi_call(unsigned cpu, enum ipi_call_fn fn, void (*run)(void))
 {

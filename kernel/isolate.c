@@ -67,7 +67,8 @@ struct isol_cpu {
     uint64_t interruptions; /* entries it did not ask for, since `since` */
 } __attribute__((aligned(64)));
 
-static struct isol_cpu isols[MAX_CPUS] PERCPU;
+static struct isol_cpu isols[MAX_CPUS];
+PERCPU_ARRAY(isols);
 static bool isol_debug; /* isol_debug=1: report every interruption (isol_init) */
 
 /* ---- reports, printed on housekeeping (hklog) ---- */
@@ -138,13 +139,12 @@ static bool foreign_timer(const struct task *t, unsigned cpu)
 
 static long isol_enable(struct task *t, unsigned long flags)
 {
-    cpumask_t aff = cpumask_load(&t->affinity);
-    unsigned cpu = cpumask_first(aff);
+    unsigned cpu = cpumask_only_of_and(&t->affinity, &t->affinity);
     int sig = PR_TASK_ISOLATION_GET_SIG(flags);
     if ((flags & ~(unsigned long)ISOL_KNOWN_FLAGS) || sig > ZT_NSIG) {
         return -EINVAL;
     }
-    if (!cpumask_is_single(aff) || !cpu_is_dataplane(cpu)) {
+    if (cpu >= MAX_CPUS || !cpu_is_dataplane(cpu)) {
         return -EINVAL; /* exactly one CPU, and a dataplane one */
     }
     if (this_cpu_id() != cpu) {
@@ -399,7 +399,7 @@ void isol_exit_to_user_owned(void)
     if (!ic->task || ic->task != t || !(t->isol_flags & PR_TASK_ISOLATION_ENABLE)) {
         return;
     }
-    if (!cpumask_equal(t->affinity, cpumask_of(this_cpu_id()))) {
+    if (!cpumask_is_only(&t->affinity, this_cpu_id())) {
         isol_release(t); /* someone moved it: isolation ends here, on its own CPU */
         return;
     }

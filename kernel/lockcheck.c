@@ -21,7 +21,8 @@ struct held {
     unsigned n;
 };
 
-static struct held held[MAX_CPUS] PERCPU;
+static struct held held[MAX_CPUS];
+PERCPU_ARRAY(held);
 
 static const char *rank_name(unsigned rank)
 {

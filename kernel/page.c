@@ -45,7 +45,8 @@ struct pcp {
     unsigned n;
 } __attribute__((aligned(64)));
 
-static struct pcp pcps[MAX_CPUS] PERCPU;
+static struct pcp pcps[MAX_CPUS];
+PERCPU_ARRAY(pcps);
 
 void page_add_range(paddr_t base, uint64_t size)
 {
@@ -101,7 +102,7 @@ static void global_free(paddr_t pa)
 paddr_t page_alloc(void)
 {
     unsigned long flags = arch_irq_save();
-    struct pcp *c = &pcps[this_cpu_id()];
+    struct pcp *c = percpu_elem(pcps, this_cpu_id());
     paddr_t pa = c->n ? c->pages[--c->n] : 0;
     arch_irq_restore(flags);
     if (!pa) {
@@ -121,7 +122,7 @@ void page_free(paddr_t pa)
         return;
     }
     unsigned long flags = arch_irq_save();
-    struct pcp *c = &pcps[this_cpu_id()];
+    struct pcp *c = percpu_elem(pcps, this_cpu_id());
     bool cached = c->n < PCP_MAX;
     if (cached) {
         c->pages[c->n++] = pa;
@@ -173,7 +174,7 @@ void page_free_contig(paddr_t pa, size_t n)
 void page_drain_local(void)
 {
     unsigned long flags = arch_irq_save();
-    struct pcp *c = &pcps[this_cpu_id()];
+    struct pcp *c = percpu_elem(pcps, this_cpu_id());
     while (c->n) {
         global_free(c->pages[--c->n]);
     }
@@ -182,7 +183,7 @@ void page_drain_local(void)
 
 unsigned page_cached_on(unsigned cpu)
 {
-    return cpu < MAX_CPUS ? __atomic_load_n(&pcps[cpu].n, __ATOMIC_RELAXED) : 0;
+    return cpu < MAX_CPUS ? __atomic_load_n(&percpu_elem(pcps, cpu)->n, __ATOMIC_RELAXED) : 0;
 }
 
 /* Every other online CPU is asked: its cache count read from here could be stale the
@@ -204,6 +205,11 @@ size_t page_free_count(void)
         n += page_cached_on(c);
     }
     return n;
+}
+
+bool page_have_free(size_t n)
+{
+    return n <= __atomic_load_n(&free_count, __ATOMIC_RELAXED) || n <= page_free_count();
 }
 
 size_t page_total_count(void)

@@ -84,6 +84,7 @@ int partition_decide(const struct bootargs *ba, unsigned ncpus, cpumask_t *house
 
 void partition_setup(const struct bootargs *ba, unsigned ncpus)
 {
+    cpumask_set_machine(ncpus); /* the hot paths' set questions read only its words */
     char msg[4][BOOTARGS_WARN_LEN];
     int n = partition_decide(ba, ncpus, &cpus_housekeeping, &cpus_dataplane, msg, 4);
     for (int i = 0; i < n; i++) {

@@ -65,7 +65,8 @@ struct request {
     uint64_t switches_at_step; /* its context switches when the step ran */
 } __attribute__((aligned(64)));
 
-static struct request reqs[MAX_CPUS] PERCPU;
+static struct request reqs[MAX_CPUS];
+PERCPU_ARRAY(reqs);
 static struct waitq mutex_wq = {SPINLOCK_INIT_RANK(LOCK_WAITQ), LIST_INIT(mutex_wq.tasks)};
 static bool busy;
 
@@ -76,9 +77,7 @@ static bool busy;
 static bool keep_pinned_sleeper(const struct timer *tm, void *unused)
 {
     struct task *t = waitq_sleeper_of(tm);
-    return t && !cpumask_intersects(
-                    cpumask_load(&t->affinity),
-                    cpumask_and(cpumask_load(&cpus_online), cpumask_load(&cpus_housekeeping)));
+    return t && !cpumask_intersects3(&t->affinity, &cpus_online, &cpus_housekeeping);
 }
 
 /* Hand CPU `from`'s timers to housekeeping CPU `to` (any CPU may do it); how many moved. */

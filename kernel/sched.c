@@ -41,12 +41,14 @@ struct runqueue {
     struct task *evict;    /* the running task must leave at its next switch (partition) */
 } __attribute__((aligned(64)));
 
-static struct runqueue rqs[MAX_CPUS] PERCPU;
-static struct task idle_tasks[MAX_CPUS] PERCPU;
+static struct runqueue rqs[MAX_CPUS];
+PERCPU_ARRAY(rqs);
+static struct task idle_tasks[MAX_CPUS];
+PERCPU_ARRAY(idle_tasks);
 
 static inline struct runqueue *this_rq(void)
 {
-    return &rqs[this_cpu_id()];
+    return percpu_elem(rqs, this_cpu_id());
 }
 
 bool sched_is_idle_task(const struct task *t)
@@ -63,7 +65,7 @@ static unsigned rq_nr_running(const struct runqueue *rq)
 
 unsigned sched_nr_running(unsigned cpu)
 {
-    return cpu < MAX_CPUS ? rq_nr_running(&rqs[cpu]) : 0;
+    return cpu < MAX_CPUS ? rq_nr_running(percpu_elem(rqs, cpu)) : 0;
 }
 
 bool sched_can_stop_tick(unsigned cpu)
@@ -73,7 +75,7 @@ bool sched_can_stop_tick(unsigned cpu)
 
 struct task *sched_current(unsigned cpu)
 {
-    return __atomic_load_n(&rqs[cpu].current, __ATOMIC_RELAXED);
+    return __atomic_load_n(&percpu_elem(rqs, cpu)->current, __ATOMIC_RELAXED);
 }
 
 void sched_set_need_resched(void)
@@ -142,7 +144,7 @@ void sched_init_cpu(struct cpu *c)
     ipi_set_handler(IPI_RESCHEDULE, resched_ipi);
     ipi_set_handler(IPI_WAKEUP, resched_ipi);
     timer_set_sched_hooks(&timer_hooks);
-    struct runqueue *rq = &rqs[c->id];
+    struct runqueue *rq = percpu_elem(rqs, c->id);
     struct task *idle = &idle_tasks[c->id];
     spin_lock_init(&rq->lock, LOCK_RQ);
     list_init(&rq->queue);
@@ -199,7 +201,7 @@ static struct runqueue *lock_task_rq(struct task *t)
 {
     for (;;) {
         unsigned cpu = __atomic_load_n(&t->cpu, __ATOMIC_ACQUIRE);
-        struct runqueue *rq = &rqs[cpu];
+        struct runqueue *rq = percpu_elem(rqs, cpu);
         spin_lock(&rq->lock);
         if (__atomic_load_n(&t->cpu, __ATOMIC_RELAXED) == cpu) {
             return rq;
@@ -263,14 +265,12 @@ static void notify_cpu(unsigned cpu, bool was_idle, unsigned nr_running)
  * read once: a concurrent change is the caller's to notice (place_task checks again). */
 static unsigned choose_cpu(const struct task *t)
 {
-    cpumask_t online = cpumask_load(&cpus_online);
-    cpumask_t affinity = cpumask_load(&t->affinity);
-    cpumask_t allowed = cpumask_and(affinity, online);
-    if (cpumask_is_single(allowed)) {
-        return cpumask_first(allowed); /* pinned: nothing to compare */
+    unsigned only = cpumask_only_of_and(&t->affinity, &cpus_online);
+    if (only <= MAX_CPUS) {
+        return only; /* pinned: nothing to compare (or MAX_CPUS: nowhere) */
     }
-    return sched_pick_cpu(affinity, online, cpumask_load(&cpus_housekeeping), sched_nr_running,
-                          t->cpu);
+    return sched_pick_cpu(cpumask_load(&t->affinity), cpumask_load(&cpus_online),
+                          cpumask_load(&cpus_housekeeping), sched_nr_running, t->cpu);
 }
 
 /* May t be queued on `cpu` now?  Its affinity allows it, the CPU is online, and it is a
@@ -278,9 +278,9 @@ static unsigned choose_cpu(const struct task *t)
  * again under the queue's lock so a partition change that raced with the choice is seen). */
 static bool cpu_accepts(const struct task *t, unsigned cpu)
 {
-    cpumask_t allowed = cpumask_and(cpumask_load(&t->affinity), cpumask_load(&cpus_online));
-    cpumask_t hk = cpumask_load(&cpus_housekeeping);
-    return cpumask_has(allowed, cpu) && (cpumask_has(hk, cpu) || !cpumask_intersects(allowed, hk));
+    return cpumask_test_atomic(&t->affinity, cpu) && cpumask_test_atomic(&cpus_online, cpu) &&
+           (cpumask_test_atomic(&cpus_housekeeping, cpu) ||
+            !cpumask_intersects3(&t->affinity, &cpus_online, &cpus_housekeeping));
 }
 
 /* t (TASK_WAKING, owned by the caller) may run on no online CPU: a CPU went offline while
@@ -318,7 +318,7 @@ static void place_task(struct task *t)
             break_affinity(t); /* sched_set_affinity keeps an online CPU in every mask */
             continue;
         }
-        rq = &rqs[cpu];
+        rq = percpu_elem(rqs, cpu);
         spin_lock(&rq->lock);
         if (cpu_accepts(t, cpu)) {
             break;
@@ -413,7 +413,7 @@ int sched_set_affinity(struct task *t, cpumask_t mask, struct sched_move *move)
     unsigned cpu = t->cpu;
     bool running = rq->current == t;
     if ((!running || t->state == TASK_SLEEPING) && t->isol_flags &&
-        !cpumask_equal(mask, cpumask_of(t->isol_cpu))) {
+        !cpumask_is_only(&mask, t->isol_cpu)) {
         isol_release(t); /* it runs no isolation code until it is woken: end it now */
     }
     if (t->state == TASK_SLEEPING) {
@@ -449,9 +449,7 @@ int sched_set_affinity(struct task *t, cpumask_t mask, struct sched_move *move)
  * online housekeeping CPU (the CPU has just left housekeeping). */
 static bool must_leave(const struct task *t, bool all)
 {
-    return all || cpumask_intersects(
-                      cpumask_load(&t->affinity),
-                      cpumask_and(cpumask_load(&cpus_online), cpumask_load(&cpus_housekeeping)));
+    return all || cpumask_intersects3(&t->affinity, &cpus_online, &cpus_housekeeping);
 }
 
 bool sched_evacuate_this_cpu(bool all)
@@ -499,7 +497,7 @@ void sched_isol_release_parked(struct task *t)
 
 bool sched_cpu_is_empty(unsigned cpu)
 {
-    struct runqueue *rq = &rqs[cpu];
+    struct runqueue *rq = percpu_elem(rqs, cpu);
     return __atomic_load_n(&rq->nr_queued, __ATOMIC_RELAXED) == 0 &&
            __atomic_load_n(&rq->current, __ATOMIC_RELAXED) == rq->idle;
 }
@@ -616,7 +614,7 @@ void schedule(void)
     ASSERT(spin_held_count() == 0); /* a switch with a lock held could deadlock this CPU */
     unsigned long flags = arch_irq_save();
     unsigned cpu = this_cpu_id();
-    struct runqueue *rq = &rqs[cpu];
+    struct runqueue *rq = percpu_elem(rqs, cpu);
     spin_lock(&rq->lock);
     struct task *prev = rq->current;
     ASSERT(prev == this_cpu()->current_task);

@@ -5,4 +5,5 @@
  */
 #include "kernel/spinlock.h"
 
-uint32_t spin_depth[MAX_CPUS] PERCPU;
+uint32_t spin_depth[MAX_CPUS];
+PERCPU_ARRAY(spin_depth);

@@ -19,7 +19,8 @@ struct counter_page {
 _Static_assert(sizeof(struct counter_page) == ZT_COUNTERS_STRIDE, "the uapi's stride");
 _Static_assert(PAGE_SIZE % ZT_COUNTERS_STRIDE == 0, "no CPU's counters cross a page");
 
-static struct counter_page pages[MAX_CPUS] __attribute__((aligned(PAGE_SIZE))) PERCPU;
+static struct counter_page pages[MAX_CPUS] __attribute__((aligned(PAGE_SIZE)));
+PERCPU_ARRAY(pages);
 
 #define BUMP(field) __atomic_store_n(&(field), (field) + 1, __ATOMIC_RELAXED)
 
@@ -103,8 +104,10 @@ void stats_exception_exit(enum exc_kind kind)
  * (Linux's vmstat work does just that, on every CPU).  A kernel-internal timer, so it lives
  * on housekeeping: work_queue_delayed arms it there. */
 static struct work sampler;
-static uint64_t last_total[MAX_CPUS] PERCPU;
-static uint64_t rate[MAX_CPUS] PERCPU;
+static uint64_t last_total[MAX_CPUS];
+PERCPU_ARRAY(last_total);
+static uint64_t rate[MAX_CPUS];
+PERCPU_ARRAY(rate);
 
 static uint64_t exceptions_of(unsigned cpu)
 {

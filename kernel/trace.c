@@ -26,7 +26,8 @@ struct ring {
     uint64_t cleared; /* events before this index were cleared by a reader */
 } __attribute__((aligned(64)));
 
-static struct ring rings[MAX_CPUS] PERCPU;
+static struct ring rings[MAX_CPUS];
+PERCPU_ARRAY(rings);
 static spinlock_t trace_read_lock = SPINLOCK_INIT_RANK(LOCK_LEAF);
 
 unsigned trace_ring_pages(unsigned ncpus)
@@ -40,7 +41,7 @@ unsigned trace_ring_pages(unsigned ncpus)
 
 int trace_init_cpu(unsigned cpu)
 {
-    struct ring *r = &rings[cpu];
+    struct ring *r = percpu_elem(rings, cpu);
     struct zt_trace_event *pages[TRACE_PAGES] = {0};
     unsigned npages = trace_ring_pages(ncpus);
     for (unsigned i = 0; i < npages; i++) {
@@ -63,7 +64,7 @@ int trace_init_cpu(unsigned cpu)
 
 void trace_free_cpu(unsigned cpu)
 {
-    struct ring *r = &rings[cpu];
+    struct ring *r = percpu_elem(rings, cpu);
     struct zt_trace_event *pages[TRACE_PAGES];
     unsigned long flags = spin_lock_irqsave(&trace_read_lock); /* no reader is copying it */
     memcpy(pages, r->pages, sizeof(pages));
@@ -84,7 +85,7 @@ void trace_event(enum zt_trace_type type, uint64_t a, uint64_t b)
 {
     unsigned long flags = arch_irq_save();
     unsigned cpu = this_cpu_id();
-    struct ring *r = &rings[cpu];
+    struct ring *r = percpu_elem(rings, cpu);
     if (r->pages[0]) {
         uint64_t i = r->head;
         struct zt_trace_event *e = slot(r, i);
@@ -128,7 +129,7 @@ long trace_read(unsigned cpu, struct zt_trace_event *out, long n, int clear)
     if (cpu >= MAX_CPUS || n <= 0) {
         return 0;
     }
-    struct ring *r = &rings[cpu];
+    struct ring *r = percpu_elem(rings, cpu);
     unsigned long flags = spin_lock_irqsave(&trace_read_lock);
     if (!r->pages[0]) { /* never given one, or its CPU is offline */
         spin_unlock_irqrestore(&trace_read_lock, flags);

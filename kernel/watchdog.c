@@ -20,10 +20,14 @@
 #include "kernel/ipi.h"
 #include "kernel/timer.h"
 
-static struct timer timers[MAX_CPUS] PERCPU;
-static bool want[MAX_CPUS] PERCPU;
-static uint64_t beat[MAX_CPUS] PERCPU;
-static uint64_t reported[MAX_CPUS] PERCPU;
+static struct timer timers[MAX_CPUS];
+PERCPU_ARRAY(timers);
+static bool want[MAX_CPUS];
+PERCPU_ARRAY(want);
+static uint64_t beat[MAX_CPUS];
+PERCPU_ARRAY(beat);
+static uint64_t reported[MAX_CPUS];
+PERCPU_ARRAY(reported);
 static uint64_t period_cycles, bound_cycles;
 static uint64_t nreports;
 static cpumask_t running; /* CPUs whose timer runs (written by watchdog_update's caller) */

@@ -59,8 +59,9 @@
 #define IRQ_PRIORITY 0xa0
 
 static uint8_t *gicd;
-static uint8_t *gicr_of[ARCH_MAX_CPUS] PERCPU; /* RD_base per logical CPU (gicr_pair_all) */
-static unsigned nr_intids;                     /* supported INTIDs, from GICD_TYPER */
+static uint8_t *gicr_of[ARCH_MAX_CPUS]; /* RD_base per logical CPU (gicr_pair_all) */
+PERCPU_ARRAY(gicr_of);
+static unsigned nr_intids; /* supported INTIDs, from GICD_TYPER */
 /* Logical CPU + 1 each SPI was last routed to by arch_irq_route (0: CPU 0, the boot route):
  * arch_irq_route_of checks the register against it instead of searching every CPU. */
 static uint16_t route_cpu[1020];

@@ -38,15 +38,32 @@ typedef struct {
 #define CPUMASK_NONE ((cpumask_t){{0}})
 
 /*
- * A static array with one element per CPU is declared PERCPU (`static struct x xs[MAX_CPUS]
- * PERCPU;`): the linker gathers them between __percpu_start and __percpu_end (linker.ld), so
- * the kernel can say what a CPU costs in static memory (smp_percpu_static_bytes).  Zeroed
- * like the rest of .bss.  tools/percpu checks that nothing else grows with MAX_CPUS.
+ * A static array with one element per CPU is followed by PERCPU_ARRAY(name): its size goes
+ * into a table the linker gathers between __percpu_sizes_start and __percpu_sizes_end
+ * (linker.ld), so the kernel can say what a CPU costs in static memory
+ * (arch_boot_info.percpu_bytes).  The array itself stays in .bss beside its neighbours, where
+ * the compiler reaches it from a shared anchor: a section of its own would cost an address
+ * computation at every use.  tools/percpu checks that nothing else grows with MAX_CPUS.
  */
+/*
+ * &arr[cpu] for a per-CPU array, with the array's address computed once.  A per-CPU array of
+ * more than 4 KiB (512 elements make most of them that) gets no section anchor from GCC, which
+ * then rebuilds "arr + offset of the field" from the symbol for every field it touches (two
+ * instructions each); hiding the base in a register makes it one address and plain offsets.
+ */
+#define percpu_elem(arr, cpu)                                                                      \
+    ({                                                                                             \
+        __typeof__(&(arr)[0]) base_ = (arr);                                                       \
+        __asm__("" : "+r"(base_));                                                                 \
+        &base_[(cpu)];                                                                             \
+    })
+
 #ifdef ZT_HOST
-#define PERCPU
+#define PERCPU_ARRAY(name) _Static_assert(sizeof(name) % MAX_CPUS == 0, #name " per CPU")
 #else
-#define PERCPU __attribute__((section(".bss.percpu")))
+#define PERCPU_ARRAY(name)                                                                         \
+    static const unsigned long percpu_size_##name                                                  \
+        __attribute__((section(".rodata.percpu_sizes"), used)) = sizeof(name)
 #endif
 
 /* The set {cpu} (empty if cpu >= MAX_CPUS). */
@@ -67,9 +84,17 @@ static inline cpumask_t cpumask_from_u64(uint64_t low)
     return m;
 }
 
-static inline bool cpumask_has(cpumask_t m, unsigned cpu)
+/*
+ * The questions about a set are macros over functions of its words, so a set in memory (a
+ * global, a task's affinity) is read where it lies and never copied: cpumask_has(cpus_online,
+ * 3) is one load.  Any expression of type cpumask_t may be passed, a call's result too (its
+ * words live until the end of the full expression, C11 6.2.4).
+ */
+#define cpumask_has(m, cpu) cpumask_has_w((m).w, (cpu))
+
+static inline bool cpumask_has_w(const uint64_t *w, unsigned cpu)
 {
-    return cpu < MAX_CPUS && (m.w[cpu / 64] >> (cpu % 64) & 1) != 0;
+    return cpu < MAX_CPUS && (w[cpu / 64] >> (cpu % 64) & 1) != 0;
 }
 
 static inline void cpumask_set(cpumask_t *m, unsigned cpu)
@@ -86,22 +111,28 @@ static inline void cpumask_clear(cpumask_t *m, unsigned cpu)
     }
 }
 
-static inline bool cpumask_empty(cpumask_t m)
+#define cpumask_empty(m) cpumask_empty_w((m).w)
+
+static inline bool cpumask_empty_w(const uint64_t *w)
 {
-    uint64_t any = 0;
     for (unsigned i = 0; i < CPUMASK_WORDS; i++) {
-        any |= m.w[i];
+        if (w[i]) {
+            return false;
+        }
     }
-    return any == 0;
+    return true;
 }
 
-static inline bool cpumask_equal(cpumask_t a, cpumask_t b)
+#define cpumask_equal(a, b) cpumask_equal_w((a).w, (b).w)
+
+static inline bool cpumask_equal_w(const uint64_t *a, const uint64_t *b)
 {
-    uint64_t diff = 0;
     for (unsigned i = 0; i < CPUMASK_WORDS; i++) {
-        diff |= a.w[i] ^ b.w[i];
+        if (a[i] != b[i]) {
+            return false;
+        }
     }
-    return diff == 0;
+    return true;
 }
 
 static inline cpumask_t cpumask_and(cpumask_t a, cpumask_t b)
@@ -129,20 +160,29 @@ static inline cpumask_t cpumask_andnot(cpumask_t a, cpumask_t b)
     return a;
 }
 
-static inline bool cpumask_intersects(cpumask_t a, cpumask_t b)
+#define cpumask_intersects(a, b) cpumask_intersects_w((a).w, (b).w)
+
+static inline bool cpumask_intersects_w(const uint64_t *a, const uint64_t *b)
 {
-    return !cpumask_empty(cpumask_and(a, b));
+    for (unsigned i = 0; i < CPUMASK_WORDS; i++) {
+        if (a[i] & b[i]) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /*
  * Number of CPUs in m.  Not __builtin_popcountll: with -mgeneral-regs-only GCC turns that into
  * a call to libgcc's __popcountdi2, and the kernel links without libgcc.
  */
-static inline unsigned cpumask_weight(cpumask_t m)
+#define cpumask_weight(m) cpumask_weight_w((m).w)
+
+static inline unsigned cpumask_weight_w(const uint64_t *w)
 {
     unsigned n = 0;
     for (unsigned i = 0; i < CPUMASK_WORDS; i++) {
-        for (uint64_t w = m.w[i]; w != 0; w &= w - 1) {
+        for (uint64_t x = w[i]; x != 0; x &= x - 1) {
             n++;
         }
     }
@@ -150,35 +190,36 @@ static inline unsigned cpumask_weight(cpumask_t m)
 }
 
 /* Lowest CPU of m at or above `from`; MAX_CPUS when there is none. */
-static inline unsigned cpumask_next(cpumask_t m, unsigned from)
+#define cpumask_next(m, from) cpumask_next_w((m).w, (from))
+
+static inline unsigned cpumask_next_w(const uint64_t *w, unsigned from)
 {
     for (unsigned i = from / 64; i < CPUMASK_WORDS; i++) {
-        uint64_t w = m.w[i];
+        uint64_t x = w[i];
         if (i == from / 64) {
-            w &= ~0ull << (from % 64);
+            x &= ~0ull << (from % 64);
         }
-        if (w) {
-            return i * 64 + (unsigned)__builtin_ctzll(w);
+        if (x) {
+            return i * 64 + (unsigned)__builtin_ctzll(x);
         }
     }
     return MAX_CPUS;
 }
 
 /* Lowest CPU in m; MAX_CPUS when m is empty. */
-static inline unsigned cpumask_first(cpumask_t m)
-{
-    return cpumask_next(m, 0);
-}
+#define cpumask_first(m) cpumask_next_w((m).w, 0)
 
 /* Every CPU of m in ascending order (m is evaluated once per step: pass a variable). */
 #define for_each_cpu(cpu, m)                                                                       \
     for (unsigned cpu = cpumask_first(m); cpu < MAX_CPUS; cpu = cpumask_next((m), cpu + 1))
 
 /* Is m exactly one CPU? */
-static inline bool cpumask_is_single(cpumask_t m)
+#define cpumask_is_single(m) cpumask_is_single_w((m).w)
+
+static inline bool cpumask_is_single_w(const uint64_t *w)
 {
-    unsigned first = cpumask_first(m);
-    return first < MAX_CPUS && cpumask_next(m, first + 1) == MAX_CPUS;
+    unsigned first = cpumask_next_w(w, 0);
+    return first < MAX_CPUS && cpumask_next_w(w, first + 1) == MAX_CPUS;
 }
 
 /* All CPUs 0 .. n-1 (n is clamped to MAX_CPUS). */
@@ -216,6 +257,60 @@ static inline void cpumask_store(cpumask_t *m, cpumask_t v)
 static inline bool cpumask_test_atomic(const cpumask_t *m, unsigned cpu)
 {
     return cpu < MAX_CPUS && (__atomic_load_n(&m->w[cpu / 64], __ATOMIC_ACQUIRE) >> (cpu % 64) & 1);
+}
+
+/* The hot paths' questions about shared sets, word by word with relaxed loads and early
+ * exits, never a copy of a whole set (a placement asks them at every wakeup).  They read only
+ * the words that can hold an existing CPU: every set they are given (the CPU sets, a task's
+ * affinity, which is always cut to online CPUs) holds existing CPUs only, so on a machine of
+ * up to 64 CPUs each is a one-word question. */
+
+/* Words of a set that can hold an existing CPU: (ncpus + 63) / 64 once the machine is known
+ * (cpumask_set_machine, at boot), CPUMASK_WORDS until then. */
+extern unsigned cpumask_words_used;
+/* Boot, before any CPU runs: the machine has `ncpus` CPUs. */
+void cpumask_set_machine(unsigned ncpus);
+
+/* The one CPU in a & b; MAX_CPUS if none, MAX_CPUS + 1 if several. */
+static inline unsigned cpumask_only_of_and(const cpumask_t *a, const cpumask_t *b)
+{
+    unsigned found = MAX_CPUS;
+    for (unsigned i = 0; i < cpumask_words_used; i++) {
+        uint64_t w = __atomic_load_n(&a->w[i], __ATOMIC_RELAXED) &
+                     __atomic_load_n(&b->w[i], __ATOMIC_RELAXED);
+        if (w && (found < MAX_CPUS || (w & (w - 1)))) {
+            return MAX_CPUS + 1;
+        }
+        if (w) {
+            found = i * 64 + (unsigned)__builtin_ctzll(w);
+        }
+    }
+    return found;
+}
+
+/* Do a, b and c share a CPU? */
+static inline bool cpumask_intersects3(const cpumask_t *a, const cpumask_t *b, const cpumask_t *c)
+{
+    for (unsigned i = 0; i < cpumask_words_used; i++) {
+        if (__atomic_load_n(&a->w[i], __ATOMIC_RELAXED) &
+            __atomic_load_n(&b->w[i], __ATOMIC_RELAXED) &
+            __atomic_load_n(&c->w[i], __ATOMIC_ACQUIRE)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Is m exactly {cpu}? */
+static inline bool cpumask_is_only(const cpumask_t *m, unsigned cpu)
+{
+    for (unsigned i = 0; i < cpumask_words_used; i++) {
+        uint64_t want = cpu < MAX_CPUS && i == cpu / 64 ? 1ull << (cpu % 64) : 0;
+        if (__atomic_load_n(&m->w[i], __ATOMIC_RELAXED) != want) {
+            return false;
+        }
+    }
+    return cpu < MAX_CPUS;
 }
 
 /* Add or remove one CPU of a shared set (sequentially consistent, like the read-modify-writes

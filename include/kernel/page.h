@@ -27,6 +27,9 @@ paddr_t page_alloc_contig(size_t n);
 /* Give back what page_alloc_contig(n) returned. */
 void page_free_contig(paddr_t pa, size_t n);
 size_t page_free_count(void);
+/* Are at least n pages free?  The global count first (one load), the per-CPU caches only when
+ * that is not enough: a caller's check does not walk every CPU while memory is plentiful. */
+bool page_have_free(size_t n);
 size_t page_total_count(void);
 /* Move this CPU's cached free pages to the global list (isolation quiesce). */
 void page_drain_local(void);
