@@ -3,7 +3,8 @@
  *
  * One anonymous mapping per thread holds, from the top down, the zt_thread record, the
  * thread's TLS area and its stack.  The kernel populates it at once (no demand paging), so a
- * thread on a dataplane CPU never faults on its own stack.
+ * thread on a dataplane CPU never faults on its own stack; under Linux (linux.c) the mapping
+ * asks for MAP_POPULATE to the same end.
  *
  * clone(CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM|CLONE_SETTLS|
  *       CLONE_PARENT_SETTID|CLONE_CHILD_CLEARTID, stack, &ptid, tp, &ctid)
@@ -20,6 +21,7 @@
 
 #define THREAD_STACK_BYTES (128 * 1024)
 #define PAGE_BYTES         4096
+#define MAP_POPULATE_LINUX 0x8000 /* Linux: fault the pages in now (zerotick always does) */
 
 #define THREAD_CLONE_FLAGS                                                                         \
     (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |            \
@@ -98,7 +100,8 @@ static struct zt_thread *thread_alloc(void **tp, void **stack_top)
     struct zt_thread *t;
 
     bytes = (bytes + PAGE_BYTES - 1) & ~(size_t)(PAGE_BYTES - 1);
-    m = zt_mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    m = zt_mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                MAP_PRIVATE | MAP_ANONYMOUS | (zt_on_linux() ? MAP_POPULATE_LINUX : 0), -1, 0);
     if (m < 0) {
         errno = (int)-m;
         return NULL;
