@@ -62,7 +62,8 @@ NET_LIB       := $(B)/user/libnet.a
 USER_PROGS    := $(basename $(notdir $(wildcard user/*.c)))
 USER_BINS     := $(addprefix $(B)/initrd/bin/,$(USER_PROGS))
 
-.PHONY: all kernel checked run run-net debug gdb test unit bench format check-format clean help deps-build
+.PHONY: all kernel checked run run-net debug gdb test unit bench fuzz stress-long format check-format \
+	clean help deps-build
 all: $(B)/kernel.elf
 
 deps-build:
@@ -408,6 +409,34 @@ test: deps-test
 	@$(MAKE) --no-print-directory $(B)/kernel.elf $(B)/checked/kernel.elf unit
 	@ZT_KERNEL=$(B)/checked/kernel.elf $(PYTHON) tools/runtests --check-format $(UNIT_BINS)
 
+# The long fuzz run (docs/security.md): FUZZ_CALLS calls in FUZZ_WORKERS workers from
+# FUZZ_SEED on the checked kernel; FUZZ_DATAPLANE=1 adds dataplane CPUs 2-3 and steers the
+# workers into task isolation.  The console goes to build/fuzz/fuzz-SEED.log and
+# tools/fuzzsum prints the totals; the exit status is the fuzzer's (0: PASS).
+FUZZ_CALLS     ?= 1000000
+FUZZ_SEED      ?= 1
+FUZZ_WORKERS   ?= 4
+FUZZ_DATAPLANE ?= 0
+FUZZ_LOG       := $(B)/fuzz/fuzz-$(FUZZ_SEED)$(if $(filter 1,$(FUZZ_DATAPLANE)),-dataplane).log
+FUZZ_APPEND    := quiet$(if $(filter 1,$(FUZZ_DATAPLANE)), dataplane=2-3) init=/bin/fuzz -- \
+	-n $(FUZZ_CALLS) -s $(FUZZ_SEED) -w $(FUZZ_WORKERS)$(if $(filter 1,$(FUZZ_DATAPLANE)), -i)
+
+fuzz: deps-test
+	@$(MAKE) --no-print-directory $(B)/checked/kernel.elf
+	@mkdir -p $(B)/fuzz
+	@echo "fuzz: $(QEMU_BASE) -smp $(CPUS) -kernel $(B)/checked/kernel.elf -append '$(FUZZ_APPEND)'"
+	@echo "fuzz: console in $(FUZZ_LOG)"
+	@{ $(QEMU_BASE) -smp $(CPUS) -kernel $(B)/checked/kernel.elf -append '$(FUZZ_APPEND)' \
+	    < /dev/null; echo $$? > $(FUZZ_LOG).status; } | tr -d '\000' | tee $(FUZZ_LOG) | grep -a -v '^fuzz: life' || true
+	@$(PYTHON) tools/fuzzsum $(FUZZ_LOG); exit $$(cat $(FUZZ_LOG).status)
+
+# The long stress runs of /bin/stress: 10,000 spawn/exit cycles and thread bursts until
+# the kernel refuses (make test runs the short ones).
+stress-long: deps-test
+	@$(MAKE) --no-print-directory $(B)/checked/kernel.elf
+	$(QEMU_BASE) -smp $(CPUS) -kernel $(B)/checked/kernel.elf \
+	    -append 'quiet init=/bin/stress -- spawn_cycles_10k thread_bursts_limit' < /dev/null
+
 bench: deps-test
 	@$(DEPS) bench
 	@$(MAKE) --no-print-directory $(B)/kernel.elf
@@ -436,6 +465,8 @@ help:
 	@echo "  make run PROG=FILE ARGS='...'  boot with your static Linux aarch64 program as the first program"
 	@echo "  make test            check-format, host unit tests, QEMU tests; ends with 'N passed, N failed'"
 	@echo "  make bench           benchmarks -> bench/results.md"
+	@echo "  make fuzz            the long fuzz run (FUZZ_CALLS=1000000 FUZZ_SEED=1 FUZZ_WORKERS=4 FUZZ_DATAPLANE=0)"
+	@echo "  make stress-long     10,000 spawn/exit cycles and thread bursts to the kernel's limit"
 	@echo "  make run-net         boot with a virtio-net device on loopback (NET=dgram|user)"
 	@echo "  make debug           QEMU halted with a gdb stub on :1234"
 	@echo "  make gdb             gdb-multiarch attached to 'make debug', stopped at the first instruction"

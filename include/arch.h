@@ -85,6 +85,16 @@ void arch_secondary_init(struct cpu *c);
  * Returns 0, or a negative PSCI-derived error (the CPU stays off). */
 int arch_cpu_start(unsigned id, struct cpu *c);
 
+/* Power this CPU off (PSCI CPU_OFF), interrupts masked; never returns.  The kernel has moved
+ * everything off it first; arch_cpu_start may start it again later, from its first
+ * instruction. */
+_Noreturn void arch_cpu_off(void);
+/* Is CPU `id` (once started, then told to power off) off for good (PSCI AFFINITY_INFO)?
+ * Only then may the memory it ran on be reused.  Any CPU; does not disturb CPU `id`. */
+bool arch_cpu_is_off(unsigned id);
+/* Give back what arch_cpu_start allocated for CPU `id` (its emergency stack); it is off. */
+void arch_cpu_release(unsigned id, struct cpu *c);
+
 /* Power the machine off.  Under QEMU with semihosting, `status` becomes QEMU's exit status;
  * without semihosting PSCI SYSTEM_OFF is used (status lost). */
 _Noreturn void arch_poweroff(int status);

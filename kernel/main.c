@@ -30,6 +30,7 @@
 #include "kernel/partition.h"
 #include "kernel/poll.h"
 #include "kernel/power.h"
+#include "kernel/repartition.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
 #include "kernel/trace.h"
@@ -170,6 +171,7 @@ void kernel_late_init(void)
     }
     hklog_init();                          /* lines from dataplane CPUs, printed on housekeeping */
     isol_init(bootargs.isol_debug);        /* task isolation's settings */
+    repartition_init();                    /* CPU roles change at run time (zt_partition) */
     sysdebug_init(bootargs.syscall_debug); /* syscall_debug=1 */
     proc_set_limit(bootargs.max_procs);    /* processes alive or zombie */
     start_init();                          /* first: init is pid 1 */
@@ -202,7 +204,7 @@ void kernel_main(uint64_t entry_counter)
     partition_setup(&bootargs, ncpus); /* before any CPU runs: routing depends on it */
     power_init(bootargs.exit_stats);   /* exit_stats=1: counts printed at power-off */
     kstack_init();                     /* page tables of the kernel stack window */
-    trace_init_cpu(0);                 /* the boot CPU's trace ring (the others' in smp_boot) */
+    (void)trace_init_cpu(0);           /* the boot CPU's trace ring (the others' in smp_boot) */
     futex_init();                      /* wait queues user space will sleep on */
     exec_init();                       /* the signal-return page every process maps */
     vfs_init();                        /* the file tree: the initrd, /tmp, /dev, /proc/self */
@@ -213,7 +215,7 @@ void kernel_main(uint64_t entry_counter)
     ipi_init_cpu();                    /* IPIs: the only way other CPUs reach it */
     tty_init();                        /* console input interrupt */
     smp_boot();                        /* start the others (arch_cpu_start), wait for them */
-    partition_print();                 /* "partition: housekeeping LIST, dataplane LIST" */
+    partition_boot_print();            /* "partition: housekeeping LIST, dataplane LIST" */
     irq_route_all_devices();           /* device interrupts: housekeeping CPUs only, spread */
     report_smp(bi);                    /* ends with "smp: N of N CPUs online" */
     device_init(bootargs.quiet);       /* virtio-mmio transports, for user-space drivers */

@@ -18,6 +18,7 @@
 #include "kernel/lib.h"
 #include "kernel/poll.h"
 #include "kernel/printk.h"
+#include "kernel/repartition.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/syscall.h"
@@ -560,9 +561,10 @@ static const struct syscall_entry linux_calls[] = {
 };
 
 static const struct syscall_entry zt_calls[] = {
-    ZT_CALL(spawn),   ZT_CALL(tasks),    ZT_CALL(cpus),  ZT_CALL(poweroff),
-    ZT_CALL(meminfo), ZT_CALL(isolstat), ZT_CALL(trace), ZT_CALL(devices),
-    ZT_CALL(claim),   ZT_CALL(release), /* device.c */
+    ZT_CALL(spawn),     ZT_CALL(tasks),    ZT_CALL(cpus),  ZT_CALL(poweroff),
+    ZT_CALL(meminfo),   ZT_CALL(isolstat), ZT_CALL(trace), ZT_CALL(devices),
+    ZT_CALL(claim),     ZT_CALL(release), /* device.c */
+    ZT_CALL(partition),                   /* repartition.c */
 };
 
 static const struct syscall_entry *lookup(uint64_t nr)

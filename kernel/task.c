@@ -529,6 +529,35 @@ struct task *task_find_locked(int tid)
     return 0;
 }
 
+bool task_find_stranded(cpumask_t leaving, cpumask_t online_after, cpumask_t hk_after,
+                        struct task_where *out)
+{
+    bool found = false;
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    list_for_each(pp, &all_procs)
+    {
+        struct process *p = container_of(pp, struct process, all_link);
+        list_for_each(tp, &p->threads)
+        {
+            struct task *t = container_of(tp, struct task, thread_link);
+            cpumask_t aff = __atomic_load_n(&t->affinity, __ATOMIC_RELAXED);
+            unsigned cpu = __atomic_load_n(&t->cpu, __ATOMIC_RELAXED);
+            bool nowhere = !(aff & online_after);
+            bool onto_dataplane = cpumask_has(leaving, cpu) && !(aff & hk_after);
+            if (!found && t->state != TASK_DEAD && (nowhere || onto_dataplane)) {
+                found = true;
+                out->pid = p->pid;
+                out->tid = t->tid;
+                out->cpu = cpu;
+                out->nowhere = nowhere;
+                kstrlcpy(out->name, t->name, sizeof(out->name));
+            }
+        }
+    }
+    spin_unlock_irqrestore(&proc_lock, flags);
+    return found;
+}
+
 struct process *proc_find_locked(int pid)
 {
     ASSERT_HELD(&proc_lock);

@@ -21,6 +21,8 @@
  */
 #include "zt.h"
 
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,7 +160,9 @@ static int run_program(struct command *c)
         return 0;
     }
     set_foreground((int)pid);
-    r = zt_wait((int)pid, &status);
+    do { /* a Ctrl-C typed before the hand-over interrupts only the shell's wait */
+        r = zt_wait((int)pid, &status);
+    } while (r == -EINTR);
     set_foreground((int)zt_syscall1(SYS_getpgid, 0));
     if (r < 0) {
         printf("sh: wait4(%ld) failed: %s\n", pid, zt_errno_name((int)-r));
@@ -240,7 +244,10 @@ static int builtin_ps(struct command *c)
 
 static void print_cpu(const struct zt_cpu_info *c)
 {
-    printf("cpu%u: %s, %s, running ", c->cpu, c->dataplane ? "dataplane" : "housekeeping",
+    printf("cpu%u: %s, %s, running ", c->cpu,
+           !c->online     ? "no role"
+           : c->dataplane ? "dataplane"
+                          : "housekeeping",
            c->online ? "online" : "offline");
     if (c->cur_tid == 0) {
         printf("idle");
@@ -514,23 +521,46 @@ static void run_line(char *line)
 
 /* ---------------------------------------------------------------- interactive input */
 
+/*
+ * Ctrl-C at the prompt.  The line discipline drops what was typed and sends SIGINT; the shell
+ * must then show a fresh prompt, wherever the signal finds it.  A signal taken inside read()
+ * makes it return -EINTR; one taken on the way there (after the prompt was printed, before
+ * the call) would leave the shell blocked on input that no longer exists, so the handler
+ * notes it and, once the shell is committed to reading, jumps back out of the read.
+ */
+static volatile sig_atomic_t sigint_pending; /* a Ctrl-C since the prompt was printed */
+static volatile sig_atomic_t in_read;        /* the handler may leave through read_jmp */
+static jmp_buf read_jmp;
+
 static void on_sigint(int sig)
 {
-    (void)sig; /* only interrupts the read: the line is dropped */
+    (void)sig;
+    sigint_pending = 1;
+    if (in_read) {
+        in_read = 0;
+        longjmp(read_jmp, 1); /* SA_NODEFER: nothing to unblock */
+    }
 }
 
 /*
  * Read one line into line[LINE_BYTES].  The console's line discipline (kernel/tty.c) does the
- * editing and echo; Ctrl-C there drops the typed line and sends SIGINT, which interrupts
- * this read: an empty line.  Returns false at end of input (Ctrl-D on an empty line).
+ * editing and echo; Ctrl-C there drops the typed line and sends SIGINT: an empty line.
+ * Returns false at end of input (Ctrl-D on an empty line).
  */
 static bool read_line(char *line)
 {
-    long r;
+    volatile long r = -EINTR; /* read after a jump out of the handler */
 
     fflush(stdout);
-    r = zt_read(0, line, LINE_BYTES - 1);
+    if (setjmp(read_jmp) == 0) {
+        in_read = 1;
+        if (!sigint_pending) {
+            r = zt_read(0, line, LINE_BYTES - 1);
+        }
+        in_read = 0;
+    }
     if (r == -EINTR) {
+        sigint_pending = 0;
         zt_write(1, "\n", 1);
         line[0] = '\0';
         return true;
@@ -553,10 +583,11 @@ static int interactive_loop(void)
     interactive = true;
     zt_syscall2(SYS_setpgid, 0, 0); /* a group of its own, apart from init's */
     set_foreground((int)zt_syscall1(SYS_getpgid, 0));
-    zt_signal(SIGINT, on_sigint, 0);
+    zt_signal(SIGINT, on_sigint, ZT_SA_NODEFER);
     printf("zerotick shell: 'help' lists the commands\n");
     for (;;) {
         reap_finished();
+        sigint_pending = 0; /* a Ctrl-C from now on drops the line about to be typed */
         printf("zt$ ");
         fflush(stdout);
         if (!read_line(line)) {

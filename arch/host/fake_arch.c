@@ -35,7 +35,10 @@ static _Noreturn void unsupported(const char *what)
 
 void fake_reset(void)
 {
+    static __typeof__(fake.kmaps) kmaps; /* the kernel's own mappings outlive a reset */
+    memcpy(kmaps, fake.kmaps, sizeof(kmaps));
     memset(&fake, 0, sizeof(fake));
+    memcpy(fake.kmaps, kmaps, sizeof(kmaps));
     fake_counter = 0;
     fake_irq_masked = 0;
 }
@@ -61,6 +64,9 @@ void arch_secondary_init(struct cpu *c)
 
 int arch_cpu_start(unsigned id, struct cpu *c)
 {
+    if (!fake.cpu_start_error && fake.cpu_start_hook) {
+        fake.cpu_start_hook(id); /* a test that plays the CPU coming up */
+    }
     return fake.cpu_start_error;
 }
 
@@ -70,6 +76,21 @@ _Noreturn void arch_poweroff(int status)
 {
     fprintf(stderr, "fake arch: poweroff(%d); console:\n%s\n", status, fake.console);
     exit(status);
+}
+
+_Noreturn void arch_cpu_off(void)
+{
+    unsupported("arch_cpu_off");
+}
+
+bool arch_cpu_is_off(unsigned id)
+{
+    return id < 64 && fake.cpu_off[id];
+}
+
+void arch_cpu_release(unsigned id, struct cpu *c)
+{
+    fake.cpu_releases++;
 }
 
 _Noreturn void arch_halt_cpu(void)
@@ -139,6 +160,9 @@ void arch_send_ipi(unsigned cpu, unsigned ipi)
 {
     if (cpu < 64 && ipi < ARCH_NR_IPIS) {
         fake.ipi_sent[cpu][ipi]++;
+        if (fake.ipi_hook) {
+            fake.ipi_hook(cpu, ipi); /* a test that plays the receiver */
+        }
     }
 }
 
@@ -192,13 +216,29 @@ void arch_zero_page(void *page)
     memset(page, 0, PAGE_SIZE);
 }
 
+/* The kernel stack window's pages, so that unmapping gives each page back as the real arch
+ * does (a leak test counts them). */
 int arch_kmap_page(uint64_t va, paddr_t pa)
 {
-    return 0;
+    for (unsigned i = 0; i < FAKE_MAX_KMAPS; i++) {
+        if (!fake.kmaps[i].pa) {
+            fake.kmaps[i].va = va;
+            fake.kmaps[i].pa = pa;
+            return 0;
+        }
+    }
+    return -1;
 }
 
 paddr_t arch_kunmap_page(uint64_t va)
 {
+    for (unsigned i = 0; i < FAKE_MAX_KMAPS; i++) {
+        if (fake.kmaps[i].pa && fake.kmaps[i].va == va) {
+            paddr_t pa = fake.kmaps[i].pa;
+            fake.kmaps[i].pa = 0;
+            return pa;
+        }
+    }
     return 0;
 }
 

@@ -44,12 +44,14 @@ struct cpu {
     struct arch_cpu arch; /* must be first (assembly offsets) */
     unsigned id;
     bool online;               /* set by the CPU itself once it can take work */
-    bool dataplane;            /* fixed at boot by the partition */
+    bool dataplane;            /* its role (partition.c): set at boot, and changed at run time
+                                  only by the CPU itself, or while it is offline */
     uint64_t online_counter;   /* counter value when it came online */
     uint64_t start_counter;    /* counter value at its first instruction (boot.S) */
     uint64_t kstack_top;       /* this CPU's idle/boot stack */
     struct task *current_task; /* the task running here (sched.c keeps it) */
     bool isol_owned;           /* an isolated task owns this CPU (isolate.c keeps it) */
+    bool stopping;             /* going offline: its idle loop powers it off (smp.c) */
     struct cpu_stats stats;
 } __attribute__((aligned(64)));
 

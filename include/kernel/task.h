@@ -221,6 +221,18 @@ struct task *task_find_locked(int tid);
 struct process *proc_find_locked(int pid);
 
 /* A kernel thread running fn(arg) forever on the CPUs of `affinity` (housekeeping work). */
+/* A task a partition change would strand (kernel/repartition.c): one that may run on no CPU
+ * of `online_after`, or one on a CPU of `leaving` (running there, or last ran there) that may
+ * run on no CPU of `hk_after`, so that moving it would put it on another dataplane CPU.
+ * Fills *out with the first one found (nowhere: the first kind); false if none. */
+struct task_where {
+    int pid, tid;
+    unsigned cpu;
+    bool nowhere;
+    char name[ZT_NAME_LEN];
+};
+bool task_find_stranded(cpumask_t leaving, cpumask_t online_after, cpumask_t hk_after,
+                        struct task_where *out);
 struct task *kthread_start(const char *name, void (*fn)(void *arg), void *arg, cpumask_t affinity);
 
 /* Free a dead task (called by sched.c once it is off its CPU). */

@@ -18,8 +18,11 @@
 #define TRACE_PAGES           16
 #define TRACE_EVENTS          (TRACE_EVENTS_PER_PAGE * TRACE_PAGES)
 
-/* Give `cpu` its ring (boot, before the CPU runs).  Without one, its events are dropped. */
-void trace_init_cpu(unsigned cpu);
+/* Give `cpu` its ring, before the CPU runs (boot, or coming back online).  0, or -ENOMEM:
+ * then its events are dropped. */
+int trace_init_cpu(unsigned cpu);
+/* Take back the ring of `cpu`, which is off (its pages return to the allocator). */
+void trace_free_cpu(unsigned cpu);
 /* Record an event on this CPU. */
 void trace_event(enum zt_trace_type type, uint64_t a, uint64_t b);
 /* Copy the oldest (up to n) of `cpu`'s events into out (kernel memory).  Returns the number

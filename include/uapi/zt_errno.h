@@ -42,6 +42,7 @@
 #define EOVERFLOW    75
 #define EOPNOTSUPP   95
 #define ETIMEDOUT    110
+#define EALREADY     114
 
 /* Kernel-internal, never returned to user space: a system call interrupted by a signal whose
  * handler has SA_RESTART is restarted instead of failing with EINTR. */

@@ -125,6 +125,10 @@
             many; with ZT_TRACE_CLEAR they are consumed, so calling until                          \
             0 drains the ring */
 /* 1031-1033: zt_devices, zt_claim, zt_release (devices for user-space drivers): zt_device.h */
+/* 1034-1049: free for other zerotick calls. */
+#define SYS_zt_partition                                                                           \
+    1050 /* zt_partition(const char *cpulist, size_t len, op, flags): change the role of the       \
+            CPUs in the list (ZT_PART_* below); 0 or -errno (docs/partition.md) */
 
 /*
  * Per-CPU counters, readable from user space without a system call: every process has each
@@ -302,6 +306,19 @@ struct zt_trace_event {
 };
 
 #define ZT_TRACE_CLEAR 1
+
+/* zt_partition: what to do with each CPU of the list (op), and how (flags). */
+#define ZT_PART_HOUSEKEEPING 1 /* an online CPU becomes housekeeping */
+#define ZT_PART_DATAPLANE    2 /* an online CPU becomes dataplane */
+#define ZT_PART_OFFLINE      3 /* an online CPU is powered off (PSCI CPU_OFF) */
+#define ZT_PART_ONLINE                                                                             \
+    4 /* an offline CPU is started again (PSCI CPU_ON), as housekeeping                            \
+         unless ZT_PART_AS_DATAPLANE */
+#define ZT_PART_REFUSE_ISOLATED 0x1 /* -EBUSY instead of ending an isolated task's isolation */
+#define ZT_PART_QUIET           0x2 /* no "partition:" line on the console */
+#define ZT_PART_AS_DATAPLANE    0x4 /* with ZT_PART_ONLINE: join as a dataplane CPU */
+#define ZT_PART_FLAGS           0x7 /* every flag defined; others are -EINVAL */
+#define ZT_PART_LIST_MAX        256 /* longest CPU list text accepted (bytes) */
 
 #define ZT_AUDIT_MAX_TIMERS 8
 #define ZT_AUDIT_MAX_SPIS   32

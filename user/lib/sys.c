@@ -7,6 +7,8 @@
  */
 #include "zt.h"
 
+#include <string.h>
+
 long zt_ioctl(int fd, unsigned long req, void *arg)
 {
     return zt_syscall3(SYS_ioctl, fd, req, arg);
@@ -178,6 +180,11 @@ long zt_poweroff(int status)
     return zt_syscall1(SYS_zt_poweroff, status);
 }
 
+long zt_partition(const char *cpulist, unsigned op, unsigned flags)
+{
+    return zt_syscall4(SYS_zt_partition, cpulist, strlen(cpulist), op, flags);
+}
+
 long zt_meminfo(struct zt_meminfo *mi)
 {
     return zt_syscall1(SYS_zt_meminfo, mi);
@@ -280,20 +287,21 @@ const char *zt_signal_name(int sig)
 }
 
 static const char *const errno_names[] = {
-    [EPERM] = "EPERM",     [ENOENT] = "ENOENT",
-    [ESRCH] = "ESRCH",     [EINTR] = "EINTR",
-    [EIO] = "EIO",         [E2BIG] = "E2BIG",
-    [ENOEXEC] = "ENOEXEC", [EBADF] = "EBADF",
-    [ECHILD] = "ECHILD",   [EAGAIN] = "EAGAIN",
-    [ENOMEM] = "ENOMEM",   [EFAULT] = "EFAULT",
-    [EBUSY] = "EBUSY",     [EEXIST] = "EEXIST",
-    [ENODEV] = "ENODEV",   [EINVAL] = "EINVAL",
-    [EMFILE] = "EMFILE",   [ENOTTY] = "ENOTTY",
-    [ENOSPC] = "ENOSPC",   [ESPIPE] = "ESPIPE",
-    [ERANGE] = "ERANGE",   [ENAMETOOLONG] = "ENAMETOOLONG",
-    [ENOSYS] = "ENOSYS",   [ETIMEDOUT] = "ETIMEDOUT",
-    [EACCES] = "EACCES",   [ENOTDIR] = "ENOTDIR",
-    [EISDIR] = "EISDIR",   [EROFS] = "EROFS",
+    [EPERM] = "EPERM",       [ENOENT] = "ENOENT",
+    [ESRCH] = "ESRCH",       [EINTR] = "EINTR",
+    [EIO] = "EIO",           [E2BIG] = "E2BIG",
+    [ENOEXEC] = "ENOEXEC",   [EBADF] = "EBADF",
+    [ECHILD] = "ECHILD",     [EAGAIN] = "EAGAIN",
+    [ENOMEM] = "ENOMEM",     [EFAULT] = "EFAULT",
+    [EBUSY] = "EBUSY",       [EEXIST] = "EEXIST",
+    [ENODEV] = "ENODEV",     [EINVAL] = "EINVAL",
+    [EMFILE] = "EMFILE",     [ENOTTY] = "ENOTTY",
+    [ENOSPC] = "ENOSPC",     [ESPIPE] = "ESPIPE",
+    [ERANGE] = "ERANGE",     [ENAMETOOLONG] = "ENAMETOOLONG",
+    [ENOSYS] = "ENOSYS",     [ETIMEDOUT] = "ETIMEDOUT",
+    [EACCES] = "EACCES",     [ENOTDIR] = "ENOTDIR",
+    [EISDIR] = "EISDIR",     [EROFS] = "EROFS",
+    [EALREADY] = "EALREADY",
 };
 
 const char *zt_errno_name(int err)
