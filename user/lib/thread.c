@@ -13,7 +13,8 @@
  *     publishes 1 (or -errno) in `start` and wakes the creator, which waits for that; so
  *     create() returns only once the thread runs where it was asked to.
  *   - end: `ctid` starts non-zero; at thread exit the kernel writes 0 there and FUTEX_WAKEs
- *     it (CLONE_CHILD_CLEARTID).  join() waits for 0, after which the thread never touches
+ *     it (CLONE_CHILD_CLEARTID; a shared wake under Linux, so join's wait is shared too: a
+ *     private one would sleep forever there).  join() waits for 0, after which the thread never touches
  *     its mapping again and the creator unmaps it.
  */
 #include "zt.h"
@@ -76,8 +77,11 @@ static void wait_for_exit(struct zt_thread *t)
 {
     int v;
 
+    /* A shared (not FUTEX_PRIVATE) wait: Linux wakes a CLONE_CHILD_CLEARTID word with a
+     * shared FUTEX_WAKE, whose key never matches a private waiter's (glibc waits shared here
+     * too); zerotick treats both alike. */
     while ((v = __atomic_load_n(&t->ctid, __ATOMIC_ACQUIRE)) != 0) {
-        zt_futex_wait(&t->ctid, v, NULL);
+        zt_futex(&t->ctid, FUTEX_WAIT, v, NULL);
     }
 }
 
