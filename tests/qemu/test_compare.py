@@ -34,6 +34,8 @@ def test_cmp01_scenarios_leave_isolated_cpu_alone():
     assert int(loads[1][1]) > int(loads[0][1]), "the flood wrote no more than -q"
     assert b.console.count("T end") == 2, b
     assert not re.search(r"partition: (offline|online) 1: -", b.console), b
+    # CPU 1 went off and came back inside the hotplug window (CPU_OFF, CPU_ON at least)
+    assert rows["hotplug/window"]["psci"] >= 2, rows["hotplug/window"]
     assert b.line_matching(r"spin: window 2 cpu 3 tasks 1"), b
 
 
