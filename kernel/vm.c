@@ -846,7 +846,11 @@ int vm_copy(struct vm *dst, struct vm *src)
     int r = 0;
     list_for_each(pos, &src->vmas)
     {
-        r = copy_region_locked(dst, src, container_of(pos, struct vma, link), &l);
+        const struct vma *v = container_of(pos, struct vma, link);
+        if (v->kind == VMA_DEVICE) {
+            continue; /* the holder's alone: its pages are device.c's, not counted in pages */
+        }
+        r = copy_region_locked(dst, src, v, &l);
         if (r) {
             break;
         }
