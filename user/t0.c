@@ -23,9 +23,9 @@
 int main(void)
 {
     uint64_t c = zt_start_counter;
-    printf("t0: first user instruction at counter %llu (%llu us) on %s %s\n",
-           (unsigned long long)c, (unsigned long long)(zt_counter_to_ns(c) / 1000),
-           zt_on_linux() ? "Linux" : "zerotick", zt_kernel_release());
+    printf("t0: first user instruction at counter %llu (%llu us) on %s %s\n", (unsigned long long)c,
+           (unsigned long long)(zt_counter_to_ns(c) / 1000), zt_on_linux() ? "Linux" : "zerotick",
+           zt_kernel_release());
     fflush(stdout);
     if (zt_on_linux() && zt_getpid() == 1) {
         zt_syscall4(LINUX_SYS_reboot, LINUX_REBOOT_MAGIC1, LINUX_REBOOT_MAGIC2,

@@ -14,8 +14,8 @@
  *     create() returns only once the thread runs where it was asked to.
  *   - end: `ctid` starts non-zero; at thread exit the kernel writes 0 there and FUTEX_WAKEs
  *     it (CLONE_CHILD_CLEARTID; a shared wake under Linux, so join's wait is shared too: a
- *     private one would sleep forever there).  join() waits for 0, after which the thread never touches
- *     its mapping again and the creator unmaps it.
+ *     private one would sleep forever there).  join() waits for 0, after which the thread never
+ * touches its mapping again and the creator unmaps it.
  */
 #include "zt.h"
 #include "tls.h"
