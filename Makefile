@@ -62,7 +62,7 @@ NET_LIB       := $(B)/user/libnet.a
 USER_PROGS    := $(basename $(notdir $(wildcard user/*.c)))
 USER_BINS     := $(addprefix $(B)/initrd/bin/,$(USER_PROGS))
 
-.PHONY: all kernel checked percpu run run-net debug gdb test unit bench fuzz stress-long format check-format \
+.PHONY: all kernel checked percpu run run-net debug gdb test unit bench compare fuzz stress-long format check-format \
 	clean help deps-build
 all: $(B)/kernel.elf
 
@@ -455,6 +455,14 @@ bench: deps-test
 	@$(MAKE) --no-print-directory $(B)/kernel.elf
 	@$(PYTHON) tools/bench $(if $(filter 1,$(REPRO_ONLY)),--repro-only)
 
+# make compare: zerotick and Debian's Linux (fetched with apt-get download, cached under
+# build/debs) on the same QEMU, the same program files -> bench/compare.md (tools/compare).
+# COMPARE_ARGS='--only micro' or '--quick' pass through.
+compare: deps-test
+	@$(DEPS) bench
+	@$(MAKE) --no-print-directory $(B)/kernel.elf
+	@$(PYTHON) tools/compare $(COMPARE_ARGS)
+
 # ---------------------------------------------------------------- housekeeping
 FORMAT_FILES = $(shell git ls-files '*.c' '*.h')
 
@@ -479,6 +487,7 @@ help:
 	@echo "  make test            check-format, host unit tests, QEMU tests; ends with 'N passed, N failed'"
 	@echo "  make bench           benchmarks -> bench/results.md"
 	@echo "  make percpu          static memory a CPU costs, checked against a 256-CPU build"
+	@echo "  make compare         zerotick and Debian's Linux side by side -> bench/compare.md"
 	@echo "  make fuzz            the long fuzz run (FUZZ_CALLS=1000000 FUZZ_SEED=1 FUZZ_WORKERS=4 FUZZ_DATAPLANE=0)"
 	@echo "  make stress-long     10,000 spawn/exit cycles and thread bursts to the kernel's limit"
 	@echo "  make run-net         boot with a virtio-net device on loopback (NET=dgram|user)"

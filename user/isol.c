@@ -22,6 +22,9 @@
  *   -E        close the window with PR_GET_TASK_ISOLATION instead, and print the flags it
  *             returns ("isol: isolation flags at the end N"): 0 once something else (a
  *             partition change) ended the isolation
+ *
+ * Under Linux (make compare runs this very file there) the prctl fails with -EINVAL, as
+ * mainline has no task isolation: isol says so and spins through the same window anyway.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,12 +175,22 @@ int main(int argc, char **argv)
     if (cycles) {
         return enable_disable_cycles();
     }
+    /* make compare: mainline Linux has no task isolation (48 is not a prctl there); said
+     * before the window opens, so the line costs the window nothing. */
+    bool no_isolation = zt_on_linux();
+    if (no_isolation && !expect_err) {
+        printf("isol: Linux %s has no PR_SET_TASK_ISOLATION: spinning without it\n",
+               zt_kernel_release());
+    }
     fflush(stdout);
     long r = zt_syscall6_mark_open(SYS_prctl, PR_SET_TASK_ISOLATION, (long)isolation_flags(), 0, 0,
                                    0, 0);
     if (expect_err) {
         zt_syscall6_mark_close(SYS_prctl, PR_SET_TASK_ISOLATION, 0, 0, 0, 0, 0);
         return expected_failure(r);
+    }
+    if (r == -EINVAL && no_isolation && !expect_err) {
+        r = 0; /* said above: the window stays open, the task spins as nohz_full leaves it */
     }
     if (r != 0) {
         zt_syscall6_mark_close(SYS_prctl, PR_SET_TASK_ISOLATION, 0, 0, 0, 0, 0);

@@ -80,8 +80,8 @@ def repro_shift():
 
 
 def qemu_cmd(cpus=4, bootargs=None, mem="512M", el2=False, semihosting=True, dtb=None,
-             icount=None, extra=(), cpu="cortex-a72"):
-    machine = "virt,gic-version=3" + (",virtualization=on" if el2 else "")
+             icount=None, extra=(), cpu="cortex-a72", machine_opts=""):
+    machine = "virt,gic-version=3" + (",virtualization=on" if el2 else "") + machine_opts
     cmd = [QEMU, "-M", machine, "-cpu", cpu, "-m", mem, "-nographic", "-nic", "none",
            "-smp", str(cpus), "-kernel", str(KERNEL)]
     if semihosting:

@@ -291,6 +291,25 @@ static inline uint64_t zt_now_ns(void)
     return zt_counter_to_ns(zt_counter());
 }
 
+/* ---- the same program under Linux (linux.c; make compare runs it there) ---- */
+
+/* Is the kernel under this program Linux (uname says so)?  Asked once, then cached. */
+bool zt_on_linux(void);
+/* The kernel's release string (uname -r), e.g. "6.1.0-57-arm64" or zerotick's version. */
+const char *zt_kernel_release(void);
+/* CPU cpu's public counter page (ZT_COUNTERS_VA), or NULL under Linux (there is none). */
+const volatile struct zt_cpu_counters *zt_counters_page(int cpu);
+/* May EL0 read the PMU's event counter 0 (INST_RETIRED)?  Not under Linux (it traps). */
+bool zt_have_el0_pmu(void);
+/* The CPU count under Linux: sysfs's possible list, else the affinity mask. */
+int zt_linux_nr_cpus(void);
+/* vfork + execve, as Linux's posix_spawn: the child sets its affinity (0: leave it) and
+ * execs path.  Works under both kernels; returns the child's pid or -errno (127 is the
+ * child's exit status when execve failed). */
+long zt_vfork_exec(const char *path, char *const argv[], uint64_t affinity);
+/* The counter (CNTVCT_EL0) read by the very first instruction of this process (crt0). */
+extern uint64_t zt_start_counter;
+
 /* ---- threads (thread.c) ---- */
 typedef struct zt_thread zt_thread_t;
 
