@@ -7,8 +7,9 @@
  *       dataplane CPUs and into task isolation; a life-ending draw is taken 1 time in LETHAL
  *       (default 1024).  Exit 0 when the kernel survived: no worker stuck, no kernel fault
  *       (EL1 synchronous exception), and free pages and kernel stacks back at their baseline.
- *   fuzz -W WORKER -G LIFE -s SEED -n CALLS [-L LETHAL] [-i]
- *       one life, as the runner starts it (replays a life from the numbers it printed)
+ *   fuzz -W WORKER -G LIFE -s SEED -n CALLS [-L LETHAL] [-i] [-C]
+ *       one life, as the runner starts it (replays a life from the numbers it printed); -C
+ *       logs each call (number, name, arguments) before it is made, and its result
  *   fuzz -v
  *       a victim: sits in short calls for 30-150 ms (the fuzzed spawn starts these)
  *   fuzz ... -T
@@ -28,12 +29,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SELF       "/bin/fuzz"
-#define MAX_W      16
-#define WATCHDOG_S 10
-#define KILL_S     10
-#define SETTLE_S   30
-#define NS_S       1000000000ull
+#define SELF        "/bin/fuzz"
+#define MAX_W       16
+#define WATCHDOG_S  10
+#define KILL_S      10
+#define SETTLE_S    30
+#define TRACE_SHOWN 48 /* trace events of a stuck life's CPU shown */
+#define NS_S        1000000000ull
 
 struct slot {
     long pid; /* 0: idle */
@@ -199,6 +201,92 @@ static void reap(struct run *r)
 /* ---------------------------------------------------------------- the watchdog */
 
 static struct zt_task_info tasks[512];
+static struct zt_cpu_info cpuinfo[64];
+static struct zt_trace_event trace_buf[128], trace_last[TRACE_SHOWN];
+
+/* Each CPU as the kernel sees it now: what runs there, how many tasks want it, and the
+ * counters that show whether it moves (switches, interrupts, time by kind). */
+static void show_cpus(const char *when)
+{
+    long n = zt_cpus(cpuinfo, 64);
+    for (long c = 0; c < n && c < 64; c++) {
+        const struct zt_cpu_info *ci = &cpuinfo[c];
+        printf("fuzz: stuck %s: cpu %u runs %d (%s), %u runnable, %llu switches, %llu irqs, "
+               "%llu syscalls, user %llu sys %llu idle %llu ms\n",
+               when, ci->cpu, ci->cur_tid, ci->cur_name, ci->nr_running,
+               (unsigned long long)ci->ctx_switches, (unsigned long long)ci->exc_irq,
+               (unsigned long long)ci->syscalls, (unsigned long long)(ci->user_ns / 1000000),
+               (unsigned long long)(ci->sys_ns / 1000000),
+               (unsigned long long)(ci->idle_ns / 1000000));
+    }
+}
+
+/* The threads of process `pid` and every task on CPU `cpu`, as ps shows them. */
+static void show_tasks(long pid, int cpu)
+{
+    long n = zt_tasks(tasks, 512);
+    for (long i = 0; i < n && i < 512; i++) {
+        const struct zt_task_info *t = &tasks[i];
+        if (t->pid == pid || t->cpu == cpu) {
+            printf("fuzz: stuck: task %d.%d (%s, parent %d) state %c on cpu %d affinity %llx "
+                   "user %llu sys %llu us\n",
+                   t->pid, t->tid, t->name, t->ppid, t->state, t->cpu,
+                   (unsigned long long)t->affinity, (unsigned long long)(t->user_ns / 1000),
+                   (unsigned long long)(t->sys_ns / 1000));
+        }
+    }
+}
+
+#define TYPE_NAME_(n, name, str) [n] = str,
+static const char *const trace_types[] = {ZT_TRACE_TYPES(TYPE_NAME_)}; /* uapi/zt_events.h */
+#undef TYPE_NAME_
+
+/* Keep the last TRACE_SHOWN events of CPU `cpu`'s trace ring before now (the ring is drained:
+ * the events of this reading itself come after the cutoff and end it).  How many are kept. */
+static long read_trace(int cpu)
+{
+    uint64_t cutoff = zt_counter();
+    long got, kept = 0;
+    bool past = false;
+    while (!past && (got = zt_syscall4(SYS_zt_trace, cpu, trace_buf, 128, ZT_TRACE_CLEAR)) > 0) {
+        for (long i = 0; i < got && !past; i++) {
+            past = trace_buf[i].ts >= cutoff;
+            if (!past) {
+                trace_last[kept++ % TRACE_SHOWN] = trace_buf[i];
+            }
+        }
+    }
+    return kept;
+}
+
+static void show_trace(long kept)
+{
+    for (long i = kept > TRACE_SHOWN ? kept - TRACE_SHOWN : 0; i < kept; i++) {
+        const struct zt_trace_event *ev = &trace_last[i % TRACE_SHOWN];
+        const char *type =
+            ev->type < sizeof(trace_types) / sizeof(trace_types[0]) && trace_types[ev->type]
+                ? trace_types[ev->type]
+                : "?";
+        printf("fuzz: stuck: trace cpu %u %llu %s %llu %llu\n", ev->cpu, (unsigned long long)ev->ts,
+               type, (unsigned long long)ev->a, (unsigned long long)ev->b);
+    }
+}
+
+/* What the kernel says about a stuck life, before it is killed: its threads and their CPU's
+ * other tasks, every CPU twice a second apart (what moves and what does not), and the end of
+ * its CPU's trace. */
+static void stuck_report(long pid, int cpu)
+{
+    long kept = cpu >= 0 && cpu < 64 ? read_trace(cpu) : 0;
+    show_cpus("now");
+    show_tasks(pid, cpu);
+    fflush(stdout);
+    zt_sleep_ns(NS_S);
+    show_cpus("1 s later");
+    show_tasks(pid, cpu);
+    show_trace(kept);
+    fflush(stdout);
+}
 
 static void watchdog(struct run *r)
 {
@@ -231,6 +319,7 @@ static void watchdog(struct run *r)
                    ti ? ti->state : '?', ti ? ti->cpu : -1, WATCHDOG_S);
             r->stuck++;
             fail(r, "a life was stuck");
+            stuck_report(s->pid, ti ? ti->cpu : -1);
             zt_kill((int)s->pid, SIGKILL);
             s->killed_ns = now;
         }
@@ -310,7 +399,7 @@ static int run(struct run *r)
 static int usage(void)
 {
     fprintf(stderr, "usage: fuzz -n COUNT -s SEED [-w WORKERS] [-l LIFE] [-L LETHAL] [-i] [-T]\n"
-                    "       fuzz -W WORKER -G LIFE -s SEED -n CALLS [-L LETHAL] [-i]\n"
+                    "       fuzz -W WORKER -G LIFE -s SEED -n CALLS [-L LETHAL] [-i] [-C]\n"
                     "       fuzz -v\n");
     return 2;
 }
@@ -375,6 +464,10 @@ int main(int argc, char **argv)
         }
         if (!strcmp(o, "-T")) {
             r.test_watchdog = true;
+            continue;
+        }
+        if (!strcmp(o, "-C")) {
+            e.log_calls = true;
             continue;
         }
         if (!a) {

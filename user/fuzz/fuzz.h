@@ -93,6 +93,8 @@ struct fz_env {
     uint64_t online, dataplane; /* CPU masks */
     bool isolation;             /* -i: steer towards dataplane CPUs and task isolation */
     unsigned lethal_den;        /* a life-ending draw is made 1 time in lethal_den */
+    bool log_calls;             /* -C: each call on the console before it is made, and its result */
+    long made;                  /* calls made so far in this life */
     int pid, runner_pid, waker_tid;
     /* the arena (fz_arena_init): scratch RW, then a hole; a read-only page; a PROT_NONE
      * page; NUL bytes right before a hole (what console writes may read) */
