@@ -34,7 +34,7 @@
 #define WATCHDOG_S  10
 #define KILL_S      10
 #define SETTLE_S    30
-#define TRACE_SHOWN 48 /* trace events of a stuck life's CPU shown */
+#define TRACE_SHOWN 48 /* trace events shown per CPU when a life is stuck */
 #define NS_S        1000000000ull
 
 struct slot {
@@ -202,7 +202,8 @@ static void reap(struct run *r)
 
 static struct zt_task_info tasks[512];
 static struct zt_cpu_info cpuinfo[64];
-static struct zt_trace_event trace_buf[128], trace_last[TRACE_SHOWN];
+static struct zt_trace_event trace_buf[128], trace_last[64][TRACE_SHOWN];
+static long trace_kept[64];
 
 /* Each CPU as the kernel sees it now: what runs there, how many tasks want it, and the
  * counters that show whether it moves (switches, interrupts, time by kind). */
@@ -221,13 +222,15 @@ static void show_cpus(const char *when)
     }
 }
 
-/* The threads of process `pid` and every task on CPU `cpu`, as ps shows them. */
-static void show_tasks(long pid, int cpu)
+/* The threads of process `pid` (none: it has exited, and has not been torn down) and every
+ * task that runs or waits for a CPU, as ps shows them. */
+static void show_tasks(long pid)
 {
-    long n = zt_tasks(tasks, 512);
+    long n = zt_tasks(tasks, 512), mine = 0;
     for (long i = 0; i < n && i < 512; i++) {
         const struct zt_task_info *t = &tasks[i];
-        if (t->pid == pid || t->cpu == cpu) {
+        mine += t->pid == pid;
+        if (t->pid == pid || t->state == 'R' || t->state == 'r') {
             printf("fuzz: stuck: task %d.%d (%s, parent %d) state %c on cpu %d affinity %llx "
                    "user %llu sys %llu us\n",
                    t->pid, t->tid, t->name, t->ppid, t->state, t->cpu,
@@ -235,34 +238,37 @@ static void show_tasks(long pid, int cpu)
                    (unsigned long long)(t->sys_ns / 1000));
         }
     }
+    if (!mine) {
+        printf("fuzz: stuck: process %ld has no thread left and is not a zombie yet\n", pid);
+    }
 }
 
 #define TYPE_NAME_(n, name, str) [n] = str,
 static const char *const trace_types[] = {ZT_TRACE_TYPES(TYPE_NAME_)}; /* uapi/zt_events.h */
 #undef TYPE_NAME_
 
-/* Keep the last TRACE_SHOWN events of CPU `cpu`'s trace ring before now (the ring is drained:
- * the events of this reading itself come after the cutoff and end it).  How many are kept. */
-static long read_trace(int cpu)
+/* Keep the last TRACE_SHOWN events of CPU `cpu`'s trace ring before `cutoff` (the ring is
+ * drained: the events of this reading itself come after the cutoff and end it). */
+static void read_trace(int cpu, uint64_t cutoff)
 {
-    uint64_t cutoff = zt_counter();
     long got, kept = 0;
     bool past = false;
     while (!past && (got = zt_syscall4(SYS_zt_trace, cpu, trace_buf, 128, ZT_TRACE_CLEAR)) > 0) {
         for (long i = 0; i < got && !past; i++) {
             past = trace_buf[i].ts >= cutoff;
             if (!past) {
-                trace_last[kept++ % TRACE_SHOWN] = trace_buf[i];
+                trace_last[cpu][kept++ % TRACE_SHOWN] = trace_buf[i];
             }
         }
     }
-    return kept;
+    trace_kept[cpu] = kept;
 }
 
-static void show_trace(long kept)
+static void show_trace(int cpu)
 {
+    long kept = trace_kept[cpu];
     for (long i = kept > TRACE_SHOWN ? kept - TRACE_SHOWN : 0; i < kept; i++) {
-        const struct zt_trace_event *ev = &trace_last[i % TRACE_SHOWN];
+        const struct zt_trace_event *ev = &trace_last[cpu][i % TRACE_SHOWN];
         const char *type =
             ev->type < sizeof(trace_types) / sizeof(trace_types[0]) && trace_types[ev->type]
                 ? trace_types[ev->type]
@@ -272,20 +278,26 @@ static void show_trace(long kept)
     }
 }
 
-/* What the kernel says about a stuck life, before it is killed: its threads and their CPU's
- * other tasks, every CPU twice a second apart (what moves and what does not), and the end of
- * its CPU's trace. */
-static void stuck_report(long pid, int cpu)
+/* What the kernel says about a stuck life, before it is killed: every CPU twice, 1 s apart
+ * (what moves and what does not), the life's threads and its CPU's other tasks, and the end
+ * of every CPU's trace before the life was found stuck. */
+static void stuck_report(long pid)
 {
-    long kept = cpu >= 0 && cpu < 64 ? read_trace(cpu) : 0;
+    uint64_t cutoff = zt_counter();
+    int n = zt_nr_cpus();
+    for (int c = 0; c < n && c < 64; c++) {
+        read_trace(c, cutoff);
+    }
     show_cpus("now");
-    show_tasks(pid, cpu);
+    show_tasks(pid);
     fflush(stdout);
     zt_sleep_ns(NS_S);
     show_cpus("1 s later");
-    show_tasks(pid, cpu);
-    show_trace(kept);
-    fflush(stdout);
+    show_tasks(pid);
+    for (int c = 0; c < n && c < 64; c++) {
+        show_trace(c);
+        fflush(stdout);
+    }
 }
 
 static void watchdog(struct run *r)
@@ -319,7 +331,7 @@ static void watchdog(struct run *r)
                    ti ? ti->state : '?', ti ? ti->cpu : -1, WATCHDOG_S);
             r->stuck++;
             fail(r, "a life was stuck");
-            stuck_report(s->pid, ti ? ti->cpu : -1);
+            stuck_report(s->pid);
             zt_kill((int)s->pid, SIGKILL);
             s->killed_ns = now;
         }
