@@ -34,14 +34,17 @@
 #define WATCHDOG_S  10
 #define KILL_S      10
 #define SETTLE_S    30
-#define TRACE_SHOWN 48 /* trace events shown per CPU when a life is stuck */
+#define WATCH_EVERY (NS_S / 2) /* a watchdog round */
+#define WATCH_STEP  (NS_S)     /* the most one round adds to a life's stalled time */
 #define NS_S        1000000000ull
 
 struct slot {
     long pid; /* 0: idle */
     int gen;
     long calls;
-    uint64_t cpu_ns, progress_ns, killed_ns;
+    uint64_t cpu_ns;     /* the main thread's CPU time when it last moved */
+    uint64_t stalled_ns; /* the watchdog's clock since then (or since SIGKILL) */
+    bool killed;
 };
 
 struct run {
@@ -148,8 +151,8 @@ static void start_life(struct run *r, int w)
     s->pid = pid;
     s->calls = calls;
     s->cpu_ns = 0;
-    s->progress_ns = zt_now_ns();
-    s->killed_ns = 0;
+    s->stalled_ns = 0;
+    s->killed = false;
     r->assigned += calls;
     r->lives++;
 }
@@ -201,139 +204,70 @@ static void reap(struct run *r)
 /* ---------------------------------------------------------------- the watchdog */
 
 static struct zt_task_info tasks[512];
-static struct zt_cpu_info cpuinfo[64];
-static struct zt_trace_event trace_buf[128], trace_last[64][TRACE_SHOWN];
-static long trace_kept[64];
 
-/* Each CPU as the kernel sees it now: what runs there, how many tasks want it, and the
- * counters that show whether it moves (switches, interrupts, time by kind). */
-static void show_cpus(const char *when)
+/* The main thread of life `pid`, or NULL: the life has exited and its teardown (the
+ * kernel's) has not yet made it a zombie the runner can reap. */
+static const struct zt_task_info *main_thread(long pid, long n)
 {
-    long n = zt_cpus(cpuinfo, 64);
-    for (long c = 0; c < n && c < 64; c++) {
-        const struct zt_cpu_info *ci = &cpuinfo[c];
-        printf("fuzz: stuck %s: cpu %u runs %d (%s), %u runnable, %llu switches, %llu irqs, "
-               "%llu syscalls, user %llu sys %llu idle %llu ms\n",
-               when, ci->cpu, ci->cur_tid, ci->cur_name, ci->nr_running,
-               (unsigned long long)ci->ctx_switches, (unsigned long long)ci->exc_irq,
-               (unsigned long long)ci->syscalls, (unsigned long long)(ci->user_ns / 1000000),
-               (unsigned long long)(ci->sys_ns / 1000000),
-               (unsigned long long)(ci->idle_ns / 1000000));
-    }
-}
-
-/* The threads of process `pid` (none: it has exited, and has not been torn down) and every
- * task that runs or waits for a CPU, as ps shows them. */
-static void show_tasks(long pid)
-{
-    long n = zt_tasks(tasks, 512), mine = 0;
     for (long i = 0; i < n && i < 512; i++) {
-        const struct zt_task_info *t = &tasks[i];
-        mine += t->pid == pid;
-        if (t->pid == pid || t->state == 'R' || t->state == 'r') {
-            printf("fuzz: stuck: task %d.%d (%s, parent %d) state %c on cpu %d affinity %llx "
-                   "user %llu sys %llu us\n",
-                   t->pid, t->tid, t->name, t->ppid, t->state, t->cpu,
-                   (unsigned long long)t->affinity, (unsigned long long)(t->user_ns / 1000),
-                   (unsigned long long)(t->sys_ns / 1000));
+        if (tasks[i].tid == pid) {
+            return &tasks[i];
         }
     }
-    if (!mine) {
-        printf("fuzz: stuck: process %ld has no thread left and is not a zombie yet\n", pid);
-    }
+    return NULL;
 }
 
-#define TYPE_NAME_(n, name, str) [n] = str,
-static const char *const trace_types[] = {ZT_TRACE_TYPES(TYPE_NAME_)}; /* uapi/zt_events.h */
-#undef TYPE_NAME_
-
-/* Keep the last TRACE_SHOWN events of CPU `cpu`'s trace ring before `cutoff` (the ring is
- * drained: the events of this reading itself come after the cutoff and end it). */
-static void read_trace(int cpu, uint64_t cutoff)
+static void stuck(struct run *r, int w, const struct zt_task_info *ti)
 {
-    long got, kept = 0;
-    bool past = false;
-    while (!past && (got = zt_syscall4(SYS_zt_trace, cpu, trace_buf, 128, ZT_TRACE_CLEAR)) > 0) {
-        for (long i = 0; i < got && !past; i++) {
-            past = trace_buf[i].ts >= cutoff;
-            if (!past) {
-                trace_last[cpu][kept++ % TRACE_SHOWN] = trace_buf[i];
-            }
-        }
+    struct slot *s = &r->slots[w];
+    unsigned long long seed = (unsigned long long)fz_life_seed(r->seed, w, s->gen);
+    if (ti) {
+        printf("fuzz: watchdog: life %d.%d (pid %ld, seed 0x%llx, state %c on cpu %d) made no "
+               "progress for %d s: killed\n",
+               w, s->gen, s->pid, seed, ti->state, ti->cpu, WATCHDOG_S);
+    } else {
+        printf("fuzz: watchdog: life %d.%d (pid %ld, seed 0x%llx) exited and was not torn down "
+               "for %d s: killed\n",
+               w, s->gen, s->pid, seed, WATCHDOG_S);
     }
-    trace_kept[cpu] = kept;
+    r->stuck++;
+    fail(r, "a life was stuck");
+    fz_stuck_report(s->pid);
+    zt_kill((int)s->pid, SIGKILL);
+    s->killed = true;
+    s->stalled_ns = 0;
 }
 
-static void show_trace(int cpu)
-{
-    long kept = trace_kept[cpu];
-    for (long i = kept > TRACE_SHOWN ? kept - TRACE_SHOWN : 0; i < kept; i++) {
-        const struct zt_trace_event *ev = &trace_last[cpu][i % TRACE_SHOWN];
-        const char *type =
-            ev->type < sizeof(trace_types) / sizeof(trace_types[0]) && trace_types[ev->type]
-                ? trace_types[ev->type]
-                : "?";
-        printf("fuzz: stuck: trace cpu %u %llu %s %llu %llu\n", ev->cpu, (unsigned long long)ev->ts,
-               type, (unsigned long long)ev->a, (unsigned long long)ev->b);
-    }
-}
-
-/* What the kernel says about a stuck life, before it is killed: every CPU twice, 1 s apart
- * (what moves and what does not), the life's threads and its CPU's other tasks, and the end
- * of every CPU's trace before the life was found stuck. */
-static void stuck_report(long pid)
-{
-    uint64_t cutoff = zt_counter();
-    int n = zt_nr_cpus();
-    for (int c = 0; c < n && c < 64; c++) {
-        read_trace(c, cutoff);
-    }
-    show_cpus("now");
-    show_tasks(pid);
-    fflush(stdout);
-    zt_sleep_ns(NS_S);
-    show_cpus("1 s later");
-    show_tasks(pid);
-    for (int c = 0; c < n && c < 64; c++) {
-        show_trace(c);
-        fflush(stdout);
-    }
-}
-
-static void watchdog(struct run *r)
+/*
+ * A life makes progress while its main thread uses CPU time.  The watchdog's clock is the
+ * runner's own: each round adds the time since the last one, but at most WATCH_STEP, so a
+ * stretch in which QEMU as a whole got no CPU from the host (the runner did not run either,
+ * while guest time went on) counts as one step, not as a stuck life.  A CPU that does not
+ * run the life while others run the runner counts in full: that is what the watchdog is
+ * for (the checked kernel's own watchdog says what such a CPU was doing).
+ */
+static void watchdog(struct run *r, uint64_t step_ns)
 {
     long n = zt_tasks(tasks, 512);
-    uint64_t now = zt_now_ns();
     for (int w = 0; w < r->workers; w++) {
         struct slot *s = &r->slots[w];
         if (!s->pid) {
             continue;
         }
-        const struct zt_task_info *ti = NULL;
-        for (long i = 0; i < n && i < 512; i++) {
-            if (tasks[i].tid == s->pid) {
-                ti = &tasks[i];
-            }
-        }
+        const struct zt_task_info *ti = main_thread(s->pid, n);
         if (ti && ti->user_ns + ti->sys_ns != s->cpu_ns) {
             s->cpu_ns = ti->user_ns + ti->sys_ns;
-            s->progress_ns = now;
+            s->stalled_ns = 0;
+            continue;
         }
-        if (s->killed_ns && now - s->killed_ns > KILL_S * NS_S) {
+        s->stalled_ns += step_ns;
+        if (s->killed && s->stalled_ns > KILL_S * NS_S) {
             printf("fuzz: watchdog: life %d.%d (pid %ld) still there %d s after SIGKILL\n", w,
                    s->gen, s->pid, KILL_S);
             fail(r, "a stuck life could not be killed");
-            s->killed_ns = now; /* say it once per KILL_S */
-        } else if (!s->killed_ns && now - s->progress_ns > WATCHDOG_S * NS_S) {
-            printf("fuzz: watchdog: life %d.%d (pid %ld, seed 0x%llx, state %c on cpu %d) made no "
-                   "progress for %d s: killed\n",
-                   w, s->gen, s->pid, (unsigned long long)fz_life_seed(r->seed, w, s->gen),
-                   ti ? ti->state : '?', ti ? ti->cpu : -1, WATCHDOG_S);
-            r->stuck++;
-            fail(r, "a life was stuck");
-            stuck_report(s->pid);
-            zt_kill((int)s->pid, SIGKILL);
-            s->killed_ns = now;
+            s->stalled_ns = 0; /* say it once per KILL_S */
+        } else if (!s->killed && s->stalled_ns > WATCHDOG_S * NS_S) {
+            stuck(r, w, ti);
         }
     }
 }
@@ -352,9 +286,12 @@ static bool busy(const struct run *r)
 
 static int run(struct run *r)
 {
+    static struct fz_machine machine0;
+    fz_machine_save(&machine0);
+    fz_tmp_make();
     struct zt_meminfo m0 = settled(NULL, SETTLE_S), m1;
     struct kcounts k0 = kernel_counts(), k1;
-    uint64_t next_watch = 0;
+    uint64_t next_watch = 0, last_watch = zt_now_ns();
 
     printf("fuzz: seed 0x%llx, %ld calls, %d workers, lives of %ld calls, lethal 1/%u%s, "
            "%d CPUs\n",
@@ -370,15 +307,24 @@ static int run(struct run *r)
                 start_life(r, w);
             }
         }
-        if (zt_now_ns() > next_watch) {
-            watchdog(r);
-            next_watch = zt_now_ns() + NS_S / 2;
+        uint64_t now = zt_now_ns();
+        if (now >= next_watch) {
+            uint64_t step = now - last_watch;
+            watchdog(r, step < WATCH_STEP ? step : WATCH_STEP);
+            last_watch = now;
+            next_watch = zt_now_ns() + WATCH_EVERY;
         }
         if (r->failed && !busy(r)) {
             break;
         }
         fflush(stdout);
         zt_sleep_ns(10 * 1000000ull);
+    }
+    if (fz_machine_restore(&machine0)) { /* fuzzed zt_partition calls moved CPUs */
+        fail(r, "CPUs could not be put back as they were");
+    }
+    if (!fz_tmp_empty()) {
+        fail(r, FZ_TMP " could not be emptied");
     }
     m1 = settled(&m0, SETTLE_S);
     k1 = kernel_counts();
@@ -447,7 +393,7 @@ static uint64_t parse_seed(const char *s, bool *ok)
     return v;
 }
 
-static void machine(struct fz_env *e)
+static void life_machine(struct fz_env *e)
 {
     static struct zt_cpu_info ci[64];
     long n = zt_cpus(ci, 64);
@@ -515,7 +461,7 @@ int main(int argc, char **argv)
         e.seed = fz_life_seed(r.seed, e.worker, e.gen);
         e.isolation = r.isolation;
         e.lethal_den = r.lethal;
-        machine(&e);
+        life_machine(&e);
         return fz_life(&e, r.count);
     }
     return run(&r);

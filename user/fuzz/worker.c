@@ -244,7 +244,7 @@ static long do_clone(struct fz_env *e, struct fz_args *c, int status, bool threa
 {
     int i = free_stack(e);
     uint64_t stack;
-    if (c->a[1]) {
+    if (c->a[1] && !thread_only) {
         /* a stack the shaper chose: no child can run on it (zt_clone_thread would store on
          * it first), so the raw call, which ends any child at once */
         return fz_forkish(SYS_clone, (long)c->a[0], (long)c->a[1], (long)c->a[2], (long)c->a[3],
@@ -277,6 +277,9 @@ static long make(struct fz_env *e, const struct fz_call *call, struct fz_args *c
     case FZ_PLAN_EXIT_THR:
         return do_clone(e, c, (int)a[0], true) > 0 ? 0 : -EAGAIN;
     default:
+        if (plan == FZ_PLAN_LETHAL && c->nr == SYS_clone && !(a[0] & CLONE_THREAD)) {
+            return do_clone(e, c, 0, false); /* a child whose exit signal ends the life */
+        }
         if (fz_is_forkish(call->name)) {
             return fz_forkish(c->nr, (long)a[0], (long)a[1], (long)a[2], (long)a[3], (long)a[4],
                               (long)a[5]);
@@ -370,6 +373,7 @@ int fz_life(struct fz_env *e, long calls)
     e->rng.s = e->seed;
     e->pid = (int)zt_getpid();
     zt_signal(SIGALRM, fz_noop_handler, 0);
+    zt_signal(SIGPIPE, SIG_IGN, 0); /* a write to a pipe nobody reads: -EPIPE, not death */
     fz_arena_init(e);
     for (int i = 0; i < FZ_MAX_STACKS; i++) {
         e->stacks[i] = (uint8_t *)e->scratch; /* replaced just below */
