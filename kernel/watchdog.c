@@ -18,6 +18,8 @@
 #include "kernel/cycles.h"
 #include "kernel/hklog.h"
 #include "kernel/ipi.h"
+#include "kernel/lockcheck.h"
+#include "kernel/spinlock.h"
 #include "kernel/timer.h"
 
 static struct timer timers[MAX_CPUS];
@@ -32,6 +34,26 @@ static uint64_t period_cycles, bound_cycles;
 static uint64_t nreports;
 static cpumask_t running; /* CPUs whose timer runs (written by watchdog_update's caller) */
 
+/* CPU c has taken no interrupt for `stale` cycles: say so, and, in checked builds, which
+ * lock it is waiting for if it spins on one (its rank, the CPU holding it, and the return
+ * address of the function that waits: tools/symbolize or addr2line turn it into a name). */
+static void report(unsigned c, unsigned me, uint64_t stale)
+{
+    unsigned long ms = (unsigned long)cycles_to_us(stale) / 1000;
+    const spinlock_t *l = ZT_CHECKS_ON ? __atomic_load_n(&spin_waiting[c], __ATOMIC_ACQUIRE) : 0;
+    if (!l) {
+        hklog("watchdog: cpu %u has taken no interrupt for %lu ms (interrupts masked too long?), "
+              "seen from cpu %u",
+              c, ms, me);
+        return;
+    }
+    hklog("watchdog: cpu %u has taken no interrupt for %lu ms, spinning on %s (%p, held by cpu "
+          "%d) from %lx, seen from cpu %u",
+          c, ms, lockcheck_rank_name(l->rank), (const void *)l,
+          (int)__atomic_load_n(&l->holder, __ATOMIC_RELAXED) - 1,
+          (unsigned long)__atomic_load_n(&spin_waiting_pc[c], __ATOMIC_RELAXED), me);
+}
+
 /* Look at the heartbeat of the next watched CPU after this one (ring order). */
 static void check_next(unsigned me, uint64_t now)
 {
@@ -45,9 +67,7 @@ static void check_next(unsigned me, uint64_t now)
     if (b && now > b && now - b > bound_cycles &&
         __atomic_exchange_n(&reported[c], b, __ATOMIC_RELAXED) != b) {
         __atomic_fetch_add(&nreports, 1, __ATOMIC_RELAXED);
-        hklog("watchdog: cpu %u has taken no interrupt for %lu ms (interrupts masked too "
-              "long?), seen from cpu %u",
-              c, (unsigned long)cycles_to_us(now - b) / 1000, me);
+        report(c, me, now - b);
     }
 }
 

@@ -9,6 +9,8 @@
 #include "kernel/work.h"
 #include "arch.h"
 #include "kernel/cpu.h"
+#include "kernel/cycles.h"
+#include "kernel/hklog.h"
 #include "kernel/panic.h"
 #include "kernel/sched.h"
 #include "kernel/task.h"
@@ -105,7 +107,13 @@ static inline __attribute__((always_inline)) void do_item(struct work *arm, stru
         cpumask_set_atomic(&cpus_used, this_cpu_id());
     }
     __atomic_fetch_add(&items_run, 1, __ATOMIC_RELAXED);
+    uint64_t t0 = arch_counter_read();
+    const char *name = run->name;
     run->fn(run);
+    uint64_t ms = cycles_to_us(arch_counter_read() - t0) / 1000;
+    if (ZT_CHECKS_ON && ms >= 200) {
+        hklog("work: %s ran %lu ms on cpu %u", name ? name : "?", (unsigned long)ms, this_cpu_id());
+    }
 }
 
 bool work_run_next(void)

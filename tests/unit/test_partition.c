@@ -279,7 +279,7 @@ static void arm_kernel_timer(void *arg)
 
 static void cache_a_page(void *arg)
 {
-    page_free(page_alloc()); /* one page parked in this CPU's cache */
+    page_free(page_alloc()); /* pages parked in this CPU's cache (a refill takes a batch) */
 }
 
 /* PST-03: housekeeping -> dataplane of CPU 2 */
@@ -294,7 +294,7 @@ static void pst03_to_dataplane(TEST_STATE)
     as_cpu(2, cache_a_page, 0);
     assert_int_equal(irq_route(40, 2), 0);
     assert_int_equal(irq_route(41, 1), 0);
-    assert_int_equal(page_cached_on(2), 1);
+    assert_true(page_cached_on(2) >= 1);
     memset(fake.ipi_sent, 0, sizeof(fake.ipi_sent));
 
     assert_int_equal(repartition_apply(2, PART_DATAPLANE), 0);

@@ -521,6 +521,61 @@ static void vm27_munmap_huge_range_walks_regions(TEST_STATE)
     assert_int_equal(fake.as_unmaps, 0);
 }
 
+/* Times the page allocator's lock was taken since the last call, and how many of them
+ * while this CPU held another lock (the address space's). */
+static uint64_t lock_taken, lock_nested;
+
+static void page_lock_since(uint64_t *taken, uint64_t *nested)
+{
+    uint64_t t, n;
+    page_lock_stats(&t, &n);
+    *taken = t - lock_taken, *nested = n - lock_nested;
+    lock_taken = t, lock_nested = n;
+}
+
+/* VM-28: munmap gives its pages back after it has let go of the address space's lock, all
+ * at once: the allocator's lock is taken about once, never with the address space locked
+ * (found by /bin/fuzz: munmaps of thousands of pages queued on the allocator's lock page by
+ * page with the address space locked and interrupts masked; on a loaded host, where a
+ * lock's next holder may be a vCPU the host is not running, CPUs took no interrupt for up
+ * to 17 s, and the threads and tasks behind them stalled as long) */
+static void vm28_munmap_frees_after_the_lock_at_once(TEST_STATE)
+{
+    uint64_t taken, nested;
+    assert_int_equal(vm_map_region(&vm, X, 256 * P, RW, VMA_MMAP), 0);
+    page_lock_since(&taken, &nested);
+    assert_int_equal(vm_munmap(&vm, X, 256 * P), 0);
+    page_lock_since(&taken, &nested);
+    assert_int_equal(nested, 0);
+    assert_true(taken <= 2);
+    assert_int_equal(fake.mapped_pages, 0);
+    /* the same for a MAP_FIXED mapping that replaces another, and a heap that shrinks */
+    assert_int_equal(vm_map_region(&vm, X, 128 * P, RW, VMA_MMAP), 0);
+    page_lock_since(&taken, &nested);
+    assert_int_equal(vm_mmap(&vm, X, 128 * P, RW, ANON | MAP_FIXED, -1, 0), (long)X);
+    page_lock_since(&taken, &nested);
+    assert_int_equal(nested, 0);
+    assert_true(taken <= 128 / 16 + 2);
+    assert_int_equal(vm_brk(&vm, BRK0 + 128 * P), (long)(BRK0 + 128 * P));
+    page_lock_since(&taken, &nested);
+    assert_int_equal(vm_brk(&vm, BRK0), (long)BRK0);
+    page_lock_since(&taken, &nested);
+    assert_int_equal(nested, 0);
+    assert_true(taken <= 2);
+}
+
+/* VM-29: populating a region takes the allocator's lock once per batch of pages, not once
+ * per page (the same queue, on the way in) */
+static void vm29_mmap_takes_pages_in_batches(TEST_STATE)
+{
+    uint64_t taken, nested;
+    page_drain_local(); /* every page comes from the global list */
+    page_lock_since(&taken, &nested);
+    assert_true(vm_mmap(&vm, 0, 256 * P, RW, ANON, -1, 0) > 0);
+    page_lock_since(&taken, &nested);
+    assert_true(taken <= 256 / 16 + 2);
+}
+
 /* VM-16: an mmap larger than free memory fails at once: nothing taken, nothing mapped */
 static void vm16_mmap_more_than_free(TEST_STATE)
 {
@@ -801,6 +856,23 @@ static void vm50_destroy_returns_everything(TEST_STATE)
     assert_int_equal(other.as.root, 0);
 }
 
+/* VM-51: a teardown gives its pages back in one go (the worker that runs it is not
+ * preempted: page by page through the allocator's lock, a task queued behind it on a loaded
+ * host waited for seconds) */
+static void vm51_destroy_frees_at_once(TEST_STATE)
+{
+    uint64_t taken, nested;
+    assert_int_equal(vm_map_region(&vm, X, 256 * P, RW, VMA_MMAP), 0);
+    assert_int_equal(vm_map_region(&vm, X + 512 * P, 64 * P, RW, VMA_IMAGE), 0);
+    page_lock_since(&taken, &nested);
+    vm_destroy(&vm);
+    page_lock_since(&taken, &nested);
+    assert_true(taken <= 4);
+    assert_int_equal(fake.mapped_pages, 0);
+    memset(&vm, 0, sizeof(vm));
+    assert_int_equal(vm_init(&vm), 0); /* for the teardown's check */
+}
+
 #define T_(f) cmocka_unit_test_setup_teardown(f, test_setup, test_teardown)
 
 int main(void)
@@ -826,6 +898,8 @@ int main(void)
         T_(vm25_munmap_errors),
         T_(vm26_refused_unmap_changes_nothing),
         T_(vm27_munmap_huge_range_walks_regions),
+        T_(vm28_munmap_frees_after_the_lock_at_once),
+        T_(vm29_mmap_takes_pages_in_batches),
         T_(vm30_brk_grow_shrink),
         T_(vm31_brk_limits),
         T_(vm32_brk_out_of_memory),
@@ -839,6 +913,7 @@ int main(void)
         T_(vm45_strncpy_from_user),
         T_(vm46_write_initial),
         T_(vm50_destroy_returns_everything),
+        T_(vm51_destroy_frees_at_once),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }

@@ -35,10 +35,12 @@ static bool lethal_roll(struct fz_env *e)
     return fz_chance(&e->rng, 1, e->lethal_den);
 }
 
-/* Signals that may arrive without this life asking: their disposition is kept. */
+/* Signals that may arrive without this life asking: their disposition is kept (SIGPIPE,
+ * which a write to a pipe with no reader sends, stays ignored: worker.c). */
 static bool sig_protected(long sig)
 {
-    return sig == SIGALRM || sig == SIGCHLD || sig == SIGURG || sig == 28 /* SIGWINCH */;
+    return sig == SIGALRM || sig == SIGCHLD || sig == SIGURG || sig == 28 /* SIGWINCH */ ||
+           sig == SIGPIPE;
 }
 
 static bool is_child(const struct fz_env *e, int64_t pid)
@@ -346,7 +348,7 @@ static enum fz_plan shape_rt_sigreturn(struct fz_env *e, struct fz_args *c)
 /* ---------------------------------------------------------------- memory */
 
 /* [*addr, +len) would be honoured by the kernel over the life's own memory: move it. */
-static enum fz_plan steer_range(struct fz_env *e, uint64_t *addr, uint64_t len)
+enum fz_plan fz_steer_range(struct fz_env *e, uint64_t *addr, uint64_t len)
 {
     const uint64_t top = 0x0000008000000000ull;
     if (*addr >= top || *addr + len < *addr || *addr + len > top ||
@@ -396,7 +398,7 @@ static enum fz_plan shape_mmap(struct fz_env *e, struct fz_args *c)
     c->a[4] = fz_chance(r, 7, 8) ? (uint64_t)-1 : fz_int(e);
     c->a[5] = fz_chance(r, 7, 8) ? 0 : fz_int(e);
     if (c->a[3] & MAP_FIXED) {
-        return steer_range(e, &c->a[0], c->a[1]);
+        return fz_steer_range(e, &c->a[0], c->a[1]);
     }
     return FZ_PLAN_CALL;
 }
@@ -413,7 +415,7 @@ static enum fz_plan shape_munmap(struct fz_env *e, struct fz_args *c)
                                      : fz_ptr(e, FZ_OUT);
         c->a[1] = fz_chance(r, 1, 2) ? (1 + fz_below(r, 16)) * FZ_PAGE : fz_len(e);
     }
-    return steer_range(e, &c->a[0], c->a[1]);
+    return fz_steer_range(e, &c->a[0], c->a[1]);
 }
 
 static enum fz_plan shape_brk(struct fz_env *e, struct fz_args *c)
@@ -473,6 +475,15 @@ static enum fz_plan shape_clone(struct fz_env *e, struct fz_args *c)
     c->a[2] = fz_chance(r, 1, 2) ? fz_buf(e, 4, 0) : fz_ptr(e, FZ_OUT);
     c->a[3] = fz_next(r); /* TLS: the child never uses it */
     c->a[4] = fz_chance(r, 1, 2) ? fz_buf(e, 4, 0) : fz_ptr(e, FZ_OUT);
+    /* A new process (fork, vfork): its exit signal, the low byte, comes back to this life
+     * when the child ends, at once; one that acts is a signal to itself. */
+    uint64_t sig = c->a[0] & 0xff;
+    if (!(c->a[0] & CLONE_THREAD) && sig_acts((int64_t)sig) && !sig_protected((long)sig)) {
+        if (lethal_roll(e)) {
+            return FZ_PLAN_LETHAL;
+        }
+        c->a[0] = (c->a[0] & ~0xffull) | (fz_chance(r, 1, 2) ? SIGCHLD : SIGURG);
+    }
     return FZ_PLAN_CLONE;
 }
 
@@ -542,8 +553,9 @@ static enum fz_plan shape_prctl(struct fz_env *e, struct fz_args *c)
 
 /* ---------------------------------------------------------------- zerotick's calls */
 
-/* A NUL-terminated path in scratch (from a pool of real and unreal programs), or hostile. */
-static uint64_t path_arg(struct fz_env *e, int *which)
+/* A NUL-terminated path in scratch (from a pool of real and unreal programs: `which` 0-2
+ * and 9, relative to /, name real ones), or hostile. */
+uint64_t fz_program_path(struct fz_env *e, int *which)
 {
     static const char *const paths[] = {"/bin/true",   "/bin/hello", "/bin/fuzz", "/bin/notelf",
                                         "/bin/badelf", "/bin/nope",  "",          "/bin/",
@@ -571,7 +583,7 @@ static uint64_t str_in_scratch(struct fz_env *e, const char *s)
     return p;
 }
 
-static uint64_t argv_arg(struct fz_env *e, int which)
+uint64_t fz_argv(struct fz_env *e, int which)
 {
     struct fz_rng *r = &e->rng;
     uint64_t p = fz_buf(e, 8 * 8, 0), *v = (uint64_t *)(uintptr_t)p;
@@ -607,8 +619,8 @@ static uint64_t argv_arg(struct fz_env *e, int which)
 static enum fz_plan shape_zt_spawn(struct fz_env *e, struct fz_args *c)
 {
     int which;
-    c->a[0] = path_arg(e, &which);
-    c->a[1] = argv_arg(e, which);
+    c->a[0] = fz_program_path(e, &which);
+    c->a[1] = fz_argv(e, which);
     c->a[2] = fz_chance(&e->rng, 1, 3) ? 0 : fz_buf(e, sizeof(struct zt_spawn_attr), 4);
     if (fz_in_scratch(e, c->a[2], sizeof(struct zt_spawn_attr))) {
         struct zt_spawn_attr *attr = (struct zt_spawn_attr *)(uintptr_t)c->a[2];
@@ -717,6 +729,11 @@ static const struct {
     {"getpid", shape_noargs},
     {"getppid", shape_noargs},
     {"gettid", shape_noargs},
+    {"getuid", shape_noargs},
+    {"geteuid", shape_noargs},
+    {"getgid", shape_noargs},
+    {"getegid", shape_noargs},
+    {"setsid", shape_noargs},
     {"kill", shape_kill},
     {"tgkill", shape_tgkill},
     {"rt_sigaction", shape_rt_sigaction},
@@ -750,5 +767,6 @@ fz_shape_fn fz_shaper(const char *name)
             return shapers[i].fn;
         }
     }
-    return NULL;
+    fz_shape_fn fn = fz_file_shaper(name);
+    return fn ? fn : fz_proc_shaper(name);
 }

@@ -197,6 +197,30 @@ static void after(struct fz_env *e, const struct fz_call *call, const struct fz_
     }
 }
 
+/* ---------------------------------------------------------------- the call log */
+
+/* -C: one console line before each call is made (so the last line of a stuck life names the
+ * call it is in) and one with its result.  Each is a single write of fewer than 256 bytes,
+ * which other CPUs' output cannot cut. */
+static void log_call(struct fz_env *e, const char *name, const struct fz_args *c, long made)
+{
+    char line[256];
+    int n = snprintf(
+        line, sizeof(line), "fuzz: %d.%d call %ld %s(%ld) %llx %llx %llx %llx %llx %llx\n",
+        e->worker, e->gen, made, name, c->nr, (unsigned long long)c->a[0],
+        (unsigned long long)c->a[1], (unsigned long long)c->a[2], (unsigned long long)c->a[3],
+        (unsigned long long)c->a[4], (unsigned long long)c->a[5]);
+    zt_write(1, line, (size_t)n);
+}
+
+static void log_result(struct fz_env *e, long made, long r)
+{
+    char line[64];
+    int n =
+        snprintf(line, sizeof(line), "fuzz: %d.%d call %ld = %ld\n", e->worker, e->gen, made, r);
+    zt_write(1, line, (size_t)n);
+}
+
 /* ---------------------------------------------------------------- making a call */
 
 struct clone_slot {
@@ -220,7 +244,7 @@ static long do_clone(struct fz_env *e, struct fz_args *c, int status, bool threa
 {
     int i = free_stack(e);
     uint64_t stack;
-    if (c->a[1]) {
+    if (c->a[1] && !thread_only) {
         /* a stack the shaper chose: no child can run on it (zt_clone_thread would store on
          * it first), so the raw call, which ends any child at once */
         return fz_forkish(SYS_clone, (long)c->a[0], (long)c->a[1], (long)c->a[2], (long)c->a[3],
@@ -253,6 +277,9 @@ static long make(struct fz_env *e, const struct fz_call *call, struct fz_args *c
     case FZ_PLAN_EXIT_THR:
         return do_clone(e, c, (int)a[0], true) > 0 ? 0 : -EAGAIN;
     default:
+        if (plan == FZ_PLAN_LETHAL && c->nr == SYS_clone && !(a[0] & CLONE_THREAD)) {
+            return do_clone(e, c, 0, false); /* a child whose exit signal ends the life */
+        }
         if (fz_is_forkish(call->name)) {
             return fz_forkish(c->nr, (long)a[0], (long)a[1], (long)a[2], (long)a[3], (long)a[4],
                               (long)a[5]);
@@ -320,9 +347,15 @@ static bool one_call(struct fz_env *e, const struct fz_call *table, int n)
         report(e, call->name);
         waker_stop(e); /* nothing may outlive the life: an exit() leaves only the waker */
     }
+    if (e->log_calls) {
+        log_call(e, call->name, &c, e->made);
+    }
     __atomic_store_n(&e->call_since_ns, zt_now_ns(), __ATOMIC_RELEASE);
     long r = make(e, call, &c, plan);
     __atomic_store_n(&e->call_since_ns, 0, __ATOMIC_RELEASE);
+    if (e->log_calls) {
+        log_result(e, e->made, r);
+    }
     if (plan == FZ_PLAN_LETHAL) {
         waker_start(e); /* it survived after all (refused, or the signal was ignored) */
         return true;
@@ -340,6 +373,7 @@ int fz_life(struct fz_env *e, long calls)
     e->rng.s = e->seed;
     e->pid = (int)zt_getpid();
     zt_signal(SIGALRM, fz_noop_handler, 0);
+    zt_signal(SIGPIPE, SIG_IGN, 0); /* a write to a pipe nobody reads: -EPIPE, not death */
     fz_arena_init(e);
     for (int i = 0; i < FZ_MAX_STACKS; i++) {
         e->stacks[i] = (uint8_t *)e->scratch; /* replaced just below */
@@ -355,11 +389,11 @@ int fz_life(struct fz_env *e, long calls)
         slots[i].done = 1;
     }
     waker_start(e);
-    for (long made = 0, draws = 0; made < calls; draws++) {
+    for (long draws = 0; e->made < calls; draws++) {
         if ((draws & 63) == 63) {
             fz_scratch_refill(e);
         }
-        made += one_call(e, table, n);
+        e->made += one_call(e, table, n);
     }
     waker_stop(e);
     while (e->nchildren) {
