@@ -247,24 +247,26 @@ static unsigned dtype(unsigned mode)
     return (mode & S_IFMT) >> 12;
 }
 
-int vfs_dir_entry(struct inode *dir, uint64_t index, char *name, uint64_t *ino, unsigned *type)
+int vfs_dir_entry(struct inode *dir, uint64_t *pos, char *name, uint64_t *ino, unsigned *type)
 {
+    uint64_t index = *pos;
     if (index < 2) {
         kstrlcpy(name, index ? ".." : ".", VFS_NAME_MAX + 1);
         *ino = index && dir->parent ? dir->parent->ino : dir->ino;
         *type = dtype(S_IFDIR);
+        *pos = index + 1;
         return 1;
     }
     unsigned long flags = spin_lock_irqsave(&vfs_lock);
-    uint64_t i = 2;
     int found = 0;
-    list_for_each(pos, &dir->children)
+    list_for_each(p, &dir->children)
     {
-        if (i++ == index) {
-            struct inode *c = container_of(pos, struct inode, sibling);
+        struct inode *c = container_of(p, struct inode, sibling);
+        if (c->dir_pos >= index) { /* the entry at index, or the next if it went away */
             kstrlcpy(name, c->name, VFS_NAME_MAX + 1);
             *ino = c->ino;
             *type = dtype(c->mode);
+            *pos = c->dir_pos + 1;
             found = 1;
             break;
         }

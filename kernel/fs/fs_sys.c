@@ -264,7 +264,8 @@ long sys_getdents64(struct trap_frame *f)
         char rec[24 + VFS_NAME_MAX + 1 + 8];
         uint64_t ino;
         unsigned type;
-        if (!vfs_dir_entry(file->inode, file->pos, rec + 19, &ino, &type)) {
+        uint64_t next = file->pos;
+        if (!vfs_dir_entry(file->inode, &next, rec + 19, &ino, &type)) {
             break;
         }
         uint16_t reclen = (uint16_t)((19 + strlen(rec + 19) + 1 + 7) & ~7u);
@@ -272,7 +273,6 @@ long sys_getdents64(struct trap_frame *f)
             r = used ? 0 : -EINVAL; /* the buffer cannot take even one entry */
             break;
         }
-        int64_t next = (int64_t)file->pos + 1;
         memcpy(rec, &ino, 8);
         memcpy(rec + 8, &next, 8);
         memcpy(rec + 16, &reclen, 2);
@@ -283,7 +283,7 @@ long sys_getdents64(struct trap_frame *f)
             break;
         }
         used += reclen;
-        file->pos++;
+        file->pos = next;
     }
     spin_unlock_irqrestore(&file->lock, flags);
     file_put(file);
