@@ -254,16 +254,18 @@ static int run_xcpu(long n, struct meter *m)
     return pingpong(n, m, waiter);
 }
 
-/* ---- spawn + exit + wait ---- */
+/* ---- spawn + exit + wait; vfork + execve + wait (the same code under both kernels) ---- */
 
-static int run_spawn(long n, struct meter *m)
+typedef long (*start_fn)(const char *path, char *const argv[], uint64_t affinity);
+
+static int start_wait_loop(long n, struct meter *m, start_fn start)
 {
     char *argv[] = {"/bin/true", NULL};
-    uint64_t here = 1ull << bench_cpu();
+    uint64_t here = bench_cpu() < 64 ? 1ull << bench_cpu() : 0; /* 0: anywhere */
     meter_mark(m);
     for (long i = 0; i < n; i++) {
         int status;
-        long pid = zt_spawn("/bin/true", argv, here);
+        long pid = start("/bin/true", argv, here);
         if (pid < 0) {
             return (int)pid;
         }
@@ -275,25 +277,14 @@ static int run_spawn(long n, struct meter *m)
     return 0;
 }
 
-/* ---- vfork + execve + wait: the same code under both kernels ---- */
+static int run_spawn(long n, struct meter *m)
+{
+    return start_wait_loop(n, m, zt_spawn);
+}
 
 static int run_vspawn(long n, struct meter *m)
 {
-    char *argv[] = {"/bin/true", NULL};
-    uint64_t here = 1ull << bench_cpu();
-    meter_mark(m);
-    for (long i = 0; i < n; i++) {
-        int status;
-        long pid = zt_vfork_exec("/bin/true", argv, here);
-        if (pid < 0) {
-            return (int)pid;
-        }
-        if (zt_wait((int)pid, &status) != pid || status != 0) {
-            return -ECHILD;
-        }
-        meter_add(m);
-    }
-    return 0;
+    return start_wait_loop(n, m, zt_vfork_exec);
 }
 
 /* ---- isolation entry ---- */
