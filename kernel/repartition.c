@@ -396,7 +396,7 @@ long sys_zt_partition(struct trap_frame *f)
         len > sizeof(text)) {
         return -EINVAL;
     }
-    if (copy_from_user(&current()->proc->vm, text, ulist, len)) {
+    if (copy_from_user(current_vm(), text, ulist, len)) {
         return -EFAULT;
     }
     cpumask_t m;

@@ -306,6 +306,23 @@ int proc_spawn(const char *path, const struct exec_strv *argv, const struct exec
     return p ? p->pid : err;
 }
 
+void task_copy_caller(struct task *t, const struct task *me, uint64_t flags, uint64_t stack,
+                      uint64_t tls, uint64_t ctid)
+{
+    *t->frame = *me->frame; /* same registers, then: */
+    arch_frame_set_return(t->frame, 0);
+    if (stack) {
+        arch_frame_set_sp(t->frame, stack);
+    }
+    arch_fpsimd_save(&t->fp);
+    t->tls = (flags & CLONE_SETTLS) ? tls : arch_tls_read();
+    t->clear_child_tid = (flags & CLONE_CHILD_CLEARTID) ? ctid : 0;
+    t->affinity = me->affinity;
+    t->cpu = me->cpu;
+    t->sig_blocked = me->sig_blocked;
+    kstrlcpy(t->name, me->name, sizeof(t->name));
+}
+
 int task_clone(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint64_t ctid)
 {
     if (!(flags & CLONE_THREAD)) {
@@ -334,16 +351,7 @@ int task_clone(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint
         pid_free(tid);
         return -ENOMEM;
     }
-    *t->frame = *me->frame; /* same registers, then: */
-    arch_frame_set_return(t->frame, 0);
-    arch_frame_set_sp(t->frame, stack);
-    arch_fpsimd_save(&t->fp);
-    t->tls = (flags & CLONE_SETTLS) ? tls : arch_tls_read();
-    t->clear_child_tid = (flags & CLONE_CHILD_CLEARTID) ? ctid : 0;
-    t->affinity = me->affinity;
-    t->cpu = me->cpu;
-    t->sig_blocked = me->sig_blocked;
-    kstrlcpy(t->name, me->name, sizeof(t->name));
+    task_copy_caller(t, me, flags, stack, tls, ctid);
     unsigned long irq = spin_lock_irqsave(&proc_lock);
     if (p->exiting) {
         spin_unlock_irqrestore(&proc_lock, irq);

@@ -824,17 +824,17 @@ static int copy_region_locked(struct vm *dst, struct vm *src, const struct vma *
         if (!from) {
             continue;
         }
-        if (v->kind != VMA_KERNEL) {
+        if (vma_owns_pages(v)) {
             to = list_pop(l);
             memcpy(phys_to_virt(to), phys_to_virt(from), PAGE_SIZE);
         }
         if (arch_as_map(&dst->as, va, to, v->prot) != 0) {
-            if (v->kind != VMA_KERNEL) {
+            if (vma_owns_pages(v)) {
                 page_free(to);
             }
             return -ENOMEM;
         }
-        dst->pages += v->kind != VMA_KERNEL;
+        dst->pages += vma_owns_pages(v);
     }
     return 0;
 }

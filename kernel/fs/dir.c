@@ -326,7 +326,7 @@ static long ro_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
         return 0;
     }
     size_t k = (size_t)MIN((uint64_t)n, ino->size - *pos);
-    if (copy_to_user(&current()->proc->vm, ubuf, (const char *)ino->data + *pos, k)) {
+    if (copy_to_user(current_vm(), ubuf, (const char *)ino->data + *pos, k)) {
         return -EFAULT;
     }
     *pos += k;
