@@ -149,13 +149,13 @@ static void report_smp(const struct arch_boot_info *bi)
         printk("smp: the device tree lists %u CPUs; zerotick supports %u, the rest stay off\n",
                bi->ncpus_total, bi->ncpus);
     }
-    printk("smp: %u of %u CPUs online\n", cpumask_weight(cpus_online), bi->ncpus_total);
     unsigned long dynamic = smp_boot_bytes_per_cpu();
     if (dynamic) { /* what one more CPU costs (docs/boot.md, "What a CPU costs") */
         printk("smp: per-CPU memory %lu bytes: %lu static (per-CPU arrays), %lu allocated at "
                "boot\n",
                bi->percpu_bytes + dynamic, bi->percpu_bytes, dynamic);
     }
+    printk("smp: %u of %u CPUs online\n", cpumask_weight(cpus_online), bi->ncpus_total);
 }
 
 void boot_note_init_start(void)
