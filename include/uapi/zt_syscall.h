@@ -343,7 +343,9 @@ struct zt_trace_event {
 #define ZT_PART_QUIET           0x2 /* no "partition:" line on the console */
 #define ZT_PART_AS_DATAPLANE    0x4 /* with ZT_PART_ONLINE: join as a dataplane CPU */
 #define ZT_PART_FLAGS           0x7 /* every flag defined; others are -EINVAL */
-#define ZT_PART_LIST_MAX        256 /* longest CPU list text accepted (bytes) */
+#define ZT_PART_LIST_MAX                                                                           \
+    1536 /* longest CPU list text accepted (bytes): any set of 512 CPUs fits (the longest,         \
+            two CPUs of every three, is 1293 characters) */
 
 #define ZT_AUDIT_MAX_TIMERS 8
 #define ZT_AUDIT_MAX_SPIS   32

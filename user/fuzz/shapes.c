@@ -21,6 +21,7 @@
  */
 #include "fuzz.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define NS_MS        1000000ll
@@ -675,6 +676,14 @@ static enum fz_plan shape_zt_partition(struct fz_env *e, struct fz_args *c)
     const char *l = lists[fz_below(r, sizeof(lists) / sizeof(lists[0]))];
     c->a[0] = fz_chance(r, 1, 8) ? fz_ptr(e, FZ_IN) : str_in_scratch(e, l);
     c->a[1] = fz_chance(r, 3, 4) ? strlen(l) : fz_len(e);
+    if (fz_chance(r, 1, 16)) { /* a long list: every other CPU from 1 up, 700-1600 bytes */
+        char *p = (char *)(uintptr_t)fz_buf(e, 1700, 0);
+        size_t n = 0, want = 700 + fz_below(r, 900);
+        for (unsigned cpu = 1; n < want; cpu += 2) {
+            n += (size_t)snprintf(p + n, 1700 - n, "%s%u", n ? "," : "", cpu);
+        }
+        c->a[0] = (uint64_t)(uintptr_t)p, c->a[1] = n;
+    }
     c->a[2] = fz_chance(r, 7, 8) ? fz_below(r, 6) : fz_int(e);
     c->a[3] = fz_chance(r, 7, 8) ? ZT_PART_QUIET | fz_below(r, 8) : fz_int(e);
     return FZ_PLAN_CALL;
