@@ -809,7 +809,8 @@ int vm_madvise_dontneed(struct vm *vm, uint64_t addr, uint64_t len)
 
 /* Copy region v of src into dst (both locks held), its record linked first so a failure
  * leaves dst for vm_destroy: fresh pages from `l` with the same contents, or the same
- * kernel pages for VMA_KERNEL. */
+ * kernel pages for VMA_KERNEL.  Never a VMA_DEVICE region (vm_copy skips them: `l` holds
+ * exactly src->pages pages, which do not count a device's registers or DMA region). */
 static int copy_region_locked(struct vm *dst, struct vm *src, const struct vma *v,
                               struct page_list *l)
 {
@@ -874,7 +875,11 @@ int vm_copy(struct vm *dst, struct vm *src)
     int r = 0;
     list_for_each(pos, &src->vmas)
     {
-        r = copy_region_locked(dst, src, container_of(pos, struct vma, link), &l);
+        const struct vma *v = container_of(pos, struct vma, link);
+        if (v->kind == VMA_DEVICE) {
+            continue; /* a claimed device stays with its claimer: never in the child */
+        }
+        r = copy_region_locked(dst, src, v, &l);
         if (r) {
             break;
         }
