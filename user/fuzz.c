@@ -274,6 +274,29 @@ static void watchdog(struct run *r, uint64_t step_ns)
 
 /* ---------------------------------------------------------------- the run */
 
+/* The kernel's call table as the lives see it: how many calls have a shape (arguments of
+ * the right kinds), and the names of any that get six mixed-pool values instead. */
+static void show_table(void)
+{
+    static struct fz_call table[FZ_MAX_CALLS];
+    int n = fz_calls_init(table, FZ_MAX_CALLS), shaped = 0;
+    char line[200];
+    int len = 0;
+    for (int i = 0; i < n; i++) {
+        shaped += table[i].shape != NULL;
+    }
+    printf("fuzz: %d calls in the kernel's table, %d with a shape\n", n, shaped);
+    for (int i = 0; i < n; i++) {
+        if (!table[i].shape) {
+            len += snprintf(line + len, sizeof(line) - (size_t)len, " %s", table[i].name);
+        }
+        if (len && (len > 150 || i == n - 1)) {
+            printf("fuzz: unshaped:%s\n", line);
+            len = 0;
+        }
+    }
+}
+
 static bool busy(const struct run *r)
 {
     for (int w = 0; w < r->workers; w++) {
@@ -299,6 +322,7 @@ static int run(struct run *r)
            r->isolation ? ", isolation" : "", zt_nr_cpus());
     printf("fuzz: baseline %llu free pages, %llu kernel stacks\n",
            (unsigned long long)m0.free_pages, (unsigned long long)m0.kstacks_used);
+    show_table();
     fflush(stdout);
     while (r->done_calls < r->count || busy(r)) {
         reap(r);
