@@ -51,12 +51,13 @@ uint64_t fz_fd(struct fz_env *e)
 
 static bool is_console_out(uint64_t fd)
 {
-    return fd == 1 || fd == 2;
+    return (uint32_t)fd == 1 || (uint32_t)fd == 2; /* the kernel reads an int */
 }
 
 bool fz_is_console(const struct fz_env *e, uint64_t fd)
 {
-    return fd < 64 && (e->console_fds >> fd & 1);
+    fd = (uint32_t)fd; /* the kernel reads a descriptor as an int */
+    return fd < 256 && (e->console_fds[fd / 64] >> (fd % 64) & 1);
 }
 
 /* Is descriptor fd (just opened) a character device: the console, or another device? */
@@ -73,8 +74,10 @@ static bool is_char_device(long fd)
 
 static void mark(struct fz_env *e, long fd, bool console)
 {
-    if (fd >= 0 && fd < 64) {
-        e->console_fds = console ? e->console_fds | 1ull << fd : e->console_fds & ~(1ull << fd);
+    fd = (uint32_t)fd;
+    if (fd < 256) {
+        uint64_t *w = &e->console_fds[fd / 64], bit = 1ull << (fd % 64);
+        *w = console ? *w | bit : *w & ~bit;
     }
 }
 
@@ -83,9 +86,10 @@ void fz_file_after(struct fz_env *e, const char *name, const struct fz_args *c, 
     if (r < 0) {
         return;
     }
-    if (!strcmp(name, "dup") || (!strcmp(name, "fcntl") && (c->a[1] == 0 || c->a[1] == 1030))) {
+    uint32_t cmd = (uint32_t)c->a[1];
+    if (!strcmp(name, "dup") || (!strcmp(name, "fcntl") && (cmd == 0 || cmd == 1030))) {
         mark(e, r, fz_is_console(e, c->a[0]));
-    } else if (!strcmp(name, "dup3")) {
+    } else if (!strcmp(name, "dup3")) { /* fcntl above: F_DUPFD and F_DUPFD_CLOEXEC */
         mark(e, (long)c->a[1], fz_is_console(e, c->a[0]));
     } else if (!strcmp(name, "close")) {
         mark(e, (long)c->a[0], false);
@@ -250,7 +254,7 @@ static enum fz_plan shape_lseek(struct fz_env *e, struct fz_args *c)
 static uint64_t iov_arg(struct fz_env *e, uint64_t fd, bool out, uint64_t *count)
 {
     struct fz_rng *r = &e->rng;
-    *count = fz_chance(r, 7, 8) ? fz_below(r, 5) : fz_len(e);
+    *count = fz_chance(r, 7, 8) || fz_is_console(e, fd) ? fz_below(r, 5) : fz_len(e);
     if (fz_chance(r, 1, 8)) {
         return fz_ptr(e, FZ_IN);
     }

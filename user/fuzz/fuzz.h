@@ -95,7 +95,7 @@ struct fz_env {
     unsigned lethal_den;        /* a life-ending draw is made 1 time in lethal_den */
     bool log_calls;             /* -C: each call on the console before it is made, and its result */
     long made;                  /* calls made so far in this life */
-    uint64_t console_fds;       /* descriptors (below 64) that are the console */
+    uint64_t console_fds[4];    /* descriptors (the table's 256) that are the console */
     int pid, runner_pid, waker_tid;
     /* the arena (fz_arena_init): scratch RW, then a hole; a read-only page; a PROT_NONE
      * page; NUL bytes right before a hole (what console writes may read) */

@@ -373,7 +373,7 @@ int fz_life(struct fz_env *e, long calls)
 
     e->rng.s = e->seed;
     e->pid = (int)zt_getpid();
-    e->console_fds = 7; /* 0, 1, 2 */
+    e->console_fds[0] = 7; /* 0, 1, 2 */
     zt_signal(SIGALRM, fz_noop_handler, 0);
     zt_signal(SIGPIPE, SIG_IGN, 0); /* a write to a pipe nobody reads: -EPIPE, not death */
     fz_arena_init(e);
