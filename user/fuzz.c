@@ -15,13 +15,16 @@
  *   fuzz ... -T
  *       every life blocks for good instead of fuzzing: shows the watchdog at work
  *
- * The runner never makes a fuzzed call.  It spawns lives, respawns a worker whose life
- * ended (done, or killed by its own draws), and is the watchdog: a life whose main thread
- * used no CPU time for WATCHDOG_S seconds is reported and killed, and one that does not die
- * within KILL_S seconds of SIGKILL fails the run.  Each life prints its counts (worker.c);
- * tools/fuzzsum adds them up.  The runner prints how each life that did not finish ended,
- * the kernel's own counts (system calls, synchronous exceptions taken at EL1) and the
- * memory balance, and one last line: `fuzz: PASS` or `fuzz: FAIL (why)`.
+ * The runner never makes a fuzzed call.  It records the partition and makes FZ_TMP
+ * (machine.c), spawns lives, respawns a worker whose life ended (done, or killed by its own
+ * draws), and is the watchdog: a life whose main thread used no CPU time for WATCHDOG_S
+ * seconds of the watchdog's own clock (see watchdog()) is reported with what the kernel says
+ * (stuck.c) and killed, and one that does not die within KILL_S seconds of SIGKILL fails
+ * the run.  Each life prints its counts (worker.c); tools/fuzzsum adds them up.  At the end
+ * the runner puts the CPUs back as they were and empties FZ_TMP, then prints how each life
+ * that did not finish ended, the kernel's own counts (system calls, synchronous exceptions
+ * taken at EL1) and the memory balance, and one last line: `fuzz: PASS` or `fuzz: FAIL
+ * (why)`.
  */
 #include "fuzz/fuzz.h"
 
