@@ -877,7 +877,7 @@ int vm_copy(struct vm *dst, struct vm *src)
     {
         const struct vma *v = container_of(pos, struct vma, link);
         if (v->kind == VMA_DEVICE) {
-            continue; /* a claimed device stays with its claimer: never in the child */
+            continue; /* the holder's alone: its pages are device.c's, not counted in pages */
         }
         r = copy_region_locked(dst, src, v, &l);
         if (r) {
