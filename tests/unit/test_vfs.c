@@ -157,6 +157,28 @@ static void vfs11_directories(TEST_STATE)
     assert_int_equal(vfs_unlink(vfs_root, "/tmp/g", false), 0);
 }
 
+/* VFS-12: nothing moves into a removed directory: a working directory that was removed can
+ * be renamed into no more than created in, so every directory in the tree has a path (a
+ * rename into it made a detached directory look in the tree, and getcwd in it walked its
+ * parents into NULL: a kernel panic, found by /bin/fuzz) */
+static void vfs12_rename_into_removed_directory(TEST_STATE)
+{
+    struct inode *gone, *x;
+    char path[VFS_PATH_MAX];
+    assert_int_equal(vfs_mkdir(vfs_root, "/tmp/gone", 0755), 0);
+    assert_int_equal(vfs_mkdir(vfs_root, "/tmp/x", 0755), 0);
+    assert_int_equal(vfs_lookup(vfs_root, "/tmp/gone", true, &gone), 0); /* a cwd, say */
+    assert_int_equal(vfs_unlink(vfs_root, "/tmp/gone", true), 0);
+    assert_int_equal(vfs_mkdir(gone, "y", 0755), -ENOENT);
+    assert_int_equal(vfs_rename(vfs_root, "/tmp/x", gone, "x"), -ENOENT);
+    assert_int_equal(vfs_lookup(vfs_root, "/tmp/x", true, &x), 0); /* still where it was */
+    assert_int_equal(vfs_path_of(x, path, sizeof(path)), 6);
+    assert_int_equal(vfs_path_of(gone, path, sizeof(path)), -ENOENT);
+    inode_put(x);
+    inode_put(gone);
+    assert_int_equal(vfs_unlink(vfs_root, "/tmp/x", true), 0);
+}
+
 /* A symbolic link `name` in /tmp pointing at `target` (made the way the initrd's are). */
 static void add_link(const char *name, const char *target)
 {
@@ -242,6 +264,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(vfs01_lookup, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(vfs10_create, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(vfs11_directories, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(vfs12_rename_into_removed_directory, test_setup,
+                                        test_teardown),
         cmocka_unit_test_setup_teardown(vfs20_links, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(vfs30_tmpfs_pages, test_setup, test_teardown),
     };
