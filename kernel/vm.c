@@ -809,7 +809,8 @@ int vm_madvise_dontneed(struct vm *vm, uint64_t addr, uint64_t len)
 
 /* Copy region v of src into dst (both locks held), its record linked first so a failure
  * leaves dst for vm_destroy: fresh pages from `l` with the same contents, or the same
- * kernel pages for VMA_KERNEL. */
+ * kernel pages for VMA_KERNEL.  Never a VMA_DEVICE region (vm_copy skips them: `l` holds
+ * exactly src->pages pages, which do not count a device's registers or DMA region). */
 static int copy_region_locked(struct vm *dst, struct vm *src, const struct vma *v,
                               struct page_list *l)
 {

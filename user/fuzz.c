@@ -15,13 +15,16 @@
  *   fuzz ... -T
  *       every life blocks for good instead of fuzzing: shows the watchdog at work
  *
- * The runner never makes a fuzzed call.  It spawns lives, respawns a worker whose life
- * ended (done, or killed by its own draws), and is the watchdog: a life whose main thread
- * used no CPU time for WATCHDOG_S seconds is reported and killed, and one that does not die
- * within KILL_S seconds of SIGKILL fails the run.  Each life prints its counts (worker.c);
- * tools/fuzzsum adds them up.  The runner prints how each life that did not finish ended,
- * the kernel's own counts (system calls, synchronous exceptions taken at EL1) and the
- * memory balance, and one last line: `fuzz: PASS` or `fuzz: FAIL (why)`.
+ * The runner never makes a fuzzed call.  It records the partition and makes FZ_TMP
+ * (machine.c), spawns lives, respawns a worker whose life ended (done, or killed by its own
+ * draws), and is the watchdog: a life whose main thread used no CPU time for WATCHDOG_S
+ * seconds of the watchdog's own clock (see watchdog()) is reported with what the kernel says
+ * (stuck.c) and killed, and one that does not die within KILL_S seconds of SIGKILL fails
+ * the run.  Each life prints its counts (worker.c); tools/fuzzsum adds them up.  At the end
+ * the runner puts the CPUs back as they were and empties FZ_TMP, then prints how each life
+ * that did not finish ended, the kernel's own counts (system calls, synchronous exceptions
+ * taken at EL1) and the memory balance, and one last line: `fuzz: PASS` or `fuzz: FAIL
+ * (why)`.
  */
 #include "fuzz/fuzz.h"
 
@@ -273,6 +276,29 @@ static void watchdog(struct run *r, uint64_t step_ns)
 
 /* ---------------------------------------------------------------- the run */
 
+/* The kernel's call table as the lives see it: how many calls have a shape (arguments of
+ * the right kinds), and the names of any that get six mixed-pool values instead. */
+static void show_table(void)
+{
+    static struct fz_call table[FZ_MAX_CALLS];
+    int n = fz_calls_init(table, FZ_MAX_CALLS), shaped = 0;
+    char line[200];
+    int len = 0;
+    for (int i = 0; i < n; i++) {
+        shaped += table[i].shape != NULL;
+    }
+    printf("fuzz: %d calls in the kernel's table, %d with a shape\n", n, shaped);
+    for (int i = 0; i < n; i++) {
+        if (!table[i].shape) {
+            len += snprintf(line + len, sizeof(line) - (size_t)len, " %s", table[i].name);
+        }
+        if (len && (len > 150 || i == n - 1)) {
+            printf("fuzz: unshaped:%s\n", line);
+            len = 0;
+        }
+    }
+}
+
 static bool busy(const struct run *r)
 {
     for (int w = 0; w < r->workers; w++) {
@@ -298,6 +324,7 @@ static int run(struct run *r)
            r->isolation ? ", isolation" : "", zt_nr_cpus());
     printf("fuzz: baseline %llu free pages, %llu kernel stacks\n",
            (unsigned long long)m0.free_pages, (unsigned long long)m0.kstacks_used);
+    show_table();
     fflush(stdout);
     while (r->done_calls < r->count || busy(r)) {
         reap(r);

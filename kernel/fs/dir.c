@@ -173,6 +173,9 @@ static int rename_locked(struct inode *fd, const char *fname, struct inode *td, 
     if (!fd->writable_dir || !td->writable_dir) {
         return -EROFS;
     }
+    if (!td->in_tree) {
+        return -ENOENT; /* a removed directory (someone's cwd): as for mkdir there */
+    }
     if (S_ISDIR(src->mode) && is_ancestor_locked(src, td)) {
         return -EINVAL; /* a directory into itself */
     }
@@ -283,6 +286,10 @@ long vfs_path_of(struct inode *ino, char *buf, size_t n)
     unsigned long flags = spin_lock_irqsave(&vfs_lock);
     long r = ino->in_tree || ino == vfs_root ? 0 : -ENOENT;
     for (struct inode *i = ino; r == 0 && i != vfs_root; i = i->parent) {
+        if (!i->parent) {
+            r = -ENOENT; /* not reachable from the root (cannot happen: rename_locked) */
+            break;
+        }
         size_t len = strlen(i->name);
         if (len + 1 > at) {
             r = -ENAMETOOLONG;

@@ -33,6 +33,7 @@ static size_t free0;
 static void vfs10_create(void **state);
 static void vfs11_directories(void **state);
 static void vfs12_readdir_while_removing(void **state);
+static void vfs13_rename_into_removed_directory(void **state);
 static void vfs20_links(void **state);
 static void vfs30_tmpfs_pages(void **state);
 
@@ -50,6 +51,7 @@ static int group_setup(void **state)
     vfs10_create(state);
     vfs11_directories(state);
     vfs12_readdir_while_removing(state);
+    vfs13_rename_into_removed_directory(state);
     vfs20_links(state);
     vfs30_tmpfs_pages(state);
     return 0;
@@ -157,6 +159,28 @@ static void vfs11_directories(TEST_STATE)
     assert_int_equal(vfs_unlink(vfs_root, "/tmp/d/e", true), 0);
     assert_int_equal(vfs_unlink(vfs_root, "/tmp/d", true), 0);
     assert_int_equal(vfs_unlink(vfs_root, "/tmp/g", false), 0);
+}
+
+/* VFS-13: nothing moves into a removed directory: a working directory that was removed can
+ * be renamed into no more than created in, so every directory in the tree has a path (a
+ * rename into it made a detached directory look in the tree, and getcwd in it walked its
+ * parents into NULL: a kernel panic, found by /bin/fuzz) */
+static void vfs13_rename_into_removed_directory(TEST_STATE)
+{
+    struct inode *gone, *x;
+    char path[VFS_PATH_MAX];
+    assert_int_equal(vfs_mkdir(vfs_root, "/tmp/gone", 0755), 0);
+    assert_int_equal(vfs_mkdir(vfs_root, "/tmp/x", 0755), 0);
+    assert_int_equal(vfs_lookup(vfs_root, "/tmp/gone", true, &gone), 0); /* a cwd, say */
+    assert_int_equal(vfs_unlink(vfs_root, "/tmp/gone", true), 0);
+    assert_int_equal(vfs_mkdir(gone, "y", 0755), -ENOENT);
+    assert_int_equal(vfs_rename(vfs_root, "/tmp/x", gone, "x"), -ENOENT);
+    assert_int_equal(vfs_lookup(vfs_root, "/tmp/x", true, &x), 0); /* still where it was */
+    assert_int_equal(vfs_path_of(x, path, sizeof(path)), 6);
+    assert_int_equal(vfs_path_of(gone, path, sizeof(path)), -ENOENT);
+    inode_put(x);
+    inode_put(gone);
+    assert_int_equal(vfs_unlink(vfs_root, "/tmp/x", true), 0);
 }
 
 /* A symbolic link `name` in /tmp pointing at `target` (made the way the initrd's are). */
@@ -289,6 +313,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(vfs10_create, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(vfs11_directories, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(vfs12_readdir_while_removing, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(vfs13_rename_into_removed_directory, test_setup,
+                                        test_teardown),
         cmocka_unit_test_setup_teardown(vfs20_links, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(vfs30_tmpfs_pages, test_setup, test_teardown),
     };

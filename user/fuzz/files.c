@@ -14,8 +14,10 @@
  * the read-only tree, never above it, so no path a life resolves creates anything outside.
  *
  * The rules: the console's output descriptors 1 and 2 (the life's reports) are never
- * closed or replaced (dup3 onto them); console output is NUL bytes only; a read from the
- * console gets a buffer that fails first, as shapes.c does for read; a temporary signal
+ * closed or replaced (dup3 onto them); console output is NUL bytes only, and a read from the
+ * console gets a buffer that fails first (as shapes.c does for read and write), through any
+ * descriptor that is the console (a dup, an open of /dev/console: fz_file_after keeps the
+ * set); a temporary signal
  * mask (ppoll, pselect6) never blocks SIGALRM, so the waker can end the wait.
  */
 #include "fuzz.h"
@@ -49,7 +51,55 @@ uint64_t fz_fd(struct fz_env *e)
 
 static bool is_console_out(uint64_t fd)
 {
-    return fd == 1 || fd == 2;
+    return (uint32_t)fd == 1 || (uint32_t)fd == 2; /* the kernel reads an int */
+}
+
+bool fz_is_console(const struct fz_env *e, uint64_t fd)
+{
+    fd = (uint32_t)fd; /* the kernel reads a descriptor as an int */
+    return fd < 256 && (e->console_fds[fd / 64] >> (fd % 64) & 1);
+}
+
+/* Is descriptor fd (just opened) a character device: the console, or another device? */
+static bool is_char_device(long fd)
+{
+    uint8_t st[128];
+    uint32_t mode;
+    if (zt_syscall2(SYS_fstat, fd, st) != 0) {
+        return false;
+    }
+    memcpy(&mode, st + 16, sizeof(mode)); /* struct stat: dev, ino, then mode */
+    return (mode & 0170000) == 0020000;
+}
+
+static void mark(struct fz_env *e, long fd, bool console)
+{
+    fd = (uint32_t)fd;
+    if (fd < 256) {
+        uint64_t *w = &e->console_fds[fd / 64], bit = 1ull << (fd % 64);
+        *w = console ? *w | bit : *w & ~bit;
+    }
+}
+
+void fz_file_after(struct fz_env *e, const char *name, const struct fz_args *c, long r)
+{
+    if (r < 0) {
+        return;
+    }
+    uint32_t cmd = (uint32_t)c->a[1];
+    if (!strcmp(name, "dup") || (!strcmp(name, "fcntl") && (cmd == 0 || cmd == 1030))) {
+        mark(e, r, fz_is_console(e, c->a[0]));
+    } else if (!strcmp(name, "dup3")) { /* fcntl above: F_DUPFD and F_DUPFD_CLOEXEC */
+        mark(e, (long)c->a[1], fz_is_console(e, c->a[0]));
+    } else if (!strcmp(name, "close")) {
+        mark(e, (long)c->a[0], false);
+    } else if (!strcmp(name, "openat")) {
+        mark(e, r, is_char_device(r));
+    } else if (!strcmp(name, "pipe2") && fz_in_scratch(e, c->a[0], 8)) {
+        const int *fds = (const int *)(uintptr_t)c->a[0];
+        mark(e, fds[0], false);
+        mark(e, fds[1], false);
+    }
 }
 
 static uint64_t str_at(struct fz_env *e, const char *s)
@@ -204,7 +254,7 @@ static enum fz_plan shape_lseek(struct fz_env *e, struct fz_args *c)
 static uint64_t iov_arg(struct fz_env *e, uint64_t fd, bool out, uint64_t *count)
 {
     struct fz_rng *r = &e->rng;
-    *count = fz_chance(r, 7, 8) ? fz_below(r, 5) : fz_len(e);
+    *count = fz_chance(r, 7, 8) || fz_is_console(e, fd) ? fz_below(r, 5) : fz_len(e);
     if (fz_chance(r, 1, 8)) {
         return fz_ptr(e, FZ_IN);
     }
@@ -212,9 +262,9 @@ static uint64_t iov_arg(struct fz_env *e, uint64_t fd, bool out, uint64_t *count
     for (int i = 0; i < 4; i++) {
         v[2 * i] = fz_chance(r, 3, 4) ? fz_buf(e, 256, 0) : fz_ptr(e, out ? FZ_IN : FZ_OUT);
         v[2 * i + 1] = small_len(e);
-        if (fd <= 2 && out) {
+        if (fz_is_console(e, fd) && out) {
             v[2 * i] = e->zeros + fz_below(r, 64), v[2 * i + 1] = fz_below(r, 16);
-        } else if (fd <= 2 && i == 0) {
+        } else if (fz_is_console(e, fd) && i == 0) {
             v[0] = e->hole, v[1] = 1 + fz_below(r, 64);
         }
     }
@@ -238,7 +288,7 @@ static enum fz_plan shape_writev(struct fz_env *e, struct fz_args *c)
 static enum fz_plan shape_pread64(struct fz_env *e, struct fz_args *c)
 {
     c->a[0] = fz_fd(e);
-    c->a[1] = c->a[0] <= 2 ? e->hole : out_buf(e, 512);
+    c->a[1] = fz_is_console(e, c->a[0]) ? e->hole : out_buf(e, 512);
     c->a[2] = small_len(e);
     c->a[3] = fz_chance(&e->rng, 1, 2) ? fz_below(&e->rng, 9000) : fz_len(e);
     return FZ_PLAN_CALL;
@@ -250,7 +300,7 @@ static enum fz_plan shape_pwrite64(struct fz_env *e, struct fz_args *c)
     c->a[1] = fz_chance(&e->rng, 3, 4) ? fz_buf(e, 512, 0) : fz_ptr(e, FZ_IN);
     c->a[2] = small_len(e);
     c->a[3] = fz_chance(&e->rng, 1, 2) ? fz_below(&e->rng, 9000) : fz_len(e);
-    if (c->a[0] <= 2) {
+    if (fz_is_console(e, c->a[0])) {
         c->a[1] = e->zeros + fz_below(&e->rng, 64), c->a[2] = fz_below(&e->rng, 16);
     }
     return FZ_PLAN_CALL;

@@ -95,6 +95,7 @@ struct fz_env {
     unsigned lethal_den;        /* a life-ending draw is made 1 time in lethal_den */
     bool log_calls;             /* -C: each call on the console before it is made, and its result */
     long made;                  /* calls made so far in this life */
+    uint64_t console_fds[4];    /* descriptors (the table's 256) that are the console */
     int pid, runner_pid, waker_tid;
     /* the arena (fz_arena_init): scratch RW, then a hole; a read-only page; a PROT_NONE
      * page; NUL bytes right before a hole (what console writes may read) */
@@ -178,6 +179,10 @@ uint64_t fz_argv(struct fz_env *e, int which);
 fz_shape_fn fz_file_shaper(const char *name);
 uint64_t fz_fd(struct fz_env *e);
 uint64_t fz_path(struct fz_env *e);
+/* Is descriptor fd the console (0-2, or a dup or open of it)? */
+bool fz_is_console(const struct fz_env *e, uint64_t fd);
+/* After a call returned r: keep the set of console descriptors up to date. */
+void fz_file_after(struct fz_env *e, const char *name, const struct fz_args *c, long r);
 
 /* ---- procs.c: execve, memory protection, signal waits, identity, limits, times ---- */
 fz_shape_fn fz_proc_shaper(const char *name);

@@ -23,6 +23,8 @@
 #define DT_DIR       4
 #define MAX_DEPTH    256
 
+static bool empty_dir(int dir, int depth);
+
 static uint64_t mask_of(const struct zt_cpu_info *ci, long n, bool dataplane)
 {
     uint64_t m = 0;
@@ -87,13 +89,15 @@ void fz_tmp_make(void)
     zt_syscall3(SYS_mkdirat, AT_FDCWD, FZ_TMP, 0777);
 }
 
-/* Remove everything in the directory open as `dir`; false if something stayed. */
-static bool empty_dir(int dir, int depth)
+/* One pass over the directory open as `dir`: remove every entry (a directory after its
+ * contents).  How many entries it saw; *left counts those that could not be removed. */
+static int empty_pass(int dir, int depth, int *left)
 {
     char buf[1024];
     long got;
-    bool ok = depth < MAX_DEPTH;
-    while (ok && (got = zt_syscall3(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+    int seen = 0;
+    zt_syscall3(SYS_lseek, dir, 0, 0);
+    while ((got = zt_syscall3(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
         for (long off = 0; off < got;) { /* {ino, off, reclen (u16), type (u8), name} */
             uint16_t reclen;
             memcpy(&reclen, buf + off + 16, sizeof(reclen));
@@ -103,15 +107,39 @@ static bool empty_dir(int dir, int depth)
             if (!strcmp(name, ".") || !strcmp(name, "..")) {
                 continue;
             }
-            if (type == DT_DIR) {
+            seen++;
+            if (type == DT_DIR && depth < MAX_DEPTH) {
                 long sub = zt_syscall4(SYS_openat, dir, name, O_DIRECTORY | O_NOFOLLOW, 0);
-                ok &= sub >= 0 && empty_dir((int)sub, depth + 1);
-                zt_syscall1(SYS_close, sub);
+                if (sub >= 0) {
+                    empty_dir((int)sub, depth + 1);
+                    zt_syscall1(SYS_close, sub);
+                }
             }
-            ok &= zt_syscall3(SYS_unlinkat, dir, name, type == DT_DIR ? AT_REMOVEDIR : 0) == 0;
+            long r = zt_syscall3(SYS_unlinkat, dir, name, type == DT_DIR ? AT_REMOVEDIR : 0);
+            if (r != 0) {
+                printf("fuzz: %s: cannot remove \"%.60s\" (type %u, depth %d): %s\n", FZ_TMP, name,
+                       type, depth, zt_errno_name((int)-r));
+                (*left)++;
+            }
         }
     }
-    return ok;
+    return seen;
+}
+
+/* Remove everything in the directory open as `dir`, reading it again after each pass (the
+ * removals move the entries a reader has not reached yet); false if something stayed. */
+static bool empty_dir(int dir, int depth)
+{
+    for (int pass = 0; pass < 8; pass++) {
+        int left = 0;
+        if (empty_pass(dir, depth, &left) == 0) {
+            return true;
+        }
+        if (left) {
+            return false;
+        }
+    }
+    return false;
 }
 
 bool fz_tmp_empty(void)

@@ -129,7 +129,8 @@ static enum fz_plan shape_read(struct fz_env *e, struct fz_args *c)
     c->a[0] = (uint64_t)(long)fds[fz_below(&e->rng, 7)];
     c->a[1] = fz_ptr(e, FZ_OUT);
     c->a[2] = fz_len(e);
-    if (c->a[0] == 0 && c->a[2] && fz_in_scratch(e, c->a[1], 1) && !fz_chance(&e->rng, 1, 64)) {
+    if (fz_is_console(e, c->a[0]) && c->a[2] && fz_in_scratch(e, c->a[1], 1) &&
+        !fz_chance(&e->rng, 1, 64)) {
         c->a[1] = e->hole; /* a valid buffer would wait for console input */
     }
     return FZ_PLAN_CALL;
@@ -141,7 +142,7 @@ static enum fz_plan shape_write(struct fz_env *e, struct fz_args *c)
     c->a[0] = (uint64_t)(long)fds[fz_below(&e->rng, 7)];
     c->a[1] = fz_ptr(e, FZ_IN);
     c->a[2] = fz_chance(&e->rng, 1, 2) ? fz_below(&e->rng, 70) : fz_len(e);
-    if (c->a[0] <= 2 && c->a[1] && c->a[1] < 0x0000008000000000ull) {
+    if (fz_is_console(e, c->a[0]) && c->a[1] && c->a[1] < 0x0000008000000000ull) {
         /* what the console may print: NUL bytes only, at most 64 before a hole */
         c->a[1] = e->zeros + fz_below(&e->rng, 64);
     }

@@ -182,6 +182,7 @@ static void forget_child(struct fz_env *e, long pid)
 static void after(struct fz_env *e, const struct fz_call *call, const struct fz_args *c, long r)
 {
     const char *n = call->name;
+    fz_file_after(e, n, c, r);
     if (!strcmp(n, "mmap") && r > 0) {
         track_map(e, (uint64_t)r, c->a[1]);
     } else if (!strcmp(n, "zt_spawn") && r > 0) {
@@ -372,6 +373,7 @@ int fz_life(struct fz_env *e, long calls)
 
     e->rng.s = e->seed;
     e->pid = (int)zt_getpid();
+    e->console_fds[0] = 7; /* 0, 1, 2 */
     zt_signal(SIGALRM, fz_noop_handler, 0);
     zt_signal(SIGPIPE, SIG_IGN, 0); /* a write to a pipe nobody reads: -EPIPE, not death */
     fz_arena_init(e);
