@@ -139,6 +139,13 @@ uint64_t stats_rate(unsigned cpu)
     return cpu < MAX_CPUS ? __atomic_load_n(&rate[cpu], __ATOMIC_RELAXED) : 0;
 }
 
+void stats_timer_fired(uint64_t deadline, uint64_t now)
+{
+    struct zt_cpu_counters *pub = &pages[this_cpu_id()].c;
+    __atomic_store_n(&pub->timer_irq_deadline, deadline, __ATOMIC_RELAXED);
+    __atomic_store_n(&pub->timer_irq_at, now, __ATOMIC_RELAXED);
+}
+
 void stats_timer_write(bool armed)
 {
     if (armed) {

@@ -14,6 +14,7 @@
 #include "kernel/cycles.h"
 #include "kernel/device.h"
 #include "kernel/futex.h"
+#include "kernel/hwnoise.h"
 #include "kernel/isolate.h"
 #include "kernel/lib.h"
 #include "kernel/poll.h"
@@ -564,6 +565,7 @@ static const struct syscall_entry zt_calls[] = {
     ZT_CALL(meminfo),   ZT_CALL(isolstat), ZT_CALL(trace), ZT_CALL(devices),
     ZT_CALL(claim),     ZT_CALL(release), /* device.c */
     ZT_CALL(partition),                   /* repartition.c */
+    ZT_CALL(hwnoise),                     /* hwnoise.c */
 };
 
 static const struct syscall_entry *lookup(uint64_t nr)

@@ -335,7 +335,8 @@ static void timer_interrupt(unsigned intid)
     unsigned cpu = this_cpu_id();
     struct timer_queue *tq = percpu_elem(tqs, cpu);
     uint64_t now = arch_counter_read();
-    tq->stale = true; /* the compare value has passed: always rewrite */
+    stats_timer_fired(tq->programmed, now); /* the IRQ latency osnoise -L reports */
+    tq->stale = true;                       /* the compare value has passed: always rewrite */
     run_expired(tq, now);
     tq->periodic_next = next_period(tq->periodic_next, period_cycles, now);
     tq->residual_next = next_period(tq->residual_next, arch_counter_freq(), now);

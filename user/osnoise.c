@@ -2,6 +2,7 @@
  * osnoise — the noise meter: how much of each CPU a busy user thread really gets.
  *
  *   osnoise -c LIST -t SECONDS [-T US] [-i] [-s] [-H] [-P] [-J]
+ *   osnoise -w -c LIST -t SECONDS [-T US] [-P]
  *
  * One sampling thread per CPU of LIST (Linux cpulist form, "2-3,5"), pinned there, reads
  * CNTVCT_EL0 in a loop for SECONDS of guest time.  Two consecutive reads further apart than
@@ -28,6 +29,13 @@
  * per CPU on one line (counts[0]: gaps under 1 us; gaps of 512 us or more in "overflow"):
  *   osnoise-json: {"cpu": 2, "threshold_us": 5, "samples": N, "bucket_us": 1, "counts": [...],
  *                  "overflow_us": 512, "overflow": 0, "max_us": 40}
+ * With -w (rtla hwnoise), the sampling is done by the kernel with IRQs masked (zt_hwnoise,
+ * kernel/hwnoise.c) in passes of at most 100 ms, so no interrupt can be among the gaps: every
+ * noise sample is HW noise (the hardware, or the host under QEMU).  Only dataplane CPUs
+ * allow it (-EPERM elsewhere), and Linux has no such call (-ENOSYS; its own hwnoise is the
+ * osnoise tracer's).  Runtime is the sum of the passes (the few instructions between two
+ * passes, IRQs open, are not sampled); the window then holds exactly one system call per
+ * pass; -i, -s, -H and -J do not apply.
  * The same file runs under Linux (make compare): there is no counter page, so no gap can be
  * classified; the HW, IRQ and Thread columns say "-" and -i fails (Linux has no task
  * isolation), everything else is measured the same way.  Exit status: 0, 1 if a sampling thread
@@ -59,13 +67,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "latstat.h"
 #include "zt.h"
 
 #define MAX_SAMPLERS         64
 #define HIST_BUCKETS         32 /* bucket b >= 1: 2^(b-1) <= gap_us < 2^b; bucket 0: < 1 us */
 #define DEFAULT_THRESHOLD_US 5
-#define PERIOD_US            1000000 /* rtla's default osnoise period and runtime: 1 s */
-#define US_BUCKETS           512     /* per-microsecond buckets 0..511 us; longer: overflow */
+#define PERIOD_US            1000000         /* rtla's default osnoise period and runtime: 1 s */
+#define US_BUCKETS           LATSTAT_BUCKETS /* per-us buckets 0..511 us; longer: overflow */
+#define HW_PASSES_PER_PERIOD (PERIOD_US / ZT_HWNOISE_MAX_US)
+
+_Static_assert(US_BUCKETS == ZT_HWNOISE_BUCKETS, "-w folds the kernel's buckets into ours");
 
 /* A CPU's kernel counters at one moment (the fields osnoise reports). */
 struct snapshot {
@@ -75,7 +87,8 @@ struct snapshot {
 struct sampler {
     int cpu;
     zt_thread_t *thread;
-    long error; /* the isolating prctl's -errno, or 0 */
+    long error;           /* the isolating prctl's or zt_hwnoise's -errno, or 0 */
+    const char *error_in; /* which of the two */
     const volatile struct zt_cpu_counters *counters;
     /* loop state */
     uint64_t start, end, next_boundary;
@@ -91,6 +104,7 @@ struct sampler {
     uint64_t hist[HIST_BUCKETS];
     uint64_t us_hist[US_BUCKETS + 1];  /* every gap of 1 us or more, by whole us; [0]: none */
     uint64_t noise_us[US_BUCKETS + 1]; /* the noise samples (gaps over the threshold) */
+    struct zt_hwnoise hw;              /* -w: the last pass */
 } __attribute__((aligned(64)));
 
 static struct sampler samplers[MAX_SAMPLERS];
@@ -101,7 +115,7 @@ static volatile int go; /* 1: start sampling, -1: give up (a sampler could not s
 static struct zt_cpuset cpu_mask;
 static double seconds;
 static unsigned long threshold_us = DEFAULT_THRESHOLD_US;
-static int isolate, strict, want_hist, want_json, want_pct;
+static int isolate, strict, want_hist, want_json, want_pct, hw_mode;
 /* Linux (make compare): no counter page, so no kernel entry is ever seen: every noise sample
  * stays unclassified (the HW, IRQ and Thread columns say "-"). */
 static const struct zt_cpu_counters no_counters;
@@ -113,6 +127,7 @@ static void usage(const char *why)
 {
     fprintf(stderr, "osnoise: %s\n", why);
     fprintf(stderr, "usage: osnoise -c LIST -t SECONDS [-T US] [-i] [-s] [-H] [-P] [-J]\n"
+                    "       osnoise -w -c LIST -t SECONDS [-T US] [-P]\n"
                     "  -c LIST     CPUs to sample, e.g. 2-3,5\n"
                     "  -t SECONDS  how long, in guest time (at most 3600)\n"
                     "  -T US       noise threshold in microseconds (default 5)\n"
@@ -120,7 +135,9 @@ static void usage(const char *why)
                     "  -s          strict isolation (implies -i)\n"
                     "  -H          print a histogram of gap lengths\n"
                     "  -P          percentiles of the noise samples, interruptions per second\n"
-                    "  -J          every gap in 1 us buckets, as one JSON line per CPU\n");
+                    "  -J          every gap in 1 us buckets, as one JSON line per CPU\n"
+                    "  -w          hardware noise: the kernel samples with IRQs masked\n"
+                    "              (dataplane CPUs of zerotick only, as rtla hwnoise)\n");
     exit(2);
 }
 
@@ -150,8 +167,8 @@ static void parse_args(int argc, char **argv)
             *(a[1] == 'i' ? &isolate : a[1] == 's' ? &strict : &want_hist) = 1;
             continue;
         }
-        if (!strcmp(a, "-J") || !strcmp(a, "-P")) {
-            *(a[1] == 'J' ? &want_json : &want_pct) = 1;
+        if (!strcmp(a, "-J") || !strcmp(a, "-P") || !strcmp(a, "-w")) {
+            *(a[1] == 'J' ? &want_json : a[1] == 'P' ? &want_pct : &hw_mode) = 1;
             continue;
         }
         if (!strcmp(a, "-c") || !strcmp(a, "-t") || !strcmp(a, "-T")) {
@@ -183,6 +200,9 @@ static void parse_args(int argc, char **argv)
         usage("-c LIST and -t SECONDS are required");
     }
     isolate |= strict;
+    if (hw_mode && (isolate || want_hist || want_json)) {
+        usage("-w samples in the kernel: -i, -s, -H and -J do not apply");
+    }
 }
 
 static uint64_t cycles_to_us(uint64_t cycles)
@@ -330,6 +350,49 @@ static void sample(struct sampler *s)
     s->runtime = prev - s->start;
 }
 
+/* -w: fold one zt_hwnoise pass (pass number `pass`) into the sampler's totals; a period is
+ * HW_PASSES_PER_PERIOD passes. */
+static void hw_fold(struct sampler *s, unsigned pass)
+{
+    const struct zt_hwnoise *h = &s->hw;
+    if (pass % HW_PASSES_PER_PERIOD == 0) {
+        s->periods++;
+        s->period_noise = 0;
+    }
+    s->runtime += h->end - h->start;
+    s->samples += h->samples;
+    s->noise += h->noise;
+    s->hw_noise += h->noise;
+    s->period_noise += h->noise;
+    s->hw_count += h->count;
+    if (s->period_noise > s->max_period_noise) {
+        s->max_period_noise = s->period_noise;
+    }
+    if (h->count && h->max_gap > s->max_single) {
+        s->max_single = h->max_gap; /* the longest gap is a noise sample when there is one */
+    }
+    for (unsigned b = 0; b <= US_BUCKETS; b++) {
+        s->noise_us[b] += h->us[b];
+    }
+}
+
+/* -w: passes of at most ZT_HWNOISE_MAX_US until -t is used up; one system call each. */
+static void sample_hw(struct sampler *s)
+{
+    uint64_t left_us = (uint64_t)(seconds * 1e6 + 0.5);
+    for (unsigned pass = 0; left_us > 0; pass++) {
+        uint64_t us = left_us < ZT_HWNOISE_MAX_US ? left_us : ZT_HWNOISE_MAX_US;
+        long r = zt_hwnoise(us, threshold_us, &s->hw);
+        if (r) {
+            s->error = r;
+            s->error_in = "zt_hwnoise";
+            return;
+        }
+        hw_fold(s, pass);
+        left_us -= us;
+    }
+}
+
 static unsigned long isolation_flags(void)
 {
     return PR_TASK_ISOLATION_ENABLE | (strict ? PR_TASK_ISOLATION_STRICT : 0);
@@ -370,8 +433,15 @@ static long sampler_main(void *arg)
      * outside).  The opening svc itself is subtracted when printing. */
     snapshot_read(s->counters, &s->before);
     s->error = window_open();
+    s->error_in = "prctl(PR_SET_TASK_ISOLATION)";
     if (s->error == 0) {
-        sample(s);
+        if (hw_mode) {
+            snapshot_read(s->counters, &s->first);
+            sample_hw(s);
+            snapshot_read(s->counters, &s->snap); /* kernel_entries: one per pass */
+        } else {
+            sample(s);
+        }
     }
     snapshot_read(s->counters, &s->after);
     window_close();
@@ -473,27 +543,10 @@ static void print_hist(void)
     }
 }
 
-/* The lowest microsecond bucket b with at least the fraction num/den of the n samples in
- * buckets 0..b (rounding the rank up, as sysjitter does); "US_BUCKETS" means longer. */
-static unsigned percentile(const uint64_t *buckets, uint64_t n, uint64_t num, uint64_t den)
-{
-    uint64_t rank = (n * num + den - 1) / den, seen = 0;
-    for (unsigned b = 0; b <= US_BUCKETS; b++) {
-        seen += buckets[b];
-        if (seen >= rank && seen > 0) {
-            return b;
-        }
-    }
-    return US_BUCKETS;
-}
-
 /* sysjitter's columns: interruptions (noise samples) per second and the percentiles of
  * their length, in whole microseconds (the bucket: 7 means 7 <= gap < 8 us; 512 longer). */
 static void print_pct(void)
 {
-    static const uint64_t pct[][2] = {{50, 100},   {90, 100},     {99, 100},
-                                      {999, 1000}, {9999, 10000}, {99999, 100000}};
-    static const char *const names[] = {"p50", "p90", "p99", "p99.9", "p99.99", "p99.999"};
     for (int i = 0; i < nsamplers; i++) {
         const struct sampler *s = &samplers[i];
         uint64_t n = 0;
@@ -507,8 +560,9 @@ static void print_pct(void)
         printf("osnoise-pct: cpu %d interruptions %llu per_s %llu.%03llu", s->cpu,
                (unsigned long long)n, (unsigned long long)(per_s_milli / 1000),
                (unsigned long long)(per_s_milli % 1000));
-        for (int k = 0; k < 6; k++) {
-            printf(" %s_us %u", names[k], n ? percentile(s->noise_us, n, pct[k][0], pct[k][1]) : 0);
+        for (int k = 0; k < LATSTAT_NPCT; k++) {
+            printf(" %s_us %u", latstat_pct_names[k],
+                   latstat_percentile(s->noise_us, n, latstat_pct[k][0], latstat_pct[k][1]));
         }
         printf(" max_us %llu\n", (unsigned long long)cycles_to_us(s->max_single));
     }
@@ -537,6 +591,21 @@ static void print_json(void)
                (unsigned long long)s->us_hist[US_BUCKETS],
                (unsigned long long)cycles_to_us(s->max_gap));
     }
+}
+
+/* Why a sampler did not sample, in words a reader can act on. */
+static void report_error(const struct sampler *s)
+{
+    int e = (int)-s->error;
+    const char *why = "";
+    if (hw_mode && e == ENOSYS) {
+        why = zt_on_linux() ? " (Linux has no such call: its hardware-noise mode is the osnoise "
+                              "tracer's, rtla hwnoise)"
+                            : " (this kernel has no zt_hwnoise)";
+    } else if (hw_mode && e == EPERM) {
+        why = " (IRQs are masked only on a dataplane CPU)";
+    }
+    printf("osnoise: cpu %d: %s failed: -%s%s\n", s->cpu, s->error_in, zt_errno_name(e), why);
 }
 
 /* Start one pinned sampler per CPU; on failure tell the started ones to give up. */
@@ -572,7 +641,8 @@ int main(int argc, char **argv)
     setup_cycles();
     printf("osnoise: %d CPUs, %.3f s, threshold %lu us, %s\n", zt_cpuset_count(&cpu_mask), seconds,
            threshold_us,
-           strict    ? "strict isolation"
+           hw_mode   ? "hardware noise (IRQs masked, in the kernel)"
+           : strict  ? "strict isolation"
            : isolate ? "isolated"
                      : "not isolated");
     fflush(stdout);
@@ -582,8 +652,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < nsamplers; i++) {
         zt_thread_join(samplers[i].thread);
         if (samplers[i].error) {
-            printf("osnoise: cpu %d: prctl(PR_SET_TASK_ISOLATION) failed: -%s\n", samplers[i].cpu,
-                   zt_errno_name((int)-samplers[i].error));
+            report_error(&samplers[i]);
             status = 1;
         }
     }

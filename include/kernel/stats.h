@@ -34,5 +34,8 @@ void stats_start_sampler(void);
 /* Exceptions `cpu` took during the last full second. */
 uint64_t stats_rate(unsigned cpu);
 void stats_timer_write(bool armed);
+/* The local timer interrupt's handler ran at counter `now` for the hardware deadline
+ * `deadline`: published in this CPU's public counters (timer_irq_deadline, timer_irq_at). */
+void stats_timer_fired(uint64_t deadline, uint64_t now);
 
 #endif

@@ -125,7 +125,11 @@
             many; with ZT_TRACE_CLEAR they are consumed, so calling until                          \
             0 drains the ring */
 /* 1031-1033: zt_devices, zt_claim, zt_release (devices for user-space drivers): zt_device.h */
-/* 1034-1049: free for other zerotick calls. */
+#define SYS_zt_hwnoise                                                                             \
+    1034 /* zt_hwnoise(duration_us, threshold_us, struct zt_hwnoise *out, size): sample the        \
+            counter in the kernel with IRQs masked on the caller's dataplane CPU (rtla             \
+            hwnoise's measurement); 0 or -errno (kernel/hwnoise.c) */
+/* 1035-1049: free for other zerotick calls. */
 #define SYS_zt_partition                                                                           \
     1050 /* zt_partition(const char *cpulist, size_t len, op, flags): change the role of the       \
             CPUs in the list (ZT_PART_* below); 0 or -errno (docs/partition.md) */
@@ -313,7 +317,11 @@ struct zt_cpu_counters {
     uint64_t irq_device;   /* SPIs and other PPIs */
     uint64_t ctx_switches; /* context switches on this CPU */
     uint64_t timer_arms;   /* local timer programmed */
-    uint64_t reserved[4];
+    /* The last local timer interrupt: the deadline that was in the hardware and the counter
+     * when the handler ran (its IRQ latency is the difference; osnoise -L reads both). */
+    uint64_t timer_irq_deadline;
+    uint64_t timer_irq_at;
+    uint64_t reserved[2];
 };
 
 /* CPU `cpu`'s counters as every process sees them. */
@@ -322,6 +330,21 @@ static inline const volatile struct zt_cpu_counters *zt_counters_of(unsigned cpu
     return (const volatile struct zt_cpu_counters *)(uintptr_t)(ZT_COUNTERS_VA +
                                                                 cpu * ZT_COUNTERS_STRIDE);
 }
+
+/* zt_hwnoise's result: one sampling pass of duration_us with IRQs masked.  Every gap is
+ * between two consecutive counter reads; a gap over the threshold is a noise sample, counted
+ * by whole microseconds in us[] (us[ZT_HWNOISE_BUCKETS]: that long or longer). */
+#define ZT_HWNOISE_MAX_US  100000 /* one call masks IRQs for at most 100 ms */
+#define ZT_HWNOISE_BUCKETS 512
+struct zt_hwnoise {
+    uint64_t start, end; /* counter at the first and the last read */
+    uint64_t samples;    /* reads after the first (gaps) */
+    uint64_t count;      /* gaps over the threshold */
+    uint64_t noise;      /* their total length, counter cycles */
+    uint64_t max_gap;    /* the longest gap, counter cycles */
+    uint32_t us[ZT_HWNOISE_BUCKETS + 1];
+    uint32_t pad;
+};
 
 struct zt_trace_event {
     uint64_t ts; /* counter value (CNTVCT) */

@@ -665,6 +665,18 @@ static enum fz_plan shape_zt_trace(struct fz_env *e, struct fz_args *c)
     return FZ_PLAN_CALL;
 }
 
+/* zt_hwnoise(duration_us, threshold_us, out, size): mostly short passes (IRQs are masked
+ * for the whole duration on a dataplane CPU), the size mostly right. */
+static enum fz_plan shape_zt_hwnoise(struct fz_env *e, struct fz_args *c)
+{
+    struct fz_rng *r = &e->rng;
+    c->a[0] = fz_chance(r, 3, 4) ? fz_below(r, 2000) : fz_int(e);
+    c->a[1] = fz_chance(r, 3, 4) ? fz_below(r, 20) : fz_int(e);
+    c->a[2] = fz_chance(r, 1, 2) ? fz_buf(e, sizeof(struct zt_hwnoise), 0) : fz_ptr(e, FZ_OUT);
+    c->a[3] = fz_chance(r, 3, 4) ? sizeof(struct zt_hwnoise) : fz_len(e);
+    return FZ_PLAN_CALL;
+}
+
 /* zt_partition(list, len, op, flags): lists real and broken, ops and flags mostly valid, so
  * CPUs really move, go offline and come back under fire; the length sometimes lies. */
 static enum fz_plan shape_zt_partition(struct fz_env *e, struct fz_args *c)
@@ -765,6 +777,7 @@ static const struct {
     {"zt_isolstat", shape_zt_isolstat},
     {"zt_trace", shape_zt_trace},
     {"zt_partition", shape_zt_partition},
+    {"zt_hwnoise", shape_zt_hwnoise},
     {"zt_devices", shape_zt_buf_n},
     {"zt_claim", shape_zt_claim},
     {"zt_release", shape_zt_release},

@@ -180,6 +180,11 @@ long zt_poweroff(int status)
     return zt_syscall1(SYS_zt_poweroff, status);
 }
 
+long zt_hwnoise(uint64_t duration_us, uint64_t threshold_us, struct zt_hwnoise *out)
+{
+    return zt_syscall4(SYS_zt_hwnoise, duration_us, threshold_us, out, sizeof(*out));
+}
+
 long zt_partition(const char *cpulist, unsigned op, unsigned flags)
 {
     return zt_syscall4(SYS_zt_partition, cpulist, strlen(cpulist), op, flags);

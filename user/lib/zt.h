@@ -164,6 +164,9 @@ long zt_poweroff(int status);
 long zt_meminfo(struct zt_meminfo *mi);
 /* Change the role of the CPUs in `cpulist` (op: ZT_PART_*; 0 or -errno). */
 long zt_partition(const char *cpulist, unsigned op, unsigned flags);
+/* Sample the counter with IRQs masked for duration_us (at most ZT_HWNOISE_MAX_US) on this
+ * dataplane CPU; 0 or -errno (-EPERM on housekeeping, -ENOSYS under Linux). */
+long zt_hwnoise(uint64_t duration_us, uint64_t threshold_us, struct zt_hwnoise *out);
 
 /* ---- conveniences ---- */
 
