@@ -377,6 +377,14 @@ $(NET_UNIT_BINS): $(B)/host/tests/%: tests/unit/%.c $(NET_HOST_OBJS)
 	@echo "  HOSTLD  $@"
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Itests/unit -Iuser/net -o $@ $< $(NET_HOST_OBJS) -lcmocka
 
+# The noise meters' arithmetic (user/lib/latstat.c) next to the kernel's: test_latstat.
+$(B)/host/tests/test_latstat: tests/unit/test_latstat.c $(B)/host/user/lib/latstat.o \
+		$(B)/host/libzt.a
+	@mkdir -p $(dir $@)
+	@echo "  HOSTLD  $@"
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Itests/unit -Iuser/lib -o $@ $< $(B)/host/user/lib/latstat.o \
+		$(B)/host/libzt.a -lcmocka -lpthread
+
 unit: deps-test $(UNIT_BINS)
 
 # QEMU's own device trees, read by tests/unit/test_fdt.c from the repository root; the test

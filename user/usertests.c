@@ -366,6 +366,36 @@ static void test_clock_nanosleep(void)
     EXPECT(zt_clock_nanosleep(CLOCK_MONOTONIC, 0, (struct timespec *)BADADDR, NULL), -EFAULT);
 }
 
+/* zt_hwnoise's checks, on housekeeping CPU 0 (IRQs are never masked there): each bad
+ * argument is refused with its error and the result buffer is left as it was; valid
+ * arguments are refused with -EPERM (only a dataplane CPU may mask IRQs: OSN-09 runs it). */
+static long hwnoise_checks(void *arg)
+{
+    static struct zt_hwnoise r;
+    static const struct zt_hwnoise untouched_pattern = {.start = 0xa5a5a5a5a5a5a5a5ull};
+    const long size = (long)sizeof(r);
+    r = untouched_pattern;
+    EXPECT(zt_syscall4(SYS_zt_hwnoise, 1000, 5, &r, size - 1), -EINVAL);
+    EXPECT(zt_syscall4(SYS_zt_hwnoise, 1000, 5, &r, size + 8), -EINVAL);
+    EXPECT(zt_syscall4(SYS_zt_hwnoise, 0, 5, &r, size), -EINVAL);
+    EXPECT(zt_syscall4(SYS_zt_hwnoise, ZT_HWNOISE_MAX_US + 1, 5, &r, size), -EINVAL);
+    EXPECT(zt_syscall4(SYS_zt_hwnoise, -1L, 5, &r, size), -EINVAL);
+    EXPECT(zt_syscall4(SYS_zt_hwnoise, 1000, 0, &r, size), -EINVAL);
+    EXPECT(zt_syscall4(SYS_zt_hwnoise, 1000, 1000001, &r, size), -EINVAL);
+    EXPECT(zt_syscall4(SYS_zt_hwnoise, 1000, 5, BADADDR, size), -EFAULT);
+    EXPECT(zt_syscall4(SYS_zt_hwnoise, 1000, 5, KADDR, size), -EFAULT);
+    EXPECT(zt_hwnoise(1000, 5, &r), -EPERM);
+    CHECK(memcmp(&r, &untouched_pattern, sizeof(r)) == 0, "a refused zt_hwnoise wrote its result");
+    return 0;
+}
+
+static void test_hwnoise(void)
+{
+    zt_thread_t *t = zt_thread_create(hwnoise_checks, NULL, 0);
+    CHECK(t != NULL, "create failed: %s", zt_errno_name(errno));
+    EXPECT(zt_thread_join(t), 0);
+}
+
 static void busy_ns(uint64_t ns)
 {
     uint64_t t0 = zt_now_ns();
@@ -1364,6 +1394,7 @@ static const struct utest tests[] = {
     {"nanosleep", test_nanosleep, 60},
     {"clock_nanosleep", test_clock_nanosleep, 60},
     {"clock_gettime", test_clock_gettime, 60},
+    {"hwnoise", test_hwnoise, 60},
     {"mmap", test_mmap, 60},
     {"mmap_fault", test_mmap_fault, 60},
     {"mmap_cycles", test_mmap_cycles, 120},

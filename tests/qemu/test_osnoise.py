@@ -1,6 +1,8 @@
 """The noise meter /bin/osnoise (issue 6): rtla's table, isolated dataplane CPUs that see only
 "HW" noise (the host, under TCG), housekeeping CPUs whose IRQ and Thread counts agree with the
 kernel's counters and with QEMU's own exception log, the histogram and its plot, bad arguments.
+Issue 15: osnoise -w (rtla hwnoise: the kernel samples with IRQs masked) and /bin/timerlat
+(rtla timerlat: periodic absolute sleeps, IRQ and task wake-up latency).
 
 Every boot has 4 CPUs with dataplane=2-3.  Nothing asserts on elapsed time or on how much
 noise the host caused (that depends on the host); only on counts and on columns that must be
@@ -207,6 +209,8 @@ def test_osn04_isolation_refused_on_housekeeping():
     "-c 2 -t 1 -T -3",
     "-c 2 -t 1 -x",
     "-c 2 -t",
+    "-w -c 2 -t 1 -i",
+    "-w -c 2 -t 1 -H",
 ], ids=lambda a: a.replace(" ", "_") or "none")
 def test_osn07_bad_arguments(args):
     """OSN-07: a bad or missing argument prints the usage and exits 2, sampling nothing."""
@@ -260,3 +264,72 @@ def test_osn08_percentiles_and_json_buckets_agree():
         assert ps == sorted(ps), m.group(0)
         if int(m.group(2)):
             assert ps[-1] <= min(int(m.group(10)), 512), m.group(0)
+
+
+def test_osn09_hwnoise_masks_irqs_on_dataplane_only():
+    """OSN-09: osnoise -w on dataplane CPUs 2-3 for 0.3 s (3 passes of zt_hwnoise with IRQs
+    masked) while /bin/load runs on housekeeping: every noise sample is HW noise, IRQ and
+    Thread are 0, and QEMU's log shows exactly the 3 system calls per CPU in each window and
+    no interrupt; on housekeeping CPU 1 the call is refused with EPERM, said plainly."""
+    b = boot_sh("load -t 2 -q & osnoise -w -c 2-3 -t 0.3 -P; osnoise -w -c 1 -t 0.1; wait",
+                exclog=True)
+    assert b.status == 0, b
+    assert "osnoise: cpu 1: zt_hwnoise failed: -EPERM (IRQs are masked only on a dataplane " \
+        "CPU)" in b.console, b
+    rows = table(b)
+    det, win = details(b)
+    assert sorted(rows) == [2, 3], b
+    pct = {int(m.group(1)): int(m.group(2))
+           for m in re.finditer(r"osnoise-pct: cpu (\d+) interruptions (\d+)", b.console)}
+    for cpu, row in rows.items():
+        check_row_arithmetic(row)
+        assert row["periods"] == 1 and row["runtime"] >= 300000, row
+        assert row["irq"] == 0 and row["thread"] == 0 and row["hw"] == pct[cpu], (row, pct)
+        hw_us, os_us, samples, entries, switches = det[cpu]
+        assert os_us == 0 and hw_us == row["noise"] and samples > 0, (row, det[cpu])
+        assert entries == 3 and switches == 0, det[cpu]
+        assert win[cpu] == (3, 3, 0), win[cpu]
+        wins = [w for w in b.exclog(windows=True)["windows"] if w["cpu"] == cpu]
+        assert len(wins) == 1, wins
+        counts = wins[0]["counts"]
+        assert (counts["total"], counts["kinds"]["sync-svc"]) == (3, 3), (cpu, counts)
+
+
+def test_osn10_timerlat_takes_exactly_its_timer_interrupts():
+    """OSN-10: /bin/timerlat on dataplane CPU 3 under -icount, 200 periods of 1 ms: QEMU's log
+    shows in the window exactly 200 timer interrupts (INTID 27, nothing else) and 400 system
+    calls (clock_nanosleep + clock_gettime per period), as the kernel's counters do; every
+    wake-up came with one timer interrupt for its own deadline, and the task ran after the
+    handler (task latency above IRQ latency at both ends)."""
+    b = boot_sh("timerlat -c 3 -t 0.2", exclog=True, trace_irqs=True, icount=4)
+    assert b.status == 0, b
+    console = "\n".join(b.lines())
+    m = re.search(r"^timerlat: cpu 3 wakeups (\d+) overruns (\d+) timer_irqs (\d+) "
+                  r"unmatched (\d+)$", console, re.M)
+    assert m and [int(g) for g in m.groups()] == [200, 0, 200, 0], b
+    lat = {k: dict(zip(("n", "min", "avg", "max"), map(int, v))) for k, *v in re.findall(
+        r"^timerlat: cpu 3 (irq|task) n (\d+) min_ns (\d+) avg_ns (\d+) max_ns (\d+) ",
+        console, re.M)}
+    assert lat["irq"]["n"] == lat["task"]["n"] == 200, lat
+    assert 0 < lat["irq"]["min"] < lat["task"]["min"], lat
+    assert lat["irq"]["max"] < lat["task"]["max"], lat
+    assert re.search(r"^timerlat: cpu 3 window exceptions 600 syscalls 400 irqs 200$",
+                     console, re.M), b
+    wins = [w for w in b.exclog(windows=True)["windows"] if w["cpu"] == 3]
+    assert len(wins) == 1, wins
+    counts = wins[0]["counts"]
+    assert (counts["total"], counts["kinds"]["sync-svc"], counts["kinds"]["irq"]) == \
+        (600, 400, 200), counts
+    assert wins[0]["intids"] == {"27": 200}, wins[0]
+
+
+@pytest.mark.parametrize("args", ["", "-c 3", "-c 3 -t 1 -p 50", "-c 3 -t 0.0001",
+                                  "-c 3 -t 1 -p", "-c 9 -t 1", "-c 3 -t 1 -x"],
+                         ids=lambda a: a.replace(" ", "_") or "none")
+def test_osn11_timerlat_bad_arguments(args):
+    """OSN-11: timerlat with a bad or missing argument prints its usage and exits 2."""
+    b = zt.boot(cpus=4, bootargs="quiet dataplane=2-3 init=/bin/timerlat"
+                + (f" -- {args}" if args else ""))
+    assert b.status == 2, b
+    assert "usage: timerlat -c LIST -t SECONDS [-p PERIOD_US]" in b.console, b
+    assert "wakeups" not in b.console, b
