@@ -35,7 +35,7 @@ import zt  # noqa: E402
 META = "linux-image-arm64"
 BUSYBOX = "busybox-static"
 # zerotick's programs that make compare runs under Linux too
-PROGRAMS = ("bench", "osnoise", "isol", "spin", "load", "true", "t0")
+PROGRAMS = ("bench", "osnoise", "timerlat", "isol", "spin", "load", "true", "t0")
 
 
 class Unavailable(Exception):
