@@ -62,3 +62,35 @@ def test_cmp03_time_derived_count_is_the_instruction_count():
     assert [f[0] for f in found] == ["null", "yield", "futex", "xcpu"], b
     for name, _n, ns, pmu in found:
         assert abs(float(ns) / (1 << compare.SHIFT) - int(pmu)) <= 1, (name, ns, pmu)
+
+
+def test_cmp04_latency_part_reads_both_kernels_outputs():
+    """CMP-04: make compare's hwnoise/timerlat part: on zerotick (one short boot) the parsed
+    figures are osnoise -w's 3 passes and timerlat's 200 wake-ups, each with its matched timer
+    interrupt; Linux's answers (the refusal, the unavailable IRQ side), as the programs print
+    them, are read as refused and unavailable, never as numbers."""
+    b = compare.run("zerotick", None, 4, "dataplane=2-3",
+                    "osnoise -w -c 3 -t 0.3 -P; timerlat -c 3 -t 0.2")
+    assert b.status == 0, b
+    hw, tl = compare.parse_hwnoise(b.console), compare.parse_timerlat(b.console)
+    assert hw and hw["runtime_us"] >= 300000 and "refused" not in hw, (hw, b)
+    assert set(hw["pct"]) == {"p50_us", "p90_us", "p99_us", "p99.9_us", "p99.99_us",
+                              "p99.999_us"}, hw
+    assert tl["wakeups"] == 200 and tl["timer_irqs"] == "200" and tl["unmatched"] == "0", tl
+    assert tl["irq"]["n"] == tl["task"]["n"] == 200, tl
+    assert "irq_unavailable" not in tl, tl
+    linux_console = (
+        "osnoise: cpu 3: zt_hwnoise failed: -ENOSYS (Linux has no such call: its hardware-noise"
+        " mode is the osnoise tracer's, rtla hwnoise)\r\n"
+        "timerlat: cpu 3 wakeups 5 overruns 0 timer_irqs - unmatched -\r\n"
+        "timerlat: cpu 3 irq unavailable (Linux 6.1.0-57-arm64: no counter page; Linux's "
+        "IRQ-side figure is its timerlat tracer's)\r\n"
+        "timerlat: cpu 3 task n 5 min_ns 10 avg_ns 20 max_ns 30 p50_us 0 p90_us 0 p99_us 0 "
+        "p99.9_us 0 p99.99_us 0 p99.999_us 0 early 0\r\n")
+    assert compare.parse_hwnoise(linux_console)["refused"].startswith("-ENOSYS (Linux"), \
+        compare.parse_hwnoise(linux_console)
+    tl = compare.parse_timerlat(linux_console)
+    assert "irq" not in tl and tl["irq_unavailable"].startswith("Linux 6.1.0-57-arm64"), tl
+    assert tl["task"] == {"n": 5, "min_ns": 10, "avg_ns": 20, "max_ns": 30,
+                          "pct": {p: 0 for p in ("p50_us", "p90_us", "p99_us", "p99.9_us",
+                                                 "p99.99_us", "p99.999_us")}}, tl
