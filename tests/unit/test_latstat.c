@@ -99,8 +99,8 @@ static void hwn01_threshold_and_buckets(TEST_STATE)
     memset(&r, 0, sizeof(r));
     uint64_t thr = 5 * FREQ / 1000000; /* 5 us: 312 cycles */
     hwnoise_account(&r, 1, thr, FREQ);
-    hwnoise_account(&r, 312, thr, FREQ); /* exactly the threshold: not noise */
-    hwnoise_account(&r, 313, thr, FREQ); /* 5.008 us */
+    hwnoise_account(&r, 312, thr, FREQ);   /* exactly the threshold: not noise */
+    hwnoise_account(&r, 313, thr, FREQ);   /* 5.008 us */
     hwnoise_account(&r, 62500, thr, FREQ); /* 1 ms */
     assert_int_equal(r.samples, 4);
     assert_int_equal(r.count, 2);
@@ -131,9 +131,12 @@ static void hwn02_longest_gap(TEST_STATE)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(lat01_series),           cmocka_unit_test(lat02_early),
-        cmocka_unit_test(lat03_percentile_ranks), cmocka_unit_test(lat04_overflow),
-        cmocka_unit_test(hwn01_threshold_and_buckets), cmocka_unit_test(hwn02_longest_gap),
+        cmocka_unit_test(lat01_series),
+        cmocka_unit_test(lat02_early),
+        cmocka_unit_test(lat03_percentile_ranks),
+        cmocka_unit_test(lat04_overflow),
+        cmocka_unit_test(hwn01_threshold_and_buckets),
+        cmocka_unit_test(hwn02_longest_gap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
