@@ -42,7 +42,10 @@ struct arch_cpu {
  *   struct cpu *arch_this_cpu(void)             this CPU's struct cpu (set by arch_set_this_cpu)
  *   void arch_set_this_cpu(struct cpu *c)
  *   unsigned arch_this_cpu_id(void)             this CPU's logical number
- *   uint64_t arch_counter_read(void)            the free-running counter (CNTVCT_EL0)
+ *   uint64_t arch_counter_read(void)            the free-running counter (CNTVCT_EL0), read
+ *                                               after every instruction before it
+ *   uint64_t arch_counter_read_entry(void)      the same, first thing after an exception
+ *                                               entry, which already orders it (no barrier)
  *   void arch_cpu_relax(void)                   hint inside spin loops
  *   void arch_wait_for_interrupt(void)          sleep until an interrupt is pending (WFI)
  */

@@ -11,6 +11,7 @@
 #include "kernel/hklog.h"
 #include "kernel/ipi.h"
 #include "kernel/printk.h"
+#include "kernel/stats.h"
 #include "kernel/work.h"
 
 static bool exit_stats;
@@ -29,11 +30,11 @@ static void print_exit_stats(void)
         }
         uint64_t k[EXC_NR_KINDS];
         for (int i = 0; i < EXC_NR_KINDS; i++) {
-            k[i] = STAT_READ(c, exc[i][FROM_USER]) + STAT_READ(c, exc[i][FROM_KERNEL]);
+            k[i] = stats_exceptions(c, (enum exc_kind)i);
         }
         printk("exit-stats: cpu %u sync %lu irq %lu fiq %lu serror %lu svc %lu timer %lu\n", c,
                (unsigned long)k[EXC_SYNC], (unsigned long)k[EXC_IRQ], (unsigned long)k[EXC_FIQ],
-               (unsigned long)k[EXC_SERROR], (unsigned long)STAT_READ(c, sync[SYNC_SYSCALL]),
+               (unsigned long)k[EXC_SERROR], (unsigned long)stats_syscalls(c),
                (unsigned long)STAT_READ(c, irq_class[IRQ_CLASS_TIMER]));
     }
     char cpus_used[160];

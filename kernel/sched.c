@@ -34,7 +34,6 @@ struct runqueue {
     struct task *idle;
     struct list queue; /* runnable tasks waiting for this CPU */
     unsigned nr_queued;
-    bool need_resched;     /* written by this CPU only */
     uint64_t slice_end;    /* when the running task's slice ends */
     struct task *fp_owner; /* whose user FP/SIMD state is in this CPU's registers */
 } __attribute__((aligned(64)));
@@ -76,13 +75,13 @@ struct task *sched_current(unsigned cpu)
 
 void sched_set_need_resched(void)
 {
-    this_rq()->need_resched = true;
+    this_cpu()->need_resched = true; /* struct cpu: the exit path's one load sees it */
     timer_note_change(this_cpu_id());
 }
 
 bool sched_need_resched(void)
 {
-    return this_rq()->need_resched;
+    return this_cpu()->need_resched;
 }
 
 uint64_t sched_slice_end(unsigned cpu)
@@ -94,8 +93,7 @@ void sched_slice_check(uint64_t now)
 {
     struct runqueue *rq = this_rq();
     if (!sched_can_stop_tick(this_cpu_id()) && now >= rq->slice_end) {
-        rq->need_resched = true;
-        timer_note_change(this_cpu_id());
+        sched_set_need_resched();
     }
 }
 
@@ -525,7 +523,7 @@ void schedule(void)
     spin_lock(&rq->lock);
     struct task *prev = rq->current;
     ASSERT(prev == this_cpu()->current_task);
-    rq->need_resched = false;
+    this_cpu()->need_resched = false;
     timer_note_change(cpu); /* the slice, the queue or the running task may change */
     struct task *next = pick_next(rq, prev, cpu);
     if (next == prev) {
@@ -540,6 +538,7 @@ void schedule(void)
         check_switch(rq, prev, next, cpu);
     }
     uint64_t now = arch_counter_read();
+    acct_switch(prev, next, now); /* before next is published as running (acct.c's readers) */
     next->on_cpu = true;
     next->cpu = cpu;
     __atomic_store_n(&rq->current, next, __ATOMIC_RELEASE);
@@ -547,7 +546,6 @@ void schedule(void)
     rq->slice_end = now + timer_slice_cycles();
     spin_unlock(&rq->lock);
 
-    acct_switch(prev, next, now);
     stats_ctx_switch();
     trace_event(ZT_TR_SWITCH, prev->is_idle ? 0 : (uint64_t)prev->tid,
                 next->is_idle ? 0 : (uint64_t)next->tid);
@@ -584,7 +582,7 @@ _Noreturn void sched_idle(void)
     struct runqueue *rq = this_rq();
     for (;;) {
         arch_irq_disable();
-        if (!list_empty(&rq->queue) || rq->need_resched) {
+        if (!list_empty(&rq->queue) || sched_need_resched()) {
             schedule();
         } else {
             dataplane_quiesce(); /* an idle dataplane CPU holds nothing others need */

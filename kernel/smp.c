@@ -14,6 +14,7 @@
 #include "kernel/kstack.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
+#include "kernel/stats.h"
 #include "kernel/timer.h"
 #include "kernel/trace.h"
 
@@ -37,6 +38,7 @@ static int start_one(unsigned id)
     }
     c->arch.boot_sp = c->kstack_top;
     trace_init_cpu(id);
+    stats_init_cpu(id);
     int err = arch_cpu_start(id, c);
     if (err) {
         printk("smp: CPU %u failed to start (PSCI CPU_ON error %d); left offline\n", id, err);

@@ -5,6 +5,11 @@
  * user space on its own (vm.c maps them read-only at ZT_COUNTERS_VA in every process).
  * Updates are relaxed stores by the owning CPU; 64-bit aligned stores are single-copy
  * atomic, so readers anywhere see whole values.
+ *
+ * A system call is counted once, in its CPU's public `syscalls` (stats_syscall, inline): no
+ * other counter, public or not, includes system calls, and every reader of a total that does
+ * (stats_exceptions, zt_counters_sync) adds that one counter.  So the system-call path pays
+ * one increment and the totals stay exact.
  */
 #include "kernel/stats.h"
 #include "kernel/trace.h"
@@ -25,6 +30,22 @@ struct zt_cpu_counters *stats_public(unsigned cpu)
     return &pages[cpu].c;
 }
 
+void stats_init_cpu(unsigned cpu)
+{
+    cpus[cpu].counters = &pages[cpu].c;
+}
+
+uint64_t stats_syscalls(unsigned cpu)
+{
+    return __atomic_load_n(&pages[cpu].c.syscalls, __ATOMIC_RELAXED);
+}
+
+uint64_t stats_exceptions(unsigned cpu, enum exc_kind kind)
+{
+    uint64_t n = STAT_READ(cpu, exc[kind][FROM_USER]) + STAT_READ(cpu, exc[kind][FROM_KERNEL]);
+    return kind == EXC_SYNC ? n + stats_syscalls(cpu) : n;
+}
+
 void stats_exception(enum exc_kind kind, enum exc_from from, enum sync_kind sync)
 {
     struct zt_cpu_counters *pub = &pages[this_cpu_id()].c;
@@ -33,13 +54,9 @@ void stats_exception(enum exc_kind kind, enum exc_from from, enum sync_kind sync
     switch (kind) {
     case EXC_SYNC:
         STAT_INC(sync[sync < SYNC_NR_KINDS ? sync : SYNC_OTHER]);
-        BUMP(pub->exc_sync);
+        BUMP(pub->sync_other);
         if (from == FROM_USER) {
-            if (sync == SYNC_SYSCALL) {
-                BUMP(pub->syscalls);
-            } else {
-                BUMP(pub->faults);
-            }
+            BUMP(pub->faults);
         }
         break;
     case EXC_IRQ:
@@ -53,7 +70,7 @@ void stats_exception(enum exc_kind kind, enum exc_from from, enum sync_kind sync
         break;
     }
     if (from == FROM_USER) {
-        BUMP(pub->from_user);
+        BUMP(pub->user_other);
     }
 }
 
@@ -105,11 +122,7 @@ static uint64_t rate[MAX_CPUS];
 
 static uint64_t exceptions_of(unsigned cpu)
 {
-    const struct zt_cpu_counters *c = &pages[cpu].c;
-    return __atomic_load_n(&c->exc_sync, __ATOMIC_RELAXED) +
-           __atomic_load_n(&c->exc_irq, __ATOMIC_RELAXED) +
-           __atomic_load_n(&c->exc_fiq, __ATOMIC_RELAXED) +
-           __atomic_load_n(&c->exc_serror, __ATOMIC_RELAXED);
+    return zt_counters_exceptions(&pages[cpu].c); /* volatile loads, each one whole */
 }
 
 static void sample(struct work *w)

@@ -426,47 +426,62 @@ static long sys_uname(struct trap_frame *f)
     return copy_to_user(my_vm(), A(0), fields, sizeof(fields)) ? -EFAULT : 0;
 }
 
-typedef long (*syscall_fn)(struct trap_frame *f);
-
 struct syscall_entry {
     syscall_fn fn;
     const char *name; /* for isolation reports */
 };
 
-#define CALL(name, fn) [SYS_##name] = {fn, #name}
-#define ZT_CALL(name)  [SYS_zt_##name - 1024] = {sys_zt_##name, "zt_" #name}
+/*
+ * The Linux calls: X(name, function, path).  path FAST: the call reads only its arguments
+ * (x0-x5, x8) from the frame and writes only its result (x0), so the system-call fast path
+ * (entry.c, vectors.S) may run it with the part of the frame it saved (x0-x18, x30, the return
+ * address and state).  FULL: it reads or rewrites the rest of the user registers (clone copies
+ * them, rt_sigreturn restores them; execve, fork and sigaltstack would too), so it runs after
+ * the whole frame is saved and returns through the full restore.  A new call is FULL until
+ * shown otherwise: the checked kernel fills the unsaved part of the frame with a poison value
+ * on the fast path, so a FAST call that reads it fails loudly in make test.
+ */
+#define LINUX_CALLS(X)                                                                             \
+    X(ioctl, sys_ioctl, FAST)                                                                      \
+    X(read, sys_read, FAST)                                                                        \
+    X(write, sys_write, FAST)                                                                      \
+    X(exit, sys_exit, FAST)                                                                        \
+    X(exit_group, sys_exit_group, FAST)                                                            \
+    X(set_tid_address, sys_set_tid_address, FAST)                                                  \
+    X(futex, sys_futex, FAST)                                                                      \
+    X(nanosleep, sys_nanosleep, FAST)                                                              \
+    X(clock_gettime, sys_clock_gettime, FAST)                                                      \
+    X(clock_nanosleep, sys_clock_nanosleep, FAST)                                                  \
+    X(sched_setaffinity, sys_sched_setaffinity, FAST)                                              \
+    X(sched_getaffinity, sys_sched_getaffinity, FAST)                                              \
+    X(sched_yield, sys_sched_yield, FAST)                                                          \
+    X(kill, sys_kill, FAST)                                                                        \
+    X(tgkill, sys_tgkill, FAST)                                                                    \
+    X(rt_sigaction, sys_rt_sigaction_f, FAST)                                                      \
+    X(rt_sigprocmask, sys_rt_sigprocmask_f, FAST)                                                  \
+    X(rt_sigreturn, sys_rt_sigreturn_f, FULL)                                                      \
+    X(uname, sys_uname, FAST)                                                                      \
+    X(prctl, sys_prctl, FAST)                                                                      \
+    X(getcpu, sys_getcpu, FAST)                                                                    \
+    X(getpid, sys_getpid, FAST)                                                                    \
+    X(getppid, sys_getppid, FAST)                                                                  \
+    X(gettid, sys_gettid, FAST)                                                                    \
+    X(brk, sys_brk, FAST)                                                                          \
+    X(munmap, sys_munmap, FAST)                                                                    \
+    X(clone, sys_clone, FULL)                                                                      \
+    X(mmap, sys_mmap, FAST)                                                                        \
+    X(wait4, sys_wait4, FAST)
 
-static const struct syscall_entry linux_calls[] = {
-    CALL(ioctl, sys_ioctl),
-    CALL(read, sys_read),
-    CALL(write, sys_write),
-    CALL(exit, sys_exit),
-    CALL(exit_group, sys_exit_group),
-    CALL(set_tid_address, sys_set_tid_address),
-    CALL(futex, sys_futex),
-    CALL(nanosleep, sys_nanosleep),
-    CALL(clock_gettime, sys_clock_gettime),
-    CALL(clock_nanosleep, sys_clock_nanosleep),
-    CALL(sched_setaffinity, sys_sched_setaffinity),
-    CALL(sched_getaffinity, sys_sched_getaffinity),
-    CALL(sched_yield, sys_sched_yield),
-    CALL(kill, sys_kill),
-    CALL(tgkill, sys_tgkill),
-    CALL(rt_sigaction, sys_rt_sigaction_f),
-    CALL(rt_sigprocmask, sys_rt_sigprocmask_f),
-    CALL(rt_sigreturn, sys_rt_sigreturn_f),
-    CALL(uname, sys_uname),
-    CALL(prctl, sys_prctl),
-    CALL(getcpu, sys_getcpu),
-    CALL(getpid, sys_getpid),
-    CALL(getppid, sys_getppid),
-    CALL(gettid, sys_gettid),
-    CALL(brk, sys_brk),
-    CALL(munmap, sys_munmap),
-    CALL(clone, sys_clone),
-    CALL(mmap, sys_mmap),
-    CALL(wait4, sys_wait4),
-};
+#define ENTRY_(name, fn, path)   [SYS_##name] = {fn, #name},
+#define FAST_FN_FAST(name, fn)   [SYS_##name] = fn,
+#define FAST_FN_FULL(name, fn)   /* not on the fast path */
+#define FAST_FN_(name, fn, path) FAST_FN_##path(name, fn)
+#define ZT_CALL(name)            [SYS_zt_##name - 1024] = {sys_zt_##name, "zt_" #name}
+
+static const struct syscall_entry linux_calls[] = {LINUX_CALLS(ENTRY_)};
+
+/* What the fast path may run, by number; NULL sends the call down the full path. */
+const syscall_fn syscall_fast_table[SYSCALL_FAST_NR] = {LINUX_CALLS(FAST_FN_)};
 
 static const struct syscall_entry zt_calls[] = {
     ZT_CALL(spawn),   ZT_CALL(tasks),    ZT_CALL(cpus),  ZT_CALL(poweroff),
@@ -494,13 +509,18 @@ const char *syscall_name(uint64_t nr)
 void syscall_dispatch(struct trap_frame *f, unsigned svc_imm)
 {
     uint64_t nr = arch_frame_sysno(f);
-    const struct syscall_entry *e = lookup(nr);
-    syscall_fn fn = e ? e->fn : 0;
     trace_event(ZT_TR_SYSCALL, nr, svc_imm);
-    if (isol_syscall(nr, e && e->name ? e->name : "unknown", f)) {
+    if (isol_syscall(nr, syscall_name(nr), f)) {
         arch_frame_set_return(f, (uint64_t)-EPERM); /* a strict violation: it does not run */
         return;
     }
+    syscall_run(f);
+}
+
+void syscall_run(struct trap_frame *f)
+{
+    const struct syscall_entry *e = lookup(arch_frame_sysno(f));
+    syscall_fn fn = e ? e->fn : 0;
     arch_irq_enable(); /* system calls run with interrupts enabled */
     arch_frame_set_return(f, fn ? (uint64_t)fn(f) : (uint64_t)-ENOSYS);
     arch_irq_disable();

@@ -27,10 +27,8 @@ struct timer_queue {
     spinlock_t lock;
     struct list timers;     /* sorted by deadline */
     uint64_t programmed;    /* deadline in the hardware, 0 when disarmed */
-    bool stale;             /* hardware state unknown or expired: the next reprogram writes */
     uint64_t earliest;      /* deadline of the queue's head, 0 if empty: kept under `lock`,
                                read without it by timer_reprogram (a single aligned load) */
-    bool dirty;             /* an input of the deadline changed since it was last computed */
     uint64_t periodic_next; /* tick=periodic: next tick */
     uint64_t residual_next; /* tick_residual on a dataplane CPU: next 1 Hz tick */
 } __attribute__((aligned(64)));
@@ -73,12 +71,12 @@ static void update_earliest(struct timer_queue *tq)
     uint64_t e =
         list_empty(&tq->timers) ? 0 : container_of(tq->timers.next, struct timer, link)->deadline;
     __atomic_store_n(&tq->earliest, e, __ATOMIC_RELAXED);
-    __atomic_store_n(&tq->dirty, true, __ATOMIC_RELEASE);
+    timer_note_change((unsigned)(tq - tqs));
 }
 
 void timer_note_change(unsigned cpu)
 {
-    __atomic_store_n(&tqs[cpu].dirty, true, __ATOMIC_RELEASE);
+    __atomic_store_n(&cpus[cpu].timer_dirty, true, __ATOMIC_RELEASE);
 }
 
 /* Insert t into tq by deadline (tq->lock held, t on no queue). */
@@ -225,7 +223,11 @@ void timer_reprogram(void)
     /* Nothing changed since the last computation: the hardware already holds the answer.
      * The flag is cleared before the inputs are read, so a change made meanwhile (another
      * CPU queueing a task here) marks it again and is seen next time. */
-    if (!tq->stale && !__atomic_exchange_n(&tq->dirty, false, __ATOMIC_ACQ_REL)) {
+    struct cpu *c = &cpus[cpu];
+    if (!c->timer_stale && !__atomic_load_n(&c->timer_dirty, __ATOMIC_RELAXED)) {
+        return; /* a plain load first: the exchange below is a read-modify-write loop */
+    }
+    if (!c->timer_stale && !__atomic_exchange_n(&c->timer_dirty, false, __ATOMIC_ACQ_REL)) {
         return;
     }
     struct timer_sched_state s;
@@ -239,10 +241,10 @@ void timer_reprogram(void)
     };
     in.earliest_timer = __atomic_load_n(&tq->earliest, __ATOMIC_RELAXED);
     uint64_t deadline = timer_compute_deadline(&in);
-    if (deadline == tq->programmed && !tq->stale) {
+    if (deadline == tq->programmed && !c->timer_stale) {
         return;
     }
-    tq->stale = false;
+    c->timer_stale = false;
     if (deadline) {
         arch_timer_set_deadline(deadline);
         stats_timer_write(true);
@@ -295,7 +297,7 @@ static void timer_interrupt(unsigned intid)
     unsigned cpu = this_cpu_id();
     struct timer_queue *tq = &tqs[cpu];
     uint64_t now = arch_counter_read();
-    tq->stale = true; /* the compare value has passed: always rewrite */
+    cpus[cpu].timer_stale = true; /* the compare value has passed: always rewrite */
     run_expired(tq, now);
     tq->periodic_next = next_period(tq->periodic_next, period_cycles, now);
     tq->residual_next = next_period(tq->residual_next, arch_counter_freq(), now);
@@ -323,7 +325,7 @@ void timer_init_cpu(unsigned cpu)
     if (config.residual && cpu_is_dataplane(cpu)) {
         tq->residual_next = now + arch_counter_freq();
     }
-    tq->stale = true; /* unknown: the first reprogram must write */
+    cpus[cpu].timer_stale = true; /* unknown: the first reprogram must write */
     arch_irq_set_enabled(arch_timer_irq(), true);
 }
 

@@ -22,10 +22,20 @@ struct ring {
 
 static struct ring rings[MAX_CPUS];
 static spinlock_t trace_read_lock = SPINLOCK_INIT_RANK(LOCK_LEAF);
+bool trace_on;
+
+void trace_setup(bool on)
+{
+    trace_on = on;
+}
 
 void trace_init_cpu(unsigned cpu)
 {
     struct ring *r = &rings[cpu];
+    if (!trace_on) {
+        return; /* no ring: nothing is recorded, and no page is spent */
+    }
+    cpus[cpu].tracing = true; /* its system calls take the slow path, which traces */
     for (unsigned i = 0; i < TRACE_PAGES; i++) {
         paddr_t pa = page_alloc();
         if (!pa) {
@@ -41,7 +51,7 @@ static struct zt_trace_event *slot(struct ring *r, uint64_t i)
     return &r->pages[s / TRACE_EVENTS_PER_PAGE][s % TRACE_EVENTS_PER_PAGE];
 }
 
-void trace_event(enum zt_trace_type type, uint64_t a, uint64_t b)
+void trace_record(enum zt_trace_type type, uint64_t a, uint64_t b)
 {
     unsigned long flags = arch_irq_save();
     unsigned cpu = this_cpu_id();

@@ -145,7 +145,7 @@ static uint64_t exceptions(void)
 {
     const volatile struct zt_cpu_counters *c =
         (const volatile struct zt_cpu_counters *)(uintptr_t)(ZT_COUNTERS_VA + cpu * 4096ull);
-    return c->exc_sync + c->exc_irq + c->exc_fiq + c->exc_serror;
+    return zt_counters_exceptions(c);
 }
 
 static inline uint32_t inst_read(void)

@@ -6,10 +6,16 @@
  * with IRQs masked.  Readers (zt_trace, on any CPU) copy a ring without stopping its owner
  * and drop what was overwritten while they copied.  A CPU that never enters the kernel —
  * a dataplane CPU whose isolated task stays in user space — records nothing at all.
+ *
+ * Tracing is on only when the command line says trace=1 (trace_setup, at boot, before any
+ * CPU's ring): off, no ring is allocated and trace_event is one load and one branch that is
+ * never taken — data, not code patching.  It does not change at run time, so each CPU's
+ * `tracing` byte (struct cpu) also sends its system calls down the slow path, which traces.
  */
 #ifndef ZT_KERNEL_TRACE_H
 #define ZT_KERNEL_TRACE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "uapi/zt_syscall.h"
@@ -18,10 +24,28 @@
 #define TRACE_PAGES           16
 #define TRACE_EVENTS          (TRACE_EVENTS_PER_PAGE * TRACE_PAGES)
 
-/* Give `cpu` its ring (boot, before the CPU runs).  Without one, its events are dropped. */
+extern bool trace_on; /* written once, by trace_setup */
+
+/* Boot, before trace_init_cpu: trace=1 or not. */
+void trace_setup(bool on);
+/* Is tracing on (trace=1)? */
+static inline bool trace_enabled(void)
+{
+    return __builtin_expect(trace_on, 0);
+}
+/* With tracing on, give `cpu` its ring (boot, before the CPU runs); without one its events
+ * are dropped. */
 void trace_init_cpu(unsigned cpu);
-/* Record an event on this CPU. */
-void trace_event(enum zt_trace_type type, uint64_t a, uint64_t b);
+/* Record an event on this CPU (trace_event's slow half). */
+void trace_record(enum zt_trace_type type, uint64_t a, uint64_t b);
+
+/* Record an event on this CPU if tracing is on. */
+static inline void trace_event(enum zt_trace_type type, uint64_t a, uint64_t b)
+{
+    if (trace_enabled()) {
+        trace_record(type, a, b);
+    }
+}
 /* Copy the oldest (up to n) of `cpu`'s events into out (kernel memory).  Returns the number
  * copied; with `clear` they are consumed, so repeated calls walk the whole ring. */
 long trace_read(unsigned cpu, struct zt_trace_event *out, long n, int clear);

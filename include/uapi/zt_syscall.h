@@ -60,14 +60,17 @@
     1030 /* zt_trace(cpu, struct zt_trace_event *buf, n, flags): copy the                          \
             oldest min(n, 128) events of cpu's trace ring; returns how                             \
             many; with ZT_TRACE_CLEAR they are consumed, so calling until                          \
-            0 drains the ring */
+            0 drains the ring; -ENODATA when the kernel was booted                                 \
+            without trace=1 */
 /* 1031-1033: zt_devices, zt_claim, zt_release (devices for user-space drivers): zt_device.h */
 
 /*
  * Per-CPU counters, readable from user space without a system call: every process has each
  * CPU's struct zt_cpu_counters mapped read-only at ZT_COUNTERS_VA + cpu * 4096.  The kernel
  * updates them as things happen on that CPU (relaxed 64-bit stores: a reader sees each
- * value whole).  osnoise uses them to classify gaps; anything may read them.
+ * value whole).  osnoise uses them to classify gaps; anything may read them.  A system call
+ * moves one counter, `syscalls`, and nothing else (its whole cost is one increment): the
+ * totals that include system calls are sums, zt_counters_sync() and zt_counters_from_user().
  */
 #define ZT_COUNTERS_VA 0x0000007fe0000000ull
 
@@ -203,11 +206,13 @@ struct zt_meminfo {
 };
 
 struct zt_cpu_counters {
-    uint64_t exc_sync; /* synchronous exceptions taken (from EL0 and EL1) */
-    uint64_t exc_irq;  /* IRQ exceptions taken */
+    uint64_t sync_other; /* synchronous exceptions taken (from EL0 and EL1), system calls not
+                            included */
+    uint64_t exc_irq;    /* IRQ exceptions taken */
     uint64_t exc_fiq;
     uint64_t exc_serror;
-    uint64_t from_user;    /* exceptions taken from user space (EL0), all kinds */
+    uint64_t user_other;   /* exceptions taken from user space (EL0) other than system calls:
+                              every interruption and fault of user code */
     uint64_t syscalls;     /* SVCs from user space */
     uint64_t faults;       /* other synchronous exceptions from user space */
     uint64_t irq_timer;    /* acknowledged interrupts: the local timer */
@@ -217,6 +222,24 @@ struct zt_cpu_counters {
     uint64_t timer_arms;   /* local timer programmed */
     uint64_t reserved[4];
 };
+
+/* Synchronous exceptions taken, system calls included. */
+static inline uint64_t zt_counters_sync(const volatile struct zt_cpu_counters *c)
+{
+    return c->sync_other + c->syscalls;
+}
+
+/* Exceptions taken from user space, system calls included. */
+static inline uint64_t zt_counters_from_user(const volatile struct zt_cpu_counters *c)
+{
+    return c->user_other + c->syscalls;
+}
+
+/* Every exception taken. */
+static inline uint64_t zt_counters_exceptions(const volatile struct zt_cpu_counters *c)
+{
+    return zt_counters_sync(c) + c->exc_irq + c->exc_fiq + c->exc_serror;
+}
 
 struct zt_trace_event {
     uint64_t ts; /* counter value (CNTVCT) */
