@@ -40,7 +40,7 @@ KERNEL_LDFLAGS := -nostdlib -static -no-pie -z max-page-size=4096 -z noexecstack
 # asm-offsets.c is compiled to assembly only, for the header below; it is not linked.
 ARCH_SRCS   := $(filter-out arch/aarch64/asm-offsets.c,$(wildcard arch/aarch64/*.c)) \
 	$(wildcard arch/aarch64/*.S)
-KERNEL_SRCS := $(wildcard kernel/*.c) $(wildcard kernel/*.S)
+KERNEL_SRCS := $(wildcard kernel/*.c) $(wildcard kernel/fs/*.c) $(wildcard kernel/*.S)
 KERNEL_OBJS := $(patsubst %,$(B)/%.o,$(basename $(ARCH_SRCS) $(KERNEL_SRCS)))
 # The checked kernel: the same sources with the ASSERT family and spinlock owner tracking on
 # (include/kernel/panic.h).  `make test` boots it; make, make run and make bench use the
@@ -62,7 +62,8 @@ NET_LIB       := $(B)/user/libnet.a
 USER_PROGS    := $(basename $(notdir $(wildcard user/*.c)))
 USER_BINS     := $(addprefix $(B)/initrd/bin/,$(USER_PROGS))
 
-.PHONY: all kernel checked run run-net debug gdb test unit bench format check-format clean help deps-build
+.PHONY: all kernel checked run run-net debug gdb test unit bench fuzz stress-long format check-format \
+	clean help deps-build
 all: $(B)/kernel.elf
 
 deps-build:
@@ -159,23 +160,93 @@ $(B)/initrd/bin/%: $(B)/user/bin/%
 	@mkdir -p $(dir $@)
 	$(Q)$(CROSS)strip -o $@ $<
 
-# Two files in /bin that are not programs, so usertests can check that spawn refuses them
-# with -ENOEXEC: plain text, and an ELF header cut short.
-INITRD_DATA := $(B)/initrd/bin/notelf $(B)/initrd/bin/badelf
+# Files in /bin that are not programs, so usertests and lxtest can check that spawn and
+# execve refuse them with -ENOEXEC: plain text, an ELF header cut short, and a whole AArch64
+# ELF header (hello's) claiming 65535 program headers, far past the end of the file.
+INITRD_DATA := $(B)/initrd/bin/notelf $(B)/initrd/bin/badelf $(B)/initrd/bin/badphdr
 
 $(B)/initrd/bin/notelf:
 	@mkdir -p $(dir $@)
 	printf 'not a program: spawn must refuse it with ENOEXEC\n' > $@
+	chmod +x $@
 
 $(B)/initrd/bin/badelf:
 	@mkdir -p $(dir $@)
 	printf '\177ELF\002\001\001\000' > $@
+	chmod +x $@
 
-# The user programs travel inside the kernel image as a cpio (newc) archive.
-$(B)/initrd.cpio: $(USER_BINS) $(INITRD_DATA)
+$(B)/initrd/bin/badphdr: $(B)/initrd/bin/hello
+	head -c 64 $< > $@
+	printf '\377\377' | dd of=$@ bs=1 seek=56 conv=notrunc status=none
+	chmod +x $@
+
+# ---------------------------------------------------------------- Linux programs
+# Ordinary Linux C built unchanged: against glibc (Debian's cross libc6-dev-arm64-cross), and
+# against musl when Debian's arm64 musl-dev could be fetched.  busybox-static (arm64) is a
+# test input fetched the same way (tools/fetch-debs); without them the tests say skipped.
+DEBS        := $(B)/debs
+LINUX_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -static -pthread
+MUSL        := $(DEBS)/musl-dev/usr
+MUSL_LIB    := $(MUSL)/lib/aarch64-linux-musl
+MUSL_CC     = $(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -static -nostdinc -nostdlib \
+	-isystem $(MUSL)/include/aarch64-linux-musl -isystem $$($(CC) -print-file-name=include) \
+	$(MUSL_LIB)/crt1.o $(MUSL_LIB)/crti.o $$($(CC) -print-file-name=crtbeginT.o)
+MUSL_LIBS   = -L$(MUSL_LIB) -lc $$($(CC) -print-libgcc-file-name) \
+	$$($(CC) -print-file-name=crtend.o) $(MUSL_LIB)/crtn.o
+# Applets reachable as /bin/NAME (links to busybox); names zerotick's own programs use stay
+# theirs.
+BUSYBOX_APPLETS := ls cat wc grep sort head tail seq echo test mkdir rmdir rm mv cp tr cut \
+	uniq env uname expr find xargs sed awk od stat touch printf dirname basename tee id ln \
+	pwd yes date ash
+
+$(DEBS)/stamp: tools/fetch-debs
+	@mkdir -p $(DEBS)
+	$(Q)tools/fetch-debs $(DEBS) busybox-static musl-dev
+	@touch $@
+
+$(B)/initrd/bin/lxtest: user/linux/lxtest.c | deps-build
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@ (glibc, static)"
+	$(Q)$(CC) $(LINUX_CFLAGS) -o $@ $<
+	$(Q)$(CROSS)strip $@
+
+# The optional parts: musl build, busybox and its links, /etc.  Rebuilt when an input changes.
+$(B)/linux.stamp: user/linux/lxtest.c tests/linux/bbtest.sh $(DEBS)/stamp
+	@mkdir -p $(B)/initrd/bin $(B)/initrd/etc
+	$(Q)cp tests/linux/bbtest.sh $(B)/initrd/etc/bbtest.sh
+	$(Q)printf 'root:x:0:0:root:/:/bin/sh\n' > $(B)/initrd/etc/passwd
+	$(Q)printf 'root:x:0:\n' > $(B)/initrd/etc/group
+	$(Q)if [ -f $(DEBS)/musl-dev.ok ]; then \
+		echo "  CC      $(B)/initrd/bin/lxtest-musl (musl, static)"; \
+		$(MUSL_CC) -o $(B)/initrd/bin/lxtest-musl user/linux/lxtest.c $(MUSL_LIBS) && \
+		$(CROSS)strip $(B)/initrd/bin/lxtest-musl; \
+	else rm -f $(B)/initrd/bin/lxtest-musl; echo "  SKIP    musl: $$(cat $(DEBS)/musl-dev.skip)"; fi
+	$(Q)if [ -f $(DEBS)/busybox-static.ok ]; then \
+		cp $(DEBS)/busybox-static/bin/busybox $(B)/initrd/bin/busybox; \
+		for a in $(BUSYBOX_APPLETS); do \
+			[ -e $(B)/initrd/bin/$$a ] || ln -s busybox $(B)/initrd/bin/$$a; done; \
+	else rm -f $(B)/initrd/bin/busybox; \
+		echo "  SKIP    busybox: $$(cat $(DEBS)/busybox-static.skip)"; fi
+	@touch $@
+
+# The user programs travel inside the kernel image as a cpio (newc) archive: every file,
+# directory and symbolic link under build/initrd.
+$(B)/initrd.cpio: $(USER_BINS) $(INITRD_DATA) $(B)/initrd/bin/lxtest $(B)/linux.stamp
 	@mkdir -p $(B)/initrd/bin
 	@echo "  CPIO    $@"
-	$(Q)cd $(B)/initrd && find bin -type f | LC_ALL=C sort | cpio -o -H newc --quiet > ../initrd.cpio
+	$(Q)cd $(B)/initrd && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet > ../initrd.cpio
+
+# make run PROG=path/to/static-binary ARGS='...': the program goes into the initrd as
+# /usr/bin/NAME and init runs it with ARGS (any BOOTARGS come first).
+ifneq ($(PROG),)
+PROG_DST := $(B)/initrd/usr/bin/$(notdir $(PROG))
+override BOOTARGS := $(BOOTARGS) init=/usr/bin/$(notdir $(PROG)) -- $(ARGS)
+$(PROG_DST): $(PROG)
+	@mkdir -p $(dir $@)
+	@echo "  PROG    $< -> /usr/bin/$(notdir $(PROG))"
+	$(Q)cp $< $@ && chmod +x $@
+$(B)/initrd.cpio: $(PROG_DST)
+endif
 
 $(B)/kernel/initrd_blob.o $(B)/checked/kernel/initrd_blob.o: $(B)/initrd.cpio
 
@@ -262,7 +333,8 @@ HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter \
 	-Iinclude -Iarch/host -MMD -MP
 # Pure logic built for the host against the fake arch: every kernel/*.c, the fake arch,
 # and the one arch file that is pure parsing (arch/aarch64/dt.c, QEMU virt's device tree).
-HOST_LIB_SRCS := $(wildcard kernel/*.c) $(wildcard arch/host/*.c) arch/aarch64/dt.c
+HOST_LIB_SRCS := $(wildcard kernel/*.c) $(wildcard kernel/fs/*.c) $(wildcard arch/host/*.c) \
+	arch/aarch64/dt.c
 HOST_LIB_OBJS := $(patsubst %.c,$(B)/host/%.o,$(HOST_LIB_SRCS))
 UNIT_SRCS     := $(wildcard tests/unit/test_*.c)
 UNIT_BINS     := $(patsubst tests/unit/%.c,$(B)/host/tests/%,$(UNIT_SRCS))
@@ -337,6 +409,34 @@ test: deps-test
 	@$(MAKE) --no-print-directory $(B)/kernel.elf $(B)/checked/kernel.elf unit
 	@ZT_KERNEL=$(B)/checked/kernel.elf $(PYTHON) tools/runtests --check-format $(UNIT_BINS)
 
+# The long fuzz run (docs/security.md): FUZZ_CALLS calls in FUZZ_WORKERS workers from
+# FUZZ_SEED on the checked kernel; FUZZ_DATAPLANE=1 adds dataplane CPUs 2-3 and steers the
+# workers into task isolation.  The console goes to build/fuzz/fuzz-SEED.log and
+# tools/fuzzsum prints the totals; the exit status is the fuzzer's (0: PASS).
+FUZZ_CALLS     ?= 1000000
+FUZZ_SEED      ?= 1
+FUZZ_WORKERS   ?= 4
+FUZZ_DATAPLANE ?= 0
+FUZZ_LOG       := $(B)/fuzz/fuzz-$(FUZZ_SEED)$(if $(filter 1,$(FUZZ_DATAPLANE)),-dataplane).log
+FUZZ_APPEND    := quiet$(if $(filter 1,$(FUZZ_DATAPLANE)), dataplane=2-3) init=/bin/fuzz -- \
+	-n $(FUZZ_CALLS) -s $(FUZZ_SEED) -w $(FUZZ_WORKERS)$(if $(filter 1,$(FUZZ_DATAPLANE)), -i)
+
+fuzz: deps-test
+	@$(MAKE) --no-print-directory $(B)/checked/kernel.elf
+	@mkdir -p $(B)/fuzz
+	@echo "fuzz: $(QEMU_BASE) -smp $(CPUS) -kernel $(B)/checked/kernel.elf -append '$(FUZZ_APPEND)'"
+	@echo "fuzz: console in $(FUZZ_LOG)"
+	@{ $(QEMU_BASE) -smp $(CPUS) -kernel $(B)/checked/kernel.elf -append '$(FUZZ_APPEND)' \
+	    < /dev/null; echo $$? > $(FUZZ_LOG).status; } | tr -d '\000' | tee $(FUZZ_LOG) | grep -a -v '^fuzz: life' || true
+	@$(PYTHON) tools/fuzzsum $(FUZZ_LOG); exit $$(cat $(FUZZ_LOG).status)
+
+# The long stress runs of /bin/stress: 10,000 spawn/exit cycles and thread bursts until
+# the kernel refuses (make test runs the short ones).
+stress-long: deps-test
+	@$(MAKE) --no-print-directory $(B)/checked/kernel.elf
+	$(QEMU_BASE) -smp $(CPUS) -kernel $(B)/checked/kernel.elf \
+	    -append 'quiet init=/bin/stress -- spawn_cycles_10k thread_bursts_limit' < /dev/null
+
 bench: deps-test
 	@$(DEPS) bench
 	@$(MAKE) --no-print-directory $(B)/kernel.elf
@@ -362,8 +462,11 @@ help:
 	@echo "  make checked         build $(B)/checked/kernel.elf: assertions on (what make test boots)"
 	@echo "  make run DEBUG=1     boot the checked kernel (lock order checked, watchdog on)"
 	@echo "  make run             boot it in QEMU (CPUS=$(CPUS), BOOTARGS='...', REPRO=1); Ctrl-A x quits"
+	@echo "  make run PROG=FILE ARGS='...'  boot with your static Linux aarch64 program as the first program"
 	@echo "  make test            check-format, host unit tests, QEMU tests; ends with 'N passed, N failed'"
 	@echo "  make bench           benchmarks -> bench/results.md"
+	@echo "  make fuzz            the long fuzz run (FUZZ_CALLS=1000000 FUZZ_SEED=1 FUZZ_WORKERS=4 FUZZ_DATAPLANE=0)"
+	@echo "  make stress-long     10,000 spawn/exit cycles and thread bursts to the kernel's limit"
 	@echo "  make run-net         boot with a virtio-net device on loopback (NET=dgram|user)"
 	@echo "  make debug           QEMU halted with a gdb stub on :1234"
 	@echo "  make gdb             gdb-multiarch attached to 'make debug', stopped at the first instruction"
@@ -372,4 +475,4 @@ help:
 	@echo "  make clean           remove $(B)/"
 	@echo "Missing Debian packages are installed on demand (tools/deps.sh)."
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+-include $(shell find $(B) -name '*.d' -type f 2>/dev/null)

@@ -88,6 +88,16 @@ void arch_secondary_init(struct cpu *c);
  * Returns 0, or a negative PSCI-derived error (the CPU stays off). */
 int arch_cpu_start(unsigned id, struct cpu *c);
 
+/* Power this CPU off (PSCI CPU_OFF), interrupts masked; never returns.  The kernel has moved
+ * everything off it first; arch_cpu_start may start it again later, from its first
+ * instruction. */
+_Noreturn void arch_cpu_off(void);
+/* Is CPU `id` (once started, then told to power off) off for good (PSCI AFFINITY_INFO)?
+ * Only then may the memory it ran on be reused.  Any CPU; does not disturb CPU `id`. */
+bool arch_cpu_is_off(unsigned id);
+/* Give back what arch_cpu_start allocated for CPU `id` (its emergency stack); it is off. */
+void arch_cpu_release(unsigned id, struct cpu *c);
+
 /* Power the machine off.  Under QEMU with semihosting, `status` becomes QEMU's exit status;
  * without semihosting PSCI SYSTEM_OFF is used (status lost). */
 _Noreturn void arch_poweroff(int status);
@@ -181,17 +191,31 @@ void arch_fpsimd_restore(const struct arch_fpsimd *s);
 /* The user thread pointer (TPIDR_EL0). */
 uint64_t arch_tls_read(void);
 void arch_tls_write(uint64_t v);
+/* What this CPU offers user space, as Linux's AT_HWCAP (n = 1) and AT_HWCAP2 (n = 2) bits
+ * (arch/arm64/include/uapi/asm/hwcap.h), read from the ID registers. */
+uint64_t arch_user_hwcap(int n);
 /* A user frame that starts at `pc` with stack pointer `sp`, all other registers 0. */
 void arch_user_frame_init(struct trap_frame *f, uint64_t pc, uint64_t sp);
 
-/* Push a signal frame for `sig` on the user stack of frame f (address space vm) and set f
- * to enter `handler` with the frame as argument and `restorer` as return address.
+/* A signal handler's start: what arch_signal_push writes and arch_signal_pop reads back. */
+struct arch_sigsetup {
+    int sig, code, pid;      /* siginfo's si_signo, si_code and si_pid */
+    uint64_t handler;        /* where the handler starts */
+    uint64_t restorer;       /* its return address (calls rt_sigreturn) */
+    uint64_t frame_top;      /* the frame goes below this user address */
+    uint64_t blocked;        /* the mask rt_sigreturn restores */
+    uint64_t fault_address;  /* for faults */
+    uint64_t ss_sp, ss_size; /* the alternate stack as sigaltstack describes it */
+    int32_t ss_flags;
+};
+
+/* Push a signal frame (Linux's layout) below s->frame_top and set f to enter the handler.
  * 0, or -1 if the user stack cannot hold it. */
 struct vm;
-int arch_signal_push(struct vm *vm, struct trap_frame *f, int sig, uint64_t handler,
-                     uint64_t restorer, uint64_t blocked);
-/* rt_sigreturn: restore f from the frame at the user SP.  0, or -1 if it is not a frame. */
-int arch_signal_pop(struct vm *vm, struct trap_frame *f, uint64_t *blocked);
+int arch_signal_push(struct vm *vm, struct trap_frame *f, const struct arch_sigsetup *s);
+/* rt_sigreturn: restore f from the frame at the user SP; the saved mask and alternate
+ * stack into *s.  0, or -1 if it is not a valid frame. */
+int arch_signal_pop(struct vm *vm, struct trap_frame *f, struct arch_sigsetup *s);
 
 /* ---- user address spaces ----------------------------------------------------------------- */
 

@@ -420,6 +420,7 @@ static const struct param params[] = {
     {"quiet", set_flag, "quiet", offsetof(struct bootargs, quiet)},
     {"exit_stats", set_flag, "exit_stats", offsetof(struct bootargs, exit_stats)},
     {"trace", set_flag, "trace", offsetof(struct bootargs, trace)},
+    {"syscall_debug", set_flag, "syscall_debug", offsetof(struct bootargs, syscall_debug)},
 };
 
 /* Apply one parameter token; `whole` is the token as written, for the unknown warning. */
@@ -597,6 +598,7 @@ static void bootargs_defaults(struct bootargs *ba)
     ba->isol_debug = false;
     ba->exit_stats = false;
     ba->trace = false;
+    ba->syscall_debug = false;
     ba->quiet = false;
     ba->debug_fault = DEBUG_FAULT_NONE;
     ba->debug_exit = -1;

@@ -11,14 +11,18 @@
 
 #include <stdbool.h>
 
-#define PT_LOAD    1
-#define PT_INTERP  3
-#define PT_DYNAMIC 2
-#define ET_EXEC    2
-#define EM_AARCH64 183
-#define PF_X       1
-#define PF_W       2
-#define PF_R       4
+#define PT_LOAD      1
+#define PT_DYNAMIC   2
+#define PT_INTERP    3
+#define PT_PHDR      6
+#define PT_TLS       7
+#define PT_GNU_STACK 0x6474e551
+#define ET_EXEC      2
+#define ET_DYN       3
+#define EM_AARCH64   183
+#define PF_X         1
+#define PF_W         2
+#define PF_R         4
 
 struct elf64_ehdr {
     unsigned char ident[16];
@@ -47,6 +51,9 @@ static int check_header(const struct elf64_ehdr *eh, size_t len, const char **wh
     }
     if (eh->ident[4] != 2 || eh->ident[5] != 1) {
         return reject(why, "not a 64-bit little-endian ELF");
+    }
+    if (eh->type == ET_DYN && eh->machine == EM_AARCH64) {
+        return reject(why, "position-independent (static-pie or shared); link with -no-pie");
     }
     if (eh->type != ET_EXEC || eh->machine != EM_AARCH64) {
         return reject(why, "not an AArch64 static executable");
@@ -110,6 +117,58 @@ static bool entry_is_executable(const struct elf_image *img)
     return false;
 }
 
+/* The thread-local storage template: inside the file, no bigger in the file than in
+ * memory, alignment a power of two.  The C library builds its TLS from it (through AT_PHDR). */
+static int check_tls(const struct elf64_phdr *ph, size_t len, const char **why)
+{
+    if (ph->filesz > ph->memsz || ph->offset > len || ph->filesz > len - ph->offset ||
+        ph->memsz > ELF_MAX_TLS || (ph->align & (ph->align - 1))) {
+        return reject(why, "bad TLS segment");
+    }
+    return 0;
+}
+
+/* One program header that is not PT_LOAD: refuse what cannot run, remember PT_PHDR. */
+static int check_other(const struct elf64_phdr *ph, size_t len, struct elf_image *out,
+                       const char **why)
+{
+    switch (ph->type) {
+    case PT_INTERP:
+    case PT_DYNAMIC:
+        return reject(why, "dynamically linked");
+    case PT_GNU_STACK:
+        return (ph->flags & PF_X) ? reject(why, "asks for an executable stack") : 0;
+    case PT_TLS:
+        return check_tls(ph, len, why);
+    case PT_PHDR:
+        out->phdr = ph->vaddr;
+        return 0;
+    default:
+        return 0; /* PT_NOTE, PT_GNU_RELRO (the C library mprotects it), ... */
+    }
+}
+
+/* Where the program headers are in memory (AT_PHDR): PT_PHDR's address, else the loaded
+ * segment whose file bytes hold them; 0 when no segment does (the auxv then omits it). */
+static int locate_phdrs(const struct elf64_ehdr *eh, const struct elf_image *img, uint64_t *phdr,
+                        const char **why)
+{
+    uint64_t size = (uint64_t)eh->phnum * sizeof(struct elf64_phdr);
+    for (unsigned i = 0; i < img->nseg; i++) {
+        const struct elf_segment *s = &img->seg[i];
+        if (*phdr && *phdr >= s->vaddr && *phdr - s->vaddr <= s->memsz &&
+            size <= s->memsz - (*phdr - s->vaddr)) {
+            return 0; /* PT_PHDR inside a loaded segment */
+        }
+        if (!*phdr && eh->phoff >= s->offset && eh->phoff - s->offset <= s->filesz &&
+            size <= s->filesz - (eh->phoff - s->offset)) {
+            *phdr = s->vaddr + (eh->phoff - s->offset);
+            return 0;
+        }
+    }
+    return *phdr ? reject(why, "PT_PHDR outside the loaded segments") : 0;
+}
+
 int elf_check(const void *file, size_t len, struct elf_image *out, const char **why)
 {
     const struct elf64_ehdr *eh = file;
@@ -121,10 +180,12 @@ int elf_check(const void *file, size_t len, struct elf_image *out, const char **
     for (unsigned i = 0; i < eh->phnum; i++) {
         struct elf64_phdr ph;
         memcpy(&ph, (const char *)file + eh->phoff + i * sizeof(ph), sizeof(ph));
-        if (ph.type == PT_INTERP || ph.type == PT_DYNAMIC) {
-            return reject(why, "dynamically linked");
+        if (ph.type == PT_LOAD) {
+            r = ph.memsz ? add_segment(&ph, len, out, why) : 0;
+        } else {
+            r = check_other(&ph, len, out, why);
         }
-        if (ph.type == PT_LOAD && ph.memsz && (r = add_segment(&ph, len, out, why)) != 0) {
+        if (r) {
             return r;
         }
     }
@@ -132,7 +193,9 @@ int elf_check(const void *file, size_t len, struct elf_image *out, const char **
     if (!out->nseg || !entry_is_executable(out)) {
         return reject(why, "entry point not in an executable segment");
     }
-    return 0;
+    out->phent = eh->phentsize;
+    out->phnum = eh->phnum;
+    return locate_phdrs(eh, out, &out->phdr, why);
 }
 
 int elf_load(struct vm *vm, const void *file, const struct elf_image *img)

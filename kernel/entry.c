@@ -30,6 +30,7 @@
 #include "kernel/task.h"
 #include "kernel/timer.h"
 #include "kernel/trace.h"
+#include "uapi/zt_errno.h"
 #include "uapi/zt_events.h"
 #include "uapi/zt_syscall.h"
 
@@ -54,6 +55,9 @@ void kernel_exit_to_user(struct trap_frame *f)
         while (sched_need_resched()) {
             schedule();
         }
+    }
+    if (t->sys_restart || t->restore_sigmask) {
+        signal_exit_to_user(f);
     }
     dataplane_quiesce();
     isol_exit_to_user(); /* and more if t is isolated */
@@ -99,11 +103,19 @@ syscall_fn kernel_syscall_enter(struct trap_frame *f)
     return fn;
 }
 
-bool kernel_syscall_exit(void)
+bool kernel_syscall_exit(long r)
 {
     ASSERT_IRQS_MASKED();
     struct cpu *c = this_cpu(); /* the call may have slept and woken on another CPU */
-    if (__builtin_expect(c->slow_work != 0 || signal_may_be_pending(c->current_task), 0)) {
+    struct task *t = c->current_task;
+    struct trap_frame *f = t->frame; /* from EL0, the frame is at the top of t's stack */
+    ASSERT(!t->sys_restart && !t->restore_sigmask); /* only FULL calls leave these */
+    if (__builtin_expect(r == -ERESTARTSYS, 0)) {
+        t->sys_orig_x0 = arch_frame_arg(f, 0); /* the slow exit restarts it or says EINTR */
+        t->sys_restart = true;
+    }
+    arch_frame_set_return(f, (uint64_t)r);
+    if (__builtin_expect(c->slow_work != 0 || signal_may_be_pending(t) || t->sys_restart, 0)) {
         return false;
     }
     acct_sys_to_user(&c->acct, arch_counter_read());

@@ -43,15 +43,17 @@ struct member {
     const char *name;
     const void *data;
     size_t size;
+    unsigned mode;
 };
 
 /* Parse the member at *off; advance *off.  1 = member, 0 = end of archive, <0 = error. */
 static int next_member(const char *blob, size_t len, size_t *off, struct member *m)
 {
-    uint32_t namesize, filesize;
+    uint32_t namesize, filesize, mode;
     size_t o = *off;
     if (o + HDR_LEN > len || memcmp(blob + o, "070701", 6) != 0 ||
-        !hex_field(blob + o + 54, &filesize) || !hex_field(blob + o + 94, &namesize)) {
+        !hex_field(blob + o + 14, &mode) || !hex_field(blob + o + 54, &filesize) ||
+        !hex_field(blob + o + 94, &namesize)) {
         return -EINVAL;
     }
     size_t name_off = o + HDR_LEN;
@@ -65,6 +67,7 @@ static int next_member(const char *blob, size_t len, size_t *off, struct member 
     m->name = blob + name_off;
     m->data = blob + data_off;
     m->size = filesize;
+    m->mode = mode;
     *off = align4(data_off + filesize);
     return strcmp(m->name, "TRAILER!!!") == 0 ? 0 : 1;
 }
@@ -92,14 +95,20 @@ int initrd_find(const char *path, const void **data, size_t *size)
     return cpio_find(__initrd_start, (size_t)(__initrd_end - __initrd_start), path, data, size);
 }
 
-int initrd_list(void (*fn)(const char *name, size_t size))
+int initrd_walk(void (*fn)(const char *name, unsigned mode, const void *data, size_t size))
 {
     size_t off = 0, len = (size_t)(__initrd_end - __initrd_start);
     struct member m;
     int n = 0;
     while (next_member(__initrd_start, len, &off, &m) == 1) {
-        fn(m.name, m.size);
-        n++;
+        const char *name = m.name;
+        while (name[0] == '.' && name[1] == '/') {
+            name += 2; /* "./bin/sh" as find(1) writes it */
+        }
+        if (name[0] && strcmp(name, ".") != 0) {
+            fn(name, m.mode, m.data, m.size);
+            n++;
+        }
     }
     return n;
 }

@@ -5,7 +5,8 @@
  * without locks afterwards.  Every interrupt is counted on the CPU that took it.
  * Routing policy lives here, not in the interrupt controller driver: device interrupts go
  * only to housekeeping CPUs, spread round-robin at boot; a request to route one to a
- * dataplane CPU is refused.  Interrupt numbers are the arch's (arch.h); this file knows only
+ * dataplane CPU is refused; a CPU that leaves housekeeping at run time has its interrupts moved
+ * to the others (irq_route_away).  Interrupt numbers are the arch's (arch.h); this file knows only
  * their classes and the device range ARCH_IRQ_FIRST_DEVICE..ARCH_NR_IRQS-1.
  */
 #include "kernel/irq.h"
@@ -20,6 +21,11 @@
 #include "uapi/zt_errno.h"
 
 static irq_handler_t handlers[ARCH_NR_IRQS];
+/* Where each device interrupt was routed by irq_route or irq_route_away (CPU + 1, 0 = never
+ * routed here): every route the kernel sets goes through this file, so a partition change
+ * finds a CPU's interrupts without reading the controller's 200-odd route registers.
+ * Written by the boot CPU, then by partition changes, which are serialised. */
+static uint16_t routed_to[ARCH_NR_IRQS];
 
 int irq_register(unsigned irq, irq_handler_t h)
 {
@@ -64,7 +70,11 @@ int irq_route(unsigned irq, unsigned cpu)
                irq, cpu);
         return -EPERM;
     }
-    return arch_irq_route(irq, cpu);
+    int r = arch_irq_route(irq, cpu);
+    if (r == 0) {
+        routed_to[irq] = (uint16_t)(cpu + 1);
+    }
+    return r;
 }
 
 void irq_route_all_devices(void)
@@ -78,4 +88,28 @@ void irq_route_all_devices(void)
             i++; /* round-robin over the housekeeping CPUs */
         }
     }
+}
+
+int irq_route_away(unsigned cpu, cpumask_t housekeeping)
+{
+    cpumask_t to = housekeeping & ~CPUMASK_BIT(cpu) & cpumask_first_n(ncpus);
+    unsigned next = 0, moved = 0;
+    if (!to) {
+        return 0;
+    }
+    for (unsigned irq = ARCH_IRQ_FIRST_DEVICE; irq < ARCH_NR_IRQS; irq++) {
+        if (routed_to[irq] != cpu + 1) {
+            continue;
+        }
+        /* Round-robin over the remaining housekeeping CPUs, in CPU order. */
+        unsigned target;
+        do {
+            target = next++ % MAX_CPUS;
+        } while (!cpumask_has(to, target));
+        if (arch_irq_route(irq, target) == 0) {
+            routed_to[irq] = (uint16_t)(target + 1);
+            moved++;
+        }
+    }
+    return (int)moved;
 }

@@ -292,6 +292,11 @@ void isol_interrupt_owned(enum irq_class cls, unsigned n)
     char cause[80];
     uint64_t sender_bt[BT_DEPTH];
     const uint64_t *bt = 0;
+    if (cls == IRQ_CLASS_IPI && n == IPI_PARTITION) {
+        ic->entry_pending = false; /* not an interruption: the partition handler that runs
+                                      next ends the isolation itself (isol_end_here) */
+        return;
+    }
     if (cls == IRQ_CLASS_IPI && n < IPI_NR) {
         int sender = ipi_last_sender(this_cpu_id(), n, sender_bt);
         ksnprintf(cause, sizeof(cause), "IPI from cpu %d (%s)", sender, ipi_reason_name(n));
@@ -317,6 +322,56 @@ static void note_timer_arm(const struct timer *t)
            this_cpu_id(), t->owner_tid, by_owner ? owner->name : "other",
            (unsigned long)t->armed_by,
            (unsigned long)cycles_to_us(t->deadline - arch_counter_read()));
+}
+
+/* ---- a partition change takes the CPU ---- */
+
+bool isol_owner(unsigned cpu, int *pid, char name[ZT_NAME_LEN])
+{
+    if (cpu >= MAX_CPUS) {
+        return false;
+    }
+    unsigned long flags = spin_lock_irqsave(&proc_lock); /* the task cannot be freed */
+    struct task *t = __atomic_load_n(&isols[cpu].task, __ATOMIC_ACQUIRE);
+    if (t) {
+        *pid = t->proc->pid;
+        kstrlcpy(name, t->name, ZT_NAME_LEN);
+    }
+    spin_unlock_irqrestore(&proc_lock, flags);
+    return t != 0;
+}
+
+void isol_end_here(const char *why)
+{
+    ASSERT_IRQS_MASKED();
+    unsigned cpu = this_cpu_id();
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    struct task *t = isols[cpu].task;
+    if (!t) {
+        spin_unlock_irqrestore(&proc_lock, flags);
+        return;
+    }
+    struct process *p = t->proc;
+    int pid = p->pid, sig = PR_TASK_ISOLATION_GET_SIG(t->isol_flags);
+    bool strict = t->isol_flags & PR_TASK_ISOLATION_STRICT;
+    char name[ZT_NAME_LEN];
+    kstrlcpy(name, t->name, sizeof(name));
+    if (t == current()) {
+        isol_release(t); /* THE RULE: we interrupted t itself */
+    } else {
+        sched_isol_release_parked(t); /* THE RULE: t cannot run while we are here */
+    }
+    if (strict) { /* strict mode's promise: told by its signal when isolation breaks */
+        bool handled = sig && p->sigactions[sig - 1].handler > SIG_IGN;
+        if (handled) {
+            signal_send_task_locked(t, sig);
+        } else {
+            signal_send_proc_locked(p, SIGKILL);
+        }
+    }
+    spin_unlock_irqrestore(&proc_lock, flags);
+    report(0, "isolation: pid %d (%s) on cpu %u: isolation ended: %s%s", pid, name, cpu, why,
+           strict ? "" : " [not strict, task continues]");
 }
 
 /* ---- the way back to user space ---- */

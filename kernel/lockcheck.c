@@ -30,6 +30,10 @@ static const char *rank_name(unsigned rank)
         return "proc_lock";
     case LOCK_WAITQ:
         return "a wait queue";
+    case LOCK_FILE:
+        return "an open file";
+    case LOCK_VFS:
+        return "vfs_lock";
     case LOCK_VM:
         return "an address space";
     case LOCK_RQ:

@@ -16,7 +16,9 @@
 #include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "kernel/stats.h"
+#include "kernel/sysdebug.h"
 #include "kernel/main.h"
+#include "kernel/exec.h"
 #include "kernel/futex.h"
 #include "kernel/cycles.h"
 #include "kernel/hklog.h"
@@ -26,12 +28,15 @@
 #include "kernel/kstack.h"
 #include "kernel/panic.h"
 #include "kernel/partition.h"
+#include "kernel/poll.h"
 #include "kernel/power.h"
+#include "kernel/repartition.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
 #include "kernel/trace.h"
 #include "kernel/watchdog.h"
 #include "kernel/tty.h"
+#include "kernel/vfs.h"
 #include "kernel/work.h"
 #include "uapi/zt_errno.h"
 
@@ -114,7 +119,7 @@ static void start_init(void)
         }
     }
     argv[argc] = 0;
-    int r = proc_start_init(argv, argc);
+    int r = proc_start_init(argv);
     if (r < 0) {
         printk("init: cannot start /bin/init (error %d); powering off\n", r);
         power_off(127);
@@ -164,12 +169,14 @@ void kernel_late_init(void)
         printk("debug_exit: powering off with status %d\n", bootargs.debug_exit);
         power_off(bootargs.debug_exit);
     }
-    hklog_init();                       /* lines from dataplane CPUs, printed on housekeeping */
-    isol_init(bootargs.isol_debug);     /* task isolation's settings */
-    proc_set_limit(bootargs.max_procs); /* processes alive or zombie */
-    start_init();                       /* first: init is pid 1 */
-    work_start();                       /* the housekeeping worker thread */
-    stats_start_sampler();              /* rates for `cpus`, folded on housekeeping once a second */
+    hklog_init();                          /* lines from dataplane CPUs, printed on housekeeping */
+    isol_init(bootargs.isol_debug);        /* task isolation's settings */
+    repartition_init();                    /* CPU roles change at run time (zt_partition) */
+    sysdebug_init(bootargs.syscall_debug); /* syscall_debug=1 */
+    proc_set_limit(bootargs.max_procs);    /* processes alive or zombie */
+    start_init();                          /* first: init is pid 1 */
+    work_start();                          /* the housekeeping worker thread */
+    stats_start_sampler(); /* rates for `cpus`, folded on housekeeping once a second */
 }
 
 /* The local timer's settings from the command line (timer.h). */
@@ -198,16 +205,19 @@ void kernel_main(uint64_t entry_counter)
     power_init(bootargs.exit_stats);   /* exit_stats=1: counts printed at power-off */
     kstack_init();                     /* page tables of the kernel stack window */
     trace_setup(bootargs.trace);       /* trace=1: per-CPU trace rings */
-    trace_init_cpu(0);                 /* the boot CPU's trace ring (the others' in smp_boot) */
+    (void)trace_init_cpu(0);           /* the boot CPU's trace ring (the others' in smp_boot) */
     stats_init_cpu(0);                 /* its public counter page */
     futex_init();                      /* wait queues user space will sleep on */
+    exec_init();                       /* the signal-return page every process maps */
+    vfs_init();                        /* the file tree: the initrd, /tmp, /dev, /proc/self */
+    poll_init();                       /* where ppoll and pselect6 wait */
     sched_init_cpu(boot);              /* the boot CPU's run queue and idle task */
     configure_timer();                 /* hz=, tick=, tick_residual= */
     timer_init_cpu(0);                 /* its timer queue; timer interrupt handler */
     ipi_init_cpu();                    /* IPIs: the only way other CPUs reach it */
     tty_init();                        /* console input interrupt */
     smp_boot();                        /* start the others (arch_cpu_start), wait for them */
-    partition_print();                 /* "partition: housekeeping LIST, dataplane LIST" */
+    partition_boot_print();            /* "partition: housekeeping LIST, dataplane LIST" */
     irq_route_all_devices();           /* device interrupts: housekeeping CPUs only, spread */
     report_smp(bi);                    /* ends with "smp: N of N CPUs online" */
     device_init(bootargs.quiet);       /* virtio-mmio transports, for user-space drivers */

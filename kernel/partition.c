@@ -1,14 +1,21 @@
 /*
- * partition.c — the housekeeping/dataplane split (contract in include/kernel/partition.h).
+ * partition.c — the housekeeping/dataplane split and its rules (contract in
+ * include/kernel/partition.h).
  *
- * partition_decide() is pure (unit-tested on the host, PD-nn in tests/unit/test_bootargs.c);
- * partition_setup() and partition_print() apply and report its result on the boot CPU, before
- * and after the other CPUs start.  Nothing here changes after boot.
+ * partition_decide() (the boot split) and partition_step() (may this CPU change role now,
+ * and into what state) are pure: unit-tested on the host (PD-nn in tests/unit/
+ * test_bootargs.c, PRT-nn in tests/unit/test_partition.c).  partition_setup() and
+ * partition_boot_print() apply and report the boot split on the boot CPU, before and after
+ * the other CPUs start; partition_print() reports the split at any time.  Changes at run
+ * time are carried out by kernel/repartition.c, which asks partition_step first.
  */
 #include "kernel/partition.h"
 #include "kernel/cpu.h"
+#include "kernel/hklog.h"
 #include "kernel/lib.h"
 #include "kernel/printk.h"
+#include "uapi/zt_errno.h"
+#include "uapi/zt_syscall.h"
 
 static void tb_cpulist(struct tbuf *tb, cpumask_t m)
 {
@@ -87,20 +94,118 @@ void partition_setup(const struct bootargs *ba, unsigned ncpus)
     }
 }
 
-void partition_print(void)
+void partition_boot_print(void)
+{
+    cpumask_t online = __atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE);
+    cpus_housekeeping &= online;
+    cpus_dataplane &= online;
+    partition_print(false);
+}
+
+void partition_print(bool deferred)
 {
     cpumask_t online = __atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE);
     cpumask_t offline = cpumask_first_n(ncpus) & ~online;
-    cpus_housekeeping &= online;
-    cpus_dataplane &= online;
     char hk[160], dp[160], off[160];
-    cpulist_format(cpus_housekeeping, hk, sizeof(hk));
-    cpulist_format(cpus_dataplane, dp, sizeof(dp));
+    cpulist_format(__atomic_load_n(&cpus_housekeeping, __ATOMIC_ACQUIRE) & online, hk, sizeof(hk));
+    cpulist_format(__atomic_load_n(&cpus_dataplane, __ATOMIC_ACQUIRE) & online, dp, sizeof(dp));
+    bool one = cpumask_weight(offline) == 1;
     if (offline) {
         cpulist_format(offline, off, sizeof(off));
-        printk("partition: %s %s %s offline and in neither set\n",
-               cpumask_weight(offline) == 1 ? "CPU" : "CPUs", off,
-               cpumask_weight(offline) == 1 ? "is" : "are");
+    }
+    if (deferred) { /* hklog: never on the console from a dataplane CPU */
+        if (offline) {
+            hklog("partition: %s %s %s offline and in neither set", one ? "CPU" : "CPUs", off,
+                  one ? "is" : "are");
+        }
+        hklog("partition: housekeeping %s, dataplane %s", hk, dp);
+        return;
+    }
+    if (offline) {
+        printk("partition: %s %s %s offline and in neither set\n", one ? "CPU" : "CPUs", off,
+               one ? "is" : "are");
     }
     printk("partition: housekeeping %s, dataplane %s\n", hk, dp);
+}
+
+/* ---- the rules of a change at run time ---- */
+
+static enum partition_role role_of(const struct partition_state *s, unsigned cpu)
+{
+    if (!cpumask_has(s->online, cpu)) {
+        return PART_OFFLINE;
+    }
+    return cpumask_has(s->dataplane, cpu) ? PART_DATAPLANE : PART_HOUSEKEEPING;
+}
+
+static const char *const role_names[] = {"offline", "housekeeping", "dataplane"};
+
+const char *partition_role_name(enum partition_role r)
+{
+    return r <= PART_DATAPLANE ? role_names[r] : "?";
+}
+
+/* The role `op` asks for (ZT_PART_ONLINE: as the flags say). */
+static enum partition_role wanted(unsigned op, unsigned flags)
+{
+    switch (op) {
+    case ZT_PART_HOUSEKEEPING:
+        return PART_HOUSEKEEPING;
+    case ZT_PART_DATAPLANE:
+        return PART_DATAPLANE;
+    case ZT_PART_ONLINE:
+        return (flags & ZT_PART_AS_DATAPLANE) ? PART_DATAPLANE : PART_HOUSEKEEPING;
+    default:
+        return PART_OFFLINE;
+    }
+}
+
+#define REFUSE(err, ...)                                                                           \
+    do {                                                                                           \
+        ksnprintf(msg, len, __VA_ARGS__);                                                          \
+        return (err);                                                                              \
+    } while (0)
+
+int partition_step(struct partition_state *s, unsigned cpu, unsigned op, unsigned flags, char *msg,
+                   size_t len)
+{
+    if (op < ZT_PART_HOUSEKEEPING || op > ZT_PART_ONLINE || (flags & ~ZT_PART_FLAGS) ||
+        ((flags & ZT_PART_AS_DATAPLANE) && op != ZT_PART_ONLINE)) {
+        REFUSE(-EINVAL, "partition: unknown request (op %u, flags %#x)", op, flags);
+    }
+    if (cpu >= s->ncpus) {
+        REFUSE(-ERANGE, "partition: cpu %u does not exist (this machine has %u CPUs)", cpu,
+               s->ncpus);
+    }
+    if (cpu == 0) {
+        REFUSE(-EPERM, "partition: cpu 0 is always housekeeping and always online");
+    }
+    enum partition_role from = role_of(s, cpu), to = wanted(op, flags);
+    if (op == ZT_PART_ONLINE && from != PART_OFFLINE) {
+        REFUSE(-EALREADY, "partition: cpu %u is already online (%s)", cpu, role_names[from]);
+    }
+    if (op != ZT_PART_ONLINE && from == PART_OFFLINE) {
+        REFUSE(op == ZT_PART_OFFLINE ? -EALREADY : -ENODEV, "partition: cpu %u is offline%s", cpu,
+               op == ZT_PART_OFFLINE ? " already" : ": bring it online first");
+    }
+    if (from == to) {
+        return 1; /* nothing to do */
+    }
+    cpumask_t bit = CPUMASK_BIT(cpu);
+    if (from == PART_HOUSEKEEPING && (s->housekeeping & s->online & ~bit) == 0) {
+        REFUSE(-EPERM, "partition: cpu %u is the last housekeeping CPU", cpu);
+    }
+    if (from == PART_DATAPLANE && (s->isolated & bit) && (flags & ZT_PART_REFUSE_ISOLATED)) {
+        REFUSE(-EBUSY, "partition: cpu %u left as it is: an isolated task owns it", cpu);
+    }
+    s->housekeeping &= ~bit;
+    s->dataplane &= ~bit;
+    s->isolated &= ~bit;
+    if (to == PART_OFFLINE) {
+        s->online &= ~bit;
+    } else {
+        s->online |= bit;
+        *(to == PART_DATAPLANE ? &s->dataplane : &s->housekeeping) |= bit;
+    }
+    return 0;
 }

@@ -22,6 +22,7 @@
 #include "kernel/lib.h"
 #include "kernel/panic.h"
 #include "kernel/signal.h"
+#include "kernel/smp.h"
 #include "kernel/stats.h"
 #include "kernel/task.h"
 #include "kernel/trace.h"
@@ -36,6 +37,7 @@ struct runqueue {
     unsigned nr_queued;
     uint64_t slice_end;    /* when the running task's slice ends */
     struct task *fp_owner; /* whose user FP/SIMD state is in this CPU's registers */
+    struct task *evict;    /* the running task must leave at its next switch (partition) */
 } __attribute__((aligned(64)));
 
 static struct runqueue rqs[MAX_CPUS];
@@ -142,6 +144,13 @@ void sched_init_cpu(struct cpu *c)
     struct task *idle = &idle_tasks[c->id];
     spin_lock_init(&rq->lock, LOCK_RQ);
     list_init(&rq->queue);
+    /* Again when the CPU comes back online: it left with nothing queued, and no pointer to
+     * a task of before may survive (that task may be freed and its memory reused). */
+    rq->nr_queued = 0;
+    c->need_resched = false;
+    rq->fp_owner = 0;
+    rq->evict = 0;
+    memset(idle, 0, sizeof(*idle));
     ksnprintf(idle->name, sizeof(idle->name), "idle/%u", c->id);
     idle->cpu = c->id;
     idle->affinity = CPUMASK_BIT(c->id);
@@ -260,6 +269,29 @@ static unsigned choose_cpu(const struct task *t)
     return sched_pick_cpu(affinity, online, cpus_housekeeping, nr, t->cpu);
 }
 
+/* May t be queued on `cpu` now?  Its affinity allows it, the CPU is online, and it is a
+ * housekeeping CPU or t may run on no online housekeeping CPU (the placement rule, checked
+ * again under the queue's lock so a partition change that raced with the choice is seen). */
+static bool cpu_accepts(const struct task *t, unsigned cpu)
+{
+    cpumask_t online = __atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE);
+    cpumask_t affinity = __atomic_load_n(&t->affinity, __ATOMIC_RELAXED);
+    cpumask_t hk = __atomic_load_n(&cpus_housekeeping, __ATOMIC_ACQUIRE);
+    return cpumask_has(affinity & online, cpu) &&
+           (cpumask_has(hk, cpu) || !(affinity & online & hk));
+}
+
+/* t (TASK_WAKING, owned by the caller) may run on no online CPU: a CPU went offline while
+ * t was being placed (the offline request refuses tasks pinned there, so only a race gets
+ * here).  Like Linux, break the affinity: t may now run on the housekeeping CPUs. */
+static void break_affinity(struct task *t)
+{
+    cpumask_t hk = __atomic_load_n(&cpus_housekeeping, __ATOMIC_ACQUIRE) &
+                   __atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE);
+    __atomic_store_n(&t->affinity, hk, __ATOMIC_RELAXED); /* silent: a wait-queue lock may be
+                                                             held here, printing is not safe */
+}
+
 /* t's sleep timer, if it is armed on a CPU t may no longer run on, follows t to `cpu`
  * (issue 9, bug 3: a timer left behind fires on a CPU another task has isolated). */
 static void move_sleep_timer(struct task *t, unsigned cpu)
@@ -281,10 +313,13 @@ static void place_task(struct task *t)
     struct runqueue *rq;
     for (;;) {
         cpu = choose_cpu(t);
-        ASSERT(cpu < MAX_CPUS); /* sched_set_affinity keeps an online CPU in every mask */
+        if (cpu >= MAX_CPUS) {
+            break_affinity(t); /* sched_set_affinity keeps an online CPU in every mask */
+            continue;
+        }
         rq = &rqs[cpu];
         spin_lock(&rq->lock);
-        if (cpumask_has(__atomic_load_n(&t->affinity, __ATOMIC_RELAXED), cpu)) {
+        if (cpu_accepts(t, cpu)) {
             break;
         }
         spin_unlock(&rq->lock);
@@ -407,6 +442,67 @@ int sched_set_affinity(struct task *t, cpumask_t mask, struct sched_move *move)
     return 0;
 }
 
+/* ---- partition changes (kernel/partition.c) ---- */
+
+/* Must t leave this CPU?  All tasks when it goes offline; otherwise those that may run on an
+ * online housekeeping CPU (the CPU has just left housekeeping). */
+static bool must_leave(const struct task *t, bool all)
+{
+    return all || (__atomic_load_n(&t->affinity, __ATOMIC_RELAXED) &
+                   __atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE) &
+                   __atomic_load_n(&cpus_housekeeping, __ATOMIC_ACQUIRE));
+}
+
+bool sched_evacuate_this_cpu(bool all)
+{
+    ASSERT_IRQS_MASKED();
+    struct runqueue *rq = this_rq();
+    struct list out = LIST_INIT(out);
+    bool evict = false;
+    spin_lock(&rq->lock);
+    for (struct list *pos = rq->queue.next, *next; pos != &rq->queue; pos = next) {
+        next = pos->next;
+        struct task *t = container_of(pos, struct task, rq_link);
+        if (must_leave(t, all)) {
+            dequeue(rq, t);
+            t->state = TASK_WAKING; /* ours until placed elsewhere */
+            list_add_tail(&out, &t->rq_link);
+        }
+    }
+    struct task *cur = rq->current;
+    if (cur != rq->idle && cur->state == TASK_RUNNABLE && must_leave(cur, all)) {
+        rq->evict = cur; /* its next switch (on the way out of this interrupt) moves it */
+        this_cpu()->need_resched = true;
+        evict = true;
+    }
+    timer_note_change(this_cpu_id());
+    spin_unlock(&rq->lock);
+    while (!list_empty(&out)) {
+        struct task *t = container_of(out.next, struct task, rq_link);
+        list_del(&t->rq_link);
+        wait_off_cpu(t);
+        place_task(t); /* on a CPU that accepts it: never this one any more */
+    }
+    return evict;
+}
+
+void sched_isol_release_parked(struct task *t)
+{
+    unsigned long flags = arch_irq_save();
+    struct runqueue *rq = lock_task_rq(t);
+    ASSERT(rq->current != t || t->state == TASK_SLEEPING); /* THE RULE: t cannot run */
+    isol_release(t);
+    spin_unlock(&rq->lock);
+    arch_irq_restore(flags);
+}
+
+bool sched_cpu_is_empty(unsigned cpu)
+{
+    struct runqueue *rq = &rqs[cpu];
+    return __atomic_load_n(&rq->nr_queued, __ATOMIC_RELAXED) == 0 &&
+           __atomic_load_n(&rq->current, __ATOMIC_RELAXED) == rq->idle;
+}
+
 void sched_wait_moved(const struct sched_move *move)
 {
     if (move->cpu < 0 || (unsigned)move->cpu == this_cpu_id()) {
@@ -487,7 +583,7 @@ static struct task *pick_next(struct runqueue *rq, struct task *prev, unsigned c
 {
     ASSERT_HELD(&rq->lock);
     bool prev_runnable = prev != rq->idle && prev->state == TASK_RUNNABLE;
-    if (prev_runnable && !cpumask_has(prev->affinity, cpu)) {
+    if (prev_runnable && (!cpumask_has(prev->affinity, cpu) || prev == rq->evict)) {
         prev->state = TASK_WAKING; /* finish_switch places it on an allowed CPU */
         prev->need_migrate = true;
         prev_runnable = false;
@@ -526,6 +622,7 @@ void schedule(void)
     this_cpu()->need_resched = false;
     timer_note_change(cpu); /* the slice, the queue or the running task may change */
     struct task *next = pick_next(rq, prev, cpu);
+    rq->evict = 0;
     if (next == prev) {
         spin_unlock(&rq->lock);
         arch_irq_restore(flags);
@@ -584,6 +681,8 @@ _Noreturn void sched_idle(void)
         arch_irq_disable();
         if (!list_empty(&rq->queue) || sched_need_resched()) {
             schedule();
+        } else if (this_cpu()->stopping) {
+            smp_stop_this(); /* going offline, and nothing is left here: never returns */
         } else {
             dataplane_quiesce(); /* an idle dataplane CPU holds nothing others need */
             timer_reprogram();

@@ -20,8 +20,10 @@
 #define SIGBIT(sig) (1ull << ((sig)-1))
 #define UNBLOCKABLE (SIGBIT(SIGKILL) | SIGBIT(19 /* SIGSTOP */))
 #define DEFAULT_IGNORED                                                                            \
-    (SIGBIT(SIGCHLD) | SIGBIT(18) | SIGBIT(19) | SIGBIT(20) | SIGBIT(23) |                         \
-     SIGBIT(28)) /* CHLD CONT STOP TSTP URG WINCH: no job control here */
+    (SIGBIT(SIGCHLD) | SIGBIT(18) | SIGBIT(19) | SIGBIT(20) | SIGBIT(21) | SIGBIT(22) |            \
+     SIGBIT(23) | SIGBIT(28)) /* CHLD CONT STOP TSTP TTIN TTOU URG WINCH: no job-control stops */
+#define SS_ONSTACK 1
+#define SS_DISABLE 2
 
 static const char *const names[ZT_NSIG + 1] = {
     [SIGHUP] = "SIGHUP",   [SIGINT] = "SIGINT",   [SIGQUIT] = "SIGQUIT", [SIGILL] = "SIGILL",
@@ -42,7 +44,7 @@ static uint64_t deliverable(const struct task *t)
 
 bool signal_pending(const struct task *t)
 {
-    return t->proc && (t->proc->exiting || deliverable(t));
+    return t->proc && (t->proc->exiting || t->exec_kill || deliverable(t));
 }
 
 bool signal_fatal_pending(const struct task *t)
@@ -50,7 +52,8 @@ bool signal_fatal_pending(const struct task *t)
     uint64_t pending = __atomic_load_n(&t->sig_pending, __ATOMIC_RELAXED) |
                        (t->proc ? __atomic_load_n(&t->proc->sig_pending, __ATOMIC_RELAXED) : 0);
     return t->proc &&
-           (__atomic_load_n(&t->proc->exiting, __ATOMIC_RELAXED) || (pending & SIGBIT(SIGKILL)));
+           (__atomic_load_n(&t->proc->exiting, __ATOMIC_RELAXED) ||
+            __atomic_load_n(&t->exec_kill, __ATOMIC_RELAXED) || (pending & SIGBIT(SIGKILL)));
 }
 
 bool signal_interrupts(const struct task *t)
@@ -139,15 +142,51 @@ static int dequeue_signal(struct task *t)
     return sig;
 }
 
+/* Is the user stack pointer on t's alternate signal stack? */
+static bool on_altstack(const struct task *t, uint64_t sp)
+{
+    return t->altstack_size && sp > t->altstack_sp && sp - t->altstack_sp <= t->altstack_size;
+}
+
+/* A system call interrupted by this signal: restart it (SA_RESTART) or fail it with EINTR. */
+static void settle_restart(struct task *t, struct trap_frame *f, const struct sigaction_k *sa)
+{
+    if (!t->sys_restart) {
+        return;
+    }
+    t->sys_restart = false;
+    if (sa->flags & SA_RESTART) {
+        arch_frame_restart_syscall(f, t->sys_orig_x0);
+    } else {
+        arch_frame_set_return(f, (uint64_t)-EINTR);
+    }
+}
+
 /* Run the handler: push the interrupted context and enter it.  False if the user stack
  * cannot take the frame (the caller then kills the process). */
 static bool run_handler(struct task *t, struct trap_frame *f, int sig, struct sigaction_k *sa)
 {
-    uint64_t blocked = t->sig_blocked;
-    if (arch_signal_push(&t->proc->vm, f, sig, sa->handler, sa->restorer, blocked) != 0) {
+    uint64_t sp = arch_frame_sp(f);
+    settle_restart(t, f, sa);
+    struct arch_sigsetup s = {
+        .sig = sig,
+        .handler = sa->handler,
+        .restorer = (sa->flags & SA_RESTORER) ? sa->restorer : ZT_SIGTRAMP_VA,
+        .frame_top = sp,
+        .blocked = t->restore_sigmask ? t->saved_sigmask : t->sig_blocked,
+        .ss_sp = t->altstack_sp,
+        .ss_size = t->altstack_size,
+        .ss_flags = t->altstack_size ? (on_altstack(t, sp) ? SS_ONSTACK : 0) : SS_DISABLE,
+    };
+    if ((sa->flags & SA_ONSTACK) && t->altstack_size && !on_altstack(t, sp)) {
+        s.frame_top = t->altstack_sp + t->altstack_size;
+    }
+    if (arch_signal_push(&t->proc->vm, f, &s) != 0) {
         return false;
     }
+    t->restore_sigmask = false;
     t->sig_blocked |= sa->mask | ((sa->flags & SA_NODEFER) ? 0 : SIGBIT(sig));
+    t->sig_blocked &= ~UNBLOCKABLE;
     if (sa->flags & SA_RESETHAND) {
         sa->handler = SIG_DFL;
     }
@@ -160,7 +199,7 @@ void signal_deliver(struct trap_frame *f)
     struct process *p = t->proc;
     for (;;) {
         unsigned long flags = spin_lock_irqsave(&proc_lock);
-        if (p->exiting) {
+        if (p->exiting || t->exec_kill) { /* exit_group, or another thread's execve */
             int status = p->exit_status_pending;
             spin_unlock_irqrestore(&proc_lock, flags);
             task_exit(status);
@@ -208,6 +247,136 @@ void signal_fault(int sig, const char *what, uint64_t addr, uint64_t pc)
     proc_exit_group(sig);
 }
 
+void signal_exit_to_user(struct trap_frame *f)
+{
+    struct task *t = current();
+    if (t->sys_restart) { /* interrupted, but no handler ran: the call starts again */
+        t->sys_restart = false;
+        arch_frame_restart_syscall(f, t->sys_orig_x0);
+    }
+    if (t->restore_sigmask) {
+        t->restore_sigmask = false;
+        t->sig_blocked = t->saved_sigmask;
+    }
+}
+
+void signal_set_temp_mask(uint64_t mask)
+{
+    struct task *t = current();
+    if (!t->restore_sigmask) {
+        t->saved_sigmask = t->sig_blocked;
+        t->restore_sigmask = true;
+    }
+    t->sig_blocked = mask & ~UNBLOCKABLE;
+}
+
+/* Drop pending signals whose action is to be ignored (proc_lock held). */
+static void discard_ignored_locked(struct task *t)
+{
+    for (uint64_t d = deliverable(t); d; d &= d - 1) {
+        int sig = __builtin_ctzll(d) + 1;
+        const struct sigaction_k *sa = &t->proc->sigactions[sig - 1];
+        if (sa->handler == SIG_IGN || (sa->handler == SIG_DFL && (DEFAULT_IGNORED & SIGBIT(sig)))) {
+            t->sig_pending &= ~SIGBIT(sig);
+            t->proc->sig_pending &= ~SIGBIT(sig);
+        }
+    }
+}
+
+long sys_rt_sigsuspend(uint64_t umask, uint64_t sigsetsize)
+{
+    struct task *t = current();
+    uint64_t m;
+    if (sigsetsize != 8) {
+        return -EINVAL;
+    }
+    if (copy_from_user(&t->proc->vm, &m, umask, sizeof(m))) {
+        return -EFAULT;
+    }
+    signal_set_temp_mask(m);
+    struct waitq wq; /* nobody knows it: only a signal ends the sleep */
+    waitq_init(&wq);
+    for (;;) {
+        unsigned long flags = spin_lock_irqsave(&proc_lock);
+        discard_ignored_locked(t);
+        spin_unlock_irqrestore(&proc_lock, flags);
+        flags = spin_lock_irqsave(&wq.lock);
+        if (waitq_sleep_locked(&wq, flags, 0) == -EINTR) {
+            flags = spin_lock_irqsave(&proc_lock);
+            discard_ignored_locked(t);
+            bool real = signal_pending(t);
+            spin_unlock_irqrestore(&proc_lock, flags);
+            if (real) {
+                return -EINTR;
+            }
+        }
+    }
+}
+
+long sys_sigaltstack(uint64_t uss, uint64_t uold)
+{
+    struct task *t = current();
+    struct {
+        uint64_t sp;
+        int32_t flags, pad;
+        uint64_t size;
+    } ss, old = {t->altstack_sp, 0, 0, t->altstack_size};
+    bool on = on_altstack(t, arch_frame_sp(t->frame));
+    old.flags = t->altstack_size ? (on ? SS_ONSTACK : 0) : SS_DISABLE;
+    if (uss) {
+        if (copy_from_user(&t->proc->vm, &ss, uss, sizeof(ss))) {
+            return -EFAULT;
+        }
+        if (on) {
+            return -EPERM;
+        }
+        if (ss.flags & ~(SS_DISABLE | (int32_t)0x80000000 /* SS_AUTODISARM */)) {
+            return -EINVAL;
+        }
+        if (!(ss.flags & SS_DISABLE) && ss.size < ARCH_SIGFRAME_BYTES) {
+            return -ENOMEM;
+        }
+    }
+    if (uold && copy_to_user(&t->proc->vm, uold, &old, sizeof(old))) {
+        return -EFAULT;
+    }
+    if (uss) {
+        bool off = ss.flags & SS_DISABLE;
+        t->altstack_sp = off ? 0 : ss.sp;
+        t->altstack_size = off ? 0 : ss.size;
+    }
+    return 0;
+}
+
+long sys_rt_sigpending(uint64_t uset, uint64_t sigsetsize)
+{
+    struct task *t = current();
+    if (sigsetsize != 8) {
+        return -EINVAL;
+    }
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    uint64_t set = (t->sig_pending | t->proc->sig_pending) & t->sig_blocked;
+    spin_unlock_irqrestore(&proc_lock, flags);
+    return copy_to_user(&t->proc->vm, uset, &set, sizeof(set)) ? -EFAULT : 0;
+}
+
+int signal_send_pgrp_locked(int pgid, int sig)
+{
+    extern struct list all_procs;
+    int found = 0;
+    list_for_each(pp, &all_procs)
+    {
+        struct process *p = container_of(pp, struct process, all_link);
+        if (p->state == PROC_ALIVE && p->pgid == pgid) {
+            found++;
+            if (sig) {
+                signal_send_proc_locked(p, sig);
+            }
+        }
+    }
+    return found ? 0 : -ESRCH;
+}
+
 long sys_rt_sigaction(int sig, uint64_t act, uint64_t oldact, uint64_t sigsetsize)
 {
     struct task *t = current();
@@ -217,9 +386,6 @@ long sys_rt_sigaction(int sig, uint64_t act, uint64_t oldact, uint64_t sigsetsiz
     }
     if (act && copy_from_user(&t->proc->vm, &k, act, sizeof(k))) {
         return -EFAULT;
-    }
-    if (act && k.handler > SIG_IGN && !(k.flags & SA_RESTORER)) {
-        return -EINVAL; /* no vDSO trampoline here: the C library must supply a restorer */
     }
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     struct sigaction_k old = t->proc->sigactions[sig - 1];
@@ -256,12 +422,13 @@ long sys_rt_sigprocmask(int how, uint64_t set, uint64_t oldset, uint64_t sigsets
 long sys_rt_sigreturn(struct trap_frame *f)
 {
     struct task *t = current();
-    uint64_t blocked;
-    if (arch_signal_pop(&t->proc->vm, f, &blocked) != 0) {
+    struct arch_sigsetup s;
+    if (arch_signal_pop(&t->proc->vm, f, &s) != 0) {
         hklog("pid %d (%s) killed: bad signal frame at 0x%lx", t->proc->pid, t->name,
               (unsigned long)arch_frame_sp(f));
         proc_exit_group(SIGSEGV);
     }
-    t->sig_blocked = blocked & ~UNBLOCKABLE;
+    t->sig_blocked = s.blocked & ~UNBLOCKABLE;
+    t->sys_restart = false;
     return (long)arch_frame_arg(f, 0); /* keep the restored x0 */
 }

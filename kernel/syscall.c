@@ -9,18 +9,24 @@
 #include "arch.h"
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
+#include "kernel/exec.h"
+#include "kernel/fd.h"
 #include "kernel/cycles.h"
 #include "kernel/device.h"
 #include "kernel/futex.h"
 #include "kernel/isolate.h"
 #include "kernel/lib.h"
+#include "kernel/poll.h"
 #include "kernel/printk.h"
+#include "kernel/repartition.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/syscall.h"
+#include "kernel/sysdebug.h"
 #include "kernel/sysinfo.h"
 #include "kernel/task.h"
 #include "kernel/trace.h"
+#include "kernel/entry.h"
 #include "kernel/tty.h"
 #include "kernel/wait.h"
 #include "uapi/zt_errno.h"
@@ -37,63 +43,6 @@ struct timespec_k {
 static struct vm *my_vm(void)
 {
     return &current()->proc->vm;
-}
-
-/* ---- console I/O ---- */
-
-static long sys_read(struct trap_frame *f)
-{
-    int fd = (int)A(0);
-    if (fd != 0) {
-        return -EBADF;
-    }
-    return tty_read(A(1), A(2));
-}
-
-static long sys_write(struct trap_frame *f)
-{
-    int fd = (int)A(0);
-    uint64_t ubuf = A(1), n = A(2), done = 0;
-    char tmp[256];
-    if (fd < 0 || fd > 2) {
-        return -EBADF;
-    }
-    if (vm_check_range(my_vm(), ubuf, n, PROT_READ)) {
-        return -EFAULT; /* nothing is written from a buffer that is not all there */
-    }
-    while (done < n) {
-        size_t chunk = MIN(n - done, sizeof(tmp));
-        if (copy_from_user(my_vm(), tmp, ubuf + done, chunk) != 0) {
-            return done ? (long)done : -EFAULT;
-        }
-        console_write(tmp, chunk);
-        done += chunk;
-        if (done < n && signal_interrupts(current())) {
-            return (long)done; /* a terminal write stops at a signal with what it wrote */
-        }
-    }
-    return (long)done;
-}
-
-static long sys_ioctl(struct trap_frame *f)
-{
-    int fd = (int)A(0), pid;
-    if (fd < 0 || fd > 2) {
-        return -EBADF;
-    }
-    switch (A(1)) {
-    case TIOCSPGRP:
-        if (copy_from_user(my_vm(), &pid, A(2), sizeof(pid))) {
-            return -EFAULT;
-        }
-        tty_set_foreground(pid);
-        return 0;
-    case TIOCGPGRP:
-        pid = tty_foreground();
-        return copy_to_user(my_vm(), A(2), &pid, sizeof(pid)) ? -EFAULT : 0;
-    default:
-        return -ENOTTY; /* no other terminal controls */
-    }
 }
 
 /* ---- identity and scheduling ---- */
@@ -317,13 +266,47 @@ static long sys_clone(struct trap_frame *f)
     return task_clone(A(0), A(1), A(2), A(3), A(4));
 }
 
+#define FUTEX_REQUEUE          3
+#define FUTEX_CMP_REQUEUE      4
+#define FUTEX_WAIT_BITSET      9
+#define FUTEX_WAKE_BITSET      10
+#define FUTEX_CLOCK_REALTIME   256
+#define FUTEX_BITSET_MATCH_ANY 0xffffffffu
+
+/* FUTEX_(CMP_)REQUEUE: instead of moving up to val2 waiters to uaddr2, wake them: a
+ * waiter rechecks its word after any wakeup, so an early one only costs a retry. */
+static long futex_requeue(struct trap_frame *f, bool cmp)
+{
+    uint32_t cur;
+    int n = (int)A(2), n2 = (int)A(3);
+    if (n < 0 || n2 < 0 || (A(4) & 3)) {
+        return -EINVAL;
+    }
+    if (cmp && copy_from_user(my_vm(), &cur, A(0), sizeof(cur))) {
+        return -EFAULT;
+    }
+    if (cmp && cur != (uint32_t)A(5)) {
+        return -EAGAIN;
+    }
+    return futex_wake(my_vm(), A(0), n > INT32_MAX - n2 ? INT32_MAX : n + n2);
+}
+
+/* FUTEX_WAIT/WAKE and their _BITSET forms with the match-any bitset (what C libraries use
+ * for plain and absolute-timeout waits); REALTIME and MONOTONIC are one clock here. */
 static long sys_futex(struct trap_frame *f)
 {
-    int op = (int)A(1) & ~FUTEX_PRIVATE_FLAG;
-    if (op == FUTEX_WAKE) {
+    int op = (int)A(1) & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
+    bool bitset = op == FUTEX_WAIT_BITSET || op == FUTEX_WAKE_BITSET;
+    if (bitset && (uint32_t)A(5) != FUTEX_BITSET_MATCH_ANY) {
+        return (uint32_t)A(5) == 0 ? -EINVAL : -ENOSYS; /* selective wakeups: not done */
+    }
+    if (op == FUTEX_REQUEUE || op == FUTEX_CMP_REQUEUE) {
+        return futex_requeue(f, op == FUTEX_CMP_REQUEUE);
+    }
+    if (op == FUTEX_WAKE || op == FUTEX_WAKE_BITSET) {
         return futex_wake(my_vm(), A(0), (int)A(2) < 0 ? 0 : (int)A(2));
     }
-    if (op != FUTEX_WAIT) {
+    if (op != FUTEX_WAIT && op != FUTEX_WAIT_BITSET) {
         return -ENOSYS;
     }
     uint64_t deadline = 0;
@@ -333,36 +316,66 @@ static long sys_futex(struct trap_frame *f)
         if (r) {
             return r;
         }
-        deadline = arch_counter_read() + timespec_cycles(&ts);
+        uint64_t t = timespec_cycles(&ts);
+        deadline = op == FUTEX_WAIT_BITSET ? MAX(t, 1) : arch_counter_read() + t; /* absolute */
     }
     return futex_wait(my_vm(), A(0), (uint32_t)A(2), deadline);
 }
 
+#define RUSAGE_BYTES 144 /* struct rusage: two timevals and 14 longs */
+
 static long sys_wait4(struct trap_frame *f)
 {
     int status = 0;
-    if (A(3)) {
-        return -EINVAL; /* no resource usage reports */
-    }
-    if (A(1) && vm_check_range(my_vm(), A(1), sizeof(status), PROT_WRITE)) {
+    uint64_t user = 0, sys = 0;
+    if ((A(1) && vm_check_range(my_vm(), A(1), sizeof(status), PROT_WRITE)) ||
+        (A(3) && vm_check_range(my_vm(), A(3), RUSAGE_BYTES, PROT_WRITE))) {
         return -EFAULT; /* checked before reaping: the child stays waitable */
     }
-    int r = proc_wait((int)A(0), &status, (int)A(2));
+    int r = proc_wait((int)A(0), &status, (int)A(2), &user, &sys);
     if (r > 0 && A(1) && copy_to_user(my_vm(), A(1), &status, sizeof(status))) {
         return -EFAULT;
+    }
+    if (r > 0 && A(3)) {
+        int64_t ru[RUSAGE_BYTES / 8] = {0};
+        uint64_t uus = cycles_to_ns(user) / 1000, sus = cycles_to_ns(sys) / 1000;
+        ru[0] = (int64_t)(uus / 1000000);
+        ru[1] = (int64_t)(uus % 1000000);
+        ru[2] = (int64_t)(sus / 1000000);
+        ru[3] = (int64_t)(sus % 1000000);
+        if (copy_to_user(my_vm(), A(3), ru, sizeof(ru))) {
+            return -EFAULT;
+        }
     }
     return r;
 }
 
+/* kill(pid > 0): that process; 0: the caller's group; -1: every process but init and the
+ * caller; < -1: group -pid. */
 static long sys_kill(struct trap_frame *f)
 {
     int pid = (int)A(0), sig = (int)A(1);
-    if (pid <= 0 || sig < 0 || sig > ZT_NSIG) {
-        return -EINVAL; /* no process groups: one process at a time */
+    struct process *me = current()->proc;
+    if (sig < 0 || sig > ZT_NSIG || pid == INT32_MIN) {
+        return -EINVAL;
     }
     unsigned long flags = spin_lock_irqsave(&proc_lock);
-    struct process *p = proc_find_locked(pid);
-    long r = !p ? -ESRCH : sig ? signal_send_proc_locked(p, sig) : 0;
+    long r;
+    if (pid > 0) {
+        struct process *p = proc_find_locked(pid);
+        r = !p ? -ESRCH : sig ? signal_send_proc_locked(p, sig) : 0;
+    } else if (pid == -1) {
+        r = -ESRCH;
+        list_for_each(pp, &all_procs)
+        {
+            struct process *p = container_of(pp, struct process, all_link);
+            if (p->state == PROC_ALIVE && p->pid != 1 && p != me) {
+                r = sig ? signal_send_proc_locked(p, sig) : 0;
+            }
+        }
+    } else {
+        r = signal_send_pgrp_locked(pid ? -pid : me->pgid, sig);
+    }
     spin_unlock_irqrestore(&proc_lock, flags);
     return r;
 }
@@ -393,6 +406,21 @@ static long sys_rt_sigprocmask_f(struct trap_frame *f)
 static long sys_rt_sigreturn_f(struct trap_frame *f)
 {
     return sys_rt_sigreturn(f);
+}
+
+static long sys_rt_sigsuspend_f(struct trap_frame *f)
+{
+    return sys_rt_sigsuspend(A(0), A(1));
+}
+
+static long sys_sigaltstack_f(struct trap_frame *f)
+{
+    return sys_sigaltstack(A(0), A(1));
+}
+
+static long sys_rt_sigpending_f(struct trap_frame *f)
+{
+    return sys_rt_sigpending(A(0), A(1));
 }
 
 static long sys_prctl(struct trap_frame *f)
@@ -433,44 +461,111 @@ struct syscall_entry {
 
 /*
  * The Linux calls: X(name, function, path).  path FAST: the call reads only its arguments
- * (x0-x5, x8) from the frame and writes only its result (x0), so the system-call fast path
- * (entry.c, vectors.S) may run it with the part of the frame it saved (x0-x18, x30, the return
- * address and state).  FULL: it reads or rewrites the rest of the user registers (clone copies
- * them, rt_sigreturn restores them; execve, fork and sigaltstack would too), so it runs after
- * the whole frame is saved and returns through the full restore.  A new call is FULL until
+ * (x0-x5, x8) from the frame, writes only its result (x0) and leaves nothing for the way out
+ * but what entry.c's exit check sees (signals, exit, a -ERESTARTSYS result), so the
+ * system-call fast path (entry.c, vectors.S) may run it with the part of the frame it saved
+ * (x0-x18, x30, the return address and state).  FULL: it reads or rewrites the rest of the
+ * user registers (clone and fork copy them into the child, execve replaces them, rt_sigreturn
+ * restores them, sigaltstack reads SP), or it leaves work for the slow exit (rt_sigsuspend,
+ * ppoll and pselect6 set a temporary signal mask that the exit restores), so it runs after
+ * the whole frame is saved and returns through the full exit.  A new call is FULL until
  * shown otherwise: the checked kernel fills the unsaved part of the frame with a poison value
  * on the fast path, so a FAST call that reads it fails loudly in make test.
  */
 #define LINUX_CALLS(X)                                                                             \
+    X(getcwd, sys_getcwd, FAST)                                                                    \
+    X(dup, sys_dup, FAST)                                                                          \
+    X(dup3, sys_dup3, FAST)                                                                        \
+    X(fcntl, sys_fcntl, FAST)                                                                      \
     X(ioctl, sys_ioctl, FAST)                                                                      \
+    X(mkdirat, sys_mkdirat, FAST)                                                                  \
+    X(unlinkat, sys_unlinkat, FAST)                                                                \
+    X(symlinkat, sys_symlinkat, FAST)                                                              \
+    X(renameat, sys_renameat, FAST)                                                                \
+    X(ftruncate, sys_ftruncate, FAST)                                                              \
+    X(faccessat, sys_faccessat, FAST)                                                              \
+    X(chdir, sys_chdir, FAST)                                                                      \
+    X(fchdir, sys_fchdir, FAST)                                                                    \
+    X(fchmod, sys_fchmod, FAST)                                                                    \
+    X(fchmodat, sys_fchmodat, FAST)                                                                \
+    X(openat, sys_openat, FAST)                                                                    \
+    X(close, sys_close, FAST)                                                                      \
+    X(pipe2, sys_pipe2, FAST)                                                                      \
+    X(getdents64, sys_getdents64, FAST)                                                            \
+    X(lseek, sys_lseek, FAST)                                                                      \
     X(read, sys_read, FAST)                                                                        \
     X(write, sys_write, FAST)                                                                      \
+    X(readv, sys_readv, FAST)                                                                      \
+    X(writev, sys_writev, FAST)                                                                    \
+    X(pread64, sys_pread64, FAST)                                                                  \
+    X(pwrite64, sys_pwrite64, FAST)                                                                \
+    X(pselect6, sys_pselect6, FULL)                                                                \
+    X(ppoll, sys_ppoll, FULL)                                                                      \
+    X(readlinkat, sys_readlinkat, FAST)                                                            \
+    X(newfstatat, sys_newfstatat, FAST)                                                            \
+    X(fstat, sys_fstat, FAST)                                                                      \
+    X(fsync, sys_fsync, FAST)                                                                      \
+    X(fdatasync, sys_fsync, FAST)                                                                  \
+    X(utimensat, sys_utimensat, FAST)                                                              \
     X(exit, sys_exit, FAST)                                                                        \
     X(exit_group, sys_exit_group, FAST)                                                            \
     X(set_tid_address, sys_set_tid_address, FAST)                                                  \
     X(futex, sys_futex, FAST)                                                                      \
+    X(set_robust_list, sys_set_robust_list, FAST)                                                  \
     X(nanosleep, sys_nanosleep, FAST)                                                              \
     X(clock_gettime, sys_clock_gettime, FAST)                                                      \
+    X(clock_getres, sys_clock_getres, FAST)                                                        \
     X(clock_nanosleep, sys_clock_nanosleep, FAST)                                                  \
     X(sched_setaffinity, sys_sched_setaffinity, FAST)                                              \
     X(sched_getaffinity, sys_sched_getaffinity, FAST)                                              \
     X(sched_yield, sys_sched_yield, FAST)                                                          \
     X(kill, sys_kill, FAST)                                                                        \
     X(tgkill, sys_tgkill, FAST)                                                                    \
+    X(sigaltstack, sys_sigaltstack_f, FULL)                                                        \
+    X(rt_sigsuspend, sys_rt_sigsuspend_f, FULL)                                                    \
     X(rt_sigaction, sys_rt_sigaction_f, FAST)                                                      \
     X(rt_sigprocmask, sys_rt_sigprocmask_f, FAST)                                                  \
+    X(rt_sigpending, sys_rt_sigpending_f, FAST)                                                    \
     X(rt_sigreturn, sys_rt_sigreturn_f, FULL)                                                      \
+    X(setgid, sys_setid, FAST)                                                                     \
+    X(setuid, sys_setid, FAST)                                                                     \
+    X(getresuid, sys_getresid, FAST)                                                               \
+    X(getresgid, sys_getresid, FAST)                                                               \
+    X(times, sys_times, FAST)                                                                      \
+    X(setpgid, sys_setpgid, FAST)                                                                  \
+    X(getpgid, sys_getpgid, FAST)                                                                  \
+    X(getsid, sys_getsid, FAST)                                                                    \
+    X(setsid, sys_setsid, FAST)                                                                    \
+    X(getgroups, sys_getgroups, FAST)                                                              \
     X(uname, sys_uname, FAST)                                                                      \
+    X(getrlimit, sys_getrlimit, FAST)                                                              \
+    X(setrlimit, sys_setrlimit, FAST)                                                              \
+    X(getrusage, sys_getrusage, FAST)                                                              \
+    X(umask, sys_umask, FAST)                                                                      \
     X(prctl, sys_prctl, FAST)                                                                      \
     X(getcpu, sys_getcpu, FAST)                                                                    \
+    X(gettimeofday, sys_gettimeofday, FAST)                                                        \
     X(getpid, sys_getpid, FAST)                                                                    \
     X(getppid, sys_getppid, FAST)                                                                  \
+    X(getuid, sys_getuid, FAST)                                                                    \
+    X(geteuid, sys_getuid, FAST)                                                                   \
+    X(getgid, sys_getuid, FAST)                                                                    \
+    X(getegid, sys_getuid, FAST)                                                                   \
     X(gettid, sys_gettid, FAST)                                                                    \
+    X(sysinfo, sys_sysinfo, FAST)                                                                  \
     X(brk, sys_brk, FAST)                                                                          \
     X(munmap, sys_munmap, FAST)                                                                    \
     X(clone, sys_clone, FULL)                                                                      \
+    X(execve, sys_execve, FULL)                                                                    \
     X(mmap, sys_mmap, FAST)                                                                        \
-    X(wait4, sys_wait4, FAST)
+    X(mprotect, sys_mprotect, FAST)                                                                \
+    X(madvise, sys_madvise, FAST)                                                                  \
+    X(wait4, sys_wait4, FAST)                                                                      \
+    X(prlimit64, sys_prlimit64, FAST)                                                              \
+    X(renameat2, sys_renameat2, FAST)                                                              \
+    X(getrandom, sys_getrandom, FAST)                                                              \
+    X(statx, sys_statx, FAST)                                                                      \
+    X(faccessat2, sys_faccessat2, FAST)
 
 #define ENTRY_(name, fn, path)   [SYS_##name] = {fn, #name},
 #define FAST_FN_FAST(name, fn)   [SYS_##name] = fn,
@@ -484,9 +579,10 @@ static const struct syscall_entry linux_calls[] = {LINUX_CALLS(ENTRY_)};
 const syscall_fn syscall_fast_table[SYSCALL_FAST_NR] = {LINUX_CALLS(FAST_FN_)};
 
 static const struct syscall_entry zt_calls[] = {
-    ZT_CALL(spawn),   ZT_CALL(tasks),    ZT_CALL(cpus),  ZT_CALL(poweroff),
-    ZT_CALL(meminfo), ZT_CALL(isolstat), ZT_CALL(trace), ZT_CALL(devices),
-    ZT_CALL(claim),   ZT_CALL(release), /* device.c */
+    ZT_CALL(spawn),     ZT_CALL(tasks),    ZT_CALL(cpus),  ZT_CALL(poweroff),
+    ZT_CALL(meminfo),   ZT_CALL(isolstat), ZT_CALL(trace), ZT_CALL(devices),
+    ZT_CALL(claim),     ZT_CALL(release), /* device.c */
+    ZT_CALL(partition),                   /* repartition.c */
 };
 
 static const struct syscall_entry *lookup(uint64_t nr)
@@ -519,9 +615,17 @@ void syscall_dispatch(struct trap_frame *f, unsigned svc_imm)
 
 void syscall_run(struct trap_frame *f)
 {
-    const struct syscall_entry *e = lookup(arch_frame_sysno(f));
+    uint64_t nr = arch_frame_sysno(f);
+    const struct syscall_entry *e = lookup(nr);
     syscall_fn fn = e ? e->fn : 0;
     arch_irq_enable(); /* system calls run with interrupts enabled */
-    arch_frame_set_return(f, fn ? (uint64_t)fn(f) : (uint64_t)-ENOSYS);
+    if (!fn) {
+        sysdebug_unknown(nr);
+    }
+    struct task *t = current();
+    t->sys_orig_x0 = arch_frame_arg(f, 0);
+    long r = fn ? fn(f) : -ENOSYS;
+    t->sys_restart = r == -ERESTARTSYS; /* settled on the way out (signal.c) */
+    arch_frame_set_return(f, (uint64_t)r);
     arch_irq_disable();
 }

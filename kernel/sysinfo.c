@@ -8,6 +8,7 @@
 #include "arch.h"
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
+#include "kernel/exec.h"
 #include "kernel/cycles.h"
 #include "kernel/ipi.h"
 #include "kernel/isolate.h"
@@ -25,46 +26,16 @@
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
 
-#define A(i)           arch_frame_arg(f, i)
-#define PATH_MAX_LEN   256
-#define SPAWN_MAX_ARGS 256
+#define A(i)         arch_frame_arg(f, i)
+#define PATH_MAX_LEN 256
 
 static struct vm *my_vm(void)
 {
     return &current()->proc->vm;
 }
 
-/* Copy a NULL-terminated user argv: pointers into `ptrs` (one page, up to SPAWN_MAX_ARGS),
- * strings into `strings` (one page). */
-static int copy_argv(uint64_t uargv, char **ptrs, char *strings, int *argc_out)
-{
-    size_t room = PAGE_SIZE;
-    int argc = 0;
-    for (;; argc++) {
-        uint64_t up;
-        if (copy_from_user(my_vm(), &up, uargv + (uint64_t)argc * 8, sizeof(up))) {
-            return -EFAULT;
-        }
-        if (!up) {
-            break;
-        }
-        if (argc == SPAWN_MAX_ARGS) {
-            return -E2BIG;
-        }
-        long n = strncpy_from_user(my_vm(), strings, up, room);
-        if (n < 0) {
-            return n == -ENAMETOOLONG ? -E2BIG : (int)n;
-        }
-        ptrs[argc] = strings;
-        strings += n + 1;
-        room -= (size_t)n + 1;
-    }
-    ptrs[argc] = 0;
-    *argc_out = argc;
-    return 0;
-}
-
-/* spawn(path, argv, attr): the new process's pid or -errno. */
+/* spawn(path, argv, attr, envp): the new process's pid or -errno.  argv NULL: the program
+ * gets its path as argv[0]; an empty argv is refused.  envp NULL: the default environment. */
 long sys_zt_spawn(struct trap_frame *f)
 {
     char path[PATH_MAX_LEN];
@@ -81,22 +52,17 @@ long sys_zt_spawn(struct trap_frame *f)
     if (attr.flags || !affinity) {
         return -EINVAL;
     }
-    char **argv = kmem_alloc(PAGE_SIZE), *strings = kmem_alloc(PAGE_SIZE);
-    int argc = 0;
-    r = argv && strings ? 0 : -ENOMEM;
-    if (r == 0 && A(1)) {
-        r = copy_argv(A(1), argv, strings, &argc);
-    } else if (r == 0) {
-        argv[0] = path; /* no argv: the program gets its path as argv[0] */
-        argv[1] = 0;
-        argc = 1;
+    uint64_t first = 0;
+    if (A(1) && copy_from_user(my_vm(), &first, A(1), sizeof(first))) {
+        return -EFAULT;
     }
-    if (r == 0) {
-        r = argc ? proc_spawn(path, argv, argc, affinity) : -EINVAL;
+    if (A(1) && !first) {
+        return -EINVAL;
     }
-    kmem_free(argv, PAGE_SIZE);
-    kmem_free(strings, PAGE_SIZE);
-    return r;
+    char *const own[] = {path, 0};
+    struct exec_strv argv = {A(1) ? my_vm() : 0, A(1), own};
+    struct exec_strv envp = {A(3) ? my_vm() : 0, A(3), exec_default_env};
+    return proc_spawn(path, &argv, &envp, affinity);
 }
 
 long sys_zt_tasks(struct trap_frame *f)

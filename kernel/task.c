@@ -13,8 +13,9 @@
 #include "kernel/device.h"
 #include "kernel/elf.h"
 #include "kernel/entry.h"
+#include "kernel/exec.h"
+#include "kernel/fd.h"
 #include "kernel/futex.h"
-#include "kernel/initrd.h"
 #include "kernel/isolate.h"
 #include "kernel/kmem.h"
 #include "kernel/kstack.h"
@@ -26,16 +27,15 @@
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/stats.h"
+#include "kernel/tty.h"
+#include "kernel/vfs.h"
 #include "uapi/zt_errno.h"
 
 spinlock_t proc_lock = SPINLOCK_INIT_RANK(LOCK_PROC);
-static struct list all_procs = LIST_INIT(all_procs);
-static struct process *init_proc;
+struct list all_procs = LIST_INIT(all_procs);
+struct process *init_proc;
 static unsigned nprocs;           /* processes alive or zombie (not yet reaped) */
 static unsigned max_procs = 4096; /* proc_set_limit: spawn says -EAGAIN past it */
-
-#define ARG_MAX_BYTES 8192
-#define ARG_MAX_COUNT 256
 
 void proc_set_limit(unsigned n)
 {
@@ -43,7 +43,7 @@ void proc_set_limit(unsigned n)
 }
 
 /* A task with a kernel stack whose first switch-in returns to user space via its frame. */
-static struct task *task_alloc(struct process *p, int tid)
+struct task *task_alloc(struct process *p, int tid)
 {
     struct task *t = kmem_alloc(sizeof(*t));
     if (!t) {
@@ -89,7 +89,7 @@ struct task *kthread_start(const char *name, void (*fn)(void *arg), void *arg, c
 
 /* Give back a task's memory (never ran, or dead and off its CPU).  Under proc_lock: a
  * reader holding it (cpus, isolstat) may be looking at this task as some CPU's current. */
-static void task_release(struct task *t)
+void task_release(struct task *t)
 {
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     kstack_free(t->kstack_top);
@@ -118,16 +118,20 @@ void task_free(struct task *t)
             futex_wake(&p->vm, ctid, 1);
         }
     }
-    if (__atomic_sub_fetch(&p->unfreed_tasks, 1, __ATOMIC_ACQ_REL) == 0) {
+    unsigned left = __atomic_sub_fetch(&p->unfreed_tasks, 1, __ATOMIC_ACQ_REL);
+    if (left == 0) {
         proc_finish(p);
+    } else if (left == 1 && __atomic_load_n(&p->exec_task, __ATOMIC_ACQUIRE)) {
+        waitq_wake_all(&p->exec_wq); /* execve waits for the last other thread */
     }
 }
 
 static void proc_teardown(struct work *w);
 
-/* A new process record with its id and empty address space: 0, or -EAGAIN (too many
- * processes, or no id) / -ENOMEM. */
-static int proc_alloc(const char *name, struct process **out)
+/* A new process record with its id and empty address space, limits and mask from
+ * `parent` (defaults for init); no descriptors, directory or program yet (the creator sets
+ * them).  0, or -EAGAIN (too many processes, or no id) / -ENOMEM. */
+int proc_alloc(const char *name, const struct process *parent, struct process **out)
 {
     if (__atomic_add_fetch(&nprocs, 1, __ATOMIC_RELAXED) > max_procs) {
         __atomic_sub_fetch(&nprocs, 1, __ATOMIC_RELAXED);
@@ -145,6 +149,15 @@ static int proc_alloc(const char *name, struct process **out)
     }
     p->pid = pid;
     kstrlcpy(p->name, name, sizeof(p->name));
+    p->umask = parent ? parent->umask : 022;
+    if (parent) {
+        memcpy(p->rlimits, parent->rlimits, sizeof(p->rlimits));
+    } else {
+        rlimit_init_defaults(p->rlimits);
+    }
+    p->exit_signal = SIGCHLD;
+    waitq_init(&p->vfork_wq);
+    waitq_init(&p->exec_wq);
     list_init(&p->children);
     list_init(&p->sibling);
     list_init(&p->threads);
@@ -155,15 +168,32 @@ static int proc_alloc(const char *name, struct process **out)
     return 0;
 }
 
+/* What a process holds besides memory: descriptors, directory, program. */
+void proc_release_files(struct process *p)
+{
+    if (p->files) {
+        fdtable_free(p->files);
+        p->files = 0;
+    }
+    if (p->cwd) {
+        inode_put(p->cwd);
+        p->cwd = 0;
+    }
+    if (p->exe) {
+        inode_put(p->exe);
+        p->exe = 0;
+    }
+}
+
 /* The record of a reaped process (or one that never started). */
-static void proc_free(struct process *p)
+void proc_free(struct process *p)
 {
     pid_free(p->pid);
     kmem_free(p, sizeof(*p));
     __atomic_sub_fetch(&nprocs, 1, __ATOMIC_RELAXED);
 }
 
-static const char *basename(const char *path)
+const char *path_basename(const char *path)
 {
     const char *b = path;
     for (const char *s = path; *s; s++) {
@@ -174,100 +204,71 @@ static const char *basename(const char *path)
     return b;
 }
 
-/* Copy argv strings to the top of the new stack and build argc/argv/envp/auxv below
- * them (the Linux initial stack).  Returns the initial SP or 0 if the arguments do not fit. */
-static uint64_t build_stack(struct vm *vm, char *const argv[], int argc)
-{
-    uint64_t str = USER_STACK_TOP;
-    for (int i = argc - 1; i >= 0; i--) {
-        str -= strlen(argv[i]) + 1;
-    }
-    uint64_t words = 1 + (uint64_t)argc + 1 + 1 + 2; /* argc, argv, NULL, envp NULL, auxv */
-    uint64_t sp = (str - words * 8) & ~(uint64_t)15, w = (uint64_t)argc;
-    if (vm_write_initial(vm, sp, &w, 8) != 0) {
-        return 0;
-    }
-    for (int i = 0; i < argc; i++) {
-        size_t n = strlen(argv[i]) + 1;
-        if (vm_write_initial(vm, sp + 8 + (uint64_t)i * 8, &str, 8) != 0 ||
-            vm_write_initial(vm, str, argv[i], n) != 0) {
-            return 0;
-        }
-        str += n;
-    }
-    /* argv's NULL, envp's NULL and the AT_NULL auxv pair: the stack is zero-filled. */
-    return sp;
-}
-
-static int check_args(char *const argv[], int argc)
-{
-    size_t bytes = 0;
-    if (argc < 0 || argc > ARG_MAX_COUNT) {
-        return -E2BIG;
-    }
-    for (int i = 0; i < argc; i++) {
-        bytes += strlen(argv[i]) + 1;
-    }
-    return bytes > ARG_MAX_BYTES ? -E2BIG : 0;
-}
-
-/* Every CPU's public counter page, read-only at ZT_COUNTERS_VA (stats.h). */
-static int map_counters(struct vm *vm)
-{
-    paddr_t pa[MAX_CPUS];
-    for (unsigned c = 0; c < ncpus; c++) {
-        pa[c] = virt_to_phys(stats_public(c));
-    }
-    return vm_map_kernel_pages(vm, ZT_COUNTERS_VA, pa, ncpus);
-}
-
 /* Load `path` into p's empty address space and prepare t to start it. */
-static int load_program(struct process *p, struct task *t, const char *path, char *const argv[],
-                        int argc)
+static int load_program(struct process *p, struct task *t, const char *path,
+                        const struct exec_strv *argv, const struct exec_strv *envp)
 {
-    const void *file;
-    size_t size;
-    struct elf_image img;
-    const char *why;
-    int r = initrd_find(path, &file, &size);
-    if (r) {
-        return r;
+    struct exec_start start;
+    int r = exec_load(&p->vm, p->cwd, path, argv, envp, &start, &p->exe);
+    if (r == 0) {
+        arch_user_frame_init(t->frame, start.pc, start.sp);
     }
-    if ((r = elf_check(file, size, &img, &why)) != 0) {
-        return r;
+    return r;
+}
+
+/* Descriptors, directory, group and session of a new process: spawn inherits the
+ * parent's (close-on-exec descriptors dropped); init gets the console as 0, 1 and 2, the
+ * root, and is pid = pgid = sid 1. */
+static int proc_inherit(struct process *p, struct process *parent)
+{
+    if (parent) {
+        unsigned long flags = spin_lock_irqsave(&proc_lock);
+        p->pgid = parent->pgid;
+        p->sid = parent->sid;
+        p->cwd = parent->cwd;
+        inode_get(p->cwd);
+        spin_unlock_irqrestore(&proc_lock, flags);
+        p->files = fdtable_new(parent->files, true);
+        return p->files ? 0 : -ENOMEM;
     }
-    if ((r = elf_load(&p->vm, file, &img)) != 0) {
-        return r;
+    struct file *console;
+    p->pgid = p->sid = p->pid;
+    p->cwd = vfs_root;
+    inode_get(p->cwd);
+    p->files = fdtable_new(0, false);
+    if (!p->files || devfs_open_console(&console) != 0) {
+        return -ENOMEM;
     }
-    r = vm_map_region(&p->vm, USER_STACK_TOP - USER_STACK_SIZE, USER_STACK_SIZE,
-                      PROT_READ | PROT_WRITE, VMA_STACK);
-    if (r || (r = map_counters(&p->vm)) != 0) {
-        return r;
+    for (int fd = 0; fd < 3; fd++) {
+        p->files->fd[fd] = console;
+        if (fd < 2) {
+            file_get(console);
+        }
     }
-    uint64_t sp = build_stack(&p->vm, argv, argc);
-    if (!sp) {
-        return -E2BIG;
-    }
-    p->vm.brk_start = p->vm.brk = img.end;
-    arch_user_frame_init(t->frame, img.entry, sp);
+    tty_set_foreground(p->pgid);
     return 0;
 }
 
 /* Create a process running `path`; parent NULL for init.  Returns it, or NULL and *err. */
-static struct process *proc_create(struct process *parent, const char *path, char *const argv[],
-                                   int argc, cpumask_t affinity, int *err)
+static struct process *proc_create(struct process *parent, const char *path,
+                                   const struct exec_strv *argv, const struct exec_strv *envp,
+                                   cpumask_t affinity, int *err)
 {
     struct process *p = 0;
-    *err = proc_alloc(basename(path), &p);
+    *err = proc_alloc(path_basename(path), parent, &p);
     if (*err) {
         return 0;
     }
     struct task *t = task_alloc(p, p->pid);
-    *err = t ? load_program(p, t, path, argv, argc) : -ENOMEM;
+    *err = t ? proc_inherit(p, parent) : -ENOMEM;
+    if (*err == 0) {
+        *err = load_program(p, t, path, argv, envp);
+    }
     if (*err) {
         if (t) {
             task_release(t);
         }
+        proc_release_files(p);
         vm_destroy(&p->vm);
         proc_free(p);
         return 0;
@@ -289,33 +290,33 @@ static struct process *proc_create(struct process *parent, const char *path, cha
     return p;
 }
 
-int proc_start_init(char *const argv[], int argc)
+int proc_start_init(char *const argv[])
 {
-    int err = check_args(argv, argc);
-    if (err) {
-        return err;
-    }
-    init_proc = proc_create(0, argv[0], argv, argc, cpus_housekeeping, &err);
+    int err;
+    struct exec_strv args = {0, 0, argv}, env = {0, 0, exec_default_env};
+    init_proc = proc_create(0, argv[0], &args, &env, cpus_housekeeping, &err);
     return init_proc ? init_proc->pid : err;
 }
 
-int proc_spawn(const char *path, char *const argv[], int argc, cpumask_t affinity)
+int proc_spawn(const char *path, const struct exec_strv *argv, const struct exec_strv *envp,
+               cpumask_t affinity)
 {
-    int err = check_args(argv, argc);
-    if (err) {
-        return err;
-    }
-    struct process *p = proc_create(current()->proc, path, argv, argc, affinity, &err);
+    int err;
+    struct process *p = proc_create(current()->proc, path, argv, envp, affinity, &err);
     return p ? p->pid : err;
 }
 
 int task_clone(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint64_t ctid)
 {
+    if (!(flags & CLONE_THREAD)) {
+        return proc_fork(flags, stack, ptid, tls, ctid);
+    }
     const uint64_t need = CLONE_VM | CLONE_THREAD | CLONE_SIGHAND;
     const uint64_t known = need | CLONE_FS | CLONE_FILES | CLONE_SYSVSEM | CLONE_SETTLS |
-                           CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID;
+                           CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID |
+                           CLONE_DETACHED;
     if ((flags & need) != need || (flags & ~known & ~0xffull) || (stack & 15) || !stack) {
-        return -EINVAL; /* threads only: processes are made by spawn */
+        return -EINVAL;
     }
     struct task *me = current();
     struct process *p = me->proc;
@@ -387,6 +388,8 @@ static void proc_teardown(struct work *w)
 {
     struct process *p = container_of(w, struct process, teardown);
     device_release_all(p); /* reset its devices before their DMA pages are freed */
+    vfork_release(p);      /* before it is a zombie: once reaped, p is gone */
+    proc_release_files(p); /* pipe ends close now: readers see end of file */
     vm_destroy(&p->vm);
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     p->wait_status = p->exiting ? p->exit_status_pending : p->last_exit_status;
@@ -398,6 +401,9 @@ static void proc_teardown(struct work *w)
         power_off(code);
     }
     reparent_children(p);
+    if (p->exit_signal) {
+        signal_send_proc_locked(p->parent, p->exit_signal);
+    }
     waitq_wake_all(&p->parent->child_exit); /* under proc_lock: the parent cannot go away */
     spin_unlock_irqrestore(&proc_lock, flags);
 }
@@ -445,14 +451,21 @@ _Noreturn void proc_exit_group(int wstatus)
     task_exit(wstatus);
 }
 
-/* A child of `me` matching `pid` (-1: any) that is a zombie; *any set if one matches. */
+/* Does child c match wait4's pid argument (me: the waiter)? */
+static bool wait_matches(const struct process *me, const struct process *c, int pid)
+{
+    return pid == -1 || (pid > 0 && c->pid == pid) || (pid == 0 && c->pgid == me->pgid) ||
+           (pid < -1 && c->pgid == -pid);
+}
+
+/* A child of `me` matching `pid` that is a zombie; *any set if one matches. */
 static struct process *find_zombie(struct process *me, int pid, bool *any)
 {
     *any = false;
     list_for_each(pos, &me->children)
     {
         struct process *c = container_of(pos, struct process, sibling);
-        if (pid == -1 || c->pid == pid) {
+        if (wait_matches(me, c, pid)) {
             *any = true;
             if (c->state == PROC_ZOMBIE) {
                 return c;
@@ -462,10 +475,11 @@ static struct process *find_zombie(struct process *me, int pid, bool *any)
     return 0;
 }
 
-int proc_wait(int pid, int *wstatus, int options)
+int proc_wait(int pid, int *wstatus, int options, uint64_t *user, uint64_t *sys)
 {
     struct process *me = current()->proc;
-    if (pid == 0 || pid < -1 || (options & ~WNOHANG)) {
+    const int known = WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | __WALL | __WCLONE;
+    if (pid == INT32_MIN || (options & ~known)) {
         return -EINVAL;
     }
     for (;;) {
@@ -475,6 +489,10 @@ int proc_wait(int pid, int *wstatus, int options)
         if (z) {
             list_del(&z->sibling);
             list_del(&z->all_link);
+            *user = z->dead_user_cycles + z->child_user_cycles;
+            *sys = z->dead_sys_cycles + z->child_sys_cycles;
+            me->child_user_cycles += *user;
+            me->child_sys_cycles += *sys;
             spin_unlock_irqrestore(&proc_lock, flags);
             int zpid = z->pid;
             *wstatus = z->wait_status;
@@ -489,7 +507,7 @@ int proc_wait(int pid, int *wstatus, int options)
         spin_unlock(&proc_lock);
         int r = waitq_sleep_locked(&me->child_exit, flags, 0);
         if (r == -EINTR) {
-            return r;
+            return -ERESTARTSYS;
         }
     }
 }
@@ -509,6 +527,35 @@ struct task *task_find_locked(int tid)
         }
     }
     return 0;
+}
+
+bool task_find_stranded(cpumask_t leaving, cpumask_t online_after, cpumask_t hk_after,
+                        struct task_where *out)
+{
+    bool found = false;
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    list_for_each(pp, &all_procs)
+    {
+        struct process *p = container_of(pp, struct process, all_link);
+        list_for_each(tp, &p->threads)
+        {
+            struct task *t = container_of(tp, struct task, thread_link);
+            cpumask_t aff = __atomic_load_n(&t->affinity, __ATOMIC_RELAXED);
+            unsigned cpu = __atomic_load_n(&t->cpu, __ATOMIC_RELAXED);
+            bool nowhere = !(aff & online_after);
+            bool onto_dataplane = cpumask_has(leaving, cpu) && !(aff & hk_after);
+            if (!found && t->state != TASK_DEAD && (nowhere || onto_dataplane)) {
+                found = true;
+                out->pid = p->pid;
+                out->tid = t->tid;
+                out->cpu = cpu;
+                out->nowhere = nowhere;
+                kstrlcpy(out->name, t->name, sizeof(out->name));
+            }
+        }
+    }
+    spin_unlock_irqrestore(&proc_lock, flags);
+    return found;
 }
 
 struct process *proc_find_locked(int pid)
@@ -588,4 +635,29 @@ int task_list_info(struct zt_task_info *out, int skip, int n)
     }
     spin_unlock_irqrestore(&proc_lock, flags);
     return count;
+}
+
+bool pgrp_exists(int pgid)
+{
+    bool found = false;
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    list_for_each(pp, &all_procs)
+    {
+        struct process *p = container_of(pp, struct process, all_link);
+        found |= p->pgid == pgid; /* zombies too: not yet reaped, still members */
+    }
+    spin_unlock_irqrestore(&proc_lock, flags);
+    return found;
+}
+
+unsigned proc_count(void)
+{
+    unsigned n = 0;
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    list_for_each(pp, &all_procs)
+    {
+        n++;
+    }
+    spin_unlock_irqrestore(&proc_lock, flags);
+    return n;
 }

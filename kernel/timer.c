@@ -197,6 +197,44 @@ bool timer_move(struct timer *t, unsigned cpu)
     }
 }
 
+bool timer_evacuate(unsigned from, unsigned to, timer_keep_fn keep, void *ctx, unsigned *moved)
+{
+    ASSERT(from != to && from < MAX_CPUS && to < MAX_CPUS);
+    struct timer_queue *src = &tqs[from], *dst = &tqs[to];
+    struct timer_queue *a = &tqs[MIN(from, to)], *b = &tqs[MAX(from, to)];
+    uint64_t earliest_moved = 0;
+    unsigned long flags = spin_lock_irqsave(&a->lock);
+    spin_lock(&b->lock);
+    for (struct list *pos = src->timers.next, *next; pos != &src->timers; pos = next) {
+        next = pos->next;
+        struct timer *t = container_of(pos, struct timer, link);
+        if (keep && keep(t, ctx)) {
+            continue;
+        }
+        list_del(&t->link);
+        queue_insert(dst, t, to);
+        if (moved) {
+            (*moved)++;
+        }
+        if (!earliest_moved || t->deadline < earliest_moved) {
+            earliest_moved = t->deadline;
+        }
+    }
+    update_earliest(src);
+    uint64_t programmed = dst->programmed;
+    spin_unlock(&b->lock);
+    spin_unlock_irqrestore(&a->lock, flags);
+    return earliest_moved && (!programmed || earliest_moved < programmed);
+}
+
+void timer_set_dataplane(bool dataplane)
+{
+    struct timer_queue *tq = &tqs[this_cpu_id()];
+    tq->residual_next =
+        config.residual && dataplane ? arch_counter_read() + arch_counter_freq() : 0;
+    timer_note_change(this_cpu_id());
+}
+
 uint64_t timer_compute_deadline(const struct timer_inputs *in)
 {
     uint64_t candidates[4] = {
@@ -309,8 +347,14 @@ static void timer_interrupt(unsigned intid)
 void timer_init_cpu(unsigned cpu)
 {
     struct timer_queue *tq = &tqs[cpu];
+    /* Again after an offline/online cycle: the CPU left with its queue empty. */
+    ASSERT(tq->timers.next == 0 || list_empty(&tq->timers));
     spin_lock_init(&tq->lock, LOCK_TIMERQ);
     list_init(&tq->timers);
+    tq->programmed = 0;
+    tq->earliest = 0;
+    tq->residual_next = 0;
+    tq->periodic_next = 0;
     if (cpu == 0) {
         slice_cycles = arch_counter_freq() / config.hz;
         period_cycles = slice_cycles;

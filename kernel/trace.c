@@ -6,6 +6,9 @@
  * its ring and advances head (release); a reader copies slots below head and then checks
  * how far head moved meanwhile, discarding any slot the owner may have reused.  `cleared`
  * is written only by readers (zt_trace with ZT_TRACE_CLEAR), under trace_read_lock.
+ * A CPU that goes offline gives its ring back (trace_free_cpu, once it is off) and gets a
+ * fresh one when it comes back; `pages` changes only under trace_read_lock, while the
+ * owner does not run.
  */
 #include "kernel/trace.h"
 #include "arch.h"
@@ -13,6 +16,7 @@
 #include "kernel/lib.h"
 #include "kernel/page.h"
 #include "kernel/spinlock.h"
+#include "uapi/zt_errno.h"
 
 struct ring {
     struct zt_trace_event *pages[TRACE_PAGES];
@@ -29,19 +33,41 @@ void trace_setup(bool on)
     trace_on = on;
 }
 
-void trace_init_cpu(unsigned cpu)
+int trace_init_cpu(unsigned cpu)
 {
     struct ring *r = &rings[cpu];
     if (!trace_on) {
-        return; /* no ring: nothing is recorded, and no page is spent */
+        return 0; /* no ring: nothing is recorded, and no page is spent */
     }
     cpus[cpu].tracing = true; /* its system calls take the slow path, which traces */
+    struct zt_trace_event *pages[TRACE_PAGES];
     for (unsigned i = 0; i < TRACE_PAGES; i++) {
         paddr_t pa = page_alloc();
         if (!pa) {
-            return; /* the ring stays off: r->pages[TRACE_PAGES - 1] is NULL */
+            while (i--) {
+                page_free(virt_to_phys(pages[i]));
+            }
+            return -ENOMEM; /* the ring stays off: r->pages[TRACE_PAGES - 1] is NULL */
         }
-        r->pages[i] = phys_to_virt(pa);
+        pages[i] = phys_to_virt(pa);
+    }
+    unsigned long flags = spin_lock_irqsave(&trace_read_lock);
+    memcpy(r->pages, pages, sizeof(pages));
+    r->head = r->cleared = 0; /* a CPU back online starts a fresh ring */
+    spin_unlock_irqrestore(&trace_read_lock, flags);
+    return 0;
+}
+
+void trace_free_cpu(unsigned cpu)
+{
+    struct ring *r = &rings[cpu];
+    struct zt_trace_event *pages[TRACE_PAGES];
+    unsigned long flags = spin_lock_irqsave(&trace_read_lock); /* no reader is copying it */
+    memcpy(pages, r->pages, sizeof(pages));
+    memset(r->pages, 0, sizeof(r->pages));
+    spin_unlock_irqrestore(&trace_read_lock, flags);
+    for (unsigned i = 0; i < TRACE_PAGES && pages[i]; i++) {
+        page_free(virt_to_phys(pages[i]));
     }
 }
 
@@ -96,11 +122,15 @@ static long copy_events(struct ring *r, uint64_t first, uint64_t head, struct zt
 
 long trace_read(unsigned cpu, struct zt_trace_event *out, long n, int clear)
 {
-    if (cpu >= MAX_CPUS || n <= 0 || !rings[cpu].pages[TRACE_PAGES - 1]) {
+    if (cpu >= MAX_CPUS || n <= 0) {
         return 0;
     }
     struct ring *r = &rings[cpu];
     unsigned long flags = spin_lock_irqsave(&trace_read_lock);
+    if (!r->pages[TRACE_PAGES - 1]) { /* never given one, or its CPU is offline */
+        spin_unlock_irqrestore(&trace_read_lock, flags);
+        return 0;
+    }
     uint64_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
     uint64_t first = head > TRACE_EVENTS ? head - TRACE_EVENTS : 0;
     uint64_t lost = first > r->cleared ? first - r->cleared : 0;

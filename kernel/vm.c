@@ -354,7 +354,7 @@ static uint64_t find_gap(struct vm *vm, uint64_t len)
     return top - len >= floor ? top - len : 0;
 }
 
-int vm_map_kernel_pages(struct vm *vm, uint64_t va, const paddr_t *pa, unsigned n)
+int vm_map_kernel_pages(struct vm *vm, uint64_t va, const paddr_t *pa, unsigned n, unsigned prot)
 {
     uint64_t len = (uint64_t)n * PAGE_SIZE;
     if (!n || !range_is_valid(va, len)) {
@@ -367,13 +367,13 @@ int vm_map_kernel_pages(struct vm *vm, uint64_t va, const paddr_t *pa, unsigned 
     unsigned long flags = spin_lock_irqsave(&vm->lock);
     int r = range_is_free(vm, va, va + len) ? 0 : -EEXIST;
     for (unsigned i = 0; r == 0 && i < n; i++) {
-        r = arch_as_map(&vm->as, va + (uint64_t)i * PAGE_SIZE, pa[i], PROT_READ);
+        r = arch_as_map(&vm->as, va + (uint64_t)i * PAGE_SIZE, pa[i], prot);
         if (r) {
             unmap_kernel_pages(vm, va, va + (uint64_t)i * PAGE_SIZE);
         }
     }
     if (r == 0) {
-        *v = (struct vma){.start = va, .end = va + len, .prot = PROT_READ, .kind = VMA_KERNEL};
+        *v = (struct vma){.start = va, .end = va + len, .prot = prot, .kind = VMA_KERNEL};
         vma_link(vm, v, first_after(vm, va));
     }
     spin_unlock_irqrestore(&vm->lock, flags);
@@ -646,4 +646,239 @@ long strncpy_from_user(struct vm *vm, char *dst, uint64_t usrc, size_t max)
         }
     }
     return -ENAMETOOLONG;
+}
+
+long strnlen_user(struct vm *vm, uint64_t usrc, size_t max)
+{
+    size_t n = 0;
+    char buf[64];
+    while (n < max) {
+        size_t chunk = MIN(MIN(sizeof(buf), max - n), PAGE_SIZE - ((usrc + n) & PAGE_MASK));
+        if (copy_from_user(vm, buf, usrc + n, chunk) != 0) {
+            return -EFAULT;
+        }
+        for (size_t i = 0; i < chunk; i++) {
+            if (buf[i] == 0) {
+                return (long)(n + i);
+            }
+        }
+        n += chunk;
+    }
+    return -ENAMETOOLONG;
+}
+
+/* Split the region holding `addr` so that a region boundary falls at addr (lock held),
+ * using `spare` for the new record (consumed: true).  Nothing to do when addr is already a
+ * boundary or in no region. */
+static bool split_at_locked(struct vm *vm, uint64_t addr, struct vma *spare)
+{
+    list_for_each(pos, &vm->vmas)
+    {
+        struct vma *v = container_of(pos, struct vma, link);
+        if (v->start < addr && addr < v->end) {
+            *spare = *v;
+            spare->start = addr;
+            v->end = addr;
+            vma_link(vm, spare, v->link.next);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Is [start, end) covered by regions with no gap, none of them the kernel's (lock held)? */
+static bool range_is_user_mapped(struct vm *vm, uint64_t start, uint64_t end)
+{
+    uint64_t at = start;
+    list_for_each(pos, &vm->vmas)
+    {
+        struct vma *v = container_of(pos, struct vma, link);
+        if (v->end <= at || v->start >= end) {
+            continue;
+        }
+        if (v->start > at || v->kind == VMA_KERNEL) {
+            return false;
+        }
+        at = v->end;
+        if (at >= end) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Give every page of [start, end) protection `prot` (lock held; the range is mapped and
+ * split at its ends).  Unmapping and mapping the same page again cannot need a table. */
+static void reprotect_locked(struct vm *vm, uint64_t start, uint64_t end, unsigned prot)
+{
+    for (uint64_t va = start; va < end; va += PAGE_SIZE) {
+        paddr_t pa = arch_as_unmap(&vm->as, va);
+        if (pa) {
+            arch_as_map(&vm->as, va, pa, prot);
+        }
+    }
+    list_for_each(pos, &vm->vmas)
+    {
+        struct vma *v = container_of(pos, struct vma, link);
+        if (v->start >= start && v->end <= end) {
+            v->prot = prot;
+        }
+    }
+}
+
+int vm_mprotect(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot)
+{
+    if ((addr & PAGE_MASK) || (prot & ~(unsigned)(PROT_READ | PROT_WRITE | PROT_EXEC))) {
+        return -EINVAL;
+    }
+    if ((prot & PROT_WRITE) && (prot & PROT_EXEC)) {
+        return -EACCES; /* W^X holds for user memory */
+    }
+    len = page_round_up(len);
+    if (len == 0) {
+        return 0;
+    }
+    if (addr + len < addr || addr + len > USER_VA_TOP) {
+        return -ENOMEM;
+    }
+    struct vma *spare[2] = {kmem_alloc(sizeof(struct vma)), kmem_alloc(sizeof(struct vma))};
+    int r = spare[0] && spare[1] ? 0 : -ENOMEM;
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
+    if (r == 0 && !range_is_user_mapped(vm, addr, addr + len)) {
+        r = -ENOMEM;
+    }
+    if (r == 0) {
+        spare[0] = split_at_locked(vm, addr, spare[0]) ? 0 : spare[0];
+        spare[1] = split_at_locked(vm, addr + len, spare[1]) ? 0 : spare[1];
+        reprotect_locked(vm, addr, addr + len, prot);
+    }
+    spin_unlock_irqrestore(&vm->lock, irq);
+    for (int i = 0; i < 2; i++) {
+        if (spare[i]) {
+            kmem_free(spare[i], sizeof(struct vma));
+        }
+    }
+    return r;
+}
+
+int vm_madvise_dontneed(struct vm *vm, uint64_t addr, uint64_t len)
+{
+    len = page_round_up(len);
+    if ((addr & PAGE_MASK) || addr + len < addr || addr + len > USER_VA_TOP) {
+        return -EINVAL;
+    }
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
+    int r = range_is_user_mapped(vm, addr, addr + len) ? 0 : -ENOMEM;
+    for (uint64_t va = addr; r == 0 && va < addr + len; va += PAGE_SIZE) {
+        paddr_t pa = arch_as_lookup(&vm->as, va, 0);
+        if (pa) {
+            arch_zero_page(phys_to_virt(pa)); /* what the next read sees on Linux too */
+        }
+    }
+    spin_unlock_irqrestore(&vm->lock, irq);
+    return r;
+}
+
+/* Copy region v of src into dst (both locks held), its record linked first so a failure
+ * leaves dst for vm_destroy: fresh pages from `l` with the same contents, or the same
+ * kernel pages for VMA_KERNEL.  A VMA_DEVICE region is not copied at all: the device
+ * belongs to src's process (device.c resets it and frees its pages when that process lets
+ * it go), so a child must not keep a mapping of it; src->pages does not count its pages,
+ * so `l` has none for it either. */
+static int copy_region_locked(struct vm *dst, struct vm *src, const struct vma *v,
+                              struct page_list *l)
+{
+    if (v->kind == VMA_DEVICE) {
+        return 0;
+    }
+    struct vma *rec = kmem_alloc(sizeof(*rec));
+    if (!rec) {
+        return -ENOMEM;
+    }
+    *rec = *v;
+    vma_link(dst, rec, &dst->vmas); /* src is sorted: appending keeps dst sorted */
+    for (uint64_t va = v->start; va < v->end; va += PAGE_SIZE) {
+        paddr_t from = arch_as_lookup(&src->as, va, 0), to = from;
+        if (!from) {
+            continue;
+        }
+        if (v->kind != VMA_KERNEL) {
+            to = list_pop(l);
+            memcpy(phys_to_virt(to), phys_to_virt(from), PAGE_SIZE);
+        }
+        if (arch_as_map(&dst->as, va, to, v->prot) != 0) {
+            if (v->kind != VMA_KERNEL) {
+                page_free(to);
+            }
+            return -ENOMEM;
+        }
+        dst->pages += v->kind != VMA_KERNEL;
+    }
+    return 0;
+}
+
+/* Both address spaces' locks, in address order (two locks of one rank: lockrank.h). */
+static unsigned long lock_two(struct vm *a, struct vm *b)
+{
+    struct vm *first = (uintptr_t)a < (uintptr_t)b ? a : b, *second = first == a ? b : a;
+    unsigned long irq = spin_lock_irqsave(&first->lock);
+    spin_lock(&second->lock);
+    return irq;
+}
+
+static void unlock_two(struct vm *a, struct vm *b, unsigned long irq)
+{
+    struct vm *first = (uintptr_t)a < (uintptr_t)b ? a : b, *second = first == a ? b : a;
+    spin_unlock(&second->lock);
+    spin_unlock_irqrestore(&first->lock, irq);
+}
+
+int vm_copy(struct vm *dst, struct vm *src)
+{
+    struct page_list l;
+    unsigned long irq;
+    for (;;) { /* the pages first, outside the locks; again if src grew meanwhile */
+        int r = list_fill(&l, __atomic_load_n(&src->pages, __ATOMIC_RELAXED));
+        if (r) {
+            return r;
+        }
+        irq = lock_two(dst, src);
+        if (src->pages <= l.n) {
+            break;
+        }
+        unlock_two(dst, src, irq);
+        list_free(&l);
+    }
+    int r = 0;
+    list_for_each(pos, &src->vmas)
+    {
+        r = copy_region_locked(dst, src, container_of(pos, struct vma, link), &l);
+        if (r) {
+            break;
+        }
+    }
+    dst->brk_start = src->brk_start;
+    dst->brk = src->brk;
+    unlock_two(dst, src, irq);
+    list_free(&l);
+    return r;
+}
+
+void vm_move(struct vm *dst, struct vm *src)
+{
+    dst->as = src->as;
+    dst->brk_start = src->brk_start;
+    dst->brk = src->brk;
+    dst->pages = src->pages;
+    dst->nregions = src->nregions;
+    if (list_empty(&src->vmas)) {
+        list_init(&dst->vmas);
+    } else {
+        dst->vmas = src->vmas;
+        dst->vmas.next->prev = &dst->vmas;
+        dst->vmas.prev->next = &dst->vmas;
+    }
+    list_init(&src->vmas);
+    src->pages = 0;
+    src->nregions = 0;
 }

@@ -49,6 +49,17 @@ static void sleep_timeout(struct timer *tm)
     spin_unlock(&wq->lock);
 }
 
+void waitq_arm_sleep_timer(struct task *t, uint64_t deadline)
+{
+    t->sleep_timer.fn = sleep_timeout;
+    timer_arm(&t->sleep_timer, deadline);
+}
+
+struct task *waitq_sleeper_of(const struct timer *tm)
+{
+    return tm->fn == sleep_timeout ? container_of(tm, struct task, sleep_timer) : 0;
+}
+
 int waitq_sleep_locked(struct waitq *wq, unsigned long flags, uint64_t deadline)
 {
     ASSERT_HELD(&wq->lock);
@@ -66,8 +77,7 @@ int waitq_sleep_locked(struct waitq *wq, unsigned long flags, uint64_t deadline)
     t->wake_reason = 0;
     sched_prepare_sleep(t);
     if (deadline) {
-        t->sleep_timer.fn = sleep_timeout;
-        timer_arm(&t->sleep_timer, deadline);
+        waitq_arm_sleep_timer(t, deadline);
     }
     spin_unlock(&wq->lock); /* IRQs stay masked until we have switched away */
     schedule();

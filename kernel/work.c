@@ -10,6 +10,7 @@
 #include "arch.h"
 #include "kernel/cpu.h"
 #include "kernel/panic.h"
+#include "kernel/sched.h"
 #include "kernel/task.h"
 #include "kernel/wait.h"
 
@@ -19,6 +20,7 @@ static struct list run_queue = LIST_INIT(run_queue);
 static struct list arm_queue = LIST_INIT(arm_queue);
 static uint64_t items_run;
 static cpumask_t cpus_used;
+static struct task *worker; /* the kworker thread (set once at boot) */
 
 void work_init(struct work *w, const char *name, work_fn fn)
 {
@@ -135,13 +137,25 @@ static void kworker(void *unused)
         }
         spin_unlock_irqrestore(&work_wq.lock, flags);
         do_item(arm, run);
+        if (sched_need_resched()) {
+            schedule(); /* asked to give way (its affinity changed): between items */
+        }
     }
 }
 
 void work_start(void)
 {
-    if (!kthread_start("kworker", kworker, 0, cpus_housekeeping)) {
+    worker = kthread_start("kworker", kworker, 0, cpus_housekeeping);
+    if (!worker) {
         panic("work: cannot start the worker thread");
+    }
+}
+
+void work_set_cpus(cpumask_t housekeeping)
+{
+    struct sched_move move;
+    if (worker && sched_set_affinity(worker, housekeeping, &move) == 0) {
+        sched_wait_moved(&move); /* off a CPU that left housekeeping before we go on */
     }
 }
 

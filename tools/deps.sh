@@ -4,7 +4,9 @@
 # Every make target that needs a tool calls this first with its groups. Packages already
 # installed cost one dpkg-query each; missing ones are named, then installed with apt-get
 # (as root), or the script stops with the exact command to run. Groups:
-#   build  cross compiler, binutils, picolibc, cpio      (make, make all)
+#   build  cross compiler, binutils, picolibc, glibc for the cross target, cpio
+#          (make, make all; busybox-static and musl-dev for arm64 are test inputs that
+#          tools/fetch-debs downloads, never installs)
 #   run    QEMU                                          (make run, make debug, tests)
 #   test   host compiler, cmocka, pytest, matplotlib, dtc (make test)
 #   debug  gdb-multiarch                                 (make gdb)
@@ -12,7 +14,8 @@
 #   bench  matplotlib                                    (make bench, plots)
 set -u
 
-pkgs_build="gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu picolibc-aarch64-linux-gnu cpio"
+pkgs_build="gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu picolibc-aarch64-linux-gnu \
+libc6-dev-arm64-cross cpio"
 pkgs_run="qemu-system-arm"
 pkgs_test="gcc libc6-dev libcmocka-dev python3 python3-pytest python3-matplotlib device-tree-compiler"
 pkgs_debug="gdb-multiarch"

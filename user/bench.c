@@ -1,7 +1,7 @@
 /*
  * bench — micro-benchmarks of the kernel paths, each a loop that runs unchanged on Linux.
  *
- *   bench [-c CPU] [-w CPU] [NAME[=N] ...]
+ *   bench [-c CPU] [-w CPU] [-p CPU] [NAME[=N] ...]
  *
  * NAME is one of the loops below (default: every one this machine can run); N overrides its
  * iteration count.  -c is the CPU the benchmark runs on (default 0; for isol the first
@@ -27,6 +27,11 @@
  *   isol   on a dataplane CPU: prctl(PR_SET_TASK_ISOLATION, ENABLE) then prctl(..., 0), N
  *          times; one op = the enabling prctl, from the svc to its return (the disabling one
  *          is outside the measurement)
+ *   part_dp, part_hk, part_off, part_on   (only when named) zt_partition on CPU -p (default
+ *          2, a housekeeping CPU): N times the change and its reverse, quietly; one op = the
+ *          named change from the svc to its return, i.e. from the request until the new role
+ *          is in force: housekeeping -> dataplane, dataplane -> housekeeping, housekeeping ->
+ *          offline (powered off, its memory freed), offline -> housekeeping (started, online)
  *
  * Every benchmark first runs a short warm-up of the same loop (not reported).  Measurement
  * is by "laps": the loop reads the counter and PMEVCNTR0 at op (or chunk) boundaries and adds
@@ -55,7 +60,7 @@ struct bench {
     int (*run)(long n, struct meter *m); /* 0 or -errno; fills m */
 };
 
-static int opt_cpu = -1, opt_waiter = -1;
+static int opt_cpu = -1, opt_waiter = -1, opt_part = 2;
 
 /* PMU event counter 0, which the kernel programs to INST_RETIRED on every CPU. */
 static inline uint32_t inst_read(void)
@@ -285,11 +290,65 @@ static int run_isol(long n, struct meter *m)
     return (int)r;
 }
 
+/* ---- partition changes ---- */
+
+/* One loop for the four kinds: `op` (measured) and its reverse (not) each time; a change
+ * that comes back first (dp, off) measures the first of the pair, the others the second. */
+static int part_loop(long n, struct meter *m, unsigned first, unsigned second, bool measure_first)
+{
+    char cpu[16];
+    if (opt_part < 0 || opt_part >= zt_nr_cpus()) {
+        return -ENODEV;
+    }
+    snprintf(cpu, sizeof(cpu), "%d", opt_part);
+    for (long i = 0; i < n; i++) {
+        if (measure_first) {
+            meter_mark(m);
+        }
+        long r = zt_partition(cpu, first, ZT_PART_QUIET);
+        if (measure_first) {
+            meter_add(m);
+        } else {
+            meter_mark(m);
+        }
+        long r2 = r ? 0 : zt_partition(cpu, second, ZT_PART_QUIET);
+        if (!measure_first) {
+            meter_add(m);
+        }
+        if (r || r2) {
+            return (int)(r ? r : r2);
+        }
+    }
+    return 0;
+}
+
+static int run_part_dp(long n, struct meter *m)
+{
+    return part_loop(n, m, ZT_PART_DATAPLANE, ZT_PART_HOUSEKEEPING, true);
+}
+
+static int run_part_hk(long n, struct meter *m)
+{
+    return part_loop(n, m, ZT_PART_DATAPLANE, ZT_PART_HOUSEKEEPING, false);
+}
+
+static int run_part_off(long n, struct meter *m)
+{
+    return part_loop(n, m, ZT_PART_OFFLINE, ZT_PART_ONLINE, true);
+}
+
+static int run_part_on(long n, struct meter *m)
+{
+    return part_loop(n, m, ZT_PART_OFFLINE, ZT_PART_ONLINE, false);
+}
+
 /* ---- driver ---- */
 
 static const struct bench benches[] = {
-    {"null", 1000000, run_null}, {"yield", 100000, run_yield}, {"futex", 50000, run_futex},
-    {"spawn", 500, run_spawn},   {"xcpu", 20000, run_xcpu},    {"isol", 10000, run_isol},
+    {"null", 1000000, run_null},    {"yield", 100000, run_yield},   {"futex", 50000, run_futex},
+    {"spawn", 500, run_spawn},      {"xcpu", 20000, run_xcpu},      {"isol", 10000, run_isol},
+    {"part_dp", 1000, run_part_dp}, {"part_hk", 1000, run_part_hk}, {"part_off", 200, run_part_off},
+    {"part_on", 200, run_part_on},
 };
 #define NBENCH (sizeof(benches) / sizeof(benches[0]))
 
@@ -359,6 +418,9 @@ static int print_mem(void)
 /* Can this machine run b at all?  (Only asked when no benchmark was named.) */
 static bool applies(const struct bench *b)
 {
+    if (!strncmp(b->name, "part_", 5)) {
+        return false; /* they change the machine: only when named */
+    }
     if (b->run == run_xcpu) {
         return zt_nr_cpus() > 1;
     }
@@ -370,7 +432,7 @@ static bool applies(const struct bench *b)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: bench [-c CPU] [-w CPU] [NAME[=N] ...]   NAME: ");
+    fprintf(stderr, "usage: bench [-c CPU] [-w CPU] [-p CPU] [NAME[=N] ...]   NAME: ");
     for (size_t i = 0; i < NBENCH; i++) {
         fprintf(stderr, "%s ", benches[i].name);
     }
@@ -412,6 +474,8 @@ int main(int argc, char **argv)
             opt_cpu = atoi(argv[i + 1]);
         } else if (!strcmp(argv[i], "-w")) {
             opt_waiter = atoi(argv[i + 1]);
+        } else if (!strcmp(argv[i], "-p")) {
+            opt_part = atoi(argv[i + 1]);
         } else {
             usage();
         }

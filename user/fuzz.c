@@ -11,6 +11,8 @@
  *       one life, as the runner starts it (replays a life from the numbers it printed)
  *   fuzz -v
  *       a victim: sits in short calls for 30-150 ms (the fuzzed spawn starts these)
+ *   fuzz ... -T
+ *       every life blocks for good instead of fuzzing: shows the watchdog at work
  *
  * The runner never makes a fuzzed call.  It spawns lives, respawns a worker whose life
  * ended (done, or killed by its own draws), and is the watchdog: a life whose main thread
@@ -46,6 +48,7 @@ struct run {
     int workers;
     unsigned lethal;
     bool isolation;
+    bool test_watchdog; /* -T: lives block for good, to show the watchdog works */
     struct slot slots[MAX_W];
     long lives, lives_done, lives_early, stuck, orphans;
     bool failed;
@@ -133,8 +136,8 @@ static void start_life(struct run *r, int w)
     snprintf(ss, sizeof(ss), "0x%llx", (unsigned long long)r->seed);
     snprintf(ns, sizeof(ns), "%ld", calls);
     snprintf(ls, sizeof(ls), "%u", r->lethal);
-    if (r->isolation) {
-        argv[11] = "-i";
+    if (r->isolation || r->test_watchdog) {
+        argv[11] = r->test_watchdog ? "-T" : "-i";
     }
     long pid = zt_spawn(SELF, argv, r->isolation ? all_cpus() : 0);
     if (pid < 0) {
@@ -306,10 +309,22 @@ static int run(struct run *r)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: fuzz -n COUNT -s SEED [-w WORKERS] [-l LIFE] [-L LETHAL] [-i]\n"
+    fprintf(stderr, "usage: fuzz -n COUNT -s SEED [-w WORKERS] [-l LIFE] [-L LETHAL] [-i] [-T]\n"
                     "       fuzz -W WORKER -G LIFE -s SEED -n CALLS [-L LETHAL] [-i]\n"
                     "       fuzz -v\n");
     return 2;
+}
+
+/* -T: a life that blocks for good (SIGALRM blocked, a futex wait with no timeout), so the
+ * test suite can show that the watchdog notices and kills it. */
+__attribute__((noreturn)) static int stuck_life(void)
+{
+    static int word;
+    uint64_t alrm = ZT_SIGBIT(SIGALRM);
+    zt_rt_sigprocmask(ZT_SIG_BLOCK, &alrm, NULL, 8);
+    for (;;) {
+        zt_futex_wait(&word, 0, NULL);
+    }
 }
 
 static bool number(const char *s, long lo, long hi, long *out)
@@ -358,6 +373,10 @@ int main(int argc, char **argv)
             r.isolation = true;
             continue;
         }
+        if (!strcmp(o, "-T")) {
+            r.test_watchdog = true;
+            continue;
+        }
         if (!a) {
             return usage();
         }
@@ -382,6 +401,9 @@ int main(int argc, char **argv)
     }
     if (!have_seed || r.count < 1 || (worker < 0) != (gen < 0)) {
         return usage();
+    }
+    if (worker >= 0 && r.test_watchdog) {
+        return stuck_life();
     }
     if (worker >= 0) {
         e.worker = (int)worker, e.gen = (int)gen;

@@ -2,7 +2,7 @@
  * isol — the task-isolation experiment.
  *
  *   isol -c CPU -t SECONDS [-s] [-v syscall|fault|undef] [-g SIG] [-m] [-z MS] [-r N]
- *        [-A] [-M CPU2] [-x ERRNO]
+ *        [-A] [-M CPU2] [-x ERRNO] [-E]
  *
  * Pins itself to CPU, isolates with prctl(PR_SET_TASK_ISOLATION) (strict with -s), spins for
  * SECONDS of guest time reading the counter (no system calls), ends isolation and exits 0.
@@ -19,6 +19,9 @@
  *   -M CPU2   halfway, move itself to CPU2 (sched_setaffinity): isolation must end there
  *   -x ERRNO  expect the isolating prctl to fail with -ERRNO (e.g. EINVAL, EAGAIN): exit 0
  *             if it does, 1 otherwise
+ *   -E        close the window with PR_GET_TASK_ISOLATION instead, and print the flags it
+ *             returns ("isol: isolation flags at the end N"): 0 once something else (a
+ *             partition change) ended the isolation
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +30,7 @@
 #include "zt.h"
 
 static int cpu = -1, strict, mapper_on, no_pin, cycles, sleep_ms, handler_sig, move_to = -1;
+static int flags_at_end;
 static double seconds;
 static const char *violation, *expect_err;
 static volatile int mapper_stop, got_signal;
@@ -35,7 +39,7 @@ static volatile int *volatile unmapped = (volatile int *)0x10; /* page 0 is neve
 static void usage(void)
 {
     fprintf(stderr, "usage: isol -c CPU -t SECONDS [-s] [-v syscall|fault|undef] [-g SIG] [-m] "
-                    "[-z MS] [-r N] [-A] [-M CPU2] [-x ERRNO]\n");
+                    "[-z MS] [-r N] [-A] [-M CPU2] [-x ERRNO] [-E]\n");
     exit(2);
 }
 
@@ -44,6 +48,10 @@ static void parse(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-E")) {
+            flags_at_end = 1;
+            continue;
+        }
         if (!strcmp(a, "-s") || !strcmp(a, "-m") || !strcmp(a, "-A")) {
             *(a[1] == 's' ? &strict : a[1] == 'm' ? &mapper_on : &no_pin) = 1;
             continue;
@@ -193,8 +201,15 @@ int main(int argc, char **argv)
             move_to = -1;
         }
     }
+    long at_end = 0;
+    if (flags_at_end) {
+        at_end = zt_syscall6_mark_close(SYS_prctl, PR_GET_TASK_ISOLATION, 0, 0, 0, 0, 0);
+    }
     zt_syscall6_mark_close(SYS_prctl, PR_SET_TASK_ISOLATION, 0, 0, 0, 0, 0);
     uint64_t end = zt_counter(); /* the window: from isolating to ending isolation */
+    if (flags_at_end) {
+        printf("isol: isolation flags at the end %ld\n", at_end);
+    }
     mapper_stop = 1;
     if (sibling) {
         zt_thread_join(sibling);

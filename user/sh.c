@@ -1,17 +1,18 @@
 /*
  * sh — the zerotick shell.
  *
- *   sh                 interactive on the console: prompt `zt$ `, line editing (printable
- *                      characters echo, Backspace/DEL erase, Enter runs, Ctrl-C drops the
- *                      line, Ctrl-D on an empty line exits)
+ *   sh                 interactive on the console: prompt `zt$ `; the console's line
+ *                      discipline edits the line (Backspace/DEL erase, Ctrl-U kills the
+ *                      line, Enter runs, Ctrl-C drops it, Ctrl-D on an empty line exits)
  *   sh -c 'CMD'        runs CMD and exits with the status of its last foreground command,
  *                      after waiting for its background jobs (so their output is complete)
  *
  * A command line is commands separated by `;` (one after the other) or ended by `&` (in the
  * background).  Words split on blanks; '...' and "..." quote (a backslash escapes the next
  * character outside single quotes).  `NAME args` runs /bin/NAME (or the path, if NAME holds a
- * '/').  A foreground program becomes the console's foreground (ioctl TIOCSPGRP), so Ctrl-C
- * sends it SIGINT; the shell takes the console back when it ends.
+ * '/').  Every program runs in its own process group; a foreground one becomes the
+ * console's foreground group (ioctl TIOCSPGRP), so Ctrl-C sends it SIGINT; the shell takes
+ * the console back when it ends.
  *
  * Statuses are reported as `[pid 7] exited with status 3` / `[pid 7] killed by signal 11
  * (SIGSEGV)`; a status of 0 is not reported, except `[pid 7] done` for background jobs in
@@ -20,6 +21,8 @@
  */
 #include "zt.h"
 
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,12 +31,6 @@
 #define MAX_WORDS  32
 #define MAX_JOBS   32
 #define PATH_BYTES 128
-
-#define CTRL_C 0x03
-#define CTRL_D 0x04
-#define BS     0x08
-#define ESC    0x1b
-#define DEL    0x7f
 
 struct command {
     char *argv[MAX_WORDS + 1];
@@ -126,9 +123,10 @@ static void wait_all_jobs(void)
 
 /* ---------------------------------------------------------------- running programs */
 
-static void set_foreground(int pid)
+/* The console's foreground process group: Ctrl-C signals it. */
+static void set_foreground(int pgrp)
 {
-    zt_ioctl(0, TIOCSPGRP, &pid);
+    zt_ioctl(0, TIOCSPGRP, &pgrp);
 }
 
 static void resolve_path(const char *name, char *path, size_t size)
@@ -153,6 +151,7 @@ static int run_program(struct command *c)
         printf("sh: %s: cannot run: %s\n", c->argv[0], zt_errno_name((int)-pid));
         return 126;
     }
+    zt_syscall2(SYS_setpgid, pid, pid); /* its own group: Ctrl-C reaches only the foreground */
     if (c->background) {
         job_add((int)pid, c->argv[0]);
         if (interactive) {
@@ -161,8 +160,10 @@ static int run_program(struct command *c)
         return 0;
     }
     set_foreground((int)pid);
-    r = zt_wait((int)pid, &status);
-    set_foreground(0);
+    do { /* a Ctrl-C typed before the hand-over interrupts only the shell's wait */
+        r = zt_wait((int)pid, &status);
+    } while (r == -EINTR);
+    set_foreground((int)zt_syscall1(SYS_getpgid, 0));
     if (r < 0) {
         printf("sh: wait4(%ld) failed: %s\n", pid, zt_errno_name((int)-r));
         return 126;
@@ -243,7 +244,10 @@ static int builtin_ps(struct command *c)
 
 static void print_cpu(const struct zt_cpu_info *c)
 {
-    printf("cpu%u: %s, %s, running ", c->cpu, c->dataplane ? "dataplane" : "housekeeping",
+    printf("cpu%u: %s, %s, running ", c->cpu,
+           !c->online     ? "no role"
+           : c->dataplane ? "dataplane"
+                          : "housekeeping",
            c->online ? "online" : "offline");
     if (c->cur_tid == 0) {
         printf("idle");
@@ -517,67 +521,59 @@ static void run_line(char *line)
 
 /* ---------------------------------------------------------------- interactive input */
 
-static void echo_bytes(const char *s, size_t n)
+/*
+ * Ctrl-C at the prompt.  The line discipline drops what was typed and sends SIGINT; the shell
+ * must then show a fresh prompt, wherever the signal finds it.  A signal taken inside read()
+ * makes it return -EINTR; one taken on the way there (after the prompt was printed, before
+ * the call) would leave the shell blocked on input that no longer exists, so the handler
+ * notes it and, once the shell is committed to reading, jumps back out of the read.
+ */
+static volatile sig_atomic_t sigint_pending; /* a Ctrl-C since the prompt was printed */
+static volatile sig_atomic_t in_read;        /* the handler may leave through read_jmp */
+static jmp_buf read_jmp;
+
+static void on_sigint(int sig)
 {
-    fflush(stdout);
-    zt_write(1, s, n);
+    (void)sig;
+    sigint_pending = 1;
+    if (in_read) {
+        in_read = 0;
+        longjmp(read_jmp, 1); /* SA_NODEFER: nothing to unblock */
+    }
 }
 
 /*
- * Read one line with editing into line[LINE_BYTES].  Returns false on Ctrl-D at an empty
- * line or when the console cannot be read.  Ctrl-C returns an empty line.
+ * Read one line into line[LINE_BYTES].  The console's line discipline (kernel/tty.c) does the
+ * editing and echo; Ctrl-C there drops the typed line and sends SIGINT: an empty line.
+ * Returns false at end of input (Ctrl-D on an empty line).
  */
 static bool read_line(char *line)
 {
-    size_t len = 0;
-    int escape = 0; /* bytes of an escape sequence (arrow keys) still to swallow */
-    static bool after_cr;
+    volatile long r = -EINTR; /* read after a jump out of the handler */
 
-    for (;;) {
-        char ch;
-        long r = zt_read(0, &ch, 1);
-
-        if (r == -EINTR) {
-            continue;
+    fflush(stdout);
+    if (setjmp(read_jmp) == 0) {
+        in_read = 1;
+        if (!sigint_pending) {
+            r = zt_read(0, line, LINE_BYTES - 1);
         }
-        if (r <= 0) {
-            return false;
-        }
-        if (after_cr && ch == '\n') {
-            after_cr = false; /* the \n of a \r\n pair: Enter was already handled */
-            continue;
-        }
-        after_cr = ch == '\r';
-        if (escape > 0) {
-            escape = (escape == 2 && ch == '[') ? 1 : 0;
-            continue;
-        }
-        if (ch == '\r' || ch == '\n') {
-            echo_bytes("\n", 1);
-            line[len] = '\0';
-            return true;
-        } else if (ch == BS || ch == DEL) {
-            if (len > 0) {
-                len--;
-                echo_bytes("\b \b", 3);
-            }
-        } else if (ch == CTRL_C) {
-            echo_bytes("^C\n", 3);
-            line[0] = '\0';
-            return true;
-        } else if (ch == CTRL_D && len == 0) {
-            echo_bytes("\n", 1);
-            return false;
-        } else if (ch == ESC) {
-            escape = 2;
-        } else if ((ch >= ' ' && ch < DEL) || ch == '\t') {
-            if (len < LINE_BYTES - 1) {
-                line[len++] = ch == '\t' ? ' ' : ch;
-                echo_bytes(&line[len - 1], 1);
-            }
-        }
-        /* Any other control byte is ignored. */
+        in_read = 0;
     }
+    if (r == -EINTR) {
+        sigint_pending = 0;
+        zt_write(1, "\n", 1);
+        line[0] = '\0';
+        return true;
+    }
+    if (r <= 0) {
+        zt_write(1, "\n", 1);
+        return false;
+    }
+    line[r] = '\0';
+    if (r > 0 && line[r - 1] == '\n') {
+        line[r - 1] = '\0';
+    }
+    return true;
 }
 
 static int interactive_loop(void)
@@ -585,9 +581,13 @@ static int interactive_loop(void)
     char line[LINE_BYTES];
 
     interactive = true;
+    zt_syscall2(SYS_setpgid, 0, 0); /* a group of its own, apart from init's */
+    set_foreground((int)zt_syscall1(SYS_getpgid, 0));
+    zt_signal(SIGINT, on_sigint, ZT_SA_NODEFER);
     printf("zerotick shell: 'help' lists the commands\n");
     for (;;) {
         reap_finished();
+        sigint_pending = 0; /* a Ctrl-C from now on drops the line about to be typed */
         printf("zt$ ");
         fflush(stdout);
         if (!read_line(line)) {

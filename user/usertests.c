@@ -1030,7 +1030,7 @@ static void test_spawn_errors(void)
 
     EXPECT(zt_spawn("/bin/does-not-exist", argv, 0), -ENOENT);
     EXPECT(zt_spawn("", argv, 0), -ENOENT);
-    EXPECT(zt_spawn("/bin", argv, 0), -ENOENT);
+    EXPECT(zt_spawn("/bin", argv, 0), -EACCES); /* a directory, as execve says */
     EXPECT(zt_spawn((char *)BADADDR, argv, 0), -EFAULT);
     EXPECT(zt_spawn((char *)KADDR, argv, 0), -EFAULT);
     EXPECT(zt_spawn(SELF, (char **)BADADDR, 0), -EFAULT);
@@ -1125,6 +1125,134 @@ static void test_spawn_cycles(void)
     after = ut_free_pages_settled();
     CHECK(after == before, "free pages %llu before %d spawn/exit/wait cycles, %llu after",
           (unsigned long long)before, SPAWN_RUNS, (unsigned long long)after);
+}
+
+/* ---------------------------------------------------------------- tests: Linux process model */
+
+#define LX_RUNS 50
+
+/* fork(): clone with only SIGCHLD; the child exits at once with status i. */
+static void fork_exit_wait(int i)
+{
+    long pid = zt_syscall6(SYS_clone, SIGCHLD, 0, 0, 0, 0, 0);
+    int status = -1;
+
+    if (pid == 0) {
+        zt_exit_group(i & 0x7f);
+    }
+    CHECK(pid > 0, "fork %d returned %s", i, ut_rstr(pid));
+    EXPECT(zt_wait((int)pid, &status), pid);
+    CHECK(zt_wexitstatus(status) == (i & 0x7f), "fork %d: status 0x%x", i, status);
+}
+
+static void test_fork_cycles(void)
+{
+    uint64_t before, after;
+
+    fork_exit_wait(0); /* warm-up */
+    before = ut_free_pages_settled();
+    for (int i = 0; i < LX_RUNS; i++) {
+        fork_exit_wait(i);
+    }
+    after = ut_free_pages_settled();
+    CHECK(after == before, "free pages %llu before %d fork/exit/wait cycles, %llu after",
+          (unsigned long long)before, LX_RUNS, (unsigned long long)after);
+}
+
+/* A pipe with bytes still in it, both ends closed; a pipe2 with a bad pointer. */
+static void pipe_cycle(void)
+{
+    int fds[2];
+
+    EXPECT(zt_syscall2(SYS_pipe2, fds, 0), 0);
+    EXPECT(zt_write(fds[1], "abc", 3), 3);
+    EXPECT(zt_syscall1(SYS_close, fds[0]), 0);
+    EXPECT(zt_write(fds[1], "x", 1), -EPIPE); /* SIGPIPE is ignored here (see below) */
+    EXPECT(zt_syscall1(SYS_close, fds[1]), 0);
+    EXPECT(zt_syscall2(SYS_pipe2, BADADDR, 0), -EFAULT);
+    EXPECT(zt_syscall2(SYS_pipe2, fds, 0x7fff), -EINVAL);
+}
+
+static void test_pipe_cycles(void)
+{
+    uint64_t before, after;
+    struct zt_sigaction ign = {(void (*)(int))1, 0, NULL, 0}; /* SIG_IGN */
+
+    EXPECT(zt_rt_sigaction(SIGPIPE, &ign, NULL, 8), 0);
+    pipe_cycle();
+    before = ut_free_pages_settled();
+    for (int i = 0; i < LX_RUNS; i++) {
+        pipe_cycle();
+    }
+    after = ut_free_pages_settled();
+    CHECK(after == before, "free pages %llu before %d pipe cycles, %llu after",
+          (unsigned long long)before, LX_RUNS, (unsigned long long)after);
+}
+
+/* execve failures: each returns its error and leaves the calling process as it was. */
+static void exec_failures(void)
+{
+    static const struct {
+        const char *path;
+        long err;
+    } cases[] = {
+        {"/no/such/file", -ENOENT}, {"/bin", -EACCES},         {"/etc/passwd", -EACCES},
+        {"/bin/notelf", -ENOEXEC},  {"/bin/badelf", -ENOEXEC}, {"/dev/null", -EACCES},
+        {"/bin/badphdr", -ENOEXEC},
+    };
+    char *argv[] = {"x", NULL};
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        EXPECT(zt_syscall3(SYS_execve, cases[i].path, argv, NULL), cases[i].err);
+    }
+    EXPECT(zt_syscall3(SYS_execve, BADADDR, argv, NULL), -EFAULT);
+    EXPECT(zt_syscall3(SYS_execve, SELF, BADADDR, NULL), -EFAULT);
+}
+
+static void test_exec_errors(void)
+{
+    uint64_t before, after;
+
+    exec_failures();
+    before = ut_free_pages_settled();
+    for (int i = 0; i < 10; i++) {
+        exec_failures();
+    }
+    after = ut_free_pages_settled();
+    CHECK(after == before, "free pages %llu before failed execs, %llu after",
+          (unsigned long long)before, (unsigned long long)after);
+}
+
+/* A file in /tmp written past a page, read, then removed while still open. */
+static void tmp_cycle(void)
+{
+    static char buf[6000];
+    int fd =
+        (int)zt_syscall4(SYS_openat, -100, "/tmp/ut", 0101 | 01000 /* WRONLY|CREAT|TRUNC */, 0644);
+
+    CHECK(fd >= 0, "open /tmp/ut: %s", ut_rstr(fd));
+    EXPECT(zt_write(fd, buf, sizeof(buf)), (long)sizeof(buf));
+    EXPECT(zt_syscall3(SYS_unlinkat, -100, "/tmp/ut", 0), 0);
+    EXPECT(zt_write(fd, buf, 10), 10); /* still open: still writable */
+    EXPECT(zt_syscall1(SYS_close, fd), 0);
+    EXPECT(zt_syscall3(SYS_unlinkat, -100, "/tmp/ut", 0), -ENOENT);
+    EXPECT(zt_syscall4(SYS_openat, -100, BADADDR, 0, 0), -EFAULT);
+    EXPECT(zt_syscall4(SYS_openat, -100, "/bin/sh", 1 /* WRONLY */, 0), -EROFS);
+    EXPECT(zt_syscall4(SYS_openat, -100, "/bin/sh/x", 0, 0), -ENOTDIR);
+}
+
+static void test_tmp_cycles(void)
+{
+    uint64_t before, after;
+
+    tmp_cycle();
+    before = ut_free_pages_settled();
+    for (int i = 0; i < LX_RUNS; i++) {
+        tmp_cycle();
+    }
+    after = ut_free_pages_settled();
+    CHECK(after == before, "free pages %llu before %d /tmp cycles, %llu after",
+          (unsigned long long)before, LX_RUNS, (unsigned long long)after);
 }
 
 /* ---------------------------------------------------------------- tests: zerotick calls */
@@ -1376,6 +1504,10 @@ static const struct utest tests[] = {
     {"spawn_args", test_spawn_args, 60},
     {"spawn_affinity", test_spawn_affinity, 60},
     {"spawn_cycles", test_spawn_cycles, 1200},
+    {"fork_cycles", test_fork_cycles, 300},
+    {"pipe_cycles", test_pipe_cycles, 60},
+    {"exec_errors", test_exec_errors, 60},
+    {"tmp_cycles", test_tmp_cycles, 60},
     {"tasks", test_tasks, 60},
     {"cpus", test_cpus, 60},
     {"meminfo", test_meminfo, 60},

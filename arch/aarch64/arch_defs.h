@@ -43,6 +43,8 @@
 #define KSTACK_SLOTS  8192 /* 256 MiB of window: at most 8,191 tasks */
 
 #define USER_VA_TOP 0x0000008000000000 /* first address above user space */
+/* Bytes a signal frame takes on the user stack (arch_signal_push; AT_MINSIGSTKSZ). */
+#define ARCH_SIGFRAME_BYTES 4704
 
 /* Interrupt numbers are GIC INTIDs (IHI 0069 2.2): SGIs 0-15 carry IPIs (SGI n = IPI reason
  * n), PPIs 16-31 are per-CPU (the timers), SPIs from 32 are device interrupts; QEMU virt's

@@ -177,6 +177,21 @@ int gic_init_cpu(unsigned id, uint64_t mpidr)
     return 0;
 }
 
+/* This CPU is about to power off: take nothing more (Group 1 off at the CPU interface, every
+ * SGI and PPI disabled), then mark its redistributor asleep and wait until it says so
+ * (GICR_WAKER.ProcessorSleep / ChildrenAsleep, IHI 0069 9.11.46).  gic_init_cpu undoes it. */
+void gic_sleep_cpu(unsigned id)
+{
+    uint8_t *rd = gicr_of[id];
+    sysreg_write(ICC_IGRPEN1_EL1, 0);
+    isb(); /* the CPU interface stops signalling before the redistributor is put to sleep */
+    wr32(rd, GICR_ICENABLER0, 0xffffffff);
+    gicr_wait_rwp(rd);
+    wr32(rd, GICR_WAKER, rd32(rd, GICR_WAKER) | GICR_WAKER_PS);
+    while (!(rd32(rd, GICR_WAKER) & GICR_WAKER_CA)) {
+    }
+}
+
 uint32_t gic_ack(void)
 {
     uint32_t iar = (uint32_t)sysreg_read(ICC_IAR1_EL1);

@@ -28,6 +28,7 @@ void pl011_init(paddr_t base, unsigned intid);
 /* gicv3.c */
 void gic_init_distributor(void);
 int gic_init_cpu(unsigned id, uint64_t mpidr); /* this CPU's redistributor + CPU interface */
+void gic_sleep_cpu(unsigned id);               /* before it powers off: the reverse */
 uint32_t gic_ack(void);                        /* ICC_IAR1_EL1: INTID, 1023 if spurious */
 void gic_eoi(uint32_t iar);
 
@@ -38,6 +39,8 @@ void pmu_init_cpu(void);
 /* psci.c */
 int psci_cpu_on(uint64_t mpidr, paddr_t entry, uint64_t context);
 _Noreturn void psci_system_off(void);
+_Noreturn void psci_cpu_off(void);
+int psci_affinity_info(uint64_t mpidr);
 void semihost_exit(int status);          /* returns only if semihosting is off */
 bool semihost_check_fault(uint64_t elr); /* trap.c: was this the probe's HLT? */
 

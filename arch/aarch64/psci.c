@@ -2,6 +2,7 @@
  * psci.c — firmware calls: PSCI (ARM DEN 0022, "Arm Power State Coordination Interface")
  * to start CPUs and power off, and Arm semihosting's SYS_EXIT to hand an exit status to QEMU.
  *
+ * CPU_OFF, CPU_ON and AFFINITY_INFO take CPUs down and up at run time (kernel/partition.c).
  * The PSCI conduit (HVC or SMC) comes from the device tree's /psci "method".  Semihosting
  * is optional: arch_poweroff first tries SYS_EXIT (HLT #0xf000); if QEMU runs without
  * -semihosting that HLT is an undefined instruction, which trap.c recognises by its address
@@ -10,7 +11,9 @@
 #include "arch.h"
 #include "platform.h"
 
+#define PSCI_CPU_OFF                 0x84000002
 #define PSCI_CPU_ON_64               0xc4000003
+#define PSCI_AFFINITY_INFO_64        0xc4000004
 #define PSCI_SYSTEM_OFF              0x84000008
 #define SEMIHOST_SYS_EXIT            0x18
 #define ADP_STOPPED_APPLICATION_EXIT 0x20026
@@ -33,6 +36,20 @@ static int64_t psci_call(uint64_t fn, uint64_t a1, uint64_t a2, uint64_t a3)
 int psci_cpu_on(uint64_t mpidr, paddr_t entry, uint64_t context)
 {
     return (int)psci_call(PSCI_CPU_ON_64, mpidr, entry, context);
+}
+
+/* CPU_OFF does not return when it succeeds (DEN 0022 5.1.3); on failure (DENIED: the
+ * trusted OS lives on this CPU, never the case on QEMU virt) the CPU is parked instead. */
+_Noreturn void psci_cpu_off(void)
+{
+    psci_call(PSCI_CPU_OFF, 0, 0, 0);
+    arch_halt_cpu();
+}
+
+/* AFFINITY_INFO at level 0: 0 ON, 1 OFF, 2 ON_PENDING, or a negative error. */
+int psci_affinity_info(uint64_t mpidr)
+{
+    return (int)psci_call(PSCI_AFFINITY_INFO_64, mpidr, 0, 0);
 }
 
 _Noreturn void psci_system_off(void)

@@ -156,6 +156,31 @@ int arch_cpu_start(unsigned id, struct cpu *c)
     return err;
 }
 
+/* The timer is stopped and the redistributor told this CPU is asleep (GICR_WAKER, IHI 0069
+ * 9.11.46), so nothing is forwarded to a CPU that is off; gic_init_cpu wakes it again when
+ * CPU_ON restarts it. */
+_Noreturn void arch_cpu_off(void)
+{
+    arch_irq_disable();
+    sysreg_write(cntv_ctl_el0, 0);
+    isb(); /* the timer is off before the CPU is */
+    gic_sleep_cpu(arch_this_cpu_id());
+    psci_cpu_off();
+}
+
+bool arch_cpu_is_off(unsigned id)
+{
+    return id < 64 && psci_affinity_info(boot_info.hwid[id]) == 1; /* 1: OFF */
+}
+
+void arch_cpu_release(unsigned id, struct cpu *c)
+{
+    if (c->arch.overflow_sp) {
+        page_free(virt_to_phys((void *)(c->arch.overflow_sp - PAGE_SIZE)));
+        c->arch.overflow_sp = 0;
+    }
+}
+
 _Noreturn void arch_halt_cpu(void)
 {
     arch_irq_disable();

@@ -46,4 +46,12 @@ static inline void arch_frame_set_sp(struct trap_frame *f, uint64_t sp)
     f->sp_el0 = sp;
 }
 
+/* Run the system call that returned through f again, with `arg0` as its first argument
+ * (restarting after a signal): back to the SVC instruction. */
+static inline void arch_frame_restart_syscall(struct trap_frame *f, uint64_t arg0)
+{
+    f->x[0] = arg0;
+    f->elr -= 4;
+}
+
 #endif

@@ -191,8 +191,7 @@ el0_sync:
     msr     daifclr, #2                 // the call runs with IRQs enabled
     blr     x9
     msr     daifset, #2
-    str     x0, [sp, #FRAME_X0]         // the result
-    bl      kernel_syscall_exit
+    bl      kernel_syscall_exit             // x0: the result, which it puts in the frame
     cbz     w0, el0_svc_exit_slow
     /* Restore what was saved; x19-x29 and SP_EL0 still hold the caller's values. */
     ldp     x9, x10, [sp, #FRAME_ELR]

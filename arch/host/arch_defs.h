@@ -17,6 +17,8 @@
 #define KSTACK_WINDOW 0x100000000000ull
 #define KSTACK_SLOTS  8192
 #define USER_VA_TOP   0x0000008000000000ull
+/* Bytes a signal frame takes on the user stack (arch_signal_push; AT_MINSIGSTKSZ). */
+#define ARCH_SIGFRAME_BYTES 4704
 
 #define ARCH_NR_IRQS          288
 #define ARCH_NR_IPIS          16

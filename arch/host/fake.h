@@ -10,6 +10,7 @@
 
 #define FAKE_COUNTER_FREQ 62500000ull /* as QEMU virt: 16 ns per counter cycle */
 #define FAKE_MAX_PTES     4096
+#define FAKE_MAX_KMAPS    1024
 #define FAKE_MMIO_REGS    64
 
 struct fake_pte {
@@ -37,10 +38,19 @@ struct fake_state {
     struct fake_pte ptes[FAKE_MAX_PTES];
     size_t mapped_pages;
     unsigned map_fail_after; /* if non-zero: the Nth arch_as_map from now fails */
+    struct {
+        uint64_t va;
+        uint64_t pa;         /* 0 = free slot */
+    } kmaps[FAKE_MAX_KMAPS]; /* kernel pages mapped by arch_kmap_page */
     bool switch_returns;     /* arch_context_switch returns at once instead of aborting */
     unsigned switches;       /* context switches let through that way */
-    struct {                 /* device registers (arch_mmio_*): a read returns val, or 0 */
-        uint64_t pa;         /* if the register was never written; 0 = free slot */
+    /* Called by arch_send_ipi after counting (the test plays the receiving CPU). */
+    void (*ipi_hook)(unsigned cpu, unsigned ipi);
+    void (*cpu_start_hook)(unsigned id); /* called by a successful arch_cpu_start */
+    bool cpu_off[64];                    /* what arch_cpu_is_off answers */
+    unsigned cpu_releases;               /* arch_cpu_release calls */
+    struct {         /* device registers (arch_mmio_*): a read returns val, or 0 */
+        uint64_t pa; /* if the register was never written; 0 = free slot */
         uint32_t val;
     } mmio[FAKE_MMIO_REGS];
     unsigned mmio_writes;   /* arch_mmio_write32 calls */

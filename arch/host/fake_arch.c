@@ -22,7 +22,10 @@ uint64_t fake_counter;
 __thread unsigned long fake_irq_masked;
 struct fake_state fake;
 
-const char __initrd_start[1], __initrd_end[1];
+/* An empty initrd: both ends are the same address (two separate arrays would make
+ * initrd.c read whatever lies between them). */
+const char __initrd_start[1];
+extern const char __initrd_end[1] __attribute__((alias("__initrd_start")));
 
 static _Noreturn void unsupported(const char *what)
 {
@@ -32,7 +35,10 @@ static _Noreturn void unsupported(const char *what)
 
 void fake_reset(void)
 {
+    static __typeof__(fake.kmaps) kmaps; /* the kernel's own mappings outlive a reset */
+    memcpy(kmaps, fake.kmaps, sizeof(kmaps));
     memset(&fake, 0, sizeof(fake));
+    memcpy(fake.kmaps, kmaps, sizeof(kmaps));
     fake_counter = 0;
     fake_irq_masked = 0;
 }
@@ -58,6 +64,9 @@ void arch_secondary_init(struct cpu *c)
 
 int arch_cpu_start(unsigned id, struct cpu *c)
 {
+    if (!fake.cpu_start_error && fake.cpu_start_hook) {
+        fake.cpu_start_hook(id); /* a test that plays the CPU coming up */
+    }
     return fake.cpu_start_error;
 }
 
@@ -67,6 +76,21 @@ _Noreturn void arch_poweroff(int status)
 {
     fprintf(stderr, "fake arch: poweroff(%d); console:\n%s\n", status, fake.console);
     exit(status);
+}
+
+_Noreturn void arch_cpu_off(void)
+{
+    unsupported("arch_cpu_off");
+}
+
+bool arch_cpu_is_off(unsigned id)
+{
+    return id < 64 && fake.cpu_off[id];
+}
+
+void arch_cpu_release(unsigned id, struct cpu *c)
+{
+    fake.cpu_releases++;
 }
 
 _Noreturn void arch_halt_cpu(void)
@@ -136,6 +160,9 @@ void arch_send_ipi(unsigned cpu, unsigned ipi)
 {
     if (cpu < 64 && ipi < ARCH_NR_IPIS) {
         fake.ipi_sent[cpu][ipi]++;
+        if (fake.ipi_hook) {
+            fake.ipi_hook(cpu, ipi); /* a test that plays the receiver */
+        }
     }
 }
 
@@ -189,13 +216,29 @@ void arch_zero_page(void *page)
     memset(page, 0, PAGE_SIZE);
 }
 
+/* The kernel stack window's pages, so that unmapping gives each page back as the real arch
+ * does (a leak test counts them). */
 int arch_kmap_page(uint64_t va, paddr_t pa)
 {
-    return 0;
+    for (unsigned i = 0; i < FAKE_MAX_KMAPS; i++) {
+        if (!fake.kmaps[i].pa) {
+            fake.kmaps[i].va = va;
+            fake.kmaps[i].pa = pa;
+            return 0;
+        }
+    }
+    return -1;
 }
 
 paddr_t arch_kunmap_page(uint64_t va)
 {
+    for (unsigned i = 0; i < FAKE_MAX_KMAPS; i++) {
+        if (fake.kmaps[i].pa && fake.kmaps[i].va == va) {
+            paddr_t pa = fake.kmaps[i].pa;
+            fake.kmaps[i].pa = 0;
+            return pa;
+        }
+    }
     return 0;
 }
 
@@ -256,15 +299,16 @@ void arch_user_frame_init(struct trap_frame *f, uint64_t pc, uint64_t sp)
     f->sp = sp;
 }
 
-int arch_signal_push(struct vm *vm, struct trap_frame *f, int sig, uint64_t handler,
-                     uint64_t restorer, uint64_t blocked)
+int arch_signal_push(struct vm *vm, struct trap_frame *f, const struct arch_sigsetup *s)
 {
     unsupported("arch_signal_push");
+    return -1;
 }
 
-int arch_signal_pop(struct vm *vm, struct trap_frame *f, uint64_t *blocked)
+int arch_signal_pop(struct vm *vm, struct trap_frame *f, struct arch_sigsetup *s)
 {
     unsupported("arch_signal_pop");
+    return -1;
 }
 
 /* ---- user address spaces: one flat table of (space, va) -> (pa, prot) ---- */
@@ -333,6 +377,11 @@ paddr_t arch_as_lookup(const struct arch_as *as, uint64_t va, unsigned *prot)
         *prot = p->prot;
     }
     return p ? p->pa : 0;
+}
+
+uint64_t arch_user_hwcap(int n)
+{
+    return n == 1 ? 0x3 : 0; /* FP and ASIMD, as every AArch64 CPU here */
 }
 
 void arch_as_unmap_range(struct arch_as *as, uint64_t start, uint64_t end,

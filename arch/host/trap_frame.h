@@ -51,4 +51,12 @@ static inline void arch_frame_set_sp(struct trap_frame *f, uint64_t sp)
     f->sp = sp;
 }
 
+/* Run the system call that returned through f again, with `arg0` as its first argument:
+ * the fake's "instruction" is 4 bytes too. */
+static inline void arch_frame_restart_syscall(struct trap_frame *f, uint64_t arg0)
+{
+    f->arg[0] = arg0;
+    f->pc -= 4;
+}
+
 #endif

@@ -39,6 +39,8 @@
  *   watchdog=MS           report a housekeeping CPU that takes no interrupt for MS ms
  *                         (4..60000; 0 = off; default 1000 in the checked kernel, else 0)
  *   debug_exit=N          power off with exit status N (0..255) right after boot
+ *   syscall_debug=0|1     report each system call number a process makes that the kernel
+ *                         does not implement, with its Linux name, once per process
  *   max_procs=N           processes alive or not yet reaped, 16..32767, default 4096
  *                         (spawn says -EAGAIN past it)
  * "--" itself ends kernel parameters.  Values are case-sensitive.  A later parameter overrides
@@ -86,6 +88,7 @@ struct bootargs {
     unsigned hz;
     bool tick_residual;
     bool isol_debug;
+    bool syscall_debug;
     bool quiet;
     bool exit_stats; /* print every CPU's exception counts at power-off */
     bool trace;      /* record trace events (trace.h) */

@@ -62,7 +62,9 @@ struct cpu {
             bool need_resched; /* sched.c: a switch is due (this CPU only) */
             bool timer_dirty;  /* timer.c: an input of this CPU's deadline changed (any CPU) */
             bool timer_stale;  /* timer.c: the compare register is unknown or has passed */
-            bool dataplane;    /* partition.c: a dataplane CPU quiesces at every exit */
+            bool dataplane;    /* partition.c, repartition.c: its role, a dataplane CPU
+                                  quiesces at every exit; changed at run time only by the
+                                  CPU itself, or while it is offline */
             bool isol_owned;   /* isolate.c: an isolated task owns this CPU */
             bool tracing;      /* trace.c: events are recorded on this CPU */
         };
@@ -74,6 +76,7 @@ struct cpu {
     uint64_t start_counter;           /* counter value at its first instruction (boot.S) */
     uint64_t kstack_top;              /* this CPU's idle/boot stack */
     struct task *current_task;        /* the task running here (sched.c keeps it) */
+    bool stopping;                    /* going offline: its idle loop powers it off (smp.c) */
     struct cpu_stats stats;
 } __attribute__((aligned(64)));
 

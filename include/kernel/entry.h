@@ -30,14 +30,15 @@ void kernel_exit_irq(void);
  * kernel_syscall_enter(f): with the frame saved only in part (the arguments, what a C call may
  * clobber, the return address and state), count the call and return the function to run it
  * with IRQs enabled, its entry accounted; NULL if it must take the full path instead.
- * kernel_syscall_exit(): after the call, IRQs masked again: true if nothing is pending and the
- * exit is accounted, so the arch may restore only what it saved; false: save the rest of the
+ * kernel_syscall_exit(r): after the call, IRQs masked again: puts the result r in the frame
+ * (a -ERESTARTSYS is noted for the slow exit); true if nothing is pending and the exit is
+ * accounted, so the arch may restore only what it saved; false: save the rest of the
  * frame and call kernel_syscall_exit_slow(f).
  * kernel_syscall_slow(f, svc_imm): the whole call with the whole frame saved (svc_imm: the SVC's
  * immediate, traced only), when kernel_syscall_enter returned NULL.
  */
 syscall_fn kernel_syscall_enter(struct trap_frame *f);
-bool kernel_syscall_exit(void);
+bool kernel_syscall_exit(long r);
 void kernel_syscall_slow(struct trap_frame *f, unsigned svc_imm);
 void kernel_syscall_exit_slow(struct trap_frame *f);
 /* A new task's first instructions (arch_context_init's first_run, given by task.c): finish

@@ -12,7 +12,8 @@
 int cpio_find(const void *blob, size_t len, const char *path, const void **data, size_t *size);
 /* The same in the kernel's own archive. */
 int initrd_find(const char *path, const void **data, size_t *size);
-/* Call fn(name) for every file (e.g. to list /bin); returns the number of files. */
-int initrd_list(void (*fn)(const char *name, size_t size));
+/* Call fn for every member but "." (a leading "./" dropped from its name): its cpio mode
+ * (S_IF* type and permission bits), data and size.  Returns the number of members. */
+int initrd_walk(void (*fn)(const char *name, unsigned mode, const void *data, size_t size));
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 
 #include "arch.h"
+#include "kernel/cpumask.h"
 
 typedef void (*irq_handler_t)(unsigned irq);
 
@@ -27,5 +28,9 @@ int irq_route(unsigned irq, unsigned cpu);
 /* Boot, after the partition is known: every device interrupt to a housekeeping CPU, spread
  * over them. */
 void irq_route_all_devices(void);
+/* A partition change: every device interrupt routed to `cpu` moves to the CPUs of
+ * `housekeeping` other than `cpu` (round-robin).  Writes only the interrupt controller's
+ * routing (no CPU is interrupted).  Returns how many moved. */
+int irq_route_away(unsigned cpu, cpumask_t housekeeping);
 
 #endif

@@ -55,6 +55,15 @@ void isol_exit_to_user_owned(void);
  * isolated. */
 void isol_release(struct task *t);
 
+/* A partition change, on the CPU it takes from the dataplane (IRQs masked): end the
+ * isolation of the task that owns this CPU, if any, and report it ("isolation: pid N (name)
+ * on cpu C: isolation ended: <why>"); a strict task also gets its signal (SIGKILL unless it
+ * set one), as for any break of strict isolation.  The IPI that brought the request is not
+ * counted as an interruption (isol_interrupt knows IPI_PARTITION). */
+void isol_end_here(const char *why);
+/* Does an isolated task own `cpu`?  If so its pid and name (for a refusal's message). */
+bool isol_owner(unsigned cpu, int *pid, char name[ZT_NAME_LEN]);
+
 /* The hooks above in their fast form: one load on a CPU that no isolated task owns. */
 static inline void isol_kernel_entry(void)
 {

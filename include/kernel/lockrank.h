@@ -12,13 +12,15 @@
  *
  *   proc_lock           process tree, thread lists, signal state
  *   -> a wait queue      futex buckets, a process's child_exit, the worker's queue, a task's
- *                        sleep queue
+ *                        sleep queue, a pipe, the terminal's input, the poll queue
+ *   -> an open file      its position (file->lock: held across a positioned read or write)
+ *   -> the file tree     vfs_lock (tmpfs data is copied to and from user memory under it)
  *   -> an address space  vm->lock (futex_wait reads the user word under its bucket lock;
  *                        signal delivery writes the frame under proc_lock)
  *   -> a run queue       (wakeups, from under wait-queue locks)
  *   -> a timer queue     (two at once only in CPU order: timer_move)
  *   -> leaf bookkeeping  kernel stacks, ids, ASIDs, the isolation-free report ring, traces,
- *                        the GIC's distributor
+ *                        the GIC's distributor, descriptor tables, the random generator
  *   -> the allocators    an object size class, the kernel page tables (both allocate pages)
  *   -> the page allocator
  *   -> the console
@@ -30,6 +32,8 @@ enum lock_rank {
     LOCK_UNRANKED = 0,
     LOCK_PROC = 10,
     LOCK_WAITQ = 20,
+    LOCK_FILE = 23,
+    LOCK_VFS = 26,
     LOCK_VM = 30,
     LOCK_RQ = 40,
     LOCK_TIMERQ = 50,

@@ -74,6 +74,18 @@ unsigned sched_nr_running(unsigned cpu);
 struct task *sched_current(unsigned cpu);
 bool sched_is_idle_task(const struct task *t);
 
+/* Partition changes (kernel/partition.c), on the CPU being changed, IRQs masked: move away
+ * every task that may no longer run here — all of them when `all` (the CPU goes offline),
+ * else those whose affinity holds an online housekeeping CPU (it has just left
+ * housekeeping; tasks allowed only on dataplane CPUs stay).  Queued ones are placed
+ * elsewhere now, the running one at its next switch: true if it must. */
+bool sched_evacuate_this_cpu(bool all);
+/* End isolated task t's isolation from its own CPU while another task (or an interrupt of
+ * another) runs there: under t's run-queue lock, as THE RULE (isolate.c) asks. */
+void sched_isol_release_parked(struct task *t);
+/* Does `cpu` run only its idle task, with nothing queued? */
+bool sched_cpu_is_empty(unsigned cpu);
+
 /* Pure placement decision, unit-tested: the CPU for a task with `affinity`, given which
  * CPUs are online, housekeeping, and how many tasks each runs; `prev` is where it ran last
  * (preferred when allowed and not busier than the best).  MAX_CPUS if none is allowed. */

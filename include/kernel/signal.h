@@ -22,6 +22,8 @@ struct trap_frame;
 
 #define SA_SIGINFO   0x00000004
 #define SA_RESTORER  0x04000000
+#define SA_ONSTACK   0x08000000
+#define SA_RESTART   0x10000000
 #define SA_NODEFER   0x40000000
 #define SA_RESETHAND 0x80000000
 #define SIG_DFL      0
@@ -42,6 +44,18 @@ int signal_send_task_locked(struct task *t, int sig);
 void signal_kick(struct task *t);
 /* On the way to user space: act on pending signals.  May not return (process death). */
 void signal_deliver(struct trap_frame *f);
+/* Send sig to every process of group pgid (proc_lock held); sig 0 only checks.  0 or
+ * -ESRCH when the group is empty. */
+int signal_send_pgrp_locked(int pgid, int sig);
+/* The last step before user space: restart a call interrupted by a signal no handler
+ * took, and restore a mask rt_sigsuspend/ppoll/pselect6 put in force. */
+void signal_exit_to_user(struct trap_frame *f);
+/* Block `mask` until the way back to user space (or the handler's sigreturn) restores the
+ * mask in force now. */
+void signal_set_temp_mask(uint64_t mask);
+long sys_rt_sigsuspend(uint64_t umask, uint64_t sigsetsize);
+long sys_sigaltstack(uint64_t uss, uint64_t uold);
+long sys_rt_sigpending(uint64_t uset, uint64_t sigsetsize);
 /* rt_sigaction / rt_sigprocmask / rt_sigreturn */
 long sys_rt_sigaction(int sig, uint64_t act, uint64_t oldact, uint64_t sigsetsize);
 long sys_rt_sigprocmask(int how, uint64_t set, uint64_t oldset, uint64_t sigsetsize);

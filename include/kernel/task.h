@@ -25,6 +25,7 @@
 #include "kernel/cpumask.h"
 #include "kernel/list.h"
 #include "kernel/spinlock.h"
+#include "kernel/sysdebug.h"
 #include "kernel/timer.h"
 #include "kernel/vm.h"
 #include "kernel/wait.h"
@@ -39,6 +40,7 @@ enum task_state {
 };
 
 struct process;
+struct fdtable;
 
 struct sigaction_k {
     uint64_t handler; /* 0 = SIG_DFL, 1 = SIG_IGN, else user address */
@@ -93,6 +95,16 @@ struct task {
     /* signals (proc_lock) */
     uint64_t sig_pending; /* sent to this thread */
     uint64_t sig_blocked;
+    uint64_t saved_sigmask; /* sig_blocked to restore after rt_sigsuspend/ppoll/pselect6 */
+    bool restore_sigmask;   /* ... when this is set (signal.c) */
+    uint64_t altstack_sp, altstack_size; /* sigaltstack (0 size: none) */
+    int altstack_flags;
+
+    /* system calls */
+    uint64_t sys_orig_x0; /* x0 at entry, for restarting an interrupted call */
+    bool sys_restart;     /* the call returned -ERESTARTSYS: restart or -EINTR (signal.c) */
+    bool exec_kill;       /* another thread of its process runs execve: exit (proc_lock) */
+    uint64_t robust_list; /* set_robust_list head (recorded, not walked) */
 
     /* task isolation (isolate.c) */
     unsigned isol_flags; /* PR_TASK_ISOLATION_* while isolated, else 0 */
@@ -104,8 +116,18 @@ enum proc_state {
     PROC_ZOMBIE, /* all threads gone; exit status kept for wait4 */
 };
 
+/* Resource limits (prlimit64), Linux's numbering. */
+#define RLIM_NLIMITS  16
+#define RLIMIT_STACK  3
+#define RLIMIT_NOFILE 7
+
+struct rlimit_k {
+    uint64_t cur, max;
+};
+
 struct process {
     int pid;
+    int pgid, sid; /* process group and session (proc_lock) */
     char name[ZT_NAME_LEN];
     enum proc_state state;
     int wait_status;         /* Linux wait status once a zombie */
@@ -129,6 +151,21 @@ struct process {
     uint64_t sig_pending; /* sent to the process (proc_lock) */
     struct sigaction_k sigactions[ZT_NSIG];
 
+    uint64_t nosys_seen[SYSDEBUG_WORDS]; /* unimplemented calls reported (sysdebug.c) */
+
+    struct fdtable *files; /* descriptors, shared by the threads (fd.h) */
+    struct inode *cwd;     /* working directory (proc_lock to change; referenced) */
+    struct inode *exe;     /* the program it runs (/proc/self/exe; referenced) */
+    unsigned umask;
+    struct rlimit_k rlimits[RLIM_NLIMITS]; /* proc_lock */
+    int exit_signal;                       /* sent to the parent at exit (SIGCHLD or 0) */
+    bool vfork_done;                       /* a vfork child has exec'd or exited */
+    struct task *exec_task;                /* the thread in execve ending the others */
+    struct waitq exec_wq;                  /* it waits here for them to be freed */
+    struct waitq vfork_wq;                 /* its vfork parent sleeps here */
+    uint64_t child_user_cycles;            /* times of reaped children (getrusage, times) */
+    uint64_t child_sys_cycles;
+
     uint64_t dead_user_cycles; /* accounting of threads that already exited */
     uint64_t dead_sys_cycles;
 };
@@ -141,38 +178,81 @@ static inline struct task *current(void)
     return this_cpu()->current_task;
 }
 
+struct exec_strv;
 /* At most n processes alive or not yet reaped (boot: max_procs=); spawn says -EAGAIN past
  * it, so a parent that never reaps cannot fill memory with zombies. */
 void proc_set_limit(unsigned n);
 
-/* Start the first process: /bin/init with `argv`.  Returns its pid or -errno. */
-int proc_start_init(char *const argv[], int argc);
+/* Start the first process: argv[0] (/bin/init) with `argv` (NULL-terminated) and the
+ * default environment.  Returns its pid or -errno. */
+int proc_start_init(char *const argv[]);
 
-/* spawn(): a new process running `path` with `argv`, child of the current process. */
-int proc_spawn(const char *path, char *const argv[], int argc, cpumask_t affinity);
+/* spawn(): a new process running `path` with argv and envp, child of the current process. */
+int proc_spawn(const char *path, const struct exec_strv *argv, const struct exec_strv *envp,
+               cpumask_t affinity);
 
-/* clone() for threads: a new task in the current process starting at the caller's frame
- * with x0 = 0, SP = `stack`, TLS = `tls`.  Returns the new tid or -errno. */
+/* clone(): with CLONE_THREAD a new task in the current process, else a new process that
+ * is a copy of this one (fork; CLONE_VFORK: the caller waits until it execs or exits).
+ * The child starts at the caller's frame with x0 = 0, SP = `stack` (0: the caller's).
+ * Returns the new tid/pid or -errno. */
 int task_clone(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint64_t ctid);
+
+/* execve's point of no return: the current process (one thread) takes the address space
+ * `vm` (moved in and freed), starts at `start`, runs `exe` named `name`. */
+struct exec_start;
+struct inode;
+void proc_exec_commit(struct vm *vm, const struct exec_start *start, struct inode *exe,
+                      const char *name);
+/* Does any process belong to process group `pgid`? */
+bool pgrp_exists(int pgid);
+/* Processes alive (sysinfo). */
+unsigned proc_count(void);
 
 /* End the current task (exit) or its whole process (exit_group) with Linux wait
  * status `wstatus` (exit code << 8, or signal number).  Never returns. */
 _Noreturn void task_exit(int wstatus);
 _Noreturn void proc_exit_group(int wstatus);
 
-/* wait4 for the current process.  Returns the reaped pid, 0 (WNOHANG, none ready) or
- * -errno; fills *wstatus. */
-int proc_wait(int pid, int *wstatus, int options);
+/* wait4 for the current process (pid: > 0 that child, -1 any, 0 the caller's group, < -1
+ * group -pid).  Returns the reaped pid, 0 (WNOHANG, none ready) or -errno; fills *wstatus
+ * and the child's user and system counter ticks (its own and its reaped children's). */
+int proc_wait(int pid, int *wstatus, int options, uint64_t *user, uint64_t *sys);
 
 /* Look up a task by tid / process by pid (proc_lock must be held). */
 struct task *task_find_locked(int tid);
 struct process *proc_find_locked(int pid);
 
 /* A kernel thread running fn(arg) forever on the CPUs of `affinity` (housekeeping work). */
+/* A task a partition change would strand (kernel/repartition.c): one that may run on no CPU
+ * of `online_after`, or one on a CPU of `leaving` (running there, or last ran there) that may
+ * run on no CPU of `hk_after`, so that moving it would put it on another dataplane CPU.
+ * Fills *out with the first one found (nowhere: the first kind); false if none. */
+struct task_where {
+    int pid, tid;
+    unsigned cpu;
+    bool nowhere;
+    char name[ZT_NAME_LEN];
+};
+bool task_find_stranded(cpumask_t leaving, cpumask_t online_after, cpumask_t hk_after,
+                        struct task_where *out);
 struct task *kthread_start(const char *name, void (*fn)(void *arg), void *arg, cpumask_t affinity);
 
 /* Free a dead task (called by sched.c once it is off its CPU). */
 void task_free(struct task *t);
+
+/* ---- shared by task.c and fork.c only ---- */
+extern struct list all_procs;
+extern struct process *init_proc;
+struct task *task_alloc(struct process *p, int tid);
+void task_release(struct task *t);
+int proc_alloc(const char *name, const struct process *parent, struct process **out);
+void proc_release_files(struct process *p);
+void proc_free(struct process *p);
+int proc_fork(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint64_t ctid);
+void vfork_release(struct process *p);
+int proc_end_other_threads(void);
+const char *path_basename(const char *path);
+void rlimit_init_defaults(struct rlimit_k *lim);
 
 /* Fill `out` with up to n entries, starting after the first `skip` in list order; returns
  * the number of tasks in total. */

@@ -85,12 +85,23 @@ int timer_cpu(const struct timer *t);
  * nothing if t is not armed (or is firing).  True if t now is earlier than what `cpu` has
  * programmed: `cpu` must be kicked to reprogram (it may be idle with its timer off). */
 bool timer_move(struct timer *t, unsigned cpu);
+/* Move every timer queued on CPU `from` to CPU `to` (same deadlines), except those for which
+ * keep(t, ctx) is true (keep may be NULL; it runs with both queue locks held and must take
+ * no lock).  For a partition change: a CPU that leaves housekeeping or goes offline hands
+ * its timers to a housekeeping CPU.  True if `to` must be kicked to reprogram (a timer it
+ * got is earlier than what it programmed); *moved (if not NULL) grows by the number moved.
+ * Any CPU, any context. */
+typedef bool (*timer_keep_fn)(const struct timer *t, void *ctx);
+bool timer_evacuate(unsigned from, unsigned to, timer_keep_fn keep, void *ctx, unsigned *moved);
+/* This CPU's role changed: the residual tick (tick_residual=1) applies to dataplane CPUs. */
+void timer_set_dataplane(bool dataplane);
 /* An input of `cpu`'s deadline changed (its run queue, its running task, need_resched):
  * its next timer_reprogram recomputes.  Any CPU, any context. */
 void timer_note_change(unsigned cpu);
 /* Program this CPU's hardware timer from its state (see above).  IRQs masked. */
 void timer_reprogram(void);
-/* Per-CPU setup; registers the interrupt on the boot CPU. */
+/* Per-CPU setup, on that CPU (again when it comes back online: its queue is empty);
+ * registers the interrupt on the boot CPU. */
 void timer_init_cpu(unsigned cpu);
 /* Counter cycles per time slice (1/hz s). */
 uint64_t timer_slice_cycles(void);

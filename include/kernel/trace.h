@@ -33,9 +33,11 @@ static inline bool trace_enabled(void)
 {
     return __builtin_expect(trace_on, 0);
 }
-/* With tracing on, give `cpu` its ring (boot, before the CPU runs); without one its events
- * are dropped. */
-void trace_init_cpu(unsigned cpu);
+/* With tracing on, give `cpu` its ring, before the CPU runs (boot, or coming back online).
+ * 0 (also when tracing is off: no ring, no page), or -ENOMEM: then its events are dropped. */
+int trace_init_cpu(unsigned cpu);
+/* Take back the ring of `cpu`, which is off (its pages return to the allocator). */
+void trace_free_cpu(unsigned cpu);
 /* Record an event on this CPU (trace_event's slow half). */
 void trace_record(enum zt_trace_type type, uint64_t a, uint64_t b);
 

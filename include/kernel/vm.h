@@ -56,9 +56,10 @@ int vm_init(struct vm *vm);
 void vm_destroy(struct vm *vm);
 /* Map [start, start+len) fresh zeroed pages with `prot`.  0 or -ENOMEM/-EINVAL/-EEXIST. */
 int vm_map_region(struct vm *vm, uint64_t start, uint64_t len, unsigned prot, enum vma_kind kind);
-/* Map kernel pages pa[0..n) read-only at va.. (VMA_KERNEL: munmap refuses them, destroy
- * unmaps without freeing).  0 or -errno. */
-int vm_map_kernel_pages(struct vm *vm, uint64_t va, const paddr_t *pa, unsigned n);
+/* Map kernel pages pa[0..n) at va.. with `prot` (never writable: the counters, the
+ * signal-return page; VMA_KERNEL: munmap refuses them, destroy unmaps without freeing).
+ * 0 or -errno. */
+int vm_map_kernel_pages(struct vm *vm, uint64_t va, const paddr_t *pa, unsigned n, unsigned prot);
 /* Map n physically contiguous pages from `pa` with `prot` at a free address the kernel picks
  * (as mmap does), as uncached device memory if `device`.  VMA_DEVICE: munmap refuses it,
  * the user copies refuse device pages, destroy unmaps without freeing.  Address or -errno. */
@@ -70,6 +71,22 @@ long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned
              uint64_t off);
 int vm_munmap(struct vm *vm, uint64_t addr, uint64_t len);
 long vm_brk(struct vm *vm, uint64_t newbrk);
+/* mprotect: [addr, addr+len) must be mapped user regions (-ENOMEM otherwise); regions are
+ * split at the ends.  Writable and executable at once is refused (-EACCES, W^X).  Pages stay
+ * populated whatever the protection. */
+int vm_mprotect(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot);
+/* madvise(MADV_DONTNEED): the pages of the mapped range read as zeros afterwards (they
+ * stay mapped: no demand paging). */
+int vm_madvise_dontneed(struct vm *vm, uint64_t addr, uint64_t len);
+
+/* fork: fill the empty `dst` with a copy of every region of `src` (fresh pages, same
+ * contents; the kernel's pages shared; a claimed device's regions left out, as the device
+ * stays with src's process).  0 or -ENOMEM (dst then holds part of a copy, for
+ * vm_destroy). */
+int vm_copy(struct vm *dst, struct vm *src);
+/* execve: move the regions, tables and break of `src` into `dst` (whose lock the caller
+ * holds and keeps; its old contents must have been moved out first).  src is left empty. */
+void vm_move(struct vm *dst, struct vm *src);
 
 /* Is all of [uaddr, uaddr+n) mapped with `prot` (PROT_READ/PROT_WRITE)?  0 or -EFAULT.
  * Calls check with it before acting, so a bad buffer changes nothing. */
@@ -79,6 +96,9 @@ int copy_from_user(struct vm *vm, void *dst, uint64_t usrc, size_t n);
 int copy_to_user(struct vm *vm, uint64_t udst, const void *src, size_t n);
 /* Copy a NUL-terminated string of at most max-1 bytes.  Length, -EFAULT or -ENAMETOOLONG. */
 long strncpy_from_user(struct vm *vm, char *dst, uint64_t usrc, size_t max);
+/* Length of the NUL-terminated user string at usrc (< max), -EFAULT or -ENAMETOOLONG;
+ * reads a chunk at a time, not a byte per lock. */
+long strnlen_user(struct vm *vm, uint64_t usrc, size_t max);
 /* Loader access: write into the user pages regardless of their protection. */
 int vm_write_initial(struct vm *vm, uint64_t udst, const void *src, size_t n);
 

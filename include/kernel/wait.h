@@ -40,6 +40,12 @@ int waitq_wake_locked(struct waitq *wq, int max);
 void waitq_wake_task_locked(struct task *t, int reason);
 /* Interrupt t's sleep, if it sleeps on a wait queue (signals). */
 void waitq_interrupt(struct task *t);
+/* Arm t's sleep timer on this CPU for `deadline` (t is current, about to sleep). */
+void waitq_arm_sleep_timer(struct task *t, uint64_t deadline);
+/* The task whose sleep `tm` times out, if tm is a task's sleep timer (else NULL).  The task
+ * is alive while tm is queued: whoever reads it holds tm's timer queue lock. */
+struct timer;
+struct task *waitq_sleeper_of(const struct timer *tm);
 /* Sleep until `deadline` (nanosleep).  Returns 0 or -EINTR. */
 int sleep_until(uint64_t deadline);
 

@@ -38,6 +38,9 @@ bool work_queue(struct work *w);
 bool work_queue_delayed(struct work *w, uint64_t delay_cycles);
 /* Boot: start the worker thread (after SMP bring-up); its affinity is the housekeeping set. */
 void work_start(void);
+/* The housekeeping set changed (a partition change): the worker may run on `housekeeping`
+ * only, and has left any other CPU when this returns.  Task context, IRQs enabled. */
+void work_set_cpus(cpumask_t housekeeping);
 /* Do the next queued thing on this CPU, as the worker does: arm a delayed item's timer here,
  * or run an item.  False if nothing was queued.  Housekeeping CPUs only (a dataplane CPU
  * panics: work never runs there).  The worker's loop; host unit tests drive it directly. */

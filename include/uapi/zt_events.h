@@ -48,6 +48,7 @@
     X(2, KICK, "kick")                                                                             \
     X(3, CALL, "call")                                                                             \
     X(4, SIGNAL, "signal")                                                                         \
+    X(5, PARTITION, "partition")                                                                   \
     X(15, STOP, "stop")
 
 /* Trace record types (zt_trace, struct zt_trace_event).  Fields:
@@ -61,7 +62,9 @@
  *   timer-arm       a = deadline (counter cycles)
  *   switch          a = previous tid (0 = idle), b = next tid (0 = idle)
  *   isol-enter      a = tid, b = the prctl flags;  isol-exit, isol-violation: a = tid
- *   lost            a = events overwritten before this reader got to them */
+ *   lost            a = events overwritten before this reader got to them
+ *   partition       a = CPU whose role changed, b = its new role (ZT_PART_HOUSEKEEPING,
+ *                   _DATAPLANE, _OFFLINE; recorded by the requesting CPU once in force) */
 #define ZT_TRACE_TYPES(X)                                                                          \
     X(1, EXC_ENTRY, "exc-entry")                                                                   \
     X(2, EXC_EXIT, "exc-exit")                                                                     \
@@ -75,7 +78,8 @@
     X(10, ISOL_ENTER, "isol-enter")                                                                \
     X(11, ISOL_EXIT, "isol-exit")                                                                  \
     X(12, ISOL_VIOLATION, "isol-violation")                                                        \
-    X(13, LOST, "lost")
+    X(13, LOST, "lost")                                                                            \
+    X(14, PARTITION, "partition")
 
 /* System-call markers: the measurement programs issue the call that opens a window as
  * `svc #ZT_SVC_WINDOW_OPEN` and the one that closes it as `svc #ZT_SVC_WINDOW_CLOSE`;

@@ -7,50 +7,113 @@
  * Calls that exist in Linux keep Linux's number and semantics (the subset documented with
  * each); zerotick's own calls are numbered from 1024 so they can never collide.
  *
- * Process creation is spawn(), not fork+execve: with no copy-on-write and no demand
- * paging (a dataplane task must never take a page fault it did not ask for), fork would
- * copy the whole address space only for execve to throw it away.  spawn builds the new
- * address space directly from the ELF and can place the new process on its CPUs from its
- * first instruction.  clone() exists only for threads (CLONE_VM | CLONE_THREAD).
+ * Processes are made by fork (clone) + execve as on Linux, or by zerotick's spawn(): with
+ * no copy-on-write and no demand paging (a dataplane task must never take a page fault it
+ * did not ask for), fork copies the whole address space, which execve then throws away.
+ * spawn builds the new address space directly from the ELF, inherits the descriptors
+ * (close-on-exec ones left out), directory, group and session as fork+execve would, and can
+ * place the new process on its CPUs from its first instruction.
  */
 #ifndef ZT_UAPI_SYSCALL_H
 #define ZT_UAPI_SYSCALL_H
 
-/* ---- Linux calls (asm-generic numbers) ---- */
-#define SYS_ioctl           29 /* only TIOCSPGRP/TIOCGPGRP on fd 0: the foreground pid */
-#define SYS_read            63 /* fd 0: console bytes, blocks until at least one */
-#define SYS_write           64 /* fd 1, 2: console */
-#define SYS_exit            93 /* this thread */
-#define SYS_exit_group      94 /* every thread of the process */
-#define SYS_set_tid_address 96
-#define SYS_futex           98 /* FUTEX_WAIT, FUTEX_WAKE (private or not: same) */
-#define SYS_nanosleep       101
-#define SYS_clock_gettime                                                                          \
-    113                           /* MONOTONIC, REALTIME (= monotonic since boot),                 \
-                                     PROCESS_CPUTIME_ID, THREAD_CPUTIME_ID */
+/* ---- Linux calls (asm-generic numbers; what each supports: docs/linux-abi.md) ---- */
+#define SYS_getcwd            17
+#define SYS_dup               23
+#define SYS_dup3              24
+#define SYS_fcntl             25
+#define SYS_ioctl             29
+#define SYS_mkdirat           34
+#define SYS_unlinkat          35
+#define SYS_symlinkat         36
+#define SYS_renameat          38
+#define SYS_ftruncate         46
+#define SYS_faccessat         48
+#define SYS_chdir             49
+#define SYS_fchdir            50
+#define SYS_fchmod            52
+#define SYS_fchmodat          53
+#define SYS_openat            56
+#define SYS_close             57
+#define SYS_pipe2             59
+#define SYS_getdents64        61
+#define SYS_lseek             62
+#define SYS_read              63
+#define SYS_write             64
+#define SYS_readv             65
+#define SYS_writev            66
+#define SYS_pread64           67
+#define SYS_pwrite64          68
+#define SYS_pselect6          72
+#define SYS_ppoll             73
+#define SYS_readlinkat        78
+#define SYS_newfstatat        79
+#define SYS_fstat             80
+#define SYS_fsync             82
+#define SYS_fdatasync         83
+#define SYS_utimensat         88
+#define SYS_exit              93 /* this thread */
+#define SYS_exit_group        94 /* every thread of the process */
+#define SYS_set_tid_address   96
+#define SYS_futex             98 /* FUTEX_WAIT, FUTEX_WAKE (private or not: same) */
+#define SYS_set_robust_list   99
+#define SYS_nanosleep         101
+#define SYS_clock_gettime     113 /* MONOTONIC, REALTIME (= monotonic since boot), CPU times */
+#define SYS_clock_getres      114
 #define SYS_clock_nanosleep   115 /* relative, or TIMER_ABSTIME on MONOTONIC */
 #define SYS_sched_setaffinity 122
 #define SYS_sched_getaffinity 123
 #define SYS_sched_yield       124
 #define SYS_kill              129
 #define SYS_tgkill            131
-#define SYS_rt_sigaction      134 /* handler, SA_RESTORER/SA_SIGINFO/SA_RESETHAND subset */
+#define SYS_sigaltstack       132
+#define SYS_rt_sigsuspend     133
+#define SYS_rt_sigaction      134
 #define SYS_rt_sigprocmask    135
+#define SYS_rt_sigpending     136
 #define SYS_rt_sigreturn      139
+#define SYS_setgid            144
+#define SYS_setuid            146
+#define SYS_getresuid         148
+#define SYS_getresgid         150
+#define SYS_times             153
+#define SYS_setpgid           154
+#define SYS_getpgid           155
+#define SYS_getsid            156
+#define SYS_setsid            157
+#define SYS_getgroups         158
 #define SYS_uname             160
+#define SYS_getrlimit         163
+#define SYS_setrlimit         164
+#define SYS_getrusage         165
+#define SYS_umask             166
 #define SYS_prctl             167 /* PR_SET_NAME, PR_GET_NAME, task isolation (zt_prctl.h) */
 #define SYS_getcpu            168
+#define SYS_gettimeofday      169
 #define SYS_getpid            172
 #define SYS_getppid           173
+#define SYS_getuid            174
+#define SYS_geteuid           175
+#define SYS_getgid            176
+#define SYS_getegid           177
 #define SYS_gettid            178
+#define SYS_sysinfo           179
 #define SYS_brk               214
 #define SYS_munmap            215
-#define SYS_clone             220 /* threads only: flags must include CLONE_VM|CLONE_THREAD */
+#define SYS_clone             220 /* threads, fork and vfork */
+#define SYS_execve            221
 #define SYS_mmap              222 /* MAP_PRIVATE|MAP_ANONYMOUS (fd -1), populated at once */
-#define SYS_wait4             260 /* pid > 0 or -1; WNOHANG; Linux status encoding */
+#define SYS_mprotect          226
+#define SYS_madvise           233
+#define SYS_wait4             260
+#define SYS_prlimit64         261
+#define SYS_renameat2         276
+#define SYS_getrandom         278
+#define SYS_statx             291
+#define SYS_faccessat2        439
 
 /* ---- zerotick calls ---- */
-#define SYS_zt_spawn    1024 /* spawn(path, argv, attr) -> pid (see struct zt_spawn_attr) */
+#define SYS_zt_spawn    1024 /* spawn(path, argv, attr, envp) -> pid (struct zt_spawn_attr) */
 #define SYS_zt_tasks    1025 /* zt_tasks(struct zt_task_info *buf, n) -> tasks in total */
 #define SYS_zt_cpus     1026 /* zt_cpus(struct zt_cpu_info *buf, n) -> CPUs in total */
 #define SYS_zt_poweroff 1027 /* zt_poweroff(status): power the machine off */
@@ -63,6 +126,10 @@
             0 drains the ring; -ENODATA when the kernel was booted                                 \
             without trace=1 */
 /* 1031-1033: zt_devices, zt_claim, zt_release (devices for user-space drivers): zt_device.h */
+/* 1034-1049: free for other zerotick calls. */
+#define SYS_zt_partition                                                                           \
+    1050 /* zt_partition(const char *cpulist, size_t len, op, flags): change the role of the       \
+            CPUs in the list (ZT_PART_* below); 0 or -errno (docs/partition.md) */
 
 /*
  * Per-CPU counters, readable from user space without a system call: every process has each
@@ -73,6 +140,13 @@
  * totals that include system calls are sums, zt_counters_sync() and zt_counters_from_user().
  */
 #define ZT_COUNTERS_VA 0x0000007fe0000000ull
+
+/*
+ * The signal-return page: every process has it mapped read-only and executable here.  It
+ * holds `mov x8, #139; svc #0` (rt_sigreturn), where a handler installed without
+ * SA_RESTORER returns to (glibc relies on the kernel for this, as on Linux's vDSO).
+ */
+#define ZT_SIGTRAMP_VA 0x0000007fdfff0000ull
 
 /* Signals (Linux numbers). */
 #define SIGHUP  1
@@ -103,6 +177,7 @@
 #define CLONE_SETTLS         0x00080000
 #define CLONE_PARENT_SETTID  0x00100000
 #define CLONE_CHILD_CLEARTID 0x00200000
+#define CLONE_DETACHED       0x00400000 /* ignored, as on Linux (musl passes it) */
 #define CLONE_CHILD_SETTID   0x01000000
 
 /* mmap */
@@ -122,7 +197,12 @@
 #define FUTEX_PRIVATE_FLAG 128
 
 /* wait4 */
-#define WNOHANG 1
+#define WNOHANG     1
+#define WUNTRACED   2
+#define WCONTINUED  8
+#define __WNOTHREAD 0x20000000
+#define __WALL      0x40000000
+#define __WCLONE    0x80000000
 
 /* clocks */
 #define CLOCK_REALTIME           0
@@ -249,6 +329,19 @@ struct zt_trace_event {
 };
 
 #define ZT_TRACE_CLEAR 1
+
+/* zt_partition: what to do with each CPU of the list (op), and how (flags). */
+#define ZT_PART_HOUSEKEEPING 1 /* an online CPU becomes housekeeping */
+#define ZT_PART_DATAPLANE    2 /* an online CPU becomes dataplane */
+#define ZT_PART_OFFLINE      3 /* an online CPU is powered off (PSCI CPU_OFF) */
+#define ZT_PART_ONLINE                                                                             \
+    4 /* an offline CPU is started again (PSCI CPU_ON), as housekeeping                            \
+         unless ZT_PART_AS_DATAPLANE */
+#define ZT_PART_REFUSE_ISOLATED 0x1 /* -EBUSY instead of ending an isolated task's isolation */
+#define ZT_PART_QUIET           0x2 /* no "partition:" line on the console */
+#define ZT_PART_AS_DATAPLANE    0x4 /* with ZT_PART_ONLINE: join as a dataplane CPU */
+#define ZT_PART_FLAGS           0x7 /* every flag defined; others are -EINVAL */
+#define ZT_PART_LIST_MAX        256 /* longest CPU list text accepted (bytes) */
 
 #define ZT_AUDIT_MAX_TIMERS 8
 #define ZT_AUDIT_MAX_SPIS   32

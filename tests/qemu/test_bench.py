@@ -19,7 +19,8 @@ BOOTARGS = "quiet dataplane=1 init=/bin/bench -- " + " ".join(f"{k}={v}"
                                                               for k, v in SMALL.items())
 SECTIONS = ["## Micro-benchmarks", "## Exact instruction counts (REPRO)", "## Boot time",
             "## Interruptions of a dataplane CPU", "## Dataplane networking",
-            "### Guest cost per packet (exact, -icount)", "## Kernel image size",
+            "### Guest cost per packet (exact, -icount)",
+            "## Repartition: the cost of a change, and the bystander", "## Kernel image size",
             "## Per-CPU kernel memory", "## QEMU"]
 
 
@@ -83,7 +84,7 @@ def test_bench04_quick_report_has_every_section(tmp_path):
     text = (tmp_path / "results.md").read_text()
     for heading in SECTIONS:
         assert heading in text, heading
-    for name in SMALL:
+    for name in list(SMALL) + ["part_dp", "part_hk", "part_off", "part_on"]:
         assert re.search(rf"^\| {name} \|", text, re.M), name
     assert "Two runs **agree exactly**" in text, text
     assert "QEMU emulator version" in text

@@ -216,6 +216,9 @@ static void ba07_flags(TEST_STATE)
     assert_true(ba->tick_residual);
     assert_true(ba->isol_debug);
     assert_true(ba->quiet);
+    assert_false(ba->syscall_debug);
+    ba = parse("syscall_debug");
+    assert_true(ba->syscall_debug);
     ba = parse("tick_residual isol_debug quiet tick_residual=0 isol_debug=0 quiet=0");
     assert_false(ba->tick_residual);
     assert_false(ba->isol_debug);

@@ -163,6 +163,10 @@ static void expect_accept(const struct image *im, struct elf_image *out)
 #define R_WX         "segment both writable and executable"
 #define R_SHARE      "segments share a page"
 #define R_ENTRY      "entry point not in an executable segment"
+#define R_PIE        "position-independent (static-pie or shared); link with -no-pie"
+#define R_EXECSTACK  "asks for an executable stack"
+#define R_TLS        "bad TLS segment"
+#define R_PHDR       "PT_PHDR outside the loaded segments"
 
 static void expect_segment(const struct elf_segment *s, uint64_t vaddr, uint64_t memsz,
                            uint64_t offset, uint64_t filesz, unsigned prot)
@@ -209,7 +213,7 @@ static void elf03_other_segments_skipped(TEST_STATE)
     struct image im = valid();
     struct elf_image out;
     im.ph[2] = (Elf64_Phdr){.p_type = PT_NOTE, .p_offset = 0, .p_filesz = 8};
-    im.ph[3] = (Elf64_Phdr){.p_type = PT_GNU_STACK, .p_flags = PF_R | PF_W | PF_X};
+    im.ph[3] = (Elf64_Phdr){.p_type = PT_GNU_STACK, .p_flags = PF_R | PF_W};
     im.ph[4] = (Elf64_Phdr){.p_type = PT_LOAD, .p_flags = PF_R | PF_W | PF_X, .p_vaddr = 0};
     im.eh.e_phnum = im.nph = 5;
     size_t code = code_off(5);
@@ -270,7 +274,7 @@ static void elf11_class_and_data(TEST_STATE)
 static void elf12_machine_and_type(TEST_STATE)
 {
     static const uint16_t machines[] = {EM_X86_64, EM_ARM, EM_RISCV, 0};
-    static const uint16_t types[] = {ET_DYN, ET_REL, ET_CORE, ET_NONE};
+    static const uint16_t types[] = {ET_REL, ET_CORE, ET_NONE, ET_LOPROC};
     for (unsigned i = 0; i < 4; i++) {
         struct image im = valid();
         im.eh.e_machine = machines[i];
@@ -279,6 +283,9 @@ static void elf12_machine_and_type(TEST_STATE)
         im.eh.e_type = types[i];
         expect_reject(&im, R_NOT_EXEC);
     }
+    struct image im = valid();
+    im.eh.e_type = ET_DYN; /* static-pie: refused with how to relink */
+    expect_reject(&im, R_PIE);
 }
 
 /* ELF-13: program headers out of bounds: past the end, overflowing, none, or the wrong size */
@@ -453,6 +460,70 @@ static void elf27_entry(TEST_STATE)
     assert_int_equal(out.entry, TEXT_VADDR + im.ph[0].p_memsz - 1);
 }
 
+/* im with its second program header replaced by `ph` (the data segment dropped). */
+static struct image with_other(Elf64_Phdr ph)
+{
+    struct image im = valid();
+    im.ph[1] = ph;
+    return im;
+}
+
+/* ELF-29: AT_PHDR: PT_PHDR's address when it is inside a loaded segment; otherwise the
+ * address of the loaded file bytes holding the headers; 0 when none holds them. */
+static void elf29_phdr(TEST_STATE)
+{
+    struct elf_image out;
+    struct image im = valid();
+    expect_accept(&im, &out); /* the text segment starts at file offset 0 */
+    assert_int_equal(out.phdr, TEXT_VADDR + sizeof(Elf64_Ehdr));
+    assert_int_equal(out.phnum, 2);
+    assert_int_equal(out.phent, sizeof(Elf64_Phdr));
+    im = valid();
+    im.ph[0].p_offset = sizeof(Elf64_Ehdr) + 2 * sizeof(Elf64_Phdr); /* headers not loaded */
+    im.ph[0].p_filesz = im.ph[0].p_memsz = CODE_LEN;
+    im.eh.e_entry = TEXT_VADDR;
+    expect_accept(&im, &out);
+    assert_int_equal(out.phdr, 0);
+    Elf64_Phdr ph = {.p_type = PT_PHDR, .p_vaddr = TEXT_VADDR + 0x40, .p_memsz = 0x70};
+    im = with_other(ph);
+    expect_accept(&im, &out);
+    assert_int_equal(out.phdr, TEXT_VADDR + 0x40);
+    ph.p_vaddr = DATA_VADDR; /* nothing loaded there (the data segment is gone) */
+    im = with_other(ph);
+    expect_reject(&im, R_PHDR);
+}
+
+/* ELF-2A: PT_GNU_STACK asking for an executable stack is refused (W^X); RW is fine. */
+static void elf2a_gnu_stack(TEST_STATE)
+{
+    struct elf_image out;
+    Elf64_Phdr ph = {.p_type = PT_GNU_STACK, .p_flags = PF_R | PF_W};
+    struct image im = with_other(ph);
+    expect_accept(&im, &out);
+    ph.p_flags |= PF_X;
+    im = with_other(ph);
+    expect_reject(&im, R_EXECSTACK);
+}
+
+/* ELF-2B: PT_TLS must lie in the file, filesz <= memsz, alignment a power of two. */
+static void elf2b_tls(TEST_STATE)
+{
+    struct elf_image out;
+    struct image im = valid();
+    Elf64_Phdr ph = {.p_type = PT_TLS, .p_offset = 0, .p_filesz = 8, .p_memsz = 64, .p_align = 16};
+    im = with_other(ph);
+    expect_accept(&im, &out);
+    Elf64_Phdr bad[] = {ph, ph, ph, ph};
+    bad[0].p_offset = im.len; /* past the end */
+    bad[1].p_filesz = 128;    /* more in the file than in memory */
+    bad[2].p_align = 24;      /* not a power of two */
+    bad[3].p_memsz = 1ull << 40;
+    for (unsigned i = 0; i < 4; i++) {
+        im = with_other(bad[i]);
+        expect_reject(&im, R_TLS);
+    }
+}
+
 /* im with n PT_LOAD segments: the text plus n-1 one-page data segments a page apart. */
 static struct image with_segments(unsigned n)
 {
@@ -523,9 +594,10 @@ static uint64_t rng(void)
 
 static bool known_reason(const char *why)
 {
-    static const char *const reasons[] = {R_NOT_ELF, R_NOT_64LE, R_NOT_EXEC, R_PH_BOUNDS,
-                                          R_DYNAMIC, R_TOO_MANY, R_OUTSIDE,  R_USER_SPACE,
-                                          R_WX,      R_SHARE,    R_ENTRY};
+    static const char *const reasons[] = {R_NOT_ELF,   R_NOT_64LE, R_NOT_EXEC, R_PH_BOUNDS,
+                                          R_DYNAMIC,   R_TOO_MANY, R_OUTSIDE,  R_USER_SPACE,
+                                          R_WX,        R_SHARE,    R_ENTRY,    R_PIE,
+                                          R_EXECSTACK, R_TLS,      R_PHDR};
     for (unsigned i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
         if (why && strcmp(why, reasons[i]) == 0) {
             return true;
@@ -632,6 +704,9 @@ int main(void)
         cmocka_unit_test(elf26_overlap),
         cmocka_unit_test(elf27_entry),
         cmocka_unit_test(elf28_too_many_segments),
+        cmocka_unit_test(elf29_phdr),
+        cmocka_unit_test(elf2a_gnu_stack),
+        cmocka_unit_test(elf2b_tls),
         cmocka_unit_test(elf30_truncation),
         cmocka_unit_test(elf31_random_corruption),
     };

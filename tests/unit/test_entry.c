@@ -27,6 +27,7 @@
 #include "kernel/stats.h"
 #include "kernel/syscall.h"
 #include "kernel/task.h"
+#include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
 
 #define TEST_STATE void **state __attribute__((unused))
@@ -48,9 +49,11 @@ static int setup(TEST_STATE)
     ncpus = 1;
     stats_init_cpu(0);
     fake_counter = 1000;
-    acct_init_cpu(0);           /* idle since 1000 */
-    cpus[0].current_task = &t;  /* what the exit check reads */
-    fake_irq_masked = 1;        /* the entry paths run with IRQs masked */
+    acct_init_cpu(0);          /* idle since 1000 */
+    cpus[0].current_task = &t; /* what the exit check reads */
+    memset(&frame, 0, sizeof(frame));
+    t.frame = &frame;             /* where the exit puts the result */
+    fake_irq_masked = 1;          /* the entry paths run with IRQs masked */
     acct_switch(&idle, &t, 1000); /* t runs from 1000, in the kernel */
     return 0;
 }
@@ -92,7 +95,7 @@ static void ent01_buckets_exact(TEST_STATE)
     assert_int_equal(s, 250);
     assert_int_equal(i, 400);
     assert_int_equal(u + s + i, 2500 - 1000); /* every cycle since t's start, once */
-    acct_task_read(&t, &tu, &ts);           /* not running: its folded totals */
+    acct_task_read(&t, &tu, &ts);             /* not running: its folded totals */
     assert_int_equal(tu, 850);
     assert_int_equal(ts, 250);
 }
@@ -107,7 +110,7 @@ static void ent02_task_owns_its_share(TEST_STATE)
     fake_counter = 1200;
     acct_exit_kernel(); /* t: sys 1000..1200 */
     fake_counter = 1500;
-    acct_enter_kernel(); /* t: user 1200..1500 */
+    acct_enter_kernel();        /* t: user 1200..1500 */
     acct_switch(&t, &t2, 1600); /* t: sys 1500..1600 */
     cpus[0].current_task = &t2;
     fake_counter = 1700;
@@ -150,18 +153,22 @@ static void ent10_fast_call(TEST_STATE)
     assert_int_equal(stats_syscalls(0), before + 1);
     assert_int_equal(stats_exceptions(0, EXC_SYNC), before + 1); /* totals include it */
     fake_counter = 1340;
-    assert_true(kernel_syscall_exit());
+    assert_true(kernel_syscall_exit(42));
+    assert_int_equal(frame.result, 42); /* the result is in the frame */
     fake_counter = 1400;
     times(&u, &s, &i);
     assert_int_equal(u, 200 + 60); /* 1100..1300 and 1340..1400 */
     assert_int_equal(s, 100 + 40); /* 1000..1100 and the call, 1300..1340 */
 }
 
-/* ENT-11: calls the fast path does not run: unknown, FULL (clone, rt_sigreturn), zerotick's */
+/* ENT-11: calls the fast path does not run: unknown, zerotick's, and the FULL ones (those that
+ * read or rewrite the user registers beyond the arguments, or leave a mask to restore) */
 static void ent11_full_path_calls(TEST_STATE)
 {
-    static const uint64_t nrs[] = {SYS_clone, SYS_rt_sigreturn, 999, SYSCALL_FAST_NR,
-                                   SYS_zt_meminfo, ~0ull};
+    static const uint64_t nrs[] = {
+        SYS_clone,         SYS_rt_sigreturn, SYS_execve,   SYS_sigaltstack,
+        SYS_rt_sigsuspend, SYS_ppoll,        SYS_pselect6, 999,
+        SYSCALL_FAST_NR,   SYS_zt_meminfo,   SYS_zt_spawn, ~0ull};
     for (size_t k = 0; k < sizeof(nrs) / sizeof(nrs[0]); k++) {
         uint64_t before = stats_syscalls(0);
         frame.sysno = nrs[k];
@@ -170,6 +177,7 @@ static void ent11_full_path_calls(TEST_STATE)
     }
     assert_null(syscall_fast_table[SYS_clone]);
     assert_null(syscall_fast_table[SYS_rt_sigreturn]);
+    assert_null(syscall_fast_table[SYS_execve]);
     assert_non_null(syscall_fast_table[SYS_futex]);
 }
 
@@ -198,25 +206,43 @@ static void ent12_slow_work_entry(TEST_STATE)
 /* ENT-13: the exit goes slow for pending work, a signal (even blocked) or a dying process */
 static void ent13_slow_exit(TEST_STATE)
 {
-    assert_true(kernel_syscall_exit());
+    assert_true(kernel_syscall_exit(0));
     acct_enter_kernel();
     cpus[0].timer_dirty = true;
-    assert_false(kernel_syscall_exit());
+    assert_false(kernel_syscall_exit(0));
     cpus[0].timer_dirty = false;
     cpus[0].dataplane = true;
-    assert_false(kernel_syscall_exit());
+    assert_false(kernel_syscall_exit(0));
     cpus[0].dataplane = false;
     t.sig_pending = 1ull << (SIGUSR1 - 1);
     t.sig_blocked = t.sig_pending;
-    assert_false(kernel_syscall_exit());
+    assert_false(kernel_syscall_exit(0));
     t.sig_pending = 0;
     p.sig_pending = 1ull << (SIGTERM - 1);
-    assert_false(kernel_syscall_exit());
+    assert_false(kernel_syscall_exit(0));
     p.sig_pending = 0;
     p.exiting = true;
-    assert_false(kernel_syscall_exit());
+    assert_false(kernel_syscall_exit(0));
     p.exiting = false;
-    assert_true(kernel_syscall_exit());
+    assert_true(kernel_syscall_exit(0));
+}
+
+/* ENT-14: a FAST call that returns -ERESTARTSYS (a signal interrupted it) leaves by the slow
+ * exit, which restarts it with its first argument or fails it with EINTR, even when the
+ * signal is gone by then (another thread took it): never -512 to user space */
+static void ent14_restart_goes_slow(TEST_STATE)
+{
+    frame.arg[0] = 7; /* the call's first argument, still in the frame */
+    assert_false(kernel_syscall_exit(-ERESTARTSYS));
+    assert_true(t.sys_restart);
+    assert_int_equal(t.sys_orig_x0, 7);
+    frame.pc = 0x1004;
+    kernel_syscall_exit_slow(&frame); /* no signal: the call starts again */
+    assert_false(t.sys_restart);
+    assert_int_equal(frame.pc, 0x1000);
+    assert_int_equal(frame.arg[0], 7);
+    assert_true(kernel_syscall_exit(-EINTR)); /* any other error leaves the fast way */
+    assert_int_equal(frame.result, (uint64_t)-EINTR);
 }
 
 int main(void)
@@ -229,6 +255,7 @@ int main(void)
         cmocka_unit_test_setup(ent11_full_path_calls, setup),
         cmocka_unit_test_setup(ent12_slow_work_entry, setup),
         cmocka_unit_test_setup(ent13_slow_exit, setup),
+        cmocka_unit_test_setup(ent14_restart_goes_slow, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

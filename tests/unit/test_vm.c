@@ -493,7 +493,7 @@ static void vm26_refused_unmap_changes_nothing(TEST_STATE)
     paddr_t kpage = (paddr_t)(uintptr_t)&vm; /* any kernel page will do: never freed */
     kpage &= ~(paddr_t)(P - 1);
     assert_int_equal(vm_map_region(&vm, X, 2 * P, RW, VMA_IMAGE), 0);
-    assert_int_equal(vm_map_kernel_pages(&vm, X + 2 * P, &kpage, 1), 0);
+    assert_int_equal(vm_map_kernel_pages(&vm, X + 2 * P, &kpage, 1, PROT_READ), 0);
     stamp(X, X + 2 * P);
     size_t free1 = page_free_count();
     assert_int_equal(vm_munmap(&vm, X, 3 * P), -EINVAL);
@@ -801,6 +801,38 @@ static void vm50_destroy_returns_everything(TEST_STATE)
     assert_int_equal(other.as.root, 0);
 }
 
+/* VM-51: vm_copy (fork) of an address space with a claimed device's region: the owned
+ * pages are copied, the device region is not (the child gets no mapping of a device it does
+ * not own, and no fresh page is spent on it); the device's pages stay the device's */
+static void vm51_copy_leaves_device_regions(TEST_STATE)
+{
+    paddr_t dev = page_alloc(), dev2 = page_alloc(); /* stand-ins for device.c's pages */
+    assert_true(dev && dev2);
+    assert_int_equal(vm_map_region(&vm, X, 2 * P, RW, VMA_MMAP), 0);
+    long va = vm_map_phys(&vm, dev, 1, RW, true);
+    long va2 = vm_map_phys(&vm, dev2, 1, RW, false);
+    assert_true(va > 0 && va2 > 0);
+    stamp(X, X + 2 * P);
+    struct vm child;
+    memset(&child, 0, sizeof(child));
+    assert_int_equal(vm_init(&child), 0);
+    size_t before = page_free_count();
+    assert_int_equal(vm_copy(&child, &vm), 0);
+    assert_int_equal(child.pages, vm.pages);
+    assert_int_equal(before - page_free_count(), 2); /* the two owned pages, no more */
+    assert_int_equal(arch_as_lookup(&child.as, (uint64_t)va, 0), 0);
+    assert_int_equal(arch_as_lookup(&child.as, (uint64_t)va2, 0), 0);
+    assert_int_equal(arch_as_lookup(&vm.as, (uint64_t)va, 0), dev);
+    char buf[2];
+    assert_int_equal(copy_from_user(&child, buf, X + P, 2), 0);
+    vm_destroy(&child);
+    assert_int_equal(page_free_count(), before);
+    assert_int_equal(vm_unmap_phys(&vm, (uint64_t)va, P), 0);
+    assert_int_equal(vm_unmap_phys(&vm, (uint64_t)va2, P), 0);
+    page_free(dev);
+    page_free(dev2);
+}
+
 #define T_(f) cmocka_unit_test_setup_teardown(f, test_setup, test_teardown)
 
 int main(void)
@@ -839,6 +871,7 @@ int main(void)
         T_(vm45_strncpy_from_user),
         T_(vm46_write_initial),
         T_(vm50_destroy_returns_everything),
+        T_(vm51_copy_leaves_device_regions),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }

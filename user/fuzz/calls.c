@@ -25,8 +25,6 @@ static const struct {
 
 #define NDISPATCHED ((int)(sizeof(dispatched) / sizeof(dispatched[0])))
 
-fz_shape_fn fz_shaper(const char *name);
-
 int fz_calls_init(struct fz_call *table, int max)
 {
     int n = 0;

@@ -160,12 +160,15 @@ bool fz_hits_protected(const struct fz_env *e, uint64_t lo, uint64_t len);
 void fz_arena_init(struct fz_env *e);
 void fz_scratch_refill(struct fz_env *e);
 
+/* ---- shapes.c: the shaper of a call the fuzzer knows by name, or NULL ---- */
+fz_shape_fn fz_shaper(const char *name);
+
 /* ---- calls.c: the call table and the shaping of each call ---- */
 int fz_calls_init(struct fz_call *table, int max);
 const struct fz_call *fz_pick(struct fz_env *e, const struct fz_call *table, int n,
                               struct fz_args *c);
 enum fz_plan fz_shape(struct fz_env *e, const struct fz_call *call, struct fz_args *c);
-/* A number no kernel table dispatches (out of range, or a gap), for -ENOSYS. */
+/* Does the call return twice (fork, vfork, clone3)?  Then fz_forkish makes it. */
 bool fz_is_forkish(const char *name);
 
 /* ---- worker.c: one life ---- */

@@ -641,6 +641,40 @@ static enum fz_plan shape_zt_trace(struct fz_env *e, struct fz_args *c)
     return FZ_PLAN_CALL;
 }
 
+/* zt_partition(list, len, op, flags): lists real and broken, ops and flags mostly valid, so
+ * CPUs really move, go offline and come back under fire; the length sometimes lies. */
+static enum fz_plan shape_zt_partition(struct fz_env *e, struct fz_args *c)
+{
+    static const char *const lists[] = {"1",  "2",  "3", "1-3",  "0",   "1,3",   "63",
+                                        "64", "1-", "x", "none", "3-1", "1:1/2", ""};
+    struct fz_rng *r = &e->rng;
+    const char *l = lists[fz_below(r, sizeof(lists) / sizeof(lists[0]))];
+    c->a[0] = fz_chance(r, 1, 8) ? fz_ptr(e, FZ_IN) : str_in_scratch(e, l);
+    c->a[1] = fz_chance(r, 3, 4) ? strlen(l) : fz_len(e);
+    c->a[2] = fz_chance(r, 7, 8) ? fz_below(r, 6) : fz_int(e);
+    c->a[3] = fz_chance(r, 7, 8) ? ZT_PART_QUIET | fz_below(r, 8) : fz_int(e);
+    return FZ_PLAN_CALL;
+}
+
+/* zt_claim(slot, dma_bytes, flags, out): slots around the 32 transports, DMA sizes around
+ * the page and ZT_DMA_MAX edges (what is claimed is released at the latest when the life
+ * ends: the kernel resets the device first). */
+static enum fz_plan shape_zt_claim(struct fz_env *e, struct fz_args *c)
+{
+    static const uint64_t sizes[] = {4096, 8192, 65536, 4u << 20, (4u << 20) + 4096, 4095, 0};
+    c->a[0] = fz_chance(&e->rng, 3, 4) ? fz_below(&e->rng, 34) : fz_int(e);
+    c->a[1] = fz_chance(&e->rng, 3, 4) ? sizes[fz_below(&e->rng, 7)] : fz_len(e);
+    c->a[2] = fz_chance(&e->rng, 7, 8) ? 0 : fz_flags(e, 0);
+    c->a[3] = fz_chance(&e->rng, 1, 2) ? fz_buf(e, 64, 0) : fz_ptr(e, FZ_OUT);
+    return FZ_PLAN_CALL;
+}
+
+static enum fz_plan shape_zt_release(struct fz_env *e, struct fz_args *c)
+{
+    c->a[0] = fz_chance(&e->rng, 3, 4) ? fz_below(&e->rng, 34) : fz_int(e);
+    return FZ_PLAN_CALL;
+}
+
 static enum fz_plan shape_filter(struct fz_env *e, struct fz_args *c)
 {
     return FZ_PLAN_FILTER; /* zt_poweroff: the end of every test */
@@ -691,6 +725,10 @@ static const struct {
     {"zt_meminfo", shape_zt_meminfo},
     {"zt_isolstat", shape_zt_isolstat},
     {"zt_trace", shape_zt_trace},
+    {"zt_partition", shape_zt_partition},
+    {"zt_devices", shape_zt_buf_n},
+    {"zt_claim", shape_zt_claim},
+    {"zt_release", shape_zt_release},
 };
 
 fz_shape_fn fz_shaper(const char *name)

@@ -10,8 +10,9 @@
  * done the life kills and reaps the children its calls spawned, prints its report and exits with
  * FZ_DONE_STATUS; a lethal draw prints the report first, marked with the call that ends the life.
  *
- * The report line (tools/fuzzsum adds them up) counts the calls since the previous report:
- *   fuzz: life W.G seed 0xS calls N ok N filtered N kicks N end done|NAME errors E=N ...
+ * The report (tools/fuzzsum adds them up) counts the calls since the previous report:
+ *   fuzz: life W.G seed 0xS calls N ok N filtered N kicks N end done|NAME
+ *   fuzz: life W.G errors E=N ...          (as many lines as needed, each < 256 bytes)
  * A lethal call NAME is counted in `calls` but has no result (it may not return).
  */
 #include "fuzz.h"
@@ -107,27 +108,33 @@ static void count(struct fz_stats *st, long r)
     }
 }
 
+/* The counts since the last report, in lines of fewer than 256 bytes: the kernel writes a
+ * console write of up to 256 bytes in one piece, so other CPUs' output cannot cut them. */
 static void report(struct fz_env *e, const char *end)
 {
-    char line[1200];
-    int n =
-        snprintf(line, sizeof(line),
-                 "fuzz: life %d.%d seed 0x%llx calls %llu ok %llu filtered %llu kicks %ld "
-                 "end %s errors",
-                 e->worker, e->gen, (unsigned long long)e->seed, (unsigned long long)e->st.calls,
-                 (unsigned long long)e->st.ok, (unsigned long long)e->st.filtered, e->kicked, end);
-    for (int i = 1; i < FZ_NERR && n < (int)sizeof(line) - 40; i++) {
-        if (e->st.err[i]) {
-            n += snprintf(line + n, sizeof(line) - (size_t)n, " %s=%llu", zt_errno_name(i),
-                          (unsigned long long)e->st.err[i]);
+    char line[256];
+    int n = 0;
+
+    printf("fuzz: life %d.%d seed 0x%llx calls %llu ok %llu filtered %llu kicks %ld end %s\n",
+           e->worker, e->gen, (unsigned long long)e->seed, (unsigned long long)e->st.calls,
+           (unsigned long long)e->st.ok, (unsigned long long)e->st.filtered, e->kicked, end);
+    fflush(stdout);
+    for (int i = 1; i <= FZ_NERR; i++) {
+        bool last = i == FZ_NERR;
+        uint64_t v = last ? e->st.err_other : e->st.err[i];
+        if (v) {
+            if (n == 0) {
+                n = snprintf(line, sizeof(line), "fuzz: life %d.%d errors", e->worker, e->gen);
+            }
+            n += snprintf(line + n, sizeof(line) - (size_t)n, " %s=%llu",
+                          last ? "other" : zt_errno_name(i), (unsigned long long)v);
+        }
+        if (n && (n > 200 || last)) {
+            printf("%s\n", line);
+            fflush(stdout);
+            n = 0;
         }
     }
-    if (e->st.err_other) {
-        snprintf(line + n, sizeof(line) - (size_t)n, " other=%llu",
-                 (unsigned long long)e->st.err_other);
-    }
-    printf("%s\n", line);
-    fflush(stdout);
     zt_stdio_flush();
     memset(&e->st, 0, sizeof(e->st)); /* each report is the counts since the previous one */
     e->kicked = 0;

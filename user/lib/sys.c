@@ -7,6 +7,8 @@
  */
 #include "zt.h"
 
+#include <string.h>
+
 long zt_ioctl(int fd, unsigned long req, void *arg)
 {
     return zt_syscall3(SYS_ioctl, fd, req, arg);
@@ -158,7 +160,9 @@ long zt_wait4(int pid, int *status, int options, void *rusage)
 
 long zt_spawn_attr(const char *path, char *const argv[], const struct zt_spawn_attr *attr)
 {
-    return zt_syscall3(SYS_zt_spawn, path, argv, attr);
+    extern char **environ;
+
+    return zt_syscall4(SYS_zt_spawn, path, argv, attr, environ);
 }
 
 long zt_tasks(struct zt_task_info *buf, size_t n)
@@ -174,6 +178,11 @@ long zt_cpus(struct zt_cpu_info *buf, size_t n)
 long zt_poweroff(int status)
 {
     return zt_syscall1(SYS_zt_poweroff, status);
+}
+
+long zt_partition(const char *cpulist, unsigned op, unsigned flags)
+{
+    return zt_syscall4(SYS_zt_partition, cpulist, strlen(cpulist), op, flags);
 }
 
 long zt_meminfo(struct zt_meminfo *mi)
@@ -271,31 +280,21 @@ const char *zt_signal_name(int sig)
 }
 
 static const char *const errno_names[] = {
-    [EPERM] = "EPERM",
-    [ENOENT] = "ENOENT",
-    [ESRCH] = "ESRCH",
-    [EINTR] = "EINTR",
-    [EIO] = "EIO",
-    [E2BIG] = "E2BIG",
-    [ENOEXEC] = "ENOEXEC",
-    [EBADF] = "EBADF",
-    [ECHILD] = "ECHILD",
-    [EAGAIN] = "EAGAIN",
-    [ENOMEM] = "ENOMEM",
-    [EFAULT] = "EFAULT",
-    [EBUSY] = "EBUSY",
-    [EEXIST] = "EEXIST",
-    [ENODEV] = "ENODEV",
-    [EINVAL] = "EINVAL",
-    [EMFILE] = "EMFILE",
-    [ENOTTY] = "ENOTTY",
-    [ENOSPC] = "ENOSPC",
-    [ESPIPE] = "ESPIPE",
-    [ERANGE] = "ERANGE",
-    [ENAMETOOLONG] = "ENAMETOOLONG",
-    [ENOSYS] = "ENOSYS",
-    [ENODATA] = "ENODATA",
-    [ETIMEDOUT] = "ETIMEDOUT",
+    [EPERM] = "EPERM",       [ENOENT] = "ENOENT",
+    [ESRCH] = "ESRCH",       [EINTR] = "EINTR",
+    [EIO] = "EIO",           [E2BIG] = "E2BIG",
+    [ENOEXEC] = "ENOEXEC",   [EBADF] = "EBADF",
+    [ECHILD] = "ECHILD",     [EAGAIN] = "EAGAIN",
+    [ENOMEM] = "ENOMEM",     [EFAULT] = "EFAULT",
+    [EBUSY] = "EBUSY",       [EEXIST] = "EEXIST",
+    [ENODEV] = "ENODEV",     [EINVAL] = "EINVAL",
+    [EMFILE] = "EMFILE",     [ENOTTY] = "ENOTTY",
+    [ENOSPC] = "ENOSPC",     [ESPIPE] = "ESPIPE",
+    [ERANGE] = "ERANGE",     [ENAMETOOLONG] = "ENAMETOOLONG",
+    [ENOSYS] = "ENOSYS",     [ETIMEDOUT] = "ETIMEDOUT",
+    [EACCES] = "EACCES",     [ENOTDIR] = "ENOTDIR",
+    [EISDIR] = "EISDIR",     [EROFS] = "EROFS",
+    [EALREADY] = "EALREADY", [ENODATA] = "ENODATA",
 };
 
 const char *zt_errno_name(int err)

@@ -36,6 +36,10 @@
 #undef ENAMETOOLONG
 #undef ENOSYS
 #undef ETIMEDOUT
+#undef ENOTEMPTY
+#undef ELOOP
+#undef EOVERFLOW
+#undef EALREADY
 #undef SIGBUS
 #undef SIGUSR1
 #undef SIGUSR2
@@ -158,6 +162,8 @@ long zt_tasks(struct zt_task_info *buf, size_t n);
 long zt_cpus(struct zt_cpu_info *buf, size_t n);
 long zt_poweroff(int status);
 long zt_meminfo(struct zt_meminfo *mi);
+/* Change the role of the CPUs in `cpulist` (op: ZT_PART_*; 0 or -errno). */
+long zt_partition(const char *cpulist, unsigned op, unsigned flags);
 
 /* ---- conveniences ---- */
 

@@ -1,0 +1,325 @@
+/*
+ * exec.c — program images and the Linux initial stack (contract in include/kernel/exec.h).
+ *
+ * The initial stack, from USER_STACK_TOP down (what glibc's and musl's start-up code read;
+ * the layout Linux's fs/binfmt_elf.c builds):
+ *
+ *     8 zero bytes, the file name (AT_EXECFN), the argv strings, the envp strings,
+ *     "aarch64" (AT_PLATFORM), 16 random bytes (AT_RANDOM), padding to 16 bytes,
+ *     auxv pairs ending with AT_NULL, NULL, envp[], NULL, argv[], argc   <- SP (16-aligned)
+ *
+ * Every string is measured first (limits, -EFAULT before anything is written), then copied
+ * in chunks from its source address space to the new one, and NUL-terminated at the
+ * measured length whatever the source says by then (another thread may change it).
+ */
+#include "kernel/exec.h"
+#include "arch.h"
+#include "kernel/elf.h"
+#include "kernel/kmem.h"
+#include "kernel/lib.h"
+#include "kernel/page.h"
+#include "kernel/random.h"
+#include "kernel/stats.h"
+#include "kernel/task.h"
+#include "kernel/vfs.h"
+#include "kernel/cpu.h"
+#include "uapi/zt_errno.h"
+#include "uapi/zt_syscall.h"
+
+#define MAX_AUXV      24
+#define SIGTRAMP_INSN 2
+
+char *const exec_default_env[] = {"HOME=/", "PATH=/bin", "TERM=vt100", 0};
+
+static paddr_t sigtramp_page;
+
+void exec_init(void)
+{
+    /* mov x8, #139 (SYS_rt_sigreturn); svc #0 */
+    static const uint32_t insn[SIGTRAMP_INSN] = {0xd2800008 | (SYS_rt_sigreturn << 5), 0xd4000001};
+    sigtramp_page = page_alloc();
+    if (sigtramp_page) {
+        memcpy(phys_to_virt(sigtramp_page), insn, sizeof(insn));
+        arch_sync_icache(phys_to_virt(sigtramp_page), sizeof(insn));
+    }
+}
+
+/* Every CPU's counter page (read-only) and the signal-return page (read, execute). */
+static int map_kernel_pages(struct vm *vm)
+{
+    paddr_t pa[MAX_CPUS];
+    for (unsigned c = 0; c < ncpus; c++) {
+        pa[c] = virt_to_phys(stats_public(c));
+    }
+    int r = vm_map_kernel_pages(vm, ZT_COUNTERS_VA, pa, ncpus, PROT_READ);
+    if (r == 0 && sigtramp_page) {
+        r = vm_map_kernel_pages(vm, ZT_SIGTRAMP_VA, &sigtramp_page, 1, PROT_READ | PROT_EXEC);
+    }
+    return r;
+}
+
+/* String i of s: its user address (*up) or kernel pointer (*kp); 0 at the end, or -EFAULT. */
+static int strv_get(const struct exec_strv *s, int i, uint64_t *up, const char **kp)
+{
+    *up = 0;
+    *kp = 0;
+    if (!s->vm) {
+        *kp = s->karray ? s->karray[i] : 0;
+        return *kp ? 1 : 0;
+    }
+    if (!s->uarray) {
+        return 0;
+    }
+    if (copy_from_user(s->vm, up, s->uarray + (uint64_t)i * 8, sizeof(*up))) {
+        return -EFAULT;
+    }
+    return *up ? 1 : 0;
+}
+
+/* Count the strings of s and their bytes (NULs included), adding to *count and *bytes. */
+static int strv_measure(const struct exec_strv *s, int *count, uint64_t *bytes)
+{
+    for (int i = 0;; i++) {
+        uint64_t up;
+        const char *kp;
+        int r = strv_get(s, i, &up, &kp);
+        if (r <= 0) {
+            return r;
+        }
+        long len = kp ? (long)strlen(kp) : strnlen_user(s->vm, up, EXEC_ARG_BYTES);
+        if (len < 0) {
+            return len == -ENAMETOOLONG ? -E2BIG : (int)len;
+        }
+        *bytes += (uint64_t)len + 1;
+        if (++*count > EXEC_ARG_COUNT || *bytes > EXEC_ARG_BYTES) {
+            return -E2BIG;
+        }
+    }
+}
+
+static int put_word(struct vm *vm, uint64_t at, uint64_t v)
+{
+    return vm_write_initial(vm, at, &v, sizeof(v));
+}
+
+/* Copy string i of s (length as measured now, at most `room` bytes with its NUL) to `dst`
+ * in vm; return its size with the NUL, or -errno. */
+static long copy_string(struct vm *vm, const struct exec_strv *s, int i, uint64_t dst,
+                        uint64_t room)
+{
+    uint64_t up;
+    const char *kp;
+    int r = strv_get(s, i, &up, &kp);
+    if (r <= 0) {
+        return r < 0 ? r : -EFAULT; /* the array shrank since it was measured */
+    }
+    long len = kp ? (long)strlen(kp) : strnlen_user(s->vm, up, room);
+    if (len < 0 || (uint64_t)len + 1 > room) {
+        return -E2BIG;
+    }
+    char buf[128];
+    for (long done = 0; done < len;) {
+        size_t chunk = MIN(sizeof(buf), (size_t)(len - done));
+        if (kp) {
+            memcpy(buf, kp + done, chunk);
+        } else if (copy_from_user(s->vm, buf, up + (uint64_t)done, chunk)) {
+            return -EFAULT;
+        }
+        if (vm_write_initial(vm, dst + (uint64_t)done, buf, chunk)) {
+            return -EFAULT;
+        }
+        done += (long)chunk;
+    }
+    char nul = 0;
+    return vm_write_initial(vm, dst + (uint64_t)len, &nul, 1) ? -EFAULT : len + 1;
+}
+
+/* Copy the n strings of s to [*str, limit), storing their addresses at ptrs[0..n) and the
+ * NULL after them.  Advances *str. */
+static int copy_strv(struct vm *vm, const struct exec_strv *s, int n, uint64_t *str, uint64_t limit,
+                     uint64_t ptrs)
+{
+    for (int i = 0; i < n; i++) {
+        long len = copy_string(vm, s, i, *str, limit - *str);
+        if (len < 0) {
+            return (int)len;
+        }
+        if (put_word(vm, ptrs + (uint64_t)i * 8, *str)) {
+            return -EFAULT;
+        }
+        *str += (uint64_t)len;
+    }
+    return put_word(vm, ptrs + (uint64_t)n * 8, 0);
+}
+
+/* The auxiliary vector for img; AT_PHDR only when the headers are loaded. */
+static unsigned build_auxv(uint64_t *a, const struct elf_image *img, uint64_t random,
+                           uint64_t platform, uint64_t execfn)
+{
+    unsigned n = 0;
+#define AUX(k, v) (a[n++] = (k), a[n++] = (v))
+    if (img->phdr) {
+        AUX(AT_PHDR, img->phdr);
+    }
+    AUX(AT_PHENT, img->phent);
+    AUX(AT_PHNUM, img->phnum);
+    AUX(AT_PAGESZ, PAGE_SIZE);
+    AUX(AT_BASE, 0); /* no interpreter */
+    AUX(AT_FLAGS, 0);
+    AUX(AT_ENTRY, img->entry);
+    AUX(AT_UID, 0);
+    AUX(AT_EUID, 0);
+    AUX(AT_GID, 0);
+    AUX(AT_EGID, 0);
+    AUX(AT_SECURE, 0);
+    AUX(AT_HWCAP, arch_user_hwcap(1));
+    AUX(AT_HWCAP2, arch_user_hwcap(2));
+    AUX(AT_CLKTCK, 100);
+    AUX(AT_PLATFORM, platform);
+    AUX(AT_RANDOM, random);
+    AUX(AT_EXECFN, execfn);
+    AUX(AT_MINSIGSTKSZ, ARCH_SIGFRAME_BYTES);
+    AUX(AT_NULL, 0);
+#undef AUX
+    return n;
+}
+
+/* Build the initial stack in vm (already mapped below USER_STACK_TOP); *sp gets argc's
+ * address. */
+static int build_stack(struct vm *vm, const struct elf_image *img, const char *execfn,
+                       const struct exec_strv *argv, const struct exec_strv *envp, uint64_t *sp)
+{
+    int argc = 0, envc = 0;
+    uint64_t bytes = 0, auxv[2 * MAX_AUXV];
+    int r = strv_measure(argv, &argc, &bytes);
+    if (r == 0) {
+        r = strv_measure(envp, &envc, &bytes);
+    }
+    if (r) {
+        return r;
+    }
+    struct exec_strv fn = {0, 0, (char *const[]){(char *)execfn, 0}};
+    uint64_t top = USER_STACK_TOP - 8, fn_len = strlen(execfn) + 1;
+    uint64_t execfn_at = top - fn_len, strings = execfn_at - bytes;
+    uint64_t platform = (strings - 8) & ~7ull, random = platform - 16;
+    unsigned naux = build_auxv(auxv, img, random, platform, execfn_at);
+    uint64_t words = 1 + (uint64_t)argc + 1 + (uint64_t)envc + 1 + naux;
+    uint64_t at = ((random & ~15ull) - words * 8) & ~15ull;
+    uint64_t argv_at = at + 8, envp_at = argv_at + ((uint64_t)argc + 1) * 8;
+    uint8_t rnd[16];
+    random_bytes(rnd, sizeof(rnd));
+    uint64_t str = strings;
+    if (copy_string(vm, &fn, 0, execfn_at, fn_len) < 0 ||
+        vm_write_initial(vm, platform, "aarch64", 8) || vm_write_initial(vm, random, rnd, 16) ||
+        put_word(vm, at, (uint64_t)argc) ||
+        vm_write_initial(vm, envp_at + ((uint64_t)envc + 1) * 8, auxv, naux * 8)) {
+        return -EFAULT;
+    }
+    r = copy_strv(vm, argv, argc, &str, execfn_at, argv_at);
+    if (r == 0) {
+        r = copy_strv(vm, envp, envc, &str, execfn_at, envp_at);
+    }
+    *sp = at;
+    return r;
+}
+
+int exec_load_image(struct vm *vm, const void *data, uint64_t size, const char *execfn,
+                    const struct exec_strv *argv, const struct exec_strv *envp,
+                    struct exec_start *start)
+{
+    struct elf_image img;
+    const char *why;
+    int r = elf_check(data, size, &img, &why);
+    if (r == 0) {
+        r = elf_load(vm, data, &img);
+    }
+    if (r == 0) {
+        r = vm_map_region(vm, USER_STACK_TOP - USER_STACK_SIZE, USER_STACK_SIZE,
+                          PROT_READ | PROT_WRITE, VMA_STACK);
+    }
+    if (r == 0) {
+        r = map_kernel_pages(vm);
+    }
+    if (r == 0) {
+        r = build_stack(vm, &img, execfn, argv, envp, &start->sp);
+    }
+    if (r == 0) {
+        start->pc = img.entry;
+        start->brk = img.end;
+        vm->brk_start = vm->brk = img.end;
+    }
+    return r;
+}
+
+/* The program file `path` names: a regular file with an x bit (-EACCES otherwise). */
+static int find_program(struct inode *cwd, const char *path, struct inode **out)
+{
+    int r = vfs_lookup(cwd, path, true, out);
+    if (r) {
+        return r;
+    }
+    if (!S_ISREG((*out)->mode) || !((*out)->mode & 0111)) {
+        inode_put(*out);
+        return -EACCES; /* a directory, a device, a file without an x bit */
+    }
+    return 0;
+}
+
+int exec_load(struct vm *vm, struct inode *cwd, const char *path, const struct exec_strv *argv,
+              const struct exec_strv *envp, struct exec_start *start, struct inode **exe)
+{
+    struct inode *ino;
+    const void *data;
+    uint64_t size;
+    int r = find_program(cwd, path, &ino);
+    if (r) {
+        return r;
+    }
+    r = vfs_file_bytes(ino, &data, &size);
+    if (r == 0) {
+        r = exec_load_image(vm, data, size, path, argv, envp, start);
+    }
+    if (r) {
+        inode_put(ino);
+        return r;
+    }
+    *exe = ino;
+    return 0;
+}
+
+long sys_execve(struct trap_frame *f)
+{
+    struct process *p = current()->proc;
+    char path[VFS_PATH_MAX];
+    long r = strncpy_from_user(&p->vm, path, arch_frame_arg(f, 0), sizeof(path));
+    if (r < 0) {
+        return r;
+    }
+    struct vm *vm = kmem_alloc(sizeof(*vm));
+    if (!vm) {
+        return -ENOMEM;
+    }
+    r = vm_init(vm);
+    if (r) {
+        kmem_free(vm, sizeof(*vm));
+        return r;
+    }
+    struct exec_strv argv = {&p->vm, arch_frame_arg(f, 1), 0};
+    struct exec_strv envp = {&p->vm, arch_frame_arg(f, 2), 0};
+    struct exec_start start;
+    struct inode *exe;
+    r = exec_load(vm, p->cwd, path, &argv, &envp, &start, &exe);
+    if (r == 0 && __atomic_load_n(&p->unfreed_tasks, __ATOMIC_ACQUIRE) > 1) {
+        r = proc_end_other_threads(); /* the point of no return for the other threads */
+        if (r) {
+            inode_put(exe);
+        }
+    }
+    if (r) {
+        vm_destroy(vm);
+        kmem_free(vm, sizeof(*vm));
+        return r;
+    }
+    proc_exec_commit(vm, &start, exe, path_basename(path));
+    return 0;
+}

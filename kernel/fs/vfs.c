@@ -1,0 +1,364 @@
+/*
+ * vfs.c — the tree: path lookup, inode and file lifetimes, opening, directory changes
+ * (contract and locks in include/kernel/vfs.h).
+ *
+ * Lookup walks components under vfs_lock: "." stays, ".." goes to the parent (the root's
+ * parent is the root), a symbolic link in the middle of a path — or at its end when asked —
+ * is replaced by its target, resolved from the link's own directory, at most VFS_LINK_MAX
+ * deep.  The inode found is returned with a reference taken before the lock is dropped.
+ */
+#include "kernel/vfs.h"
+#include "kernel/acct.h"
+#include "kernel/kmem.h"
+#include "kernel/cycles.h"
+#include "kernel/lib.h"
+#include "kernel/task.h"
+#include "uapi/zt_errno.h"
+
+spinlock_t vfs_lock = SPINLOCK_INIT_RANK(LOCK_VFS);
+struct inode *vfs_root;
+static uint64_t next_ino = 1;
+
+uint64_t vfs_now_ns(void)
+{
+    return cycles_to_ns(arch_counter_read());
+}
+
+unsigned vfs_umask(void)
+{
+    struct task *t = current();
+    return t && t->proc ? t->proc->umask : 022;
+}
+
+struct inode *inode_new(enum inode_kind kind, unsigned mode)
+{
+    struct inode *ino = kmem_alloc(sizeof(*ino));
+    if (!ino) {
+        return 0;
+    }
+    ino->kind = kind;
+    ino->mode = mode;
+    ino->ino = __atomic_fetch_add(&next_ino, 1, __ATOMIC_RELAXED);
+    ino->refs = 1;
+    ino->mtime_ns = vfs_now_ns();
+    list_init(&ino->children);
+    list_init(&ino->sibling);
+    return ino;
+}
+
+void inode_get(struct inode *ino)
+{
+    __atomic_add_fetch(&ino->refs, 1, __ATOMIC_RELAXED);
+}
+
+void inode_put(struct inode *ino)
+{
+    if (__atomic_sub_fetch(&ino->refs, 1, __ATOMIC_ACQ_REL) != 0) {
+        return;
+    }
+    if (ino->kind == INODE_TMPFS_FILE) {
+        tmpfs_free_data(ino);
+    }
+    if (ino->kind == INODE_SYMLINK && ino->data) {
+        kmem_free((void *)ino->data, VFS_PATH_MAX); /* links own a copy of their target */
+    }
+    kmem_free(ino, sizeof(*ino));
+}
+
+void vfs_link_locked(struct inode *dir, struct inode *child, const char *name)
+{
+    kstrlcpy(child->name, name, sizeof(child->name));
+    child->parent = dir;
+    child->in_tree = true;
+    list_add_tail(&dir->children, &child->sibling);
+    dir->mtime_ns = vfs_now_ns();
+}
+
+struct inode *vfs_child_locked(struct inode *dir, const char *name)
+{
+    list_for_each(pos, &dir->children)
+    {
+        struct inode *c = container_of(pos, struct inode, sibling);
+        if (strcmp(c->name, name) == 0) {
+            return c;
+        }
+    }
+    return 0;
+}
+
+/* Copy the next component of *path into name; advance *path past it and its slashes.
+ * 0, 1 at the end (nothing left), or -ENAMETOOLONG. */
+static int next_component(const char **path, char *name)
+{
+    const char *p = *path;
+    while (*p == '/') {
+        p++;
+    }
+    if (!*p) {
+        *path = p;
+        return 1;
+    }
+    size_t n = 0;
+    while (p[n] && p[n] != '/') {
+        n++;
+    }
+    if (n > VFS_NAME_MAX) {
+        return -ENAMETOOLONG;
+    }
+    memcpy(name, p, n);
+    name[n] = 0;
+    *path = p + n;
+    return 0;
+}
+
+static bool only_slashes(const char *p)
+{
+    while (*p == '/') {
+        p++;
+    }
+    return *p == 0;
+}
+
+static int walk_locked(struct inode *dir, const char *path, bool follow, int depth,
+                       struct inode **out);
+
+/* A link met during a walk from `dir`: what it points to (vfs_lock held). */
+static int follow_link_locked(struct inode *dir, struct inode *link, int depth, struct inode **out)
+{
+    if (depth >= VFS_LINK_MAX) {
+        return -ELOOP;
+    }
+    if (link->kind == INODE_SELF_EXE) {
+        struct task *t = current();
+        *out = t && t->proc ? t->proc->exe : 0;
+        return *out ? 0 : -ENOENT;
+    }
+    return walk_locked(dir, link->data, true, depth + 1, out);
+}
+
+static int walk_locked(struct inode *dir, const char *path, bool follow, int depth,
+                       struct inode **out)
+{
+    struct inode *cur = path[0] == '/' ? vfs_root : dir;
+    char name[VFS_NAME_MAX + 1];
+    bool trailing_slash = path[0] && path[strlen(path) - 1] == '/';
+    for (;;) {
+        int r = next_component(&path, name);
+        if (r < 0) {
+            return r;
+        }
+        if (r == 1) {
+            break;
+        }
+        if (!S_ISDIR(cur->mode)) {
+            return -ENOTDIR;
+        }
+        if (strcmp(name, ".") == 0) {
+            continue;
+        }
+        if (strcmp(name, "..") == 0) {
+            cur = cur->parent ? cur->parent : cur;
+            continue;
+        }
+        struct inode *child = vfs_child_locked(cur, name);
+        if (!child) {
+            return -ENOENT;
+        }
+        bool last = only_slashes(path);
+        if (S_ISLNK(child->mode) && (!last || follow || trailing_slash)) {
+            r = follow_link_locked(cur, child, depth, &child);
+            if (r) {
+                return r;
+            }
+        }
+        cur = child;
+    }
+    if (trailing_slash && !S_ISDIR(cur->mode)) {
+        return -ENOTDIR;
+    }
+    *out = cur;
+    return 0;
+}
+
+int vfs_lookup(struct inode *cwd, const char *path, bool follow, struct inode **out)
+{
+    if (!path[0]) {
+        return -ENOENT;
+    }
+    unsigned long flags = spin_lock_irqsave(&vfs_lock);
+    int r = walk_locked(cwd ? cwd : vfs_root, path, follow, 0, out);
+    if (r == 0) {
+        inode_get(*out);
+    }
+    spin_unlock_irqrestore(&vfs_lock, flags);
+    return r;
+}
+
+int vfs_lookup_parent(struct inode *cwd, const char *path, struct inode **dir, char *last,
+                      bool *must_be_dir)
+{
+    size_t len = strlen(path);
+    if (len == 0) {
+        return -ENOENT;
+    }
+    if (len >= VFS_PATH_MAX) {
+        return -ENAMETOOLONG;
+    }
+    char head[VFS_PATH_MAX];
+    memcpy(head, path, len + 1);
+    *must_be_dir = false;
+    while (len > 1 && head[len - 1] == '/') {
+        head[--len] = 0;
+        *must_be_dir = true;
+    }
+    char *slash = 0;
+    for (size_t i = 0; i < len; i++) {
+        slash = head[i] == '/' ? &head[i] : slash;
+    }
+    const char *base = slash ? slash + 1 : head;
+    if (strlen(base) > VFS_NAME_MAX) {
+        return -ENAMETOOLONG;
+    }
+    kstrlcpy(last, base, VFS_NAME_MAX + 1);
+    if (slash) {
+        slash[slash == head ? 1 : 0] = 0; /* "/x" -> "/", "a/b" -> "a" */
+    }
+    int r = vfs_lookup(cwd, slash ? head : ".", true, dir);
+    if (r == 0 && !S_ISDIR((*dir)->mode)) {
+        inode_put(*dir);
+        return -ENOTDIR;
+    }
+    return r;
+}
+
+struct file *file_alloc(struct inode *ino, const struct file_ops *ops, unsigned flags, void *priv)
+{
+    struct file *f = kmem_alloc(sizeof(*f));
+    if (!f) {
+        return 0;
+    }
+    f->refs = 1;
+    f->flags = flags & (O_ACCMODE | O_APPEND | O_NONBLOCK);
+    spin_lock_init(&f->lock, LOCK_FILE);
+    f->inode = ino;
+    f->ops = ops;
+    f->priv = priv;
+    if (ino) {
+        inode_get(ino);
+    }
+    return f;
+}
+
+void file_get(struct file *f)
+{
+    __atomic_add_fetch(&f->refs, 1, __ATOMIC_RELAXED);
+}
+
+void file_put(struct file *f)
+{
+    if (__atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL) != 0) {
+        return;
+    }
+    if (f->ops && f->ops->release) {
+        f->ops->release(f);
+    }
+    if (f->inode) {
+        inode_put(f->inode);
+    }
+    kmem_free(f, sizeof(*f));
+}
+
+/* May `ino` be opened with `flags`?  0 or -errno. */
+static int check_open(const struct inode *ino, unsigned flags)
+{
+    unsigned acc = flags & O_ACCMODE;
+    if (acc == 3) {
+        return -EINVAL;
+    }
+    if ((flags & O_DIRECTORY) && !S_ISDIR(ino->mode)) {
+        return -ENOTDIR;
+    }
+    if (S_ISDIR(ino->mode) && acc != O_RDONLY) {
+        return -EISDIR;
+    }
+    if (ino->kind == INODE_INITRD_FILE && (acc != O_RDONLY || (flags & O_TRUNC))) {
+        return -EROFS;
+    }
+    return 0;
+}
+
+int vfs_open_inode(struct inode *ino, unsigned flags, struct file **out)
+{
+    int r = check_open(ino, flags);
+    if (r) {
+        return r;
+    }
+    const struct file_ops *ops = ino->kind == INODE_TMPFS_FILE    ? &tmpfs_file_ops
+                                 : ino->kind == INODE_INITRD_FILE ? &ro_file_ops
+                                 : ino->kind == INODE_DIR         ? &dir_ops
+                                                                  : ino->fops;
+    if (ino->kind == INODE_TMPFS_FILE && (flags & O_TRUNC) && (flags & O_ACCMODE)) {
+        unsigned long irq = spin_lock_irqsave(&vfs_lock);
+        tmpfs_truncate_locked(ino, 0);
+        spin_unlock_irqrestore(&vfs_lock, irq);
+    }
+    *out = file_alloc(ino, ops, flags, 0);
+    return *out ? 0 : -ENOMEM;
+}
+
+/* Create a tmpfs file `name` in dir (vfs_lock held); -EROFS outside /tmp. */
+static int create_locked(struct inode *dir, const char *name, unsigned mode, struct inode **out)
+{
+    if (!dir->writable_dir || !dir->in_tree) {
+        return dir->writable_dir ? -ENOENT : -EROFS;
+    }
+    if (!name[0] || !strcmp(name, ".") || !strcmp(name, "..")) {
+        return -EISDIR;
+    }
+    struct inode *ino = inode_new(INODE_TMPFS_FILE, S_IFREG | (mode & 07777));
+    if (!ino) {
+        return -ENOMEM;
+    }
+    vfs_link_locked(dir, ino, name); /* the tree keeps the new inode's first reference */
+    *out = ino;
+    return 0;
+}
+
+int vfs_open(struct inode *cwd, const char *path, unsigned flags, unsigned mode, struct file **out)
+{
+    struct inode *dir, *ino;
+    char last[VFS_NAME_MAX + 1];
+    bool must_be_dir;
+    if (!(flags & O_CREAT)) {
+        int r = vfs_lookup(cwd, path, !(flags & O_NOFOLLOW), &ino);
+        if (r) {
+            return r;
+        }
+        r = S_ISLNK(ino->mode) ? -ELOOP : vfs_open_inode(ino, flags, out); /* O_NOFOLLOW */
+        inode_put(ino);
+        return r;
+    }
+    int r = vfs_lookup_parent(cwd, path, &dir, last, &must_be_dir);
+    if (r) {
+        return r;
+    }
+    unsigned long irq = spin_lock_irqsave(&vfs_lock);
+    struct inode *found = 0;
+    r = must_be_dir ? -EISDIR : walk_locked(dir, last[0] ? last : ".", true, 0, &found);
+    if (r == 0 && (flags & O_EXCL)) {
+        r = -EEXIST;
+    } else if (r == -ENOENT && !vfs_child_locked(dir, last)) {
+        r = create_locked(dir, last, mode & ~vfs_umask(), &found);
+    }
+    if (r == 0) {
+        inode_get(found);
+    }
+    spin_unlock_irqrestore(&vfs_lock, irq);
+    inode_put(dir);
+    if (r) {
+        return r;
+    }
+    r = vfs_open_inode(found, flags, out);
+    inode_put(found);
+    return r;
+}

@@ -1,0 +1,312 @@
+/*
+ * sysmisc.c — the Linux calls a C library makes at start-up and for its bookkeeping:
+ * identity (a single user: root), resource limits, robust futex lists, randomness,
+ * system and process times, memory protection and advice.
+ *
+ * Identity: every process runs as uid 0 / gid 0 with no supplementary groups; set*id to 0
+ * succeeds, to anything else fails with -EPERM (there is nobody else to be).
+ * Limits (prlimit64/getrlimit/setrlimit): kept per process and inherited; RLIMIT_NOFILE is
+ * enforced by the descriptor table (fd.c), RLIMIT_STACK reports the stack the loader maps;
+ * the others are recorded and reported, not enforced.
+ * Syscall context; each call checks all of its arguments before changing anything.
+ */
+#include "arch.h"
+#include "kernel/acct.h"
+#include "kernel/fd.h"
+#include "kernel/cycles.h"
+#include "kernel/lib.h"
+#include "kernel/page.h"
+#include "kernel/random.h"
+#include "kernel/syscall.h"
+#include "kernel/task.h"
+#include "uapi/zt_errno.h"
+#include "uapi/zt_syscall.h"
+
+#define A(i) arch_frame_arg(f, i)
+
+#define RLIM_INFINITY  (~0ull)
+#define CLOCK_TICKS_HZ 100 /* times() and AT_CLKTCK units */
+
+static struct vm *my_vm(void)
+{
+    return &current()->proc->vm;
+}
+
+/* ---- identity ---- */
+
+long sys_getuid(struct trap_frame *f)
+{
+    return 0;
+}
+
+long sys_setid(struct trap_frame *f)
+{
+    return A(0) == 0 ? 0 : -EPERM;
+}
+
+long sys_getresid(struct trap_frame *f)
+{
+    uint32_t ids[3] = {0, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        if (copy_to_user(my_vm(), A(i), &ids[i], sizeof(ids[i]))) {
+            return -EFAULT;
+        }
+    }
+    return 0;
+}
+
+long sys_getgroups(struct trap_frame *f)
+{
+    return (int)A(0) < 0 ? -EINVAL : 0;
+}
+
+/* ---- limits ---- */
+
+void rlimit_init_defaults(struct rlimit_k *lim)
+{
+    for (int i = 0; i < RLIM_NLIMITS; i++) {
+        lim[i].cur = lim[i].max = RLIM_INFINITY;
+    }
+    lim[RLIMIT_STACK].cur = lim[RLIMIT_STACK].max = USER_STACK_SIZE;
+    lim[RLIMIT_NOFILE].cur = lim[RLIMIT_NOFILE].max = FD_MAX;
+}
+
+/* prlimit64(pid, resource, new, old): pid 0 or the caller's own. */
+static long do_prlimit(int pid, unsigned res, uint64_t unew, uint64_t uold)
+{
+    struct process *p = current()->proc;
+    struct rlimit_k nl, old;
+    if (pid != 0 && pid != p->pid) {
+        return pid < 0 ? -EINVAL : -EPERM; /* only one's own limits */
+    }
+    if (res >= RLIM_NLIMITS) {
+        return -EINVAL;
+    }
+    if (unew && copy_from_user(my_vm(), &nl, unew, sizeof(nl))) {
+        return -EFAULT;
+    }
+    if (unew && (nl.cur > nl.max || (res == RLIMIT_NOFILE && nl.max > FD_MAX) ||
+                 (res == RLIMIT_STACK && nl.cur != USER_STACK_SIZE))) {
+        return -EINVAL; /* NOFILE cannot grow past the table; the stack is fixed */
+    }
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    old = p->rlimits[res];
+    if (unew) {
+        p->rlimits[res] = nl;
+    }
+    spin_unlock_irqrestore(&proc_lock, flags);
+    return uold && copy_to_user(my_vm(), uold, &old, sizeof(old)) ? -EFAULT : 0;
+}
+
+long sys_prlimit64(struct trap_frame *f)
+{
+    return do_prlimit((int)A(0), (unsigned)A(1), A(2), A(3));
+}
+
+long sys_getrlimit(struct trap_frame *f)
+{
+    return do_prlimit(0, (unsigned)A(0), 0, A(1));
+}
+
+long sys_setrlimit(struct trap_frame *f)
+{
+    return do_prlimit(0, (unsigned)A(0), A(1), 0);
+}
+
+/* ---- robust futexes: recorded for get_robust_list; the kernel does not walk them ---- */
+
+#define ROBUST_LIST_HEAD_BYTES 24
+
+long sys_set_robust_list(struct trap_frame *f)
+{
+    if (A(1) != ROBUST_LIST_HEAD_BYTES) {
+        return -EINVAL;
+    }
+    current()->robust_list = A(0);
+    return 0;
+}
+
+/* ---- randomness ---- */
+
+#define GRND_NONBLOCK 1
+#define GRND_RANDOM   2
+#define GRND_INSECURE 4
+
+long sys_getrandom(struct trap_frame *f)
+{
+    uint64_t ubuf = A(0), n = MIN(A(1), 1u << 20);
+    unsigned flags = (unsigned)A(2);
+    if ((flags & ~(unsigned)(GRND_NONBLOCK | GRND_RANDOM | GRND_INSECURE)) ||
+        ((flags & GRND_RANDOM) && (flags & GRND_INSECURE))) {
+        return -EINVAL;
+    }
+    if (vm_check_range(my_vm(), ubuf, n, PROT_WRITE)) {
+        return -EFAULT;
+    }
+    uint8_t buf[128];
+    for (uint64_t done = 0; done < n;) {
+        size_t chunk = MIN(sizeof(buf), n - done);
+        random_bytes(buf, chunk);
+        if (copy_to_user(my_vm(), ubuf + done, buf, chunk)) {
+            return done ? (long)done : -EFAULT;
+        }
+        done += chunk;
+    }
+    return (long)n;
+}
+
+/* ---- time ---- */
+
+static uint64_t ticks_to_clock(uint64_t counter_ticks)
+{
+    return cycles_to_ns(counter_ticks) / (1000000000ull / CLOCK_TICKS_HZ);
+}
+
+/* User and system counter ticks of p's threads, alive and dead (proc_lock held). */
+static void proc_times_locked(struct process *p, uint64_t *user, uint64_t *sys)
+{
+    *user = p->dead_user_cycles;
+    *sys = p->dead_sys_cycles;
+    list_for_each(pos, &p->threads)
+    {
+        uint64_t u, s;
+        acct_task_read(container_of(pos, struct task, thread_link), &u, &s);
+        *user += u;
+        *sys += s;
+    }
+}
+
+long sys_times(struct trap_frame *f)
+{
+    struct process *p = current()->proc;
+    uint64_t t[4];
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    proc_times_locked(p, &t[0], &t[1]);
+    t[2] = p->child_user_cycles;
+    t[3] = p->child_sys_cycles;
+    spin_unlock_irqrestore(&proc_lock, flags);
+    for (int i = 0; i < 4; i++) {
+        t[i] = ticks_to_clock(t[i]);
+    }
+    if (A(0) && copy_to_user(my_vm(), A(0), t, sizeof(t))) {
+        return -EFAULT;
+    }
+    return (long)ticks_to_clock(arch_counter_read());
+}
+
+struct timeval_k {
+    int64_t sec, usec;
+};
+
+struct rusage_k {
+    struct timeval_k utime, stime;
+    int64_t rest[14]; /* maxrss ... nivcsw: not counted, reported as 0 */
+};
+
+static struct timeval_k to_timeval(uint64_t ticks)
+{
+    uint64_t us = cycles_to_ns(ticks) / 1000;
+    return (struct timeval_k){(int64_t)(us / 1000000), (int64_t)(us % 1000000)};
+}
+
+#define RUSAGE_SELF     0
+#define RUSAGE_CHILDREN (-1)
+#define RUSAGE_THREAD   1
+
+long sys_getrusage(struct trap_frame *f)
+{
+    struct process *p = current()->proc;
+    int who = (int)A(0);
+    uint64_t user = 0, sys = 0;
+    if (who != RUSAGE_SELF && who != RUSAGE_CHILDREN && who != RUSAGE_THREAD) {
+        return -EINVAL;
+    }
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    if (who == RUSAGE_SELF) {
+        proc_times_locked(p, &user, &sys);
+    } else if (who == RUSAGE_CHILDREN) {
+        user = p->child_user_cycles;
+        sys = p->child_sys_cycles;
+    } else {
+        acct_task_read(current(), &user, &sys);
+    }
+    spin_unlock_irqrestore(&proc_lock, flags);
+    struct rusage_k ru;
+    memset(&ru, 0, sizeof(ru));
+    ru.utime = to_timeval(user);
+    ru.stime = to_timeval(sys);
+    return copy_to_user(my_vm(), A(1), &ru, sizeof(ru)) ? -EFAULT : 0;
+}
+
+long sys_clock_getres(struct trap_frame *f)
+{
+    int clk = (int)A(0);
+    if (clk < CLOCK_REALTIME || clk > CLOCK_THREAD_CPUTIME_ID) {
+        return -EINVAL;
+    }
+    uint64_t freq = arch_counter_freq();
+    int64_t res[2] = {0, (int64_t)((1000000000ull + freq - 1) / freq)}; /* one counter tick */
+    return A(1) && copy_to_user(my_vm(), A(1), res, sizeof(res)) ? -EFAULT : 0;
+}
+
+long sys_gettimeofday(struct trap_frame *f)
+{
+    struct timeval_k tv = to_timeval(arch_counter_read()); /* time since boot, as REALTIME */
+    if (A(0) && copy_to_user(my_vm(), A(0), &tv, sizeof(tv))) {
+        return -EFAULT;
+    }
+    return 0; /* the timezone argument is obsolete; ignored as on Linux */
+}
+
+struct sysinfo_k {
+    int64_t uptime;
+    uint64_t loads[3];
+    uint64_t totalram, freeram, sharedram, bufferram, totalswap, freeswap;
+    uint16_t procs, pad;
+    uint32_t pad2;
+    uint64_t totalhigh, freehigh;
+    uint32_t mem_unit;
+    uint32_t pad3;
+};
+
+long sys_sysinfo(struct trap_frame *f)
+{
+    struct sysinfo_k si;
+    memset(&si, 0, sizeof(si));
+    si.uptime = (int64_t)(cycles_to_ns(arch_counter_read()) / 1000000000ull);
+    si.totalram = page_total_count();
+    si.freeram = page_free_count();
+    si.procs = (uint16_t)MIN(proc_count(), 0xffff);
+    si.mem_unit = PAGE_SIZE;
+    return copy_to_user(my_vm(), A(0), &si, sizeof(si)) ? -EFAULT : 0;
+}
+
+/* ---- memory ---- */
+
+long sys_mprotect(struct trap_frame *f)
+{
+    return vm_mprotect(my_vm(), A(0), A(1), (unsigned)A(2));
+}
+
+#define MADV_NORMAL     0
+#define MADV_RANDOM     1
+#define MADV_SEQUENTIAL 2
+#define MADV_WILLNEED   3
+#define MADV_DONTNEED   4
+#define MADV_FREE       8
+
+long sys_madvise(struct trap_frame *f)
+{
+    switch ((int)A(2)) {
+    case MADV_DONTNEED:
+        return vm_madvise_dontneed(my_vm(), A(0), A(1));
+    case MADV_NORMAL:
+    case MADV_RANDOM:
+    case MADV_SEQUENTIAL:
+    case MADV_WILLNEED:
+    case MADV_FREE: /* a hint: the pages may keep their contents */
+        return (A(0) & (PAGE_SIZE - 1)) ? -EINVAL : 0;
+    default:
+        return -EINVAL; /* hugepage, merge, ... advice has nothing to act on here */
+    }
+}

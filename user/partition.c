@@ -1,0 +1,281 @@
+/*
+ * partition — show or change the role of CPUs at run time (zt_partition, docs/partition.md).
+ *
+ *   partition                                  show the partition (as the boot log does)
+ *   partition [-b] [-q] [-x ERRNO] ROLE LIST   change every CPU of LIST (a Linux cpulist)
+ *   partition -n N [-b] ROLE LIST              N cycles of the change and its reverse
+ *   partition -T                               the system call's argument checks
+ *
+ * ROLE: housekeeping, dataplane, offline, online (joins as housekeeping) or
+ * online-dataplane.  The kernel prints the new "partition:" lines (unless -q) and says why
+ * when it refuses; this program prints "partition: ROLE LIST: -ERRNO" on failure.
+ *   -b        refuse (-EBUSY) rather than end the isolation of a task isolated on a CPU
+ *   -q        the kernel prints nothing (ZT_PART_QUIET)
+ *   -x ERRNO  expect the change to fail with -ERRNO (e.g. EBUSY): exit 0 if it does
+ *   -n N      do the change and its reverse (dataplane <-> housekeeping, offline <-> online)
+ *             N times, quietly, then print what each kind cost, in guest microseconds read
+ *             from CNTVCT_EL0 around the system call (median, min, max) and instructions
+ *             from PMU event counter 0 (only under -icount, else "n/a"), and the free page
+ *             and kernel stack counts before and after:
+ *               partition: N cycles of LIST: ROLE median X us (min A, max B), instructions I
+ *               partition: free pages F1 before, F2 after; kernel stacks K1 before, K2 after
+ *   -T        call zt_partition with bad arguments (unknown op or flags, a list too long,
+ *             empty, unmapped, not NUL-free) and print one line per case:
+ *               partition: check NAME: -ERRNO (expected -ERRNO) ok|WRONG
+ *             ending with "partition: argument checks: N ok, M wrong"
+ * Exit status 0, 1 if a change failed (or did not fail as -x expected), 2 for bad usage.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zt.h"
+
+#define MAX_CYCLES 100000
+
+static int quiet, refuse_isolated, cycles;
+static const char *expect_err;
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: partition [-b] [-q] [-x ERRNO] [-n N] "
+                    "housekeeping|dataplane|offline|online|online-dataplane LIST\n");
+    exit(2);
+}
+
+static int parse_role(const char *role, unsigned *op, unsigned *flags)
+{
+    static const struct {
+        const char *name;
+        unsigned op, flags;
+    } roles[] = {
+        {"housekeeping", ZT_PART_HOUSEKEEPING, 0},
+        {"dataplane", ZT_PART_DATAPLANE, 0},
+        {"offline", ZT_PART_OFFLINE, 0},
+        {"online", ZT_PART_ONLINE, 0},
+        {"online-dataplane", ZT_PART_ONLINE, ZT_PART_AS_DATAPLANE},
+    };
+    for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+        if (!strcmp(role, roles[i].name)) {
+            *op = roles[i].op;
+            *flags |= roles[i].flags;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* The partition as the boot log prints it, from zt_cpus. */
+static int show(void)
+{
+    struct zt_cpu_info info[64];
+    long n = zt_cpus(info, 64);
+    if (n < 0) {
+        printf("partition: zt_cpus failed: -%s\n", zt_errno_name((int)-n));
+        return 1;
+    }
+    static const char *const what[] = {"housekeeping", "dataplane", "offline"};
+    for (int k = 0; k < 3; k++) {
+        printf("partition: %s", what[k]);
+        const char *sep = " ";
+        int any = 0;
+        for (long i = 0; i < n && i < 64; i++) {
+            int kind = !info[i].online ? 2 : info[i].dataplane ? 1 : 0;
+            if (kind == k) {
+                printf("%s%u", sep, info[i].cpu);
+                sep = ",";
+                any = 1;
+            }
+        }
+        printf("%s\n", any ? "" : " none");
+    }
+    return 0;
+}
+
+/* PMU event counter 0, which the kernel programs to INST_RETIRED (0 without -icount). */
+static inline uint32_t inst_read(void)
+{
+    uint64_t v;
+    __asm__ volatile("isb; mrs %0, pmevcntr0_el0" : "=r"(v)::"memory");
+    return (uint32_t)v;
+}
+
+struct cost {
+    const char *role;
+    uint64_t *cycles; /* counter cycles per change */
+    uint64_t insts;   /* instructions, all changes */
+};
+
+static long measured(struct cost *c, int i, const char *list, unsigned op, unsigned flags)
+{
+    uint32_t i0 = inst_read();
+    uint64_t t0 = zt_counter();
+    long r = zt_partition(list, op, flags);
+    uint64_t t1 = zt_counter();
+    c->insts += (uint32_t)(inst_read() - i0);
+    c->cycles[i] = t1 - t0;
+    return r;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void report(const char *list, const struct cost *c)
+{
+    qsort(c->cycles, (size_t)cycles, sizeof(uint64_t), cmp_u64);
+    printf("partition: %d cycles of %s: %s median %.1f us (min %.1f, max %.1f), instructions ",
+           cycles, list, c->role, zt_counter_to_ns(c->cycles[cycles / 2]) / 1000.0,
+           zt_counter_to_ns(c->cycles[0]) / 1000.0,
+           zt_counter_to_ns(c->cycles[cycles - 1]) / 1000.0);
+    if (c->insts) {
+        printf("%llu\n", (unsigned long long)(c->insts / (uint64_t)cycles));
+    } else {
+        printf("n/a\n");
+    }
+}
+
+static const char *role_name(unsigned op, unsigned flags)
+{
+    switch (op) {
+    case ZT_PART_HOUSEKEEPING:
+        return "housekeeping";
+    case ZT_PART_DATAPLANE:
+        return "dataplane";
+    case ZT_PART_OFFLINE:
+        return "offline";
+    default:
+        return flags & ZT_PART_AS_DATAPLANE ? "online-dataplane" : "online";
+    }
+}
+
+/* The change that undoes `op`. */
+static unsigned reverse(unsigned op, unsigned *flags)
+{
+    switch (op) {
+    case ZT_PART_HOUSEKEEPING:
+        return ZT_PART_DATAPLANE;
+    case ZT_PART_DATAPLANE:
+        return ZT_PART_HOUSEKEEPING;
+    case ZT_PART_OFFLINE:
+        return ZT_PART_ONLINE;
+    default:
+        *flags &= ~(unsigned)ZT_PART_AS_DATAPLANE;
+        return ZT_PART_OFFLINE;
+    }
+}
+
+static int run_cycles(const char *list, unsigned op, unsigned flags)
+{
+    unsigned rflags = flags | ZT_PART_QUIET, rop = reverse(op, &rflags);
+    struct cost fwd = {role_name(op, flags), calloc((size_t)cycles, 8), 0};
+    struct cost back = {role_name(rop, rflags), calloc((size_t)cycles, 8), 0};
+    struct zt_meminfo before, after;
+    if (!fwd.cycles || !back.cycles) {
+        printf("partition: out of memory\n");
+        return 1;
+    }
+    /* The counts are global: let the shell that started us settle into wait4 first. */
+    zt_sleep_ns(200 * 1000 * 1000);
+    zt_meminfo(&before);
+    for (int i = 0; i < cycles; i++) {
+        long r = measured(&fwd, i, list, op, flags | ZT_PART_QUIET);
+        long r2 = r ? 0 : measured(&back, i, list, rop, rflags);
+        if (r || r2) {
+            printf("partition: cycle %d: %s %s: -%s\n", i, r ? fwd.role : back.role, list,
+                   zt_errno_name((int)-(r ? r : r2)));
+            return 1;
+        }
+    }
+    zt_meminfo(&after);
+    report(list, &fwd);
+    report(list, &back);
+    printf("partition: free pages %llu before, %llu after; kernel stacks %llu before, %llu "
+           "after\n",
+           (unsigned long long)before.free_pages, (unsigned long long)after.free_pages,
+           (unsigned long long)before.kstacks_used, (unsigned long long)after.kstacks_used);
+    return 0;
+}
+
+/* Each bad call, and what it must return.  Nothing may change: the list names CPU 1. */
+static int argument_checks(void)
+{
+    static char big[ZT_PART_LIST_MAX + 2];
+    memset(big, '1', sizeof(big) - 1);
+    const struct {
+        const char *name;
+        long r, want;
+    } c[] = {
+        {"op 0", zt_syscall4(SYS_zt_partition, "1", 1, 0, 0), -EINVAL},
+        {"op 5", zt_syscall4(SYS_zt_partition, "1", 1, 5, 0), -EINVAL},
+        {"op 2^32+1", zt_syscall4(SYS_zt_partition, "1", 1, (1ull << 32) + 1, 0), -EINVAL},
+        {"flags 0x8", zt_syscall4(SYS_zt_partition, "1", 1, ZT_PART_DATAPLANE, 8), -EINVAL},
+        {"as-dataplane without online",
+         zt_syscall4(SYS_zt_partition, "1", 1, ZT_PART_OFFLINE, ZT_PART_AS_DATAPLANE), -EINVAL},
+        {"length 0", zt_syscall4(SYS_zt_partition, "1", 0, ZT_PART_DATAPLANE, 0), -EINVAL},
+        {"length too long",
+         zt_syscall4(SYS_zt_partition, big, sizeof(big) - 1, ZT_PART_DATAPLANE, 0), -EINVAL},
+        {"unmapped list", zt_syscall4(SYS_zt_partition, 0x10, 1, ZT_PART_DATAPLANE, 0), -EFAULT},
+        {"NUL inside", zt_syscall4(SYS_zt_partition, "1\0", 2, ZT_PART_DATAPLANE, 0), -EINVAL},
+        {"cpu 64", zt_syscall4(SYS_zt_partition, "64", 2, ZT_PART_DATAPLANE, 0), -ERANGE},
+    };
+    int ok = 0, n = (int)(sizeof(c) / sizeof(c[0]));
+    for (int i = 0; i < n; i++) {
+        bool good = c[i].r == c[i].want;
+        ok += good;
+        printf("partition: check %s: %s%s (expected -%s) %s\n", c[i].name, c[i].r ? "-" : "",
+               c[i].r ? zt_errno_name((int)-c[i].r) : "0", zt_errno_name((int)-c[i].want),
+               good ? "ok" : "WRONG");
+    }
+    printf("partition: argument checks: %d ok, %d wrong\n", ok, n - ok);
+    return ok == n ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    unsigned op = 0, flags = 0;
+    int i = 1;
+    if (argc == 1) {
+        return show();
+    }
+    if (argc == 2 && !strcmp(argv[1], "-T")) {
+        return argument_checks();
+    }
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (!strcmp(argv[i], "-b")) {
+            refuse_isolated = 1;
+        } else if (!strcmp(argv[i], "-q")) {
+            quiet = 1;
+        } else if (!strcmp(argv[i], "-x") && i + 1 < argc) {
+            expect_err = argv[++i];
+        } else if (!strcmp(argv[i], "-n") && i + 1 < argc) {
+            cycles = atoi(argv[++i]);
+            if (cycles < 1 || cycles > MAX_CYCLES) {
+                usage();
+            }
+        } else {
+            usage();
+        }
+    }
+    if (argc - i != 2 || parse_role(argv[i], &op, &flags) != 0) {
+        usage();
+    }
+    const char *list = argv[i + 1];
+    flags |= (refuse_isolated ? ZT_PART_REFUSE_ISOLATED : 0) | (quiet ? ZT_PART_QUIET : 0);
+    if (cycles) {
+        return run_cycles(list, op, flags);
+    }
+    long r = zt_partition(list, op, flags);
+    if (expect_err) {
+        printf("partition: %s %s: %s%s, expected -%s\n", argv[i], list, r ? "-" : "",
+               r ? zt_errno_name((int)-r) : "0", expect_err);
+        return r < 0 && !strcmp(zt_errno_name((int)-r), expect_err) ? 0 : 1;
+    }
+    if (r) {
+        printf("partition: %s %s: -%s\n", argv[i], list, zt_errno_name((int)-r));
+        return 1;
+    }
+    return 0;
+}
