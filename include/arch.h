@@ -46,6 +46,9 @@ struct arch_cpu {
  *                                               after every instruction before it
  *   uint64_t arch_counter_read_entry(void)      the same, first thing after an exception
  *                                               entry, which already orders it (no barrier)
+ *   uint64_t arch_counter_read_exit(void)       the same, as the one stamp that ends a kernel
+ *                                               visit and starts user time: may be read a
+ *                                               few instructions early (no barrier)
  *   void arch_cpu_relax(void)                   hint inside spin loops
  *   void arch_wait_for_interrupt(void)          sleep until an interrupt is pending (WFI)
  */

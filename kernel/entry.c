@@ -86,12 +86,11 @@ static void syscall_slow(struct trap_frame *f, unsigned svc_imm)
     stats_exception_exit(EXC_SYNC);
 }
 
-syscall_fn kernel_syscall_enter(struct trap_frame *f)
+syscall_fn kernel_syscall_enter(uint64_t nr)
 {
     ASSERT_IRQS_MASKED();
     ASSERT(spin_held_count() == 0); /* user space holds no kernel lock */
     struct cpu *c = this_cpu();
-    uint64_t nr = arch_frame_sysno(f);
     stats_syscall(c);
     if (__builtin_expect(c->slow_work != 0 || nr >= SYSCALL_FAST_NR, 0)) {
         return 0;
@@ -103,23 +102,25 @@ syscall_fn kernel_syscall_enter(struct trap_frame *f)
     return fn;
 }
 
-bool kernel_syscall_exit(long r)
+bool kernel_syscall_exit(void)
 {
     ASSERT_IRQS_MASKED();
     struct cpu *c = this_cpu(); /* the call may have slept and woken on another CPU */
-    struct task *t = c->current_task;
-    struct trap_frame *f = t->frame; /* from EL0, the frame is at the top of t's stack */
-    ASSERT(!t->sys_restart && !t->restore_sigmask); /* only FULL calls leave these */
-    if (__builtin_expect(r == -ERESTARTSYS, 0)) {
-        t->sys_orig_x0 = arch_frame_arg(f, 0); /* the slow exit restarts it or says EINTR */
-        t->sys_restart = true;
-    }
-    arch_frame_set_return(f, (uint64_t)r);
-    if (__builtin_expect(c->slow_work != 0 || signal_may_be_pending(t) || t->sys_restart, 0)) {
+    ASSERT(!c->current_task->sys_restart && !c->current_task->restore_sigmask); /* FULL only */
+    if (__builtin_expect(c->slow_work != 0 || signal_may_be_pending(c->current_task), 0)) {
         return false;
     }
-    acct_sys_to_user(&c->acct, arch_counter_read());
+    acct_sys_to_user(&c->acct, arch_counter_read_exit());
     return true;
+}
+
+void kernel_syscall_exit_restart(struct trap_frame *f, long r)
+{
+    struct task *t = current();
+    t->sys_orig_x0 = arch_frame_arg(f, 0); /* restarted with it, or failed with EINTR */
+    t->sys_restart = true;
+    arch_frame_set_return(f, (uint64_t)r);
+    kernel_exit_to_user(f);
 }
 
 void kernel_syscall_slow(struct trap_frame *f, unsigned svc_imm)

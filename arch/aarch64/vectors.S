@@ -134,6 +134,7 @@ el0_irq:        entry trap_el0_irq, 0, ret_to_user
 #define ESR_EC_SHIFT 26
 #define EC_SVC64     0x15               /* ESR_EL1.EC of an SVC from AArch64 (ARM ARM D17.2.37) */
 #define POISON       0x7a7a7a7a7a7a7a7a /* the unsaved part of a partial frame, checked kernel */
+#define ERESTARTSYS  512                /* uapi/zt_errno.h: kernel-internal, never returned */
 
 /* Store the part of the frame a partial save leaves out: x19-x29 and SP_EL0 (x9 is free). */
 .macro el0_save_rest
@@ -183,7 +184,7 @@ el0_sync:
     stp     x9, x9, [sp, #FRAME_X0 + 16 * 14]
     str     x9, [sp, #FRAME_SP]
 #endif
-    mov     x0, sp
+    mov     x0, x8                      // the call's number (x8 is still the caller's)
     bl      kernel_syscall_enter
     cbz     x0, el0_svc_full
     mov     x9, x0
@@ -191,7 +192,10 @@ el0_sync:
     msr     daifclr, #2                 // the call runs with IRQs enabled
     blr     x9
     msr     daifset, #2
-    bl      kernel_syscall_exit             // x0: the result, which it puts in the frame
+    cmn     x0, #ERESTARTSYS            // interrupted by a signal: the slow exit settles it
+    b.eq    el0_svc_restart
+    str     x0, [sp, #FRAME_X0]         // the result
+    bl      kernel_syscall_exit
     cbz     w0, el0_svc_exit_slow
     /* Restore what was saved; x19-x29 and SP_EL0 still hold the caller's values. */
     ldp     x9, x10, [sp, #FRAME_ELR]
@@ -233,6 +237,15 @@ el0_svc_exit_slow:
     el0_save_rest
     mov     x0, sp
     bl      kernel_syscall_exit_slow
+    b       ret_to_user
+
+/* The call returned -ERESTARTSYS (x0), its first argument still in the frame: the whole
+ * frame, then the exit, which restarts the call or fails it with EINTR. */
+el0_svc_restart:
+    el0_save_rest
+    mov     x1, x0
+    mov     x0, sp
+    bl      kernel_syscall_exit_restart
     b       ret_to_user
 
 el1h_sync:
