@@ -78,7 +78,7 @@ struct task *sched_current(unsigned cpu)
 void sched_set_need_resched(void)
 {
     this_cpu()->need_resched = true; /* struct cpu: the exit path's one load sees it */
-    timer_note_change(this_cpu_id());
+    timer_note_slice(0);             /* a due switch needs no slice timer (timer_state) */
 }
 
 bool sched_need_resched(void)
@@ -206,6 +206,13 @@ static struct runqueue *lock_task_rq(struct task *t)
     }
 }
 
+/* This CPU's queue or running task changed (rq locked, IRQs masked): what the slice now needs
+ * of the timer, which is marked for reprogramming only if it fires too late for that. */
+static void note_slice(struct runqueue *rq)
+{
+    timer_note_slice(rq_nr_running(rq) > 1 ? rq->slice_end : 0);
+}
+
 /* ---- placement ---- */
 
 static unsigned least_loaded(cpumask_t candidates, const unsigned *nr, unsigned prev)
@@ -327,8 +334,12 @@ static void place_task(struct task *t)
     __atomic_store_n(&t->cpu, cpu, __ATOMIC_RELEASE);
     __atomic_store_n(&t->state, TASK_RUNNABLE, __ATOMIC_RELEASE);
     enqueue(rq, t);
-    timer_note_change(cpu); /* its run queue grew: the slice may be needed now */
     bool was_idle = rq->current == rq->idle;
+    if (cpu == this_cpu_id()) {
+        note_slice(rq); /* its run queue grew: the slice may be needed now */
+    } else if (!was_idle) {
+        timer_note_change(cpu); /* computed there: the kick below sends it to its way out */
+    } /* an idle CPU is woken (notify_cpu) and its switch to t tells its timer */
     unsigned n = rq_nr_running(rq);
     spin_unlock(&rq->lock);
     move_sleep_timer(t, cpu);
@@ -354,8 +365,7 @@ void sched_start_task(struct task *t)
 void sched_prepare_sleep(struct task *t)
 {
     struct runqueue *rq = lock_task_rq(t);
-    t->state = TASK_SLEEPING;
-    timer_note_change(t->cpu);
+    t->state = TASK_SLEEPING; /* the schedule() that follows tells the timer */
     spin_unlock(&rq->lock);
 }
 
@@ -619,11 +629,11 @@ void schedule(void)
     spin_lock(&rq->lock);
     struct task *prev = rq->current;
     ASSERT(prev == this_cpu()->current_task);
-    this_cpu()->need_resched = false;
-    timer_note_change(cpu); /* the slice, the queue or the running task may change */
+    this_cpu()->need_resched = false; /* the slice counts again (timer_state) */
     struct task *next = pick_next(rq, prev, cpu);
     rq->evict = 0;
     if (next == prev) {
+        note_slice(rq);
         spin_unlock(&rq->lock);
         arch_irq_restore(flags);
         return;
@@ -641,6 +651,11 @@ void schedule(void)
     __atomic_store_n(&rq->current, next, __ATOMIC_RELEASE);
     this_cpu()->current_task = next;
     rq->slice_end = now + timer_slice_cycles();
+    if (next == rq->idle) {
+        timer_note_idle(); /* exact before the CPU sleeps: no early wakeup */
+    } else {
+        note_slice(rq);
+    }
     spin_unlock(&rq->lock);
 
     stats_ctx_switch();
@@ -655,8 +670,7 @@ void schedule(void)
 
 void sched_yield_current(void)
 {
-    sched_set_need_resched();
-    schedule();
+    schedule(); /* behind every task queued here, if any */
 }
 
 void sched_finish_first_switch(struct task *prev)

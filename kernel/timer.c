@@ -79,6 +79,35 @@ void timer_note_change(unsigned cpu)
     __atomic_store_n(&cpus[cpu].timer_dirty, true, __ATOMIC_RELEASE);
 }
 
+void timer_note_slice(uint64_t slice_end)
+{
+    ASSERT_IRQS_MASKED();
+    struct cpu *c = this_cpu();
+    struct timer_queue *tq = &tqs[c->id];
+    uint64_t programmed = tq->programmed; /* written by this CPU only */
+    bool early_enough = !slice_end || (programmed && programmed <= slice_end);
+    /* The residual tick depends on whether a task runs, which a switch changes. */
+    if (!early_enough || c->dataplane || tq->residual_next) {
+        timer_note_change(c->id);
+    }
+}
+
+void timer_note_idle(void)
+{
+    ASSERT_IRQS_MASKED();
+    struct cpu *c = this_cpu();
+    struct timer_queue *tq = &tqs[c->id];
+    struct timer_inputs idle = {
+        .earliest_timer = __atomic_load_n(&tq->earliest, __ATOMIC_RELAXED),
+        .can_stop_tick = true, /* nothing runs */
+        .periodic_next = tq->periodic_next,
+        .residual_next = 0, /* the residual tick runs only while a task does */
+    };
+    if (timer_compute_deadline(&idle) != tq->programmed) {
+        timer_note_change(c->id);
+    }
+}
+
 /* Insert t into tq by deadline (tq->lock held, t on no queue). */
 static void queue_insert(struct timer_queue *tq, struct timer *t, unsigned cpu)
 {
@@ -265,8 +294,9 @@ void timer_reprogram(void)
     if (!c->timer_stale && !__atomic_load_n(&c->timer_dirty, __ATOMIC_RELAXED)) {
         return; /* a plain load first: the exchange below is a read-modify-write loop */
     }
-    if (!c->timer_stale && !__atomic_exchange_n(&c->timer_dirty, false, __ATOMIC_ACQ_REL)) {
-        return;
+    bool dirty = __atomic_exchange_n(&c->timer_dirty, false, __ATOMIC_ACQ_REL);
+    if (!c->timer_stale && !dirty) {
+        return; /* (stale or not, the flag is cleared: this computation answers it) */
     }
     struct timer_sched_state s;
     sched_hooks.state(cpu, &s);
