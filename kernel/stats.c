@@ -24,6 +24,9 @@ _Static_assert(sizeof(struct counter_page) == PAGE_SIZE, "one page per CPU");
 static struct counter_page pages[MAX_CPUS];
 
 #define BUMP(field) __atomic_store_n(&(field), (field) + 1, __ATOMIC_RELAXED)
+/* STAT_INC with this CPU's struct cpu read once (each this_cpu() is a system-register read
+ * the compiler may not merge). */
+#define CPU_INC(c, field) BUMP((c)->stats.field)
 
 struct zt_cpu_counters *stats_public(unsigned cpu)
 {
@@ -48,12 +51,13 @@ uint64_t stats_exceptions(unsigned cpu, enum exc_kind kind)
 
 void stats_exception(enum exc_kind kind, enum exc_from from, enum sync_kind sync)
 {
-    struct zt_cpu_counters *pub = &pages[this_cpu_id()].c;
-    STAT_INC(exc[kind][from]);
+    struct cpu *c = this_cpu();
+    struct zt_cpu_counters *pub = &pages[c->id].c;
+    CPU_INC(c, exc[kind][from]);
     trace_event(ZT_TR_EXC_ENTRY, (uint64_t)kind | (uint64_t)from << 8, kind == EXC_SYNC ? sync : 0);
     switch (kind) {
     case EXC_SYNC:
-        STAT_INC(sync[sync < SYNC_NR_KINDS ? sync : SYNC_OTHER]);
+        CPU_INC(c, sync[sync < SYNC_NR_KINDS ? sync : SYNC_OTHER]);
         BUMP(pub->sync_other);
         if (from == FROM_USER) {
             BUMP(pub->faults);
@@ -76,9 +80,10 @@ void stats_exception(enum exc_kind kind, enum exc_from from, enum sync_kind sync
 
 void stats_irq(enum irq_class cls, unsigned n)
 {
-    struct zt_cpu_counters *pub = &pages[this_cpu_id()].c;
+    struct cpu *c = this_cpu();
+    struct zt_cpu_counters *pub = &pages[c->id].c;
     trace_event(ZT_TR_IRQ, n, cls);
-    STAT_INC(irq_class[cls]);
+    CPU_INC(c, irq_class[cls]);
     if (cls == IRQ_CLASS_IPI) {
         BUMP(pub->irq_ipi); /* ipi_receive counts it by reason */
         return;
@@ -89,7 +94,7 @@ void stats_irq(enum irq_class cls, unsigned n)
         BUMP(pub->irq_device);
     }
     if (n < ARCH_NR_IRQS) {
-        STAT_INC(irq[n]);
+        CPU_INC(c, irq[n]);
     }
 }
 
@@ -102,8 +107,9 @@ void stats_irq_spurious(unsigned n)
 
 void stats_ctx_switch(void)
 {
-    STAT_INC(ctx_switches);
-    BUMP(pages[this_cpu_id()].c.ctx_switches);
+    struct cpu *c = this_cpu();
+    CPU_INC(c, ctx_switches);
+    BUMP(pages[c->id].c.ctx_switches);
 }
 
 void stats_exception_exit(enum exc_kind kind)

@@ -97,13 +97,10 @@ void timer_note_idle(void)
     ASSERT_IRQS_MASKED();
     struct cpu *c = this_cpu();
     struct timer_queue *tq = &tqs[c->id];
-    struct timer_inputs idle = {
-        .earliest_timer = __atomic_load_n(&tq->earliest, __ATOMIC_RELAXED),
-        .can_stop_tick = true, /* nothing runs */
-        .periodic_next = tq->periodic_next,
-        .residual_next = 0, /* the residual tick runs only while a task does */
-    };
-    if (timer_compute_deadline(&idle) != tq->programmed) {
+    /* timer_compute_deadline with nothing running: no slice, no residual tick */
+    uint64_t e = __atomic_load_n(&tq->earliest, __ATOMIC_RELAXED), p = tq->periodic_next;
+    uint64_t idle = !e ? p : !p ? e : e < p ? e : p;
+    if (idle != tq->programmed) {
         timer_note_change(c->id);
     }
 }
@@ -281,19 +278,11 @@ uint64_t timer_compute_deadline(const struct timer_inputs *in)
     return best;
 }
 
-void timer_reprogram(void)
+/* timer_reprogram's work, once its inputs may have changed. */
+static __attribute__((noinline)) void reprogram(struct cpu *c)
 {
-    ASSERT_IRQS_MASKED(); /* nothing may change this CPU's state between the decision and
-                             the hardware write */
-    unsigned cpu = this_cpu_id();
+    unsigned cpu = c->id;
     struct timer_queue *tq = &tqs[cpu];
-    /* Nothing changed since the last computation: the hardware already holds the answer.
-     * The flag is cleared before the inputs are read, so a change made meanwhile (another
-     * CPU queueing a task here) marks it again and is seen next time. */
-    struct cpu *c = &cpus[cpu];
-    if (!c->timer_stale && !__atomic_load_n(&c->timer_dirty, __ATOMIC_RELAXED)) {
-        return; /* a plain load first: the exchange below is a read-modify-write loop */
-    }
     bool dirty = __atomic_exchange_n(&c->timer_dirty, false, __ATOMIC_ACQ_REL);
     if (!c->timer_stale && !dirty) {
         return; /* (stale or not, the flag is cleared: this computation answers it) */
@@ -323,6 +312,21 @@ void timer_reprogram(void)
         trace_event(ZT_TR_TIMER_DISARM, 0, 0);
     }
     tq->programmed = deadline;
+}
+
+void timer_reprogram(void)
+{
+    ASSERT_IRQS_MASKED(); /* nothing may change this CPU's state between the decision and
+                             the hardware write */
+    /* Nothing changed since the last computation: the hardware already holds the answer.
+     * The dirty flag is cleared before the inputs are read (reprogram), so a change made
+     * meanwhile (another CPU queueing a task here) marks it again and is seen next time.
+     * Plain loads first: the exchange is a read-modify-write loop, and this test is all that
+     * most calls (every exit from an interrupt, every idle loop) need. */
+    struct cpu *c = this_cpu();
+    if (c->timer_stale || __atomic_load_n(&c->timer_dirty, __ATOMIC_RELAXED)) {
+        reprogram(c);
+    }
 }
 
 /* Run every expired timer of this CPU (IRQ context). */

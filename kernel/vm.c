@@ -611,6 +611,22 @@ int vm_check_range(struct vm *vm, uint64_t uaddr, size_t n, unsigned prot)
     return r;
 }
 
+int vm_read_u32(struct vm *vm, uint64_t uaddr, uint32_t *out)
+{
+    if (uaddr & 3) {
+        return -EFAULT; /* within one page, and a whole load */
+    }
+    unsigned prot;
+    unsigned long flags = spin_lock_irqsave(&vm->lock);
+    paddr_t pa = uaddr < USER_VA_TOP ? arch_as_lookup(&vm->as, uaddr & ~PAGE_MASK, &prot) : 0;
+    bool ok = pa && (prot & PROT_READ) && !(prot & ARCH_PROT_DEVICE);
+    if (ok) {
+        *out = *(volatile uint32_t *)((char *)phys_to_virt(pa) + (uaddr & PAGE_MASK));
+    }
+    spin_unlock_irqrestore(&vm->lock, flags);
+    return ok ? 0 : -EFAULT;
+}
+
 int copy_from_user(struct vm *vm, void *dst, uint64_t usrc, size_t n)
 {
     unsigned long flags = spin_lock_irqsave(&vm->lock);

@@ -419,21 +419,40 @@ void arch_as_unmap_range(struct arch_as *as, uint64_t start, uint64_t end,
     batch_flush(as, &b, freed, ctx);
 }
 
-paddr_t arch_as_lookup(const struct arch_as *as, uint64_t va, unsigned *prot)
+/* The table an entry of a user table points to, or NULL if the entry is invalid (never a
+ * block: user mappings are pages).  The read-only walk, inline: every user copy takes it. */
+static inline const uint64_t *walk_step(uint64_t e)
 {
-    uint64_t *pte = va < USER_VA_TOP ? user_pte(as, va, false) : 0;
-    if (!pte || !(*pte & PTE_VALID)) {
+    if (!(e & PTE_VALID)) {
         return 0;
     }
-    if (prot && !(*pte & PTE_AP_EL0)) {
+    if (!(e & PTE_TABLE)) {
+        panic("mmu: block mapping where a table was expected (entry %lx)", e);
+    }
+    return phys_to_virt(e & PTE_ADDR_MASK);
+}
+
+paddr_t arch_as_lookup(const struct arch_as *as, uint64_t va, unsigned *prot)
+{
+    if (va >= USER_VA_TOP) {
+        return 0;
+    }
+    const uint64_t *l1 = phys_to_virt(as->root);
+    const uint64_t *l2 = walk_step(l1[IDX(va, L1_SHIFT)]);
+    const uint64_t *l3 = l2 ? walk_step(l2[IDX(va, L2_SHIFT)]) : 0;
+    uint64_t e = l3 ? l3[IDX(va, PAGE_SHIFT)] : 0;
+    if (!(e & PTE_VALID)) {
+        return 0;
+    }
+    if (prot && !(e & PTE_AP_EL0)) {
         *prot = 0; /* PROT_NONE */
     } else if (prot) {
-        *prot = PROT_READ | (*pte & PTE_AP_RO ? 0 : PROT_WRITE) | (*pte & PTE_UXN ? 0 : PROT_EXEC);
-        if ((*pte & PTE_ATTR(7)) == PTE_ATTR(MT_DEVICE_nGnRnE)) {
+        *prot = PROT_READ | (e & PTE_AP_RO ? 0 : PROT_WRITE) | (e & PTE_UXN ? 0 : PROT_EXEC);
+        if ((e & PTE_ATTR(7)) == PTE_ATTR(MT_DEVICE_nGnRnE)) {
             *prot |= ARCH_PROT_DEVICE;
         }
     }
-    return *pte & PTE_ADDR_MASK;
+    return e & PTE_ADDR_MASK;
 }
 
 static bool table_is_empty(const uint64_t *table)

@@ -93,6 +93,8 @@ void vm_move(struct vm *dst, struct vm *src);
 int vm_check_range(struct vm *vm, uint64_t uaddr, size_t n, unsigned prot);
 /* Copy between kernel and user memory of `vm`.  0 or -EFAULT (nothing partial is promised). */
 int copy_from_user(struct vm *vm, void *dst, uint64_t usrc, size_t n);
+/* copy_from_user of one aligned 32-bit word (a futex), in one load: 0 or -EFAULT. */
+int vm_read_u32(struct vm *vm, uint64_t uaddr, uint32_t *out);
 int copy_to_user(struct vm *vm, uint64_t udst, const void *src, size_t n);
 /* Copy a NUL-terminated string of at most max-1 bytes.  Length, -EFAULT or -ENAMETOOLONG. */
 long strncpy_from_user(struct vm *vm, char *dst, uint64_t usrc, size_t max);
