@@ -208,6 +208,11 @@ size_t page_free_count(void)
     return n;
 }
 
+bool page_free_at_least(size_t n)
+{
+    return __atomic_load_n(&free_count, __ATOMIC_RELAXED) >= n || page_free_count() >= n;
+}
+
 size_t page_total_count(void)
 {
     return total_count;

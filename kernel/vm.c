@@ -153,7 +153,7 @@ static void list_free(struct page_list *l)
 static int list_fill(struct page_list *l, size_t n)
 {
     *l = (struct page_list){0, 0};
-    if (n > page_free_count()) {
+    if (!page_free_at_least(n)) {
         page_drain_all(); /* memory is short: ask the CPUs' caches back, as page_alloc does */
         return -ENOMEM;   /* and fail at once: populating then undoing took seconds */
     }

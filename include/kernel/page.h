@@ -27,6 +27,9 @@ paddr_t page_alloc_contig(size_t n);
 /* Give back what page_alloc_contig(n) returned. */
 void page_free_contig(paddr_t pa, size_t n);
 size_t page_free_count(void);
+/* page_free_count() >= n, without visiting every CPU's cache while the global count alone
+ * says yes (every user region's population asks). */
+bool page_free_at_least(size_t n);
 size_t page_total_count(void);
 /* Move this CPU's cached free pages to the global list (isolation quiesce). */
 void page_drain_local(void);
