@@ -222,9 +222,13 @@ int arch_signal_pop(struct vm *vm, struct trap_frame *f, struct arch_sigsetup *s
 
 /* ---- user address spaces ----------------------------------------------------------------- */
 
+#define ARCH_AS_TABLES 15
 struct arch_as {
-    paddr_t root;  /* top-level table */
-    uint16_t asid; /* address-space id tagging this space's TLB entries */
+    paddr_t root;     /* top-level table */
+    uint16_t asid;    /* address-space id tagging this space's TLB entries */
+    uint16_t ntables; /* entries of tables[] in use; ARCH_AS_TABLES + 1 once more were made */
+    paddr_t tables[ARCH_AS_TABLES]; /* its other table pages, so that arch_as_destroy frees
+                                        them without walking 512 entries a table */
 };
 
 /* Create an empty address space.  0, -ENOMEM, or -EAGAIN when no ASID is free. */

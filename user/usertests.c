@@ -1159,6 +1159,53 @@ static void test_fork_cycles(void)
           (unsigned long long)before, LX_RUNS, (unsigned long long)after);
 }
 
+/* A child that maps one page in each of `n` 2 MiB regions spread over several GiB (each a
+ * page table of its own, beyond what the kernel lists per address space when n is large),
+ * unmaps every other one (their tables are given back at once), forks once, and exits. */
+static void scattered_tables_child(int n)
+{
+    for (int i = 0; i < n; i++) {
+        uint64_t va =
+            0x1000000000ull + (uint64_t)(i % 6) * (1ull << 30) + (uint64_t)i * (4ull << 20);
+        long r = zt_mmap((void *)va, PAGE, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        if (r != (long)va) {
+            zt_exit_group(1);
+        }
+        *(volatile uint64_t *)va = va;
+        if (i % 2 && zt_munmap((void *)va, PAGE) != 0) {
+            zt_exit_group(2);
+        }
+    }
+    fork_exit_wait(0);
+    zt_exit_group(0);
+}
+
+/* Page tables of an address space are all given back, whether the kernel kept their list
+ * (a few tables) or had to walk the tree (many), with some freed early by munmap. */
+static void test_page_tables(void)
+{
+    static const int counts[] = {3, 40};
+    uint64_t before, after;
+
+    fork_exit_wait(0); /* warm-up */
+    before = ut_free_pages_settled();
+    for (unsigned k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+        long pid = zt_syscall6(SYS_clone, SIGCHLD, 0, 0, 0, 0, 0);
+        int status = -1;
+
+        if (pid == 0) {
+            scattered_tables_child(counts[k]);
+        }
+        CHECK(pid > 0, "fork returned %s", ut_rstr(pid));
+        EXPECT(zt_wait((int)pid, &status), pid);
+        CHECK(status == 0, "child with %d scattered pages: status 0x%x", counts[k], status);
+    }
+    after = ut_free_pages_settled();
+    CHECK(after == before, "free pages %llu before, %llu after the scattered mappings",
+          (unsigned long long)before, (unsigned long long)after);
+}
+
 /* A pipe with bytes still in it, both ends closed; a pipe2 with a bad pointer. */
 static void pipe_cycle(void)
 {
@@ -1505,6 +1552,7 @@ static const struct utest tests[] = {
     {"spawn_affinity", test_spawn_affinity, 60},
     {"spawn_cycles", test_spawn_cycles, 1200},
     {"fork_cycles", test_fork_cycles, 300},
+    {"page_tables", test_page_tables, 60},
     {"pipe_cycles", test_pipe_cycles, 60},
     {"exec_errors", test_exec_errors, 60},
     {"tmp_cycles", test_tmp_cycles, 60},

@@ -261,23 +261,35 @@ int arch_as_init(struct arch_as *as)
         return -ENOMEM;
     }
     as->asid = (uint16_t)asid;
+    as->ntables = 0;
     return 0;
 }
 
-void arch_as_destroy(struct arch_as *as)
+/* Free every table below the root by walking the tree (when as->tables lost count). */
+static void free_tree(const uint64_t *l1)
 {
-    uint64_t *l1 = phys_to_virt(as->root);
     for (unsigned i = 0; i < 512; i++) {
         if (!(l1[i] & PTE_VALID)) {
             continue;
         }
-        uint64_t *l2 = phys_to_virt(l1[i] & PTE_ADDR_MASK);
+        const uint64_t *l2 = phys_to_virt(l1[i] & PTE_ADDR_MASK);
         for (unsigned j = 0; j < 512; j++) {
             if (l2[j] & PTE_VALID) {
                 page_free(l2[j] & PTE_ADDR_MASK);
             }
         }
         page_free(l1[i] & PTE_ADDR_MASK);
+    }
+}
+
+void arch_as_destroy(struct arch_as *as)
+{
+    if (as->ntables <= ARCH_AS_TABLES) {
+        for (unsigned i = 0; i < as->ntables; i++) {
+            page_free(as->tables[i]); /* every table it made and still has: no walk */
+        }
+    } else {
+        free_tree(phys_to_virt(as->root));
     }
     page_free(as->root);
     /* Drop every TLB entry tagged with this ASID on all CPUs before it can be reused. */
@@ -308,11 +320,38 @@ static uint64_t user_pte_bits(unsigned prot)
     return e;
 }
 
-static uint64_t *user_pte(const struct arch_as *as, uint64_t va, bool alloc)
+/* The table entry `idx` of a user table points to; with `alloc`, a new one if none (noted in
+ * as->tables while there is room). */
+static uint64_t *user_next_table(struct arch_as *as, uint64_t *table, unsigned idx, bool alloc)
+{
+    bool fresh = alloc && !(table[idx] & PTE_VALID);
+    uint64_t *next = next_table(table, idx, alloc);
+    if (fresh && next) {
+        if (as->ntables < ARCH_AS_TABLES) {
+            as->tables[as->ntables++] = virt_to_phys(next);
+        } else {
+            as->ntables = ARCH_AS_TABLES + 1; /* lost count: arch_as_destroy walks the tree */
+        }
+    }
+    return next;
+}
+
+/* A table page given back by arch_as_trim leaves the list. */
+static void forget_table(struct arch_as *as, paddr_t pa)
+{
+    for (unsigned i = 0; as->ntables <= ARCH_AS_TABLES && i < as->ntables; i++) {
+        if (as->tables[i] == pa) {
+            as->tables[i] = as->tables[--as->ntables];
+            return;
+        }
+    }
+}
+
+static uint64_t *user_pte(struct arch_as *as, uint64_t va, bool alloc)
 {
     uint64_t *l1 = phys_to_virt(as->root);
-    uint64_t *l2 = next_table(l1, IDX(va, L1_SHIFT), alloc);
-    uint64_t *l3 = l2 ? next_table(l2, IDX(va, L2_SHIFT), alloc) : 0;
+    uint64_t *l2 = user_next_table(as, l1, IDX(va, L1_SHIFT), alloc);
+    uint64_t *l3 = l2 ? user_next_table(as, l2, IDX(va, L2_SHIFT), alloc) : 0;
     return l3 ? &l3[IDX(va, PAGE_SHIFT)] : 0;
 }
 
@@ -468,9 +507,10 @@ static bool table_is_empty(const uint64_t *table)
 /* Unlink the table behind parent[idx] and free it.  The walker may have cached the link:
  * TLBI VAE1IS (not the last-level-only VALE1IS) for an address it covered drops cached
  * walks through it on every CPU (ARM ARM D8.13), after the cleared entry is visible. */
-static void free_table(const struct arch_as *as, uint64_t *parent, unsigned idx, uint64_t va)
+static void free_table(struct arch_as *as, uint64_t *parent, unsigned idx, uint64_t va)
 {
     paddr_t pa = parent[idx] & PTE_ADDR_MASK;
+    forget_table(as, pa);
     parent[idx] = 0;
     dsb(ishst);
     __asm__ volatile("tlbi vae1is, %0" ::"r"((uint64_t)as->asid << 48 | (va >> PAGE_SHIFT))
