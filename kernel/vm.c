@@ -797,16 +797,10 @@ int vm_madvise_dontneed(struct vm *vm, uint64_t addr, uint64_t len)
 
 /* Copy region v of src into dst (both locks held), its record linked first so a failure
  * leaves dst for vm_destroy: fresh pages from `l` with the same contents, or the same
- * kernel pages for VMA_KERNEL.  A VMA_DEVICE region is not copied at all: the device
- * belongs to src's process (device.c resets it and frees its pages when that process lets
- * it go), so a child must not keep a mapping of it; src->pages does not count its pages,
- * so `l` has none for it either. */
+ * kernel pages for VMA_KERNEL. */
 static int copy_region_locked(struct vm *dst, struct vm *src, const struct vma *v,
                               struct page_list *l)
 {
-    if (v->kind == VMA_DEVICE) {
-        return 0;
-    }
     struct vma *rec = kmem_alloc(sizeof(*rec));
     if (!rec) {
         return -ENOMEM;
@@ -868,7 +862,11 @@ int vm_copy(struct vm *dst, struct vm *src)
     int r = 0;
     list_for_each(pos, &src->vmas)
     {
-        r = copy_region_locked(dst, src, container_of(pos, struct vma, link), &l);
+        const struct vma *v = container_of(pos, struct vma, link);
+        if (v->kind == VMA_DEVICE) {
+            continue; /* the holder's alone: its pages are device.c's, not counted in pages */
+        }
+        r = copy_region_locked(dst, src, v, &l);
         if (r) {
             break;
         }

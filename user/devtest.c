@@ -1,7 +1,8 @@
 /*
  * devtest — checks of the device claim system calls (zt_devices, zt_claim, zt_release) from
- * user space: argument errors, one holder, the reset on release, exit and kill, and free
- * memory back at its baseline.
+ * user space: argument errors, one holder, the reset on release, exit and kill, a holder's
+ * fork (the child inherits none of the device's mappings), and free memory back at its
+ * baseline.
  *
  *   devtest [-s SLOT]           run every check on the network device (or SLOT)
  *   devtest -b SLOT             (child) expect -EBUSY from a claim of SLOT: exit 0 if so
@@ -146,6 +147,33 @@ static void claim_and_release(void)
     zt_release(slot);
 }
 
+/* fork() of a holder: the child does not inherit the device's mappings (reading the DMA
+ * region is SIGSEGV there); the holder keeps them, contents and all. */
+static void holder_forks(void)
+{
+    struct zt_claim c;
+    int status = -1;
+    if (zt_claim(slot, DMA_BYTES, 0, &c) != 0) {
+        check("holder forks: claim", false, "claim failed %ld", 0, 0);
+        return;
+    }
+    volatile uint64_t *dma = (volatile uint64_t *)(uintptr_t)c.dma;
+    dma[7] = 0x600d;
+    long pid = zt_syscall6(SYS_clone, SIGCHLD, 0, 0, 0, 0, 0);
+    if (pid == 0) {
+        zt_exit_group((int)(dma[7] & 0x7f)); /* must fault first */
+    }
+    if (pid > 0) {
+        zt_wait((int)pid, &status);
+    }
+    check("holder forks: the child cannot reach the device (SIGSEGV)",
+          pid > 0 && zt_wifsignaled(status) && zt_wtermsig(status) == SIGSEGV,
+          "pid %ld status 0x%lx", pid, status);
+    check("holder forks: the holder keeps its mappings", dma[7] == 0x600d && *reg(&c, 0) == MAGIC,
+          "dma[7] 0x%lx", (long)dma[7], 0);
+    zt_release(slot);
+}
+
 /* A child that holds the device ends by exit or by SIGKILL: the device comes back reset. */
 static void holder_ends(char mode, const char *name)
 {
@@ -191,6 +219,7 @@ int main(int argc, char **argv)
     uint64_t base = free_pages();
     bad_arguments();
     claim_and_release();
+    holder_forks();
     holder_ends('h', "holder exited: device reset, claimable again");
     holder_ends('w', "holder killed: device reset, claimable again");
     for (int i = 0; i < 100; i++) {

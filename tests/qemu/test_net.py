@@ -129,12 +129,15 @@ def test_net04_claim_release_exit_kill():
     """NET-04: devtest's checks of the claim calls all pass: -EINVAL for a bad slot, an empty
     transport, size 0 or unaligned, flags; -ENOMEM past the bound; -EFAULT; -EBUSY for a second
     claim from the same and from another process; -EPERM for a release by a non-holder; the
-    device is reset (status 0) by release, by the holder's exit and by its death (SIGKILL); and
-    free memory is back at its baseline after 100 more claim/release cycles."""
+    device is reset (status 0) by release, by the holder's exit and by its death (SIGKILL); a
+    holder's fork() leaves the child without the device's mappings (it took the kernel down
+    before vm_copy skipped them); and free memory is back at its baseline after 100 more
+    claim/release cycles."""
     b = zt.boot(cpus=4, bootargs="quiet init=/bin/devtest", extra=zt.net_options("user")[0])
     m = re.search(r"devtest: (\d+) checks, (\d+) failed", b.console)
     assert m and int(m.group(1)) >= 20 and m.group(2) == "0", b
     assert "devtest: free pages back at the baseline: ok" in b.console, b
+    assert "devtest: holder forks: the child cannot reach the device (SIGSEGV): ok" in b.console, b
     assert b.status == 0, b
 
 
