@@ -30,6 +30,7 @@
 #include "kernel/task.h"
 #include "kernel/timer.h"
 #include "kernel/trace.h"
+#include "kernel/vm.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_events.h"
 #include "uapi/zt_syscall.h"
@@ -169,6 +170,10 @@ void user_exception(struct trap_frame *f, const struct exc_info *e)
 #undef SYNC_NAME_
     if (isol_exception(e)) {
         return; /* a strict isolation violation: the task has been sentenced */
+    }
+    if ((e->kind == SYNC_DATA_FAULT || e->kind == SYNC_INSN_FAULT) &&
+        vm_fault(&current()->proc->vm, e->addr, e->access) == 0) {
+        return; /* a stack page populated on first touch: the access runs again */
     }
     bool known = e->kind < SYNC_NR_KINDS && e->kind != SYNC_OTHER && e->kind != SYNC_SYSCALL;
     int sig = known ? signal_of[e->kind] : SIGILL;

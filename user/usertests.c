@@ -1434,6 +1434,60 @@ static void helper_sigusr1_resethand(const char *arg)
     exit(102);
 }
 
+#define DEEP_STACK (200 * 1024)
+
+/* Deep in a stack frame of DEEP_STACK bytes whose pages the child has not touched: the kernel
+ * copies into its lowest page, a signal frame is pushed below it, then every page is written
+ * and read back by the task itself.  Exit status: 0, or which step failed. */
+static __attribute__((noinline)) int deep_stack_child(void)
+{
+    volatile char deep[DEEP_STACK];
+    int fds[2];
+
+    if (zt_syscall2(SYS_pipe2, fds, 0) != 0 || zt_write(fds[1], "abc", 3) != 3 ||
+        zt_read(fds[0], (char *)&deep[0], 3) != 3 || deep[0] != 'a' || deep[2] != 'c') {
+        return 1; /* the kernel's copy into a stack page not yet populated */
+    }
+    last_signal = 0;
+    if (zt_signal(SIGUSR1, record_signal, 0) != 0 || zt_kill((int)zt_getpid(), SIGUSR1) != 0 ||
+        last_signal != SIGUSR1) {
+        return 2; /* a signal frame pushed below a deep SP */
+    }
+    for (size_t i = DEEP_STACK; i >= PAGE; i -= PAGE) {
+        deep[i - 1] = (char)(i / PAGE);
+    }
+    for (size_t i = DEEP_STACK; i >= PAGE; i -= PAGE) {
+        if (deep[i - 1] != (char)(i / PAGE)) {
+            return 3;
+        }
+    }
+    return deep[1] == 'b' ? 0 : 4;
+}
+
+/* The main stack is populated at its top only and grows as it is touched (by the task, by the
+ * kernel's copies, by signal frames), and a grown stack gives every page back at exit. */
+static void test_stack_growth(void)
+{
+    uint64_t before, after;
+
+    fork_exit_wait(0); /* warm-up */
+    before = ut_free_pages_settled();
+    for (int round = 0; round < 2; round++) {
+        long pid = zt_syscall6(SYS_clone, SIGCHLD, 0, 0, 0, 0, 0);
+        int status = -1;
+
+        if (pid == 0) {
+            zt_exit_group(deep_stack_child());
+        }
+        CHECK(pid > 0, "fork returned %s", ut_rstr(pid));
+        EXPECT(zt_wait((int)pid, &status), pid);
+        CHECK(status == 0, "deep stack child: status 0x%x (see deep_stack_child)", status);
+    }
+    after = ut_free_pages_settled();
+    CHECK(after == before, "free pages %llu before, %llu after two grown stacks",
+          (unsigned long long)before, (unsigned long long)after);
+}
+
 static void test_signal_handler(void)
 {
     struct zt_sigaction old;
@@ -1553,6 +1607,7 @@ static const struct utest tests[] = {
     {"spawn_cycles", test_spawn_cycles, 1200},
     {"fork_cycles", test_fork_cycles, 300},
     {"page_tables", test_page_tables, 60},
+    {"stack_growth", test_stack_growth, 60},
     {"pipe_cycles", test_pipe_cycles, 60},
     {"exec_errors", test_exec_errors, 60},
     {"tmp_cycles", test_tmp_cycles, 60},

@@ -833,6 +833,69 @@ static void vm51_copy_leaves_device_regions(TEST_STATE)
     page_free(dev2);
 }
 
+/* VM-52: the stack is populated at its top only; a page below is populated when the kernel
+ * copies to it, when the task faults on it, or all at once by vm_populate_stack; nothing
+ * outside the stack is populated by a fault, nor with an access the region does not allow */
+static void vm52_stack_populated_on_touch(TEST_STATE)
+{
+    const uint64_t top = USER_STACK_TOP, size = 16 * P;
+    size_t before = page_free_count();
+    assert_int_equal(vm_map_stack(&vm, top, size, 2 * P), 0);
+    assert_int_equal(vm.pages, 2);
+    assert_true(vm.stack_partial);
+    expect_vmas(1, (struct want_vma[]){{top - size, top, RW, VMA_STACK}});
+    expect_mapped(top - 2 * P, top, RW);
+    expect_unmapped(top - size, top - 2 * P);
+    assert_int_equal(vm_map_stack(&vm, top, size, 2 * P), -EEXIST);
+
+    assert_int_equal(copy_to_user(&vm, top - 10 * P + 8, "deep", 5), 0); /* kernel copy */
+    expect_mapped(top - 10 * P, top - 9 * P, RW);
+    assert_int_equal(vm.pages, 3);
+    char back[5];
+    assert_int_equal(copy_from_user(&vm, back, top - 10 * P + 8, 5), 0);
+    assert_string_equal(back, "deep");
+
+    assert_int_equal(vm_fault(&vm, top - 12 * P + 100, PROT_WRITE), 0); /* the task's touch */
+    expect_mapped(top - 12 * P, top - 11 * P, RW);
+    assert_int_equal(vm_fault(&vm, top - 12 * P, PROT_READ), 0);          /* populated meanwhile */
+    assert_int_equal(vm_fault(&vm, top - 13 * P, PROT_EXEC), -EFAULT);    /* no exec on a stack */
+    assert_int_equal(vm_fault(&vm, top - size - P, PROT_WRITE), -EFAULT); /* below it */
+    assert_int_equal(vm_fault(&vm, X, PROT_READ), -EFAULT);               /* nothing there */
+    assert_int_equal(vm.pages, 4);
+
+    assert_int_equal(vm_populate_stack(&vm), 0);
+    assert_false(vm.stack_partial);
+    expect_mapped(top - size, top, RW);
+    assert_int_equal(vm.pages, 16);
+    assert_true(before - page_free_count() >= 16);
+    assert_int_equal(copy_from_user(&vm, back, top - 10 * P + 8, 5), 0);
+    assert_string_equal(back, "deep"); /* what was there stays */
+}
+
+/* VM-53: fork's copy of a partly populated stack copies what is there and leaves the rest
+ * to be populated in the child; munmap of an unpopulated part is fine */
+static void vm53_stack_copy_and_unmap(TEST_STATE)
+{
+    const uint64_t top = USER_STACK_TOP, size = 8 * P;
+    assert_int_equal(vm_map_stack(&vm, top, size, P), 0);
+    assert_int_equal(copy_to_user(&vm, top - 5 * P, "x", 1), 0);
+    struct vm child;
+    memset(&child, 0, sizeof(child));
+    assert_int_equal(vm_init(&child), 0);
+    assert_int_equal(vm_copy(&child, &vm), 0);
+    assert_int_equal(child.pages, 2);
+    assert_true(child.stack_partial);
+    char c = 0;
+    assert_int_equal(copy_from_user(&child, &c, top - 5 * P, 1), 0);
+    assert_int_equal(c, 'x');
+    assert_int_equal(vm_fault(&child, top - 7 * P, PROT_WRITE), 0);
+    assert_int_equal(child.pages, 3);
+    vm_destroy(&child);
+    assert_int_equal(vm_munmap(&vm, top - 4 * P, 2 * P), 0); /* none of it populated */
+    assert_int_equal(vm.pages, 2);
+    assert_int_equal(vm_fault(&vm, top - 4 * P, PROT_WRITE), -EFAULT); /* a hole now */
+}
+
 #define T_(f) cmocka_unit_test_setup_teardown(f, test_setup, test_teardown)
 
 int main(void)
@@ -872,6 +935,8 @@ int main(void)
         T_(vm46_write_initial),
         T_(vm50_destroy_returns_everything),
         T_(vm51_copy_leaves_device_regions),
+        T_(vm52_stack_populated_on_touch),
+        T_(vm53_stack_copy_and_unmap),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }
