@@ -794,13 +794,18 @@ int vm_write_initial(struct vm *vm, uint64_t udst, const void *src, size_t n)
 
 long strncpy_from_user(struct vm *vm, char *dst, uint64_t usrc, size_t max)
 {
-    for (size_t i = 0; i < max; i++) {
-        if (copy_from_user(vm, &dst[i], usrc + i, 1) != 0) {
+    size_t n = 0;
+    while (n < max) { /* a chunk at a time, never past the page the string goes on in */
+        size_t chunk = MIN(MIN((size_t)64, max - n), PAGE_SIZE - ((usrc + n) & PAGE_MASK));
+        if (copy_from_user(vm, dst + n, usrc + n, chunk) != 0) {
             return -EFAULT;
         }
-        if (dst[i] == 0) {
-            return (long)i;
+        for (size_t i = 0; i < chunk; i++) {
+            if (dst[n + i] == 0) {
+                return (long)(n + i);
+            }
         }
+        n += chunk;
     }
     return -ENAMETOOLONG;
 }

@@ -320,12 +320,33 @@ static uint64_t user_pte_bits(unsigned prot)
     return e;
 }
 
-/* The table entry `idx` of a user table points to; with `alloc`, a new one if none (noted in
- * as->tables while there is room). */
-static uint64_t *user_next_table(struct arch_as *as, uint64_t *table, unsigned idx, bool alloc)
+/* The table an entry of a user table points to, or NULL if the entry is invalid (never a
+ * block: user mappings are pages).  The read-only walk, inline: every user copy takes it. */
+static inline const uint64_t *walk_step(uint64_t e)
 {
-    bool fresh = alloc && !(table[idx] & PTE_VALID);
-    uint64_t *next = next_table(table, idx, alloc);
+    if (!(e & PTE_VALID)) {
+        return 0;
+    }
+    if (!(e & PTE_TABLE)) {
+        panic("mmu: block mapping where a table was expected (entry %lx)", e);
+    }
+    return phys_to_virt(e & PTE_ADDR_MASK);
+}
+
+/* The last-level table holding va's entry, or NULL if there is none (no allocation). */
+static inline uint64_t *user_l3(const struct arch_as *as, uint64_t va)
+{
+    const uint64_t *l1 = phys_to_virt(as->root);
+    const uint64_t *l2 = walk_step(l1[IDX(va, L1_SHIFT)]);
+    return l2 ? (uint64_t *)walk_step(l2[IDX(va, L2_SHIFT)]) : 0;
+}
+
+/* The table entry `idx` of a user table points to, a new one if none (noted in as->tables
+ * while there is room); NULL when out of memory. */
+static uint64_t *user_next_table(struct arch_as *as, uint64_t *table, unsigned idx)
+{
+    bool fresh = !(table[idx] & PTE_VALID);
+    uint64_t *next = next_table(table, idx, true);
     if (fresh && next) {
         if (as->ntables < ARCH_AS_TABLES) {
             as->tables[as->ntables++] = virt_to_phys(next);
@@ -347,11 +368,12 @@ static void forget_table(struct arch_as *as, paddr_t pa)
     }
 }
 
-static uint64_t *user_pte(struct arch_as *as, uint64_t va, bool alloc)
+/* va's entry, its tables made as needed (user_l3 only looks). */
+static uint64_t *user_pte_alloc(struct arch_as *as, uint64_t va)
 {
     uint64_t *l1 = phys_to_virt(as->root);
-    uint64_t *l2 = user_next_table(as, l1, IDX(va, L1_SHIFT), alloc);
-    uint64_t *l3 = l2 ? user_next_table(as, l2, IDX(va, L2_SHIFT), alloc) : 0;
+    uint64_t *l2 = user_next_table(as, l1, IDX(va, L1_SHIFT));
+    uint64_t *l3 = l2 ? user_next_table(as, l2, IDX(va, L2_SHIFT)) : 0;
     return l3 ? &l3[IDX(va, PAGE_SHIFT)] : 0;
 }
 
@@ -360,7 +382,7 @@ static int as_map_pte(struct arch_as *as, uint64_t va, uint64_t entry)
     if (va >= USER_VA_TOP) {
         return -EINVAL;
     }
-    uint64_t *pte = user_pte(as, va, true);
+    uint64_t *pte = user_pte_alloc(as, va);
     if (!pte) {
         return -ENOMEM;
     }
@@ -386,7 +408,8 @@ int arch_as_map_device(struct arch_as *as, uint64_t va, paddr_t pa, unsigned pro
 
 paddr_t arch_as_unmap(struct arch_as *as, uint64_t va)
 {
-    uint64_t *pte = va < USER_VA_TOP ? user_pte(as, va, false) : 0;
+    uint64_t *l3 = va < USER_VA_TOP ? user_l3(as, va) : 0;
+    uint64_t *pte = l3 ? &l3[IDX(va, PAGE_SHIFT)] : 0;
     if (!pte || !(*pte & PTE_VALID)) {
         return 0;
     }
@@ -441,34 +464,22 @@ void arch_as_unmap_range(struct arch_as *as, uint64_t start, uint64_t end,
         return;
     }
     struct unmap_batch b = {.n = 0};
-    for (uint64_t va = start; va < end; va += PAGE_SIZE) {
-        uint64_t *pte = user_pte(as, va, false);
-        if (!pte) {
-            va = (va | (L2_SIZE - 1)); /* no table here: skip its 2 MiB */
-            continue;
-        }
-        if (*pte & PTE_VALID) {
-            b.pa[b.n++] = *pte & PTE_ADDR_MASK;
-            *pte = 0;
-            if (b.n == sizeof(b.pa) / sizeof(b.pa[0])) {
-                batch_flush(as, &b, freed, ctx);
+    for (uint64_t va = start; va < end;) { /* a last-level table (2 MiB) at a time */
+        uint64_t table_end = MIN(end, (va | (L2_SIZE - 1)) + 1);
+        uint64_t *l3 = user_l3(as, va);
+        for (; l3 && va < table_end; va += PAGE_SIZE) {
+            uint64_t *pte = &l3[IDX(va, PAGE_SHIFT)];
+            if (*pte & PTE_VALID) {
+                b.pa[b.n++] = *pte & PTE_ADDR_MASK;
+                *pte = 0;
+                if (b.n == sizeof(b.pa) / sizeof(b.pa[0])) {
+                    batch_flush(as, &b, freed, ctx);
+                }
             }
         }
+        va = table_end; /* (no table here: its 2 MiB skipped) */
     }
     batch_flush(as, &b, freed, ctx);
-}
-
-/* The table an entry of a user table points to, or NULL if the entry is invalid (never a
- * block: user mappings are pages).  The read-only walk, inline: every user copy takes it. */
-static inline const uint64_t *walk_step(uint64_t e)
-{
-    if (!(e & PTE_VALID)) {
-        return 0;
-    }
-    if (!(e & PTE_TABLE)) {
-        panic("mmu: block mapping where a table was expected (entry %lx)", e);
-    }
-    return phys_to_virt(e & PTE_ADDR_MASK);
 }
 
 paddr_t arch_as_lookup(const struct arch_as *as, uint64_t va, unsigned *prot)
@@ -476,9 +487,7 @@ paddr_t arch_as_lookup(const struct arch_as *as, uint64_t va, unsigned *prot)
     if (va >= USER_VA_TOP) {
         return 0;
     }
-    const uint64_t *l1 = phys_to_virt(as->root);
-    const uint64_t *l2 = walk_step(l1[IDX(va, L1_SHIFT)]);
-    const uint64_t *l3 = l2 ? walk_step(l2[IDX(va, L2_SHIFT)]) : 0;
+    const uint64_t *l3 = user_l3(as, va);
     uint64_t e = l3 ? l3[IDX(va, PAGE_SHIFT)] : 0;
     if (!(e & PTE_VALID)) {
         return 0;
