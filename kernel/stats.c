@@ -78,24 +78,34 @@ void stats_exception(enum exc_kind kind, enum exc_from from, enum sync_kind sync
     }
 }
 
+void stats_irq_exception(enum exc_from from)
+{
+    struct cpu *c = this_cpu();
+    struct zt_cpu_counters *pub = &pages[c->id].c;
+    CPU_INC(c, exc[EXC_IRQ][from]);
+    BUMP(pub->exc_irq);
+    if (from == FROM_USER) {
+        BUMP(pub->user_other);
+    }
+    trace_event(ZT_TR_EXC_ENTRY, (uint64_t)EXC_IRQ | (uint64_t)from << 8, 0);
+}
+
 void stats_irq(enum irq_class cls, unsigned n)
 {
     struct cpu *c = this_cpu();
     struct zt_cpu_counters *pub = &pages[c->id].c;
-    trace_event(ZT_TR_IRQ, n, cls);
     CPU_INC(c, irq_class[cls]);
     if (cls == IRQ_CLASS_IPI) {
         BUMP(pub->irq_ipi); /* ipi_receive counts it by reason */
-        return;
-    }
-    if (cls == IRQ_CLASS_TIMER) {
+    } else if (cls == IRQ_CLASS_TIMER) {
         BUMP(pub->irq_timer);
     } else {
         BUMP(pub->irq_device);
     }
-    if (n < ARCH_NR_IRQS) {
+    if (cls != IRQ_CLASS_IPI && n < ARCH_NR_IRQS) {
         CPU_INC(c, irq[n]);
     }
+    trace_event(ZT_TR_IRQ, n, cls); /* last: a tail call, no stack frame otherwise */
 }
 
 void stats_irq_spurious(unsigned n)

@@ -132,7 +132,11 @@ static const char *const source_names[] = {"EL1 with SP_EL0", "EL1", "EL0 (AArch
 /* Count an exception that is not decoded further (interrupts, and the unexpected ones). */
 static inline void count(enum exc_kind kind, enum exc_from from)
 {
-    stats_exception(kind, from, kind == EXC_SYNC ? SYNC_OTHER : 0);
+    if (kind == EXC_IRQ) {
+        stats_irq_exception(from);
+    } else {
+        stats_exception(kind, from, kind == EXC_SYNC ? SYNC_OTHER : 0);
+    }
 }
 
 /* Acknowledge one interrupt, classify it by its INTID, let the kernel handle it, end it. */

@@ -21,6 +21,9 @@ struct zt_cpu_counters *stats_public(unsigned cpu);
 /* An exception other than a system call was taken on this CPU (sync: its generic kind when
  * kind is EXC_SYNC, else 0). */
 void stats_exception(enum exc_kind kind, enum exc_from from, enum sync_kind sync);
+/* stats_exception(EXC_IRQ, from, 0), the same counts in a few instructions (every
+ * interrupt, every IPI). */
+void stats_irq_exception(enum exc_from from);
 /* A system call from user space on CPU c (this CPU): one increment, nothing else.  Every
  * total that includes system calls adds this counter when it is read. */
 static inline void stats_syscall(struct cpu *c)

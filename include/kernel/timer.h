@@ -14,7 +14,9 @@
  *                    next periodic tick        if tick=periodic,
  *                    next residual tick        if tick_residual=1 on a dataplane CPU)
  * and writes it once, or disarms the timer when there is no deadline.  It touches the
- * hardware only when the deadline changed.
+ * hardware only when the deadline changed.  On a housekeeping CPU the hardware may hold an
+ * earlier deadline than that (never a later one): changes that can only move the slice later
+ * leave it (timer_note_slice), and the early interrupt programs the exact one.
  */
 #ifndef ZT_KERNEL_TIMER_H
 #define ZT_KERNEL_TIMER_H
