@@ -62,7 +62,7 @@ NET_LIB       := $(B)/user/libnet.a
 USER_PROGS    := $(basename $(notdir $(wildcard user/*.c)))
 USER_BINS     := $(addprefix $(B)/initrd/bin/,$(USER_PROGS))
 
-.PHONY: all kernel checked run run-net debug gdb test unit bench fuzz stress-long format check-format \
+.PHONY: all kernel checked percpu run run-net debug gdb test unit bench compare fuzz stress-long format check-format \
 	clean help deps-build
 all: $(B)/kernel.elf
 
@@ -262,6 +262,18 @@ $(B)/checked/kernel.elf: $(CHECKED_OBJS) linker.ld
 kernel: $(B)/kernel.elf
 checked: $(B)/checked/kernel.elf
 
+# The kernel's C objects once more with room for 256 CPUs instead of 512, for tools/percpu:
+# what grows between the two builds is what a CPU costs in static memory (make bench).
+PERCPU_OBJS := $(patsubst %,$(B)/percpu256/%.o,$(basename $(filter %.c,$(ARCH_SRCS) $(KERNEL_SRCS))))
+
+$(B)/percpu256/%.o: %.c | deps-build
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (256 CPUs)"
+	$(Q)$(CC) $(KERNEL_CFLAGS) -DZT_MAX_CPUS_BUILD=256 -c $< -o $@
+
+percpu: $(KERNEL_OBJS) $(PERCPU_OBJS)
+	@$(PYTHON) tools/percpu $(B) $(B)/percpu256 256
+
 # ---------------------------------------------------------------- QEMU
 QEMU_BASE := $(QEMU) -M virt,gic-version=3 -cpu cortex-a72 -m $(MEM) -nographic -nic none \
 	-semihosting-config enable=on,target=native,userspace=off
@@ -372,7 +384,7 @@ unit: deps-test $(UNIT_BINS)
 # -append needs a -kernel; QEMU exits right after dumping, so any file will do.  No display
 # (QEMU would look for its GUI modules and say so), and QEMU's own lines ("dtb dumped ...
 # Exiting.") are shown only if the dump fails.
-DTB_DUMPS  := $(addprefix $(B)/dtb/virt-,1.dtb 4.dtb 64.dtb 4-el2.dtb 4-noargs.dtb)
+DTB_DUMPS  := $(addprefix $(B)/dtb/virt-,1.dtb 4.dtb 64.dtb 124.dtb 512.dtb 4-el2.dtb 4-noargs.dtb)
 DTB_QEMU   := dtb_qemu() { out=$$($(QEMU) -display none -cpu cortex-a72 -m 512M -nic none "$$@" 2>&1) \
 	|| { echo "$$out" >&2; return 1; }; }; dtb_qemu
 DTB_APPEND := dataplane=2-3 hello
@@ -381,7 +393,8 @@ $(B)/dtb/dummy-kernel:
 	@mkdir -p $(dir $@)
 	$(Q)echo 'not a kernel: lets qemu take -append while dumping its device tree' > $@
 
-$(B)/dtb/virt-1.dtb $(B)/dtb/virt-4.dtb $(B)/dtb/virt-64.dtb: $(B)/dtb/virt-%.dtb: \
+$(B)/dtb/virt-1.dtb $(B)/dtb/virt-4.dtb $(B)/dtb/virt-64.dtb $(B)/dtb/virt-124.dtb \
+$(B)/dtb/virt-512.dtb: $(B)/dtb/virt-%.dtb: \
 		$(B)/dtb/dummy-kernel | deps-test
 	@echo "  DTB     $@"
 	$(Q)$(DTB_QEMU) -M virt,gic-version=3,dumpdtb=$@ -smp $* -kernel $< -append '$(DTB_APPEND)'
@@ -442,6 +455,14 @@ bench: deps-test
 	@$(MAKE) --no-print-directory $(B)/kernel.elf
 	@$(PYTHON) tools/bench $(if $(filter 1,$(REPRO_ONLY)),--repro-only)
 
+# make compare: zerotick and Debian's Linux (fetched with apt-get download, cached under
+# build/debs) on the same QEMU, the same program files -> bench/compare.md (tools/compare).
+# COMPARE_ARGS='--only micro' or '--quick' pass through.
+compare: deps-test
+	@$(DEPS) bench
+	@$(MAKE) --no-print-directory $(B)/kernel.elf
+	@$(PYTHON) tools/compare $(COMPARE_ARGS)
+
 # ---------------------------------------------------------------- housekeeping
 FORMAT_FILES = $(shell git ls-files '*.c' '*.h')
 
@@ -465,6 +486,8 @@ help:
 	@echo "  make run PROG=FILE ARGS='...'  boot with your static Linux aarch64 program as the first program"
 	@echo "  make test            check-format, host unit tests, QEMU tests; ends with 'N passed, N failed'"
 	@echo "  make bench           benchmarks -> bench/results.md"
+	@echo "  make percpu          static memory a CPU costs, checked against a 256-CPU build"
+	@echo "  make compare         zerotick and Debian's Linux side by side -> bench/compare.md"
 	@echo "  make fuzz            the long fuzz run (FUZZ_CALLS=1000000 FUZZ_SEED=1 FUZZ_WORKERS=4 FUZZ_DATAPLANE=0)"
 	@echo "  make stress-long     10,000 spawn/exit cycles and thread bursts to the kernel's limit"
 	@echo "  make run-net         boot with a virtio-net device on loopback (NET=dgram|user)"

@@ -66,16 +66,18 @@ struct arch_device {
 };
 
 struct arch_boot_info {
-    unsigned ncpus;       /* CPUs usable (<= MAX_CPUS), boot CPU is 0 */
-    unsigned ncpus_total; /* CPUs the device tree lists */
-    uint64_t hwid[64];    /* per logical CPU (struct arch_cpu.hwid) */
+    unsigned ncpus;               /* CPUs usable (<= ARCH_MAX_CPUS), boot CPU is 0 */
+    unsigned ncpus_total;         /* CPUs the device tree lists */
+    uint64_t hwid[ARCH_MAX_CPUS]; /* per logical CPU (struct arch_cpu.hwid) */
     unsigned nmem;
     paddr_t mem_base[ARCH_MAX_MEM];
     uint64_t mem_size[ARCH_MAX_MEM];
-    const char *cmdline;    /* /chosen/bootargs, NUL-terminated, "" if absent */
-    uint64_t entry_counter; /* counter value at the boot CPU's first instruction */
-    const char *protection; /* the memory protections in force, for the boot log */
-    unsigned ndevices;      /* virtio-mmio transports, sorted by base: index = slot */
+    const char *cmdline;        /* /chosen/bootargs, NUL-terminated, "" if absent */
+    uint64_t entry_counter;     /* counter value at the boot CPU's first instruction */
+    const char *protection;     /* the memory protections in force, for the boot log */
+    unsigned long percpu_bytes; /* static memory a CPU costs: its share of the arrays declared
+                                   with PERCPU_ARRAY (cpumask.h), 0 if the arch does not know */
+    unsigned ndevices;          /* virtio-mmio transports, sorted by base: index = slot */
     struct arch_device devices[ARCH_MAX_DEVICES];
 };
 

@@ -183,7 +183,7 @@ struct param {
 
 static void tail_dataplane(struct tbuf *tb, const struct bootargs *ba)
 {
-    if (!ba->has_dataplane || ba->dataplane == 0) {
+    if (!ba->has_dataplane || cpumask_empty(ba->dataplane)) {
         tbuf_str(tb, "; no dataplane CPUs");
         return;
     }
@@ -195,7 +195,7 @@ static void tail_dataplane(struct tbuf *tb, const struct bootargs *ba)
 static void set_dataplane(struct parser *p, const struct param_token *t)
 {
     struct text list = t->value;
-    cpumask_t m = 0;
+    cpumask_t m = CPUMASK_NONE;
     unsigned bad = 0;
     struct tbuf tb;
     int rc;
@@ -591,7 +591,7 @@ static void split_init_args(struct parser *p, struct text line, size_t pos)
 static void bootargs_defaults(struct bootargs *ba)
 {
     ba->has_dataplane = false;
-    ba->dataplane = 0;
+    ba->dataplane = CPUMASK_NONE;
     ba->tick = TICK_NOHZ;
     ba->hz = DEFAULT_HZ;
     ba->tick_residual = false;

@@ -1,9 +1,11 @@
 /*
- * cpumask.c — Linux "cpulist" text (0-3,7 and 0-7:2/4) to and from a 64-bit CPU set.
+ * cpumask.c — Linux "cpulist" text (0-3,7 and 0-7:2/4) to and from a CPU set (cpumask_t),
+ * and the number of set words that can hold an existing CPU (cpumask_words_used: written
+ * once at boot, before any other CPU runs, read everywhere after).
  *
- * Pure functions, no state, no locks: callable from any context, including before the
- * console or the MMU is up.  They never touch hardware, never allocate, and read exactly the
- * bytes they are given (the boot command line is not NUL-terminated where it is sliced).
+ * The text functions are pure, no state, no locks: callable from any context, including
+ * before the console or the MMU is up.  They never touch hardware, never allocate, and read exactly
+ * the bytes they are given (the boot command line is not NUL-terminated where it is sliced).
  *
  * Grammar accepted by cpulist_parse (Linux's bitmap_parselist, minus "all" and "N"):
  *   list  := "none" | item ("," item)*
@@ -16,6 +18,14 @@
 #include "kernel/cpumask.h"
 #include "kernel/lib.h"
 #include "uapi/zt_errno.h"
+
+unsigned cpumask_words_used = CPUMASK_WORDS;
+
+void cpumask_set_machine(unsigned ncpus)
+{
+    unsigned words = (ncpus + 63) / 64;
+    cpumask_words_used = words < 1 ? 1 : words > CPUMASK_WORDS ? CPUMASK_WORDS : words;
+}
 
 /* Reads the cursor as a bounded slice of text; pos never passes len. */
 struct cursor {
@@ -113,7 +123,7 @@ static int parse_item(struct cursor *c, cpumask_t *m, bool *have_bad, unsigned *
     }
     for (unsigned cpu = first; cpu <= last; cpu++) {
         if ((cpu - first) % group < used) {
-            *m |= CPUMASK_BIT(cpu);
+            cpumask_set(m, cpu);
         }
     }
     return 0;
@@ -132,7 +142,7 @@ static bool text_equals(const char *s, size_t len, const char *word)
 int cpulist_parse(const char *s, size_t len, cpumask_t *out, unsigned *bad_cpu)
 {
     struct cursor c = {.s = s, .len = s ? len : 0, .pos = 0};
-    cpumask_t m = 0;
+    cpumask_t m = CPUMASK_NONE;
     bool have_bad = false;
     unsigned first_bad = 0;
 
@@ -140,7 +150,7 @@ int cpulist_parse(const char *s, size_t len, cpumask_t *out, unsigned *bad_cpu)
         return -EINVAL;
     }
     if (text_equals(s, len, "none")) {
-        *out = 0;
+        *out = CPUMASK_NONE;
         return 0;
     }
     for (;;) {
@@ -170,14 +180,10 @@ int cpulist_format(cpumask_t m, char *buf, size_t size)
     unsigned cpu = 0;
 
     tbuf_init(&f, buf, size);
-    if (m == 0) {
+    if (cpumask_empty(m)) {
         tbuf_str(&f, "none");
     }
-    while (cpu < MAX_CPUS) {
-        if (!cpumask_has(m, cpu)) {
-            cpu++;
-            continue;
-        }
+    while ((cpu = cpumask_next(m, cpu)) < MAX_CPUS) {
         unsigned last = cpu;
         while (cpumask_has(m, last + 1)) {
             last++;

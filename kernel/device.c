@@ -187,7 +187,7 @@ static void finish(struct device *d, bool keep_holder, bool broken)
 static void quiet_interrupt(const struct device *d)
 {
     arch_irq_set_enabled(d->hw.intid, false);
-    irq_route(d->hw.intid, cpumask_first(cpus_housekeeping));
+    irq_route(d->hw.intid, cpumask_first(cpumask_load(&cpus_housekeeping)));
 }
 
 /* Map the window and a fresh DMA region into p (d reserved).  On failure nothing stays. */
@@ -306,21 +306,16 @@ void device_release_all(struct process *p)
 
 #define A(i) arch_frame_arg(f, i)
 
-static struct vm *my_vm(void)
-{
-    return &current()->proc->vm;
-}
-
 long sys_zt_devices(struct trap_frame *f)
 {
     struct zt_device_info info[ARCH_MAX_DEVICES];
     unsigned want = A(1) < ARCH_MAX_DEVICES ? (unsigned)A(1) : ARCH_MAX_DEVICES;
-    if (vm_check_range(my_vm(), A(0), want * sizeof(info[0]), PROT_WRITE)) {
+    if (vm_check_range(current_vm(), A(0), want * sizeof(info[0]), PROT_WRITE)) {
         return -EFAULT;
     }
     unsigned total = device_list(info, want);
     want = MIN(want, total);
-    return copy_to_user(my_vm(), A(0), info, want * sizeof(info[0])) ? -EFAULT : (long)total;
+    return copy_to_user(current_vm(), A(0), info, want * sizeof(info[0])) ? -EFAULT : (long)total;
 }
 
 long sys_zt_claim(struct trap_frame *f)
@@ -328,11 +323,11 @@ long sys_zt_claim(struct trap_frame *f)
     struct zt_claim c;
     unsigned slot = A(0) < ARCH_MAX_DEVICES ? (unsigned)A(0) : ARCH_MAX_DEVICES;
     unsigned flags = A(2) <= 0xffffffffu ? (unsigned)A(2) : ~0u;
-    if (vm_check_range(my_vm(), A(3), sizeof(c), PROT_WRITE)) {
+    if (vm_check_range(current_vm(), A(3), sizeof(c), PROT_WRITE)) {
         return -EFAULT;
     }
     int r = device_claim(current()->proc, slot, A(1), flags, &c);
-    if (r == 0 && copy_to_user(my_vm(), A(3), &c, sizeof(c))) {
+    if (r == 0 && copy_to_user(current_vm(), A(3), &c, sizeof(c))) {
         device_release(current()->proc, slot); /* `out` went away meanwhile */
         return -EFAULT;
     }

@@ -44,14 +44,16 @@ void exec_init(void)
     }
 }
 
-/* Every CPU's counter page (read-only) and the signal-return page (read, execute). */
+/* The pages of every CPU's counters (read-only) and the signal-return page (read, execute). */
 static int map_kernel_pages(struct vm *vm)
 {
-    paddr_t pa[MAX_CPUS];
-    for (unsigned c = 0; c < ncpus; c++) {
-        pa[c] = virt_to_phys(stats_public(c));
+    enum { PER_PAGE = PAGE_SIZE / ZT_COUNTERS_STRIDE };
+    paddr_t pa[(MAX_CPUS + PER_PAGE - 1) / PER_PAGE];
+    unsigned n = (ncpus + PER_PAGE - 1) / PER_PAGE;
+    for (unsigned i = 0; i < n; i++) {
+        pa[i] = virt_to_phys(stats_public(i * PER_PAGE));
     }
-    int r = vm_map_kernel_pages(vm, ZT_COUNTERS_VA, pa, ncpus, PROT_READ);
+    int r = vm_map_kernel_pages(vm, ZT_COUNTERS_VA, pa, n, PROT_READ);
     if (r == 0 && sigtramp_page) {
         r = vm_map_kernel_pages(vm, ZT_SIGTRAMP_VA, &sigtramp_page, 1, PROT_READ | PROT_EXEC);
     }

@@ -249,7 +249,7 @@ static long vector_io(struct trap_frame *f, bool write)
     long total = 0, r = 0;
     for (int i = 0; i < cnt && r >= 0; i += 16) {
         int k = MIN(cnt - i, 16);
-        if (copy_from_user(&current()->proc->vm, iov, A(1) + (uint64_t)i * sizeof(iov[0]),
+        if (copy_from_user(current_vm(), iov, A(1) + (uint64_t)i * sizeof(iov[0]),
                            (size_t)k * sizeof(iov[0]))) {
             r = -EFAULT;
             break;
@@ -438,7 +438,7 @@ long sys_ioctl(struct trap_frame *f)
     }
     long r;
     if (req == FIONBIO) {
-        r = copy_from_user(&current()->proc->vm, &on, A(2), sizeof(on)) ? -EFAULT : 0;
+        r = copy_from_user(current_vm(), &on, A(2), sizeof(on)) ? -EFAULT : 0;
         if (r == 0) {
             unsigned fl = on ? file->flags | O_NONBLOCK : file->flags & ~(unsigned)O_NONBLOCK;
             __atomic_store_n(&file->flags, fl, __ATOMIC_RELAXED);

@@ -64,20 +64,9 @@ static struct task *fork_task(struct process *p, struct task *me, uint64_t flags
     if (!t) {
         return 0;
     }
-    *t->frame = *me->frame;
-    arch_frame_set_return(t->frame, 0);
-    if (stack) {
-        arch_frame_set_sp(t->frame, stack);
-    }
-    arch_fpsimd_save(&t->fp);
-    t->tls = (flags & CLONE_SETTLS) ? tls : arch_tls_read();
-    t->clear_child_tid = (flags & CLONE_CHILD_CLEARTID) ? ctid : 0;
-    t->affinity = me->affinity;
-    t->cpu = me->cpu;
-    t->sig_blocked = me->sig_blocked;
-    t->altstack_sp = me->altstack_sp;
+    task_copy_caller(t, me, flags, stack, tls, ctid);
+    t->altstack_sp = me->altstack_sp; /* fork keeps the signal stack; a new thread has none */
     t->altstack_size = me->altstack_size;
-    kstrlcpy(t->name, me->name, sizeof(t->name));
     return t;
 }
 

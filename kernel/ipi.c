@@ -1,8 +1,9 @@
 /*
  * ipi.c — inter-processor interrupts with reasons (contract in include/kernel/ipi.h).
  *
- * Sending counts on the sender's row (ipi_sent[receiver][reason]) and notes the sender;
- * receiving counts on the receiver (ipi_recv[reason]) and acts: IPI_CALL and IPI_STOP here,
+ * Sending counts on the sender (ipi_sent_by_reason[reason]) and notes the sender in the
+ * receiver's note for that reason; receiving counts on the receiver (ipi_recv[reason]), takes
+ * the note and acts: IPI_CALL and IPI_STOP here,
  * the other reasons through the handler their owner set (ipi_set_handler).  The reason
  * travels as the IPI's number.  This module calls nothing above it: the scheduler's handler,
  * the functions run by IPI_CALL and the isolation reports' sender notes are handed in or
@@ -30,16 +31,24 @@ const char *ipi_reason_name(unsigned reason)
     return reason_names[reason] ? reason_names[reason] : reason < 16 ? unused[reason] : "ipi?";
 }
 
-/* Per receiver and reason: the CPUs that sent one since the receiver last took it.  The
- * receiver takes the mask after acknowledging the IPI, so a send landing in between is
- * named by this receive and its own (pending again) IPI arrives with an empty mask. */
+/* Per receiver and reason, a note of the sends since the receiver last took that reason:
+ * NOTE_SENDER bits hold the first sender's number + 1 (0: none), the bits above count the
+ * sends.  A fixed word per receiver and reason, whatever the number of CPUs: an SGI does not
+ * say who sent it, and a set of senders would grow with the machine.  The receiver takes the
+ * note after acknowledging the IPI, so a send landing in between is counted by this receive
+ * and its own (pending again) IPI arrives with an empty note. */
+#define NOTE_SENDER   0xffffull
+#define NOTE_ONE_SEND 0x10000ull
+#define NOTE_SENDS(n) ((n) >> 16)
 static uint64_t senders[MAX_CPUS][IPI_NR];
+PERCPU_ARRAY(senders);
 
 /* Each sender's call path while keep_backtraces is set (isol_debug): what isolation reports
  * show.  The sender itself needs no note of its own: it is in `senders` above until the
  * receiver takes the IPI. */
 static bool keep_backtraces;
 static uint64_t sender_bt[MAX_CPUS][IPI_NR][IPI_BT_DEPTH];
+PERCPU_ARRAY(sender_bt);
 
 static ipi_handler_t handlers[IPI_NR];
 
@@ -69,8 +78,19 @@ int ipi_last_sender(unsigned cpu, unsigned reason, uint64_t bt[IPI_BT_DEPTH])
         return -1;
     }
     memcpy(bt, sender_bt[cpu][reason], sizeof(sender_bt[cpu][reason]));
-    uint64_t m = __atomic_load_n(&senders[cpu][reason], __ATOMIC_RELAXED);
-    return m ? __builtin_ctzll(m) : -1;
+    uint64_t note = __atomic_load_n(&senders[cpu][reason], __ATOMIC_RELAXED);
+    return (note & NOTE_SENDER) ? (int)(note & NOTE_SENDER) - 1 : -1;
+}
+
+/* Count a send from `me` in the receiver's note; the first sender since the last receive is
+ * the one it names. */
+static void note_send(uint64_t *note, unsigned me)
+{
+    uint64_t old = __atomic_load_n(note, __ATOMIC_RELAXED), want;
+    do {
+        want = (old & NOTE_SENDER) ? old + NOTE_ONE_SEND : (me + 1) | NOTE_ONE_SEND;
+    } while (
+        !__atomic_compare_exchange_n(note, &old, want, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 }
 
 void ipi_send(unsigned cpu, enum ipi_reason reason)
@@ -83,9 +103,8 @@ void ipi_send(unsigned cpu, enum ipi_reason reason)
         note_backtrace(cpu, reason);
     }
     trace_event(ZT_TR_IPI_SEND, cpu, reason);
-    __atomic_fetch_or(&senders[cpu][reason], CPUMASK_BIT(me->id), __ATOMIC_RELAXED);
-    __atomic_store_n(&me->stats.ipi_sent[cpu][reason], me->stats.ipi_sent[cpu][reason] + 1,
-                     __ATOMIC_RELAXED);
+    note_send(&senders[cpu][reason], me->id);
+    STAT_INC(ipi_sent_by_reason[reason]);
     arch_send_ipi(cpu, reason);
 }
 
@@ -96,21 +115,18 @@ static cpumask_t cpus_stopped;
 /* IPI_STOP on this CPU: record that it stopped, then halt. */
 static _Noreturn void stop_self(void)
 {
-    __atomic_fetch_or(&cpus_stopped, CPUMASK_BIT(this_cpu_id()), __ATOMIC_RELEASE);
+    cpumask_set_atomic(&cpus_stopped, this_cpu_id());
     arch_halt_cpu();
 }
 
 void ipi_stop_others(void)
 {
-    unsigned me = this_cpu_id();
-    cpumask_t others = __atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE) & ~CPUMASK_BIT(me);
-    for (unsigned c = 0; c < MAX_CPUS; c++) {
-        if (cpumask_has(others, c)) {
-            ipi_send(c, IPI_STOP);
-        }
+    cpumask_t others = cpumask_andnot(cpumask_load(&cpus_online), cpumask_of(this_cpu_id()));
+    for_each_cpu(c, others) {
+        ipi_send(c, IPI_STOP);
     }
     uint64_t limit = arch_counter_read() + arch_counter_freq(); /* 1 s: then go anyway */
-    while ((__atomic_load_n(&cpus_stopped, __ATOMIC_ACQUIRE) & others) != others &&
+    while (!cpumask_empty(cpumask_andnot(others, cpumask_load(&cpus_stopped))) &&
            arch_counter_read() < limit) {
         arch_cpu_relax();
     }
@@ -141,9 +157,11 @@ void ipi_init_cpu(void)
 
 /* ---- function calls on other CPUs ---- */
 
-static uint64_t pending_calls[MAX_CPUS];  /* per target: bitmask of enum ipi_call_fn */
+static uint64_t pending_calls[MAX_CPUS]; /* per target: bitmask of enum ipi_call_fn */
+PERCPU_ARRAY(pending_calls);
 static uint64_t deferred_calls[MAX_CPUS]; /* per target: requests not sent as IPIs */
-static void (*call_fns[CALL_NR])(void);   /* what each request runs (from its callers) */
+PERCPU_ARRAY(deferred_calls);
+static void (*call_fns[CALL_NR])(void); /* what each request runs (from its callers) */
 
 void ipi_call(unsigned cpu, enum ipi_call_fn fn, void (*run)(void))
 {

@@ -64,7 +64,7 @@ int irq_route(unsigned irq, unsigned cpu)
     if (irq < ARCH_IRQ_FIRST_DEVICE || irq >= ARCH_NR_IRQS || cpu >= ncpus) {
         return -EINVAL;
     }
-    if (!cpumask_has(cpus_housekeeping, cpu)) {
+    if (!cpumask_test_atomic(&cpus_housekeeping, cpu)) {
         printk("irq: refused to route interrupt %u to CPU %u: dataplane CPUs take no device "
                "interrupts\n",
                irq, cpu);
@@ -77,39 +77,47 @@ int irq_route(unsigned irq, unsigned cpu)
     return r;
 }
 
+/* The CPU after `prev` in m, wrapping around to the first (m not empty). */
+static unsigned next_in(cpumask_t m, unsigned prev)
+{
+    unsigned c = cpumask_next(m, prev + 1);
+    return c < MAX_CPUS ? c : cpumask_first(m);
+}
+
+/* Round-robin over the housekeeping CPUs in CPU order, one step per interrupt routed: the
+ * walk costs one step per device interrupt, however many CPUs there are. */
 void irq_route_all_devices(void)
 {
-    unsigned hk[MAX_CPUS], n = 0;
-    for (cpumask_t m = cpus_housekeeping & cpumask_first_n(ncpus); m; m &= m - 1) {
-        hk[n++] = (unsigned)__builtin_ctzll(m);
+    cpumask_t hk = cpumask_and(cpus_housekeeping, cpumask_first_n(ncpus));
+    if (cpumask_empty(hk)) {
+        return;
     }
-    for (unsigned irq = ARCH_IRQ_FIRST_DEVICE, i = 0; n && irq < ARCH_NR_IRQS; irq++) {
-        if (irq_route(irq, hk[i % n]) == 0) {
-            i++; /* round-robin over the housekeeping CPUs */
+    unsigned target = cpumask_first(hk);
+    for (unsigned irq = ARCH_IRQ_FIRST_DEVICE; irq < ARCH_NR_IRQS; irq++) {
+        if (irq_route(irq, target) == 0) {
+            target = next_in(hk, target);
         }
     }
 }
 
 int irq_route_away(unsigned cpu, cpumask_t housekeeping)
 {
-    cpumask_t to = housekeeping & ~CPUMASK_BIT(cpu) & cpumask_first_n(ncpus);
-    unsigned next = 0, moved = 0;
-    if (!to) {
+    cpumask_t to =
+        cpumask_andnot(cpumask_and(housekeeping, cpumask_first_n(ncpus)), cpumask_of(cpu));
+    unsigned moved = 0;
+    if (cpumask_empty(to)) {
         return 0;
     }
+    unsigned target = cpumask_first(to);
     for (unsigned irq = ARCH_IRQ_FIRST_DEVICE; irq < ARCH_NR_IRQS; irq++) {
         if (routed_to[irq] != cpu + 1) {
             continue;
         }
-        /* Round-robin over the remaining housekeeping CPUs, in CPU order. */
-        unsigned target;
-        do {
-            target = next++ % MAX_CPUS;
-        } while (!cpumask_has(to, target));
-        if (arch_irq_route(irq, target) == 0) {
+        if (arch_irq_route(irq, target) == 0) { /* round-robin over the rest, in CPU order */
             routed_to[irq] = (uint16_t)(target + 1);
             moved++;
         }
+        target = next_in(to, target);
     }
     return (int)moved;
 }

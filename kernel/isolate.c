@@ -69,6 +69,7 @@ struct isol_cpu {
 } __attribute__((aligned(64)));
 
 static struct isol_cpu isols[MAX_CPUS];
+PERCPU_ARRAY(isols);
 static bool isol_debug; /* isol_debug=1: report every interruption (isol_init) */
 
 /* ---- reports, printed on housekeeping (hklog) ---- */
@@ -139,13 +140,12 @@ static bool foreign_timer(const struct task *t, unsigned cpu)
 
 static long isol_enable(struct task *t, unsigned long flags)
 {
-    cpumask_t aff = t->affinity;
-    unsigned cpu = cpumask_first(aff);
+    unsigned cpu = cpumask_only_of_and(&t->affinity, &t->affinity);
     int sig = PR_TASK_ISOLATION_GET_SIG(flags);
     if ((flags & ~(unsigned long)ISOL_KNOWN_FLAGS) || sig > ZT_NSIG) {
         return -EINVAL;
     }
-    if (cpumask_weight(aff) != 1 || !cpu_is_dataplane(cpu)) {
+    if (cpu >= MAX_CPUS || !cpu_is_dataplane(cpu)) {
         return -EINVAL; /* exactly one CPU, and a dataplane one */
     }
     if (this_cpu_id() != cpu) {
@@ -404,7 +404,7 @@ void isol_exit_to_user_owned(void)
     if (!ic->task || ic->task != t || !(t->isol_flags & PR_TASK_ISOLATION_ENABLE)) {
         return;
     }
-    if (t->affinity != CPUMASK_BIT(this_cpu_id())) {
+    if (!cpumask_is_only(&t->affinity, this_cpu_id())) {
         isol_release(t); /* someone moved it: isolation ends here, on its own CPU */
         return;
     }
@@ -434,7 +434,7 @@ static void audit_timers(unsigned cpu, struct zt_isol_audit *out, uint64_t now)
 
 int isol_audit(unsigned cpu, struct zt_isol_audit *out)
 {
-    if (cpu >= ncpus || !cpumask_has(cpus_online, cpu)) {
+    if (cpu >= ncpus || !cpumask_test_atomic(&cpus_online, cpu)) {
         return -EINVAL;
     }
     memset(out, 0, sizeof(*out));

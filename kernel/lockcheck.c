@@ -22,8 +22,9 @@ struct held {
 };
 
 static struct held held[MAX_CPUS];
+PERCPU_ARRAY(held);
 
-static const char *rank_name(unsigned rank)
+const char *lockcheck_rank_name(unsigned rank)
 {
     switch (rank) {
     case LOCK_PROC:
@@ -67,8 +68,9 @@ void lockcheck_acquire(const spinlock_t *l)
         if (!lockcheck_may_take(h->lock[i], l)) {
             panic("lock order: CPU %u takes %s (%p, rank %u) while it holds %s (%p, rank %u); "
                   "see include/kernel/lockrank.h",
-                  arch_this_cpu_id(), rank_name(l->rank), (const void *)l, l->rank,
-                  rank_name(h->lock[i]->rank), (const void *)h->lock[i], h->lock[i]->rank);
+                  arch_this_cpu_id(), lockcheck_rank_name(l->rank), (const void *)l, l->rank,
+                  lockcheck_rank_name(h->lock[i]->rank), (const void *)h->lock[i],
+                  h->lock[i]->rank);
         }
     }
     if (h->n == DEPTH) {

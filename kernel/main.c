@@ -78,6 +78,57 @@ static void print_cpu_summary(uint64_t entry)
     }
 }
 
+/* Above this many CPUs the boot summary has one line per run of consecutive CPUs in the same
+ * role and state, not one per CPU. */
+#define SUMMARY_RUNS_ABOVE 16
+
+static bool same_run(unsigned a, unsigned b)
+{
+    return cpus[a].online == cpus[b].online && cpus[a].dataplane == cpus[b].dataplane;
+}
+
+/* "A" or "A-B" (when they differ), each written with the one-number format `fmt`. */
+static void range_text(char *buf, size_t size, const char *fmt, uint64_t a, uint64_t b)
+{
+    int n = ksnprintf(buf, size, fmt, (unsigned long)a);
+    if (a != b && n > 0 && (size_t)n + 1 < size) {
+        buf[n] = '-';
+        ksnprintf(buf + n + 1, size - (size_t)n - 1, fmt, (unsigned long)b);
+    }
+}
+
+/* A large machine's summary: per run, the hardware ids and online times first to last, and
+ * the exceptions and interrupts of the whole run. */
+static void print_cpu_runs(uint64_t entry)
+{
+    printk("cpus      role          hwid               online-at(us)  exceptions  irqs\n");
+    for (unsigned c = 0, last; c < ncpus; c = last + 1) {
+        uint64_t exc = 0, irqs = 0, first_at = ~0ull, last_at = 0;
+        for (last = c; last + 1 < ncpus && same_run(c, last + 1); last++) {
+        }
+        for (unsigned i = c; i <= last; i++) {
+            for (int k = 0; k < EXC_NR_KINDS; k++) {
+                exc += STAT_READ(i, exc[k][FROM_KERNEL]) + STAT_READ(i, exc[k][FROM_USER]);
+            }
+            irqs += STAT_READ(i, exc[EXC_IRQ][FROM_KERNEL]) + STAT_READ(i, exc[EXC_IRQ][FROM_USER]);
+            first_at = MIN(first_at, cpus[i].online_counter - entry);
+            last_at = MAX(last_at, cpus[i].online_counter - entry);
+        }
+        char who[16], hwid[24], at[32];
+        range_text(who, sizeof(who), "%lu", c, last);
+        range_text(hwid, sizeof(hwid), "%08lx", cpus[c].arch.hwid, cpus[last].arch.hwid);
+        if (!cpus[c].online) {
+            printk("%-8s  %-12s  %-17s  offline\n", who,
+                   cpus[c].dataplane ? "dataplane" : "housekeeping", hwid);
+            continue;
+        }
+        range_text(at, sizeof(at), "%lu", cycles_to_us(first_at), cycles_to_us(last_at));
+        printk("%-8s  %-12s  %-17s  %13s  %10lu  %4lu\n", who,
+               cpus[c].dataplane ? "dataplane" : "housekeeping", hwid, at, (unsigned long)exc,
+               (unsigned long)irqs);
+    }
+}
+
 static void report_smp(const struct arch_boot_info *bi)
 {
     uint64_t last = 0;
@@ -86,7 +137,9 @@ static void report_smp(const struct arch_boot_info *bi)
             last = cpus[c].online_counter;
         }
     }
-    if (!bootargs.quiet) {
+    if (!bootargs.quiet && ncpus > SUMMARY_RUNS_ABOVE) {
+        print_cpu_runs(bi->entry_counter);
+    } else if (!bootargs.quiet) {
         print_cpu_summary(bi->entry_counter);
     }
     printk("boot: all CPUs online %lu us (%lu counter cycles) after the first instruction\n",
@@ -96,7 +149,13 @@ static void report_smp(const struct arch_boot_info *bi)
         printk("smp: the device tree lists %u CPUs; zerotick supports %u, the rest stay off\n",
                bi->ncpus_total, bi->ncpus);
     }
-    printk("smp: %u of %u CPUs online\n", cpumask_weight(cpus_online), bi->ncpus_total);
+    unsigned long dynamic = smp_boot_bytes_per_cpu();
+    if (dynamic) { /* what one more CPU costs (docs/boot.md, "What a CPU costs") */
+        printk("smp: per-CPU memory %lu bytes: %lu static (per-CPU arrays), %lu allocated at "
+               "boot\n",
+               bi->percpu_bytes + dynamic, bi->percpu_bytes, dynamic);
+    }
+    printk("smp: %u of %u CPUs online\n", cpumask_weight(cpus_online), bi->ncpus_total); /* last */
 }
 
 void boot_note_init_start(void)

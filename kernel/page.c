@@ -37,8 +37,10 @@ static paddr_t free_list; /* 0 = empty (physical page 0 is never RAM on QEMU vir
 static size_t free_count;
 static size_t total_count;
 static spinlock_t page_lock = SPINLOCK_INIT_RANK(LOCK_PAGE);
+static uint64_t lock_taken, lock_nested; /* page_lock_stats (written under page_lock) */
 
-#define PCP_MAX 32
+#define PCP_MAX   32
+#define PCP_BATCH 16 /* pages a cache takes from or gives to the global list at once */
 
 struct pcp {
     paddr_t pages[PCP_MAX];
@@ -46,6 +48,7 @@ struct pcp {
 } __attribute__((aligned(64)));
 
 static struct pcp pcps[MAX_CPUS];
+PERCPU_ARRAY(pcps);
 
 void page_add_range(paddr_t base, uint64_t size)
 {
@@ -78,35 +81,57 @@ static paddr_t take_page(void)
     return 0;
 }
 
-static paddr_t global_alloc(void)
+/* page_lock, with IRQs masked by the caller; counted for page_lock_stats. */
+static void lock_pages(void)
 {
-    unsigned long flags = spin_lock_irqsave(&page_lock);
-    paddr_t pa = take_page();
-    if (pa) {
-        free_count--;
-    }
-    spin_unlock_irqrestore(&page_lock, flags);
-    return pa;
+    bool nested = spin_held_count() > 0;
+    spin_lock(&page_lock);
+    lock_taken++;
+    lock_nested += nested;
 }
 
-static void global_free(paddr_t pa)
+/* Push pa on the global list (page_lock held). */
+static void put_page(paddr_t pa)
 {
-    unsigned long flags = spin_lock_irqsave(&page_lock);
     *(paddr_t *)phys_to_virt(pa) = free_list;
     free_list = pa;
     free_count++;
-    spin_unlock_irqrestore(&page_lock, flags);
+}
+
+/* An empty cache takes up to PCP_BATCH pages from the global state at once (IRQs masked). */
+static void pcp_refill(struct pcp *c)
+{
+    lock_pages();
+    while (c->n < PCP_BATCH) {
+        paddr_t pa = take_page();
+        if (!pa) {
+            break;
+        }
+        free_count--;
+        c->pages[c->n++] = pa;
+    }
+    spin_unlock(&page_lock);
+}
+
+/* A full cache gives PCP_BATCH pages back at once (IRQs masked). */
+static void pcp_spill(struct pcp *c)
+{
+    lock_pages();
+    for (unsigned i = 0; i < PCP_BATCH && c->n; i++) {
+        put_page(c->pages[--c->n]);
+    }
+    spin_unlock(&page_lock);
 }
 
 paddr_t page_alloc(void)
 {
     unsigned long flags = arch_irq_save();
-    struct pcp *c = &pcps[this_cpu_id()];
+    struct pcp *c = percpu_elem(pcps, this_cpu_id());
+    if (!c->n) {
+        pcp_refill(c);
+    }
     paddr_t pa = c->n ? c->pages[--c->n] : 0;
     arch_irq_restore(flags);
-    if (!pa) {
-        pa = global_alloc();
-    }
     if (!pa) {
         page_drain_all(); /* others' caches may hold pages: ask for them, fail this time */
         return 0;
@@ -121,15 +146,36 @@ void page_free(paddr_t pa)
         return;
     }
     unsigned long flags = arch_irq_save();
-    struct pcp *c = &pcps[this_cpu_id()];
-    bool cached = c->n < PCP_MAX;
-    if (cached) {
-        c->pages[c->n++] = pa;
+    struct pcp *c = percpu_elem(pcps, this_cpu_id());
+    if (c->n == PCP_MAX) {
+        pcp_spill(c);
     }
+    c->pages[c->n++] = pa;
     arch_irq_restore(flags);
-    if (!cached) {
-        global_free(pa);
+}
+
+void page_free_list(paddr_t head, size_t n)
+{
+    if (!n) {
+        return;
     }
+    paddr_t tail = head; /* found with no lock held: the pages are the caller's */
+    for (size_t i = 1; i < n; i++) {
+        tail = *(paddr_t *)phys_to_virt(tail);
+    }
+    unsigned long flags = arch_irq_save();
+    lock_pages();
+    *(paddr_t *)phys_to_virt(tail) = free_list;
+    free_list = head;
+    free_count += n;
+    spin_unlock(&page_lock);
+    arch_irq_restore(flags);
+}
+
+void page_lock_stats(uint64_t *taken, uint64_t *nested)
+{
+    *taken = __atomic_load_n(&lock_taken, __ATOMIC_RELAXED);
+    *nested = __atomic_load_n(&lock_nested, __ATOMIC_RELAXED);
 }
 
 /* Contiguous runs are cut from a range's never-used tail (the bump pointer), the one place
@@ -165,24 +211,32 @@ void page_free_contig(paddr_t pa, size_t n)
         }
     }
     spin_unlock_irqrestore(&page_lock, flags);
-    for (size_t k = 0; pa && k < n; k++) {
-        global_free(pa + k * PAGE_SIZE);
+    for (size_t k = 0; pa && k < n; k++) { /* rare (not the last run cut): page by page */
+        flags = arch_irq_save();
+        lock_pages();
+        put_page(pa + k * PAGE_SIZE);
+        spin_unlock(&page_lock);
+        arch_irq_restore(flags);
     }
 }
 
 void page_drain_local(void)
 {
     unsigned long flags = arch_irq_save();
-    struct pcp *c = &pcps[this_cpu_id()];
-    while (c->n) {
-        global_free(c->pages[--c->n]);
+    struct pcp *c = percpu_elem(pcps, this_cpu_id());
+    if (c->n) {
+        lock_pages();
+        while (c->n) {
+            put_page(c->pages[--c->n]);
+        }
+        spin_unlock(&page_lock);
     }
     arch_irq_restore(flags);
 }
 
 unsigned page_cached_on(unsigned cpu)
 {
-    return cpu < MAX_CPUS ? __atomic_load_n(&pcps[cpu].n, __ATOMIC_RELAXED) : 0;
+    return cpu < MAX_CPUS ? __atomic_load_n(&percpu_elem(pcps, cpu)->n, __ATOMIC_RELAXED) : 0;
 }
 
 /* Every other online CPU is asked: its cache count read from here could be stale the
@@ -191,11 +245,9 @@ unsigned page_cached_on(unsigned cpu)
 void page_drain_all(void)
 {
     page_drain_local();
-    cpumask_t online = __atomic_load_n(&cpus_online, __ATOMIC_RELAXED);
-    for (unsigned c = 0; c < ncpus; c++) {
-        if (c != this_cpu_id() && cpumask_has(online, c)) {
-            ipi_call(c, CALL_DRAIN_PAGES, page_drain_local);
-        }
+    cpumask_t others = cpumask_andnot(cpumask_load(&cpus_online), cpumask_of(this_cpu_id()));
+    for_each_cpu(c, others) {
+        ipi_call(c, CALL_DRAIN_PAGES, page_drain_local);
     }
 }
 
@@ -208,9 +260,9 @@ size_t page_free_count(void)
     return n;
 }
 
-bool page_free_at_least(size_t n)
+bool page_have_free(size_t n)
 {
-    return __atomic_load_n(&free_count, __ATOMIC_RELAXED) >= n || page_free_count() >= n;
+    return n <= __atomic_load_n(&free_count, __ATOMIC_RELAXED) || n <= page_free_count();
 }
 
 size_t page_total_count(void)

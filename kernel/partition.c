@@ -45,15 +45,15 @@ int partition_decide(const struct bootargs *ba, unsigned ncpus, cpumask_t *house
 {
     unsigned n = ncpus < 1 ? 1 : (ncpus > MAX_CPUS ? MAX_CPUS : ncpus);
     cpumask_t exist = cpumask_first_n(n);
-    cpumask_t want = (ba != NULL && ba->has_dataplane) ? ba->dataplane : 0;
-    cpumask_t dp = want & exist & ~CPUMASK_BIT(0);
+    cpumask_t want = (ba != NULL && ba->has_dataplane) ? ba->dataplane : CPUMASK_NONE;
+    cpumask_t dp = cpumask_andnot(cpumask_and(want, exist), cpumask_of(0));
     char line[BOOTARGS_WARN_LEN];
     struct tbuf tb;
     int nmsg = 0;
 
-    if (want & ~exist) {
-        cpumask_t gone = want & ~exist;
-        bool one = (gone & (gone - 1)) == 0;
+    if (!cpumask_empty(cpumask_andnot(want, exist))) {
+        cpumask_t gone = cpumask_andnot(want, exist);
+        bool one = cpumask_is_single(gone);
         tbuf_init(&tb, line, sizeof(line));
         tbuf_str(&tb, one ? "partition: CPU " : "partition: CPUs ");
         tb_cpulist(&tb, gone);
@@ -62,10 +62,10 @@ int partition_decide(const struct bootargs *ba, unsigned ncpus, cpumask_t *house
         tbuf_str(&tb, "-CPU machine; dropped");
         nmsg = msg_add(msg, maxmsg, nmsg, line);
     }
-    if (want & exist & CPUMASK_BIT(0)) {
+    if (cpumask_has(cpumask_and(want, exist), 0)) {
         tbuf_init(&tb, line, sizeof(line));
         tbuf_str(&tb, "partition: CPU 0 is always housekeeping; ");
-        if (dp != 0) {
+        if (!cpumask_empty(dp)) {
             tbuf_str(&tb, "dataplane ");
             tb_cpulist(&tb, dp);
             tbuf_str(&tb, " used instead");
@@ -74,16 +74,17 @@ int partition_decide(const struct bootargs *ba, unsigned ncpus, cpumask_t *house
         }
         nmsg = msg_add(msg, maxmsg, nmsg, line);
     }
-    if (want != 0 && dp == 0) {
+    if (!cpumask_empty(want) && cpumask_empty(dp)) {
         nmsg = msg_add(msg, maxmsg, nmsg, "partition: no dataplane CPUs remain");
     }
     *dataplane = dp;
-    *housekeeping = exist & ~dp;
+    *housekeeping = cpumask_andnot(exist, dp);
     return nmsg;
 }
 
 void partition_setup(const struct bootargs *ba, unsigned ncpus)
 {
+    cpumask_set_machine(ncpus); /* the hot paths' set questions read only its words */
     char msg[4][BOOTARGS_WARN_LEN];
     int n = partition_decide(ba, ncpus, &cpus_housekeeping, &cpus_dataplane, msg, 4);
     for (int i = 0; i < n; i++) {
@@ -96,32 +97,45 @@ void partition_setup(const struct bootargs *ba, unsigned ncpus)
 
 void partition_boot_print(void)
 {
-    cpumask_t online = __atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE);
-    cpus_housekeeping &= online;
-    cpus_dataplane &= online;
+    cpumask_t online = cpumask_load(&cpus_online);
+    cpus_housekeeping = cpumask_and(cpus_housekeeping, online);
+    cpus_dataplane = cpumask_and(cpus_dataplane, online);
     partition_print(false);
+}
+
+/* m as a cpulist that fits `size` (a console line holds two of them): a list too long ends
+ * in "..." (the CPUs it shows are all in m). */
+static void list_text(cpumask_t m, char *buf, size_t size)
+{
+    if ((size_t)cpulist_format(m, buf, size) >= size && size > 4) {
+        size_t end = size - 4;
+        while (end > 0 && buf[end - 1] != ',') {
+            end--; /* cut after a whole item */
+        }
+        kstrlcpy(buf + end, "...", size - end);
+    }
 }
 
 void partition_print(bool deferred)
 {
-    cpumask_t online = __atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE);
-    cpumask_t offline = cpumask_first_n(ncpus) & ~online;
-    char hk[160], dp[160], off[160];
-    cpulist_format(__atomic_load_n(&cpus_housekeeping, __ATOMIC_ACQUIRE) & online, hk, sizeof(hk));
-    cpulist_format(__atomic_load_n(&cpus_dataplane, __ATOMIC_ACQUIRE) & online, dp, sizeof(dp));
-    bool one = cpumask_weight(offline) == 1;
-    if (offline) {
-        cpulist_format(offline, off, sizeof(off));
+    cpumask_t online = cpumask_load(&cpus_online);
+    cpumask_t offline = cpumask_andnot(cpumask_first_n(ncpus), online);
+    char hk[64], dp[64], off[64];
+    list_text(cpumask_and(cpumask_load(&cpus_housekeeping), online), hk, sizeof(hk));
+    list_text(cpumask_and(cpumask_load(&cpus_dataplane), online), dp, sizeof(dp));
+    bool one = cpumask_is_single(offline), any_off = !cpumask_empty(offline);
+    if (any_off) {
+        list_text(offline, off, sizeof(off));
     }
     if (deferred) { /* hklog: never on the console from a dataplane CPU */
-        if (offline) {
+        if (any_off) {
             hklog("partition: %s %s %s offline and in neither set", one ? "CPU" : "CPUs", off,
                   one ? "is" : "are");
         }
         hklog("partition: housekeeping %s, dataplane %s", hk, dp);
         return;
     }
-    if (offline) {
+    if (any_off) {
         printk("partition: %s %s %s offline and in neither set\n", one ? "CPU" : "CPUs", off,
                one ? "is" : "are");
     }
@@ -191,21 +205,22 @@ int partition_step(struct partition_state *s, unsigned cpu, unsigned op, unsigne
     if (from == to) {
         return 1; /* nothing to do */
     }
-    cpumask_t bit = CPUMASK_BIT(cpu);
-    if (from == PART_HOUSEKEEPING && (s->housekeeping & s->online & ~bit) == 0) {
+    if (from == PART_HOUSEKEEPING &&
+        cpumask_empty(cpumask_andnot(cpumask_and(s->housekeeping, s->online), cpumask_of(cpu)))) {
         REFUSE(-EPERM, "partition: cpu %u is the last housekeeping CPU", cpu);
     }
-    if (from == PART_DATAPLANE && (s->isolated & bit) && (flags & ZT_PART_REFUSE_ISOLATED)) {
+    if (from == PART_DATAPLANE && cpumask_has(s->isolated, cpu) &&
+        (flags & ZT_PART_REFUSE_ISOLATED)) {
         REFUSE(-EBUSY, "partition: cpu %u left as it is: an isolated task owns it", cpu);
     }
-    s->housekeeping &= ~bit;
-    s->dataplane &= ~bit;
-    s->isolated &= ~bit;
+    cpumask_clear(&s->housekeeping, cpu);
+    cpumask_clear(&s->dataplane, cpu);
+    cpumask_clear(&s->isolated, cpu);
     if (to == PART_OFFLINE) {
-        s->online &= ~bit;
+        cpumask_clear(&s->online, cpu);
     } else {
-        s->online |= bit;
-        *(to == PART_DATAPLANE ? &s->dataplane : &s->housekeeping) |= bit;
+        cpumask_set(&s->online, cpu);
+        cpumask_set(to == PART_DATAPLANE ? &s->dataplane : &s->housekeeping, cpu);
     }
     return 0;
 }

@@ -39,11 +39,6 @@ struct pipe {
     int readers, writers;
 };
 
-static struct vm *my_vm(void)
-{
-    return &current()->proc->vm;
-}
-
 /* Copy up to n held bytes to user memory (lock held).  Bytes copied or -EFAULT. */
 static long drain_locked(struct pipe *p, uint64_t ubuf, size_t n)
 {
@@ -51,7 +46,7 @@ static long drain_locked(struct pipe *p, uint64_t ubuf, size_t n)
     while (done < n && p->head != p->tail) {
         size_t off = p->head % PIPE_SIZE;
         size_t k = MIN(MIN(n - done, (size_t)(p->tail - p->head)), PIPE_SIZE - off);
-        if (copy_to_user(my_vm(), ubuf + done, p->buf + off, k)) {
+        if (copy_to_user(current_vm(), ubuf + done, p->buf + off, k)) {
             return done ? (long)done : -EFAULT;
         }
         p->head += k;
@@ -67,7 +62,7 @@ static long fill_locked(struct pipe *p, uint64_t ubuf, size_t n)
         size_t off = p->tail % PIPE_SIZE;
         size_t room = PIPE_SIZE - (size_t)(p->tail - p->head);
         size_t k = MIN(MIN(n - done, room), PIPE_SIZE - off);
-        if (copy_from_user(my_vm(), p->buf + off, ubuf + done, k)) {
+        if (copy_from_user(current_vm(), p->buf + off, ubuf + done, k)) {
             return done ? (long)done : -EFAULT;
         }
         p->tail += k;
@@ -218,7 +213,7 @@ long sys_pipe2(struct trap_frame *f)
     if (flags & ~(unsigned)(O_CLOEXEC | O_NONBLOCK)) {
         return -EINVAL;
     }
-    if (vm_check_range(my_vm(), A(0), 2 * sizeof(int), PROT_WRITE)) {
+    if (vm_check_range(current_vm(), A(0), 2 * sizeof(int), PROT_WRITE)) {
         return -EFAULT;
     }
     int r = pipe_create(flags, ends);
@@ -237,7 +232,7 @@ long sys_pipe2(struct trap_frame *f)
         file_put(ends[1]);
         return -EMFILE;
     }
-    if (copy_to_user(my_vm(), A(0), fds, sizeof(fds))) {
+    if (copy_to_user(current_vm(), A(0), fds, sizeof(fds))) {
         return -EFAULT; /* checked above: only another thread unmapping it gets here */
     }
     return 0;

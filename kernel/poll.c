@@ -97,7 +97,7 @@ static int read_timeout(uint64_t uts, uint64_t *deadline, bool *once)
     if (!uts) {
         return 0;
     }
-    if (copy_from_user(&current()->proc->vm, ts, uts, sizeof(ts))) {
+    if (copy_from_user(current_vm(), ts, uts, sizeof(ts))) {
         return -EFAULT;
     }
     if (ts[0] < 0 || ts[1] < 0 || ts[1] >= 1000000000) {
@@ -120,7 +120,7 @@ static int temp_mask(uint64_t umask, uint64_t size)
     if (size != 8) {
         return -EINVAL;
     }
-    if (copy_from_user(&current()->proc->vm, &m, umask, sizeof(m))) {
+    if (copy_from_user(current_vm(), &m, umask, sizeof(m))) {
         return -EFAULT;
     }
     signal_set_temp_mask(m);
@@ -143,7 +143,7 @@ long sys_ppoll(struct trap_frame *f)
     if (!p) {
         return -ENOMEM;
     }
-    struct vm *vm = &current()->proc->vm;
+    struct vm *vm = current_vm();
     r = copy_from_user(vm, p, A(0), n * sizeof(*p)) ? -EFAULT : temp_mask(A(3), A(4));
     if (r == 0) {
         r = wait_ready(p, n, deadline, once);
@@ -205,7 +205,7 @@ static int poll_to_sets(const struct pollfd_k *p, unsigned n, struct sets *s)
 static int copy_sets(struct trap_frame *f, struct sets *s, int nfds, bool out)
 {
     size_t bytes = (size_t)(nfds + 63) / 64 * 8;
-    struct vm *vm = &current()->proc->vm;
+    struct vm *vm = current_vm();
     for (int k = 0; k < 3; k++) {
         uint64_t u = A(1 + k);
         if (!u) {
@@ -229,7 +229,7 @@ long sys_pselect6(struct trap_frame *f)
         return -EINVAL;
     }
     int r = read_timeout(A(4), &deadline, &once);
-    if (r == 0 && A(5) && copy_from_user(&current()->proc->vm, mask, A(5), sizeof(mask))) {
+    if (r == 0 && A(5) && copy_from_user(current_vm(), mask, A(5), sizeof(mask))) {
         r = -EFAULT;
     }
     struct sets *s = r ? 0 : kmem_alloc(sizeof(*s));

@@ -66,6 +66,7 @@ struct request {
 } __attribute__((aligned(64)));
 
 static struct request reqs[MAX_CPUS];
+PERCPU_ARRAY(reqs);
 static struct waitq mutex_wq = {SPINLOCK_INIT_RANK(LOCK_WAITQ), LIST_INIT(mutex_wq.tasks)};
 static bool busy;
 
@@ -76,9 +77,7 @@ static bool busy;
 static bool keep_pinned_sleeper(const struct timer *tm, void *unused)
 {
     struct task *t = waitq_sleeper_of(tm);
-    return t && !(__atomic_load_n(&t->affinity, __ATOMIC_RELAXED) &
-                  __atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE) &
-                  __atomic_load_n(&cpus_housekeeping, __ATOMIC_ACQUIRE));
+    return t && !cpumask_intersects3(&t->affinity, &cpus_online, &cpus_housekeeping);
 }
 
 /* Hand CPU `from`'s timers to housekeeping CPU `to` (any CPU may do it); how many moved. */
@@ -96,10 +95,10 @@ static unsigned hand_timers(unsigned from, unsigned to, bool keep_pinned)
 static void flip_role(unsigned me, bool dataplane)
 {
     if (dataplane) {
-        __atomic_fetch_or(&cpus_dataplane, CPUMASK_BIT(me), __ATOMIC_SEQ_CST);
+        cpumask_set_atomic(&cpus_dataplane, me);
     } else {
-        __atomic_fetch_and(&cpus_dataplane, ~CPUMASK_BIT(me), __ATOMIC_SEQ_CST);
-        __atomic_fetch_or(&cpus_housekeeping, CPUMASK_BIT(me), __ATOMIC_SEQ_CST);
+        cpumask_clear_atomic(&cpus_dataplane, me);
+        cpumask_set_atomic(&cpus_housekeeping, me);
     }
     __atomic_store_n(&this_cpu()->dataplane, dataplane, __ATOMIC_RELEASE);
     timer_set_dataplane(dataplane);
@@ -184,14 +183,13 @@ static void wait_evicted(unsigned cpu)
 
 static cpumask_t online_hk(void)
 {
-    return __atomic_load_n(&cpus_housekeeping, __ATOMIC_ACQUIRE) &
-           __atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE);
+    return cpumask_and(cpumask_load(&cpus_housekeeping), cpumask_load(&cpus_online));
 }
 
 /* Housekeeping: the other CPUs take over its interrupts, watchdog duty and the worker. */
 static void leave_housekeeping(unsigned cpu)
 {
-    __atomic_fetch_and(&cpus_housekeeping, ~CPUMASK_BIT(cpu), __ATOMIC_SEQ_CST);
+    cpumask_clear_atomic(&cpus_housekeeping, cpu);
     cpumask_t hk = online_hk();
     watchdog_update(hk);
     irq_route_away(cpu, hk);
@@ -227,8 +225,8 @@ static int to_housekeeping(unsigned cpu)
 static int to_offline(unsigned cpu)
 {
     bool was_hk = !cpus[cpu].dataplane;
-    __atomic_fetch_and(&cpus_online, ~CPUMASK_BIT(cpu), __ATOMIC_SEQ_CST);
-    __atomic_fetch_and(&cpus_dataplane, ~CPUMASK_BIT(cpu), __ATOMIC_SEQ_CST);
+    cpumask_clear_atomic(&cpus_online, cpu);
+    cpumask_clear_atomic(&cpus_dataplane, cpu);
     if (was_hk) {
         leave_housekeeping(cpu);
     }
@@ -244,12 +242,10 @@ static int to_offline(unsigned cpu)
 static int to_online(unsigned cpu, bool dataplane)
 {
     cpus[cpu].dataplane = dataplane;
-    __atomic_fetch_or(dataplane ? &cpus_dataplane : &cpus_housekeeping, CPUMASK_BIT(cpu),
-                      __ATOMIC_SEQ_CST);
+    cpumask_set_atomic(dataplane ? &cpus_dataplane : &cpus_housekeeping, cpu);
     int r = smp_cpu_start(cpu);
     if (r != 0) {
-        __atomic_fetch_and(dataplane ? &cpus_dataplane : &cpus_housekeeping, ~CPUMASK_BIT(cpu),
-                           __ATOMIC_SEQ_CST);
+        cpumask_clear_atomic(dataplane ? &cpus_dataplane : &cpus_housekeeping, cpu);
         return r;
     }
     if (!dataplane) {
@@ -262,9 +258,9 @@ static int to_online(unsigned cpu, bool dataplane)
 
 int repartition_apply(unsigned cpu, enum partition_role to)
 {
-    enum partition_role from = !cpumask_has(cpus_online, cpu) ? PART_OFFLINE
-                               : cpus[cpu].dataplane          ? PART_DATAPLANE
-                                                              : PART_HOUSEKEEPING;
+    enum partition_role from = !cpumask_test_atomic(&cpus_online, cpu) ? PART_OFFLINE
+                               : cpus[cpu].dataplane                   ? PART_DATAPLANE
+                                                                       : PART_HOUSEKEEPING;
     int r;
     if (from == PART_OFFLINE) {
         r = to_online(cpu, to == PART_DATAPLANE);
@@ -314,7 +310,7 @@ static void isolated_cpus(struct partition_state *s)
     char name[ZT_NAME_LEN];
     for (unsigned c = 0; c < s->ncpus; c++) {
         if (isol_owner(c, &pid, name)) {
-            s->isolated |= CPUMASK_BIT(c);
+            cpumask_set(&s->isolated, c);
         }
     }
 }
@@ -326,16 +322,13 @@ static int check_all(cpumask_t m, unsigned op, unsigned flags, cpumask_t *todo)
     char msg[128];
     struct partition_state s = {
         .ncpus = ncpus,
-        .online = __atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE),
-        .housekeeping = __atomic_load_n(&cpus_housekeeping, __ATOMIC_ACQUIRE),
-        .dataplane = __atomic_load_n(&cpus_dataplane, __ATOMIC_ACQUIRE),
+        .online = cpumask_load(&cpus_online),
+        .housekeeping = cpumask_load(&cpus_housekeeping),
+        .dataplane = cpumask_load(&cpus_dataplane),
     };
     isolated_cpus(&s);
-    *todo = 0;
-    for (unsigned c = cpumask_first(m); c < MAX_CPUS; c++) {
-        if (!cpumask_has(m, c)) {
-            continue;
-        }
+    *todo = CPUMASK_NONE;
+    for_each_cpu(c, m) {
         int r = partition_step(&s, c, op, flags, msg, sizeof(msg));
         if (r < 0) {
             if (!(flags & ZT_PART_QUIET)) {
@@ -343,11 +336,13 @@ static int check_all(cpumask_t m, unsigned op, unsigned flags, cpumask_t *todo)
             }
             return r;
         }
-        *todo |= r == 0 ? CPUMASK_BIT(c) : 0;
+        if (r == 0) {
+            cpumask_set(todo, c);
+        }
     }
     struct task_where w;
-    if (op == ZT_PART_OFFLINE && *todo &&
-        task_find_stranded(*todo, s.online, s.housekeeping & s.online, &w)) {
+    if (op == ZT_PART_OFFLINE && !cpumask_empty(*todo) &&
+        task_find_stranded(*todo, s.online, cpumask_and(s.housekeeping, s.online), &w)) {
         if (!(flags & ZT_PART_QUIET)) {
             hklog("partition: cpu %u left online: pid %d tid %d (%s) runs there and %s", w.cpu,
                   w.pid, w.tid, w.name,
@@ -371,12 +366,10 @@ int repartition_request(cpumask_t m, unsigned op, unsigned flags)
                              : op == ZT_PART_DATAPLANE || (flags & ZT_PART_AS_DATAPLANE)
                                  ? PART_DATAPLANE
                                  : PART_HOUSEKEEPING;
-    for (unsigned c = 0; r == 0 && c < MAX_CPUS; c++) {
-        if (cpumask_has(todo, c)) {
-            r = repartition_apply(c, to);
-        }
+    for (unsigned c = cpumask_first(todo); r == 0 && c < MAX_CPUS; c = cpumask_next(todo, c + 1)) {
+        r = repartition_apply(c, to);
     }
-    if (todo && !(flags & ZT_PART_QUIET)) {
+    if (!cpumask_empty(todo) && !(flags & ZT_PART_QUIET)) {
         partition_print(true);
     }
     mutex_unlock();
@@ -403,7 +396,7 @@ long sys_zt_partition(struct trap_frame *f)
         len > sizeof(text)) {
         return -EINVAL;
     }
-    if (copy_from_user(&current()->proc->vm, text, ulist, len)) {
+    if (copy_from_user(current_vm(), text, ulist, len)) {
         return -EFAULT;
     }
     cpumask_t m;

@@ -41,11 +41,13 @@ struct runqueue {
 } __attribute__((aligned(64)));
 
 static struct runqueue rqs[MAX_CPUS];
+PERCPU_ARRAY(rqs);
 static struct task idle_tasks[MAX_CPUS];
+PERCPU_ARRAY(idle_tasks);
 
 static inline struct runqueue *this_rq(void)
 {
-    return &rqs[this_cpu_id()];
+    return percpu_elem(rqs, this_cpu_id());
 }
 
 bool sched_is_idle_task(const struct task *t)
@@ -62,7 +64,7 @@ static unsigned rq_nr_running(const struct runqueue *rq)
 
 unsigned sched_nr_running(unsigned cpu)
 {
-    return cpu < MAX_CPUS ? rq_nr_running(&rqs[cpu]) : 0;
+    return cpu < MAX_CPUS ? rq_nr_running(percpu_elem(rqs, cpu)) : 0;
 }
 
 bool sched_can_stop_tick(unsigned cpu)
@@ -72,7 +74,7 @@ bool sched_can_stop_tick(unsigned cpu)
 
 struct task *sched_current(unsigned cpu)
 {
-    return __atomic_load_n(&rqs[cpu].current, __ATOMIC_RELAXED);
+    return __atomic_load_n(&percpu_elem(rqs, cpu)->current, __ATOMIC_RELAXED);
 }
 
 void sched_set_need_resched(void)
@@ -140,7 +142,7 @@ void sched_init_cpu(struct cpu *c)
     ipi_set_handler(IPI_RESCHEDULE, resched_ipi);
     ipi_set_handler(IPI_WAKEUP, resched_ipi);
     timer_set_sched_hooks(&timer_hooks);
-    struct runqueue *rq = &rqs[c->id];
+    struct runqueue *rq = percpu_elem(rqs, c->id);
     struct task *idle = &idle_tasks[c->id];
     spin_lock_init(&rq->lock, LOCK_RQ);
     list_init(&rq->queue);
@@ -153,7 +155,7 @@ void sched_init_cpu(struct cpu *c)
     memset(idle, 0, sizeof(*idle));
     ksnprintf(idle->name, sizeof(idle->name), "idle/%u", c->id);
     idle->cpu = c->id;
-    idle->affinity = CPUMASK_BIT(c->id);
+    idle->affinity = cpumask_of(c->id);
     idle->on_cpu = true;
     idle->is_idle = true;
     idle->state = TASK_RUNNABLE;
@@ -197,7 +199,7 @@ static struct runqueue *lock_task_rq(struct task *t)
 {
     for (;;) {
         unsigned cpu = __atomic_load_n(&t->cpu, __ATOMIC_ACQUIRE);
-        struct runqueue *rq = &rqs[cpu];
+        struct runqueue *rq = percpu_elem(rqs, cpu);
         spin_lock(&rq->lock);
         if (__atomic_load_n(&t->cpu, __ATOMIC_RELAXED) == cpu) {
             return rq;
@@ -215,29 +217,35 @@ static void note_slice(struct runqueue *rq)
 
 /* ---- placement ---- */
 
-static unsigned least_loaded(cpumask_t candidates, const unsigned *nr, unsigned prev)
+/* The least loaded candidate; prev when it is a candidate no busier than that.  Loads are
+ * read once each, and the scan stops at the first idle CPU: nothing beats 0 (on a large
+ * machine with idle CPUs a placement reads a few run queues, not all of them). */
+static unsigned least_loaded(cpumask_t candidates, unsigned (*nr)(unsigned), unsigned prev)
 {
-    unsigned best = MAX_CPUS;
-    for (cpumask_t m = candidates; m; m &= m - 1) { /* only the candidates' bits */
-        unsigned c = (unsigned)__builtin_ctzll(m);
-        if (best == MAX_CPUS || nr[c] < nr[best]) {
-            best = c;
+    unsigned prev_nr = cpumask_has(candidates, prev) ? nr(prev) : ~0u;
+    if (prev_nr == 0) {
+        return prev; /* stay where the caches are */
+    }
+    unsigned best = MAX_CPUS, best_nr = ~0u;
+    for_each_cpu(c, candidates) {
+        unsigned n = c == prev ? prev_nr : nr(c);
+        if (n < best_nr) {
+            best = c, best_nr = n;
+            if (n == 0) {
+                break;
+            }
         }
     }
-    if (best != MAX_CPUS && cpumask_has(candidates, prev) && nr[prev] <= nr[best]) {
-        best = prev; /* stay where the caches are, unless that is busier */
-    }
-    return best;
+    /* prev (a candidate: it was scanned too) unless something is less busy */
+    return best < MAX_CPUS && prev_nr <= best_nr ? prev : best;
 }
 
 unsigned sched_pick_cpu(cpumask_t affinity, cpumask_t online, cpumask_t housekeeping,
-                        const unsigned *nr_running, unsigned prev)
+                        unsigned (*nr_running)(unsigned cpu), unsigned prev)
 {
-    cpumask_t allowed = affinity & online;
-    if (allowed & housekeeping) {
-        return least_loaded(allowed & housekeeping, nr_running, prev);
-    }
-    return least_loaded(allowed, nr_running, prev);
+    cpumask_t allowed = cpumask_and(affinity, online);
+    cpumask_t hk = cpumask_and(allowed, housekeeping);
+    return least_loaded(cpumask_empty(hk) ? allowed : hk, nr_running, prev);
 }
 
 /* A task just became runnable on `cpu` (not this CPU, or this CPU from an IRQ):
@@ -262,18 +270,12 @@ static void notify_cpu(unsigned cpu, bool was_idle, unsigned nr_running)
  * read once: a concurrent change is the caller's to notice (place_task checks again). */
 static unsigned choose_cpu(const struct task *t)
 {
-    cpumask_t online = __atomic_load_n(&cpus_online, __ATOMIC_RELAXED);
-    cpumask_t affinity = __atomic_load_n(&t->affinity, __ATOMIC_RELAXED);
-    cpumask_t allowed = affinity & online;
-    if (allowed && !(allowed & (allowed - 1))) {
-        return cpumask_first(allowed); /* pinned: nothing to compare */
+    unsigned only = cpumask_only_of_and(&t->affinity, &cpus_online);
+    if (only <= MAX_CPUS) {
+        return only; /* pinned: nothing to compare (or MAX_CPUS: nowhere) */
     }
-    unsigned nr[MAX_CPUS];
-    for (cpumask_t m = allowed; m; m &= m - 1) {
-        unsigned c = (unsigned)__builtin_ctzll(m);
-        nr[c] = rq_nr_running(&rqs[c]);
-    }
-    return sched_pick_cpu(affinity, online, cpus_housekeeping, nr, t->cpu);
+    return sched_pick_cpu(cpumask_load(&t->affinity), cpumask_load(&cpus_online),
+                          cpumask_load(&cpus_housekeeping), sched_nr_running, t->cpu);
 }
 
 /* May t be queued on `cpu` now?  Its affinity allows it, the CPU is online, and it is a
@@ -281,11 +283,9 @@ static unsigned choose_cpu(const struct task *t)
  * again under the queue's lock so a partition change that raced with the choice is seen). */
 static bool cpu_accepts(const struct task *t, unsigned cpu)
 {
-    cpumask_t online = __atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE);
-    cpumask_t affinity = __atomic_load_n(&t->affinity, __ATOMIC_RELAXED);
-    cpumask_t hk = __atomic_load_n(&cpus_housekeeping, __ATOMIC_ACQUIRE);
-    return cpumask_has(affinity & online, cpu) &&
-           (cpumask_has(hk, cpu) || !(affinity & online & hk));
+    return cpumask_test_atomic(&t->affinity, cpu) && cpumask_test_atomic(&cpus_online, cpu) &&
+           (cpumask_test_atomic(&cpus_housekeeping, cpu) ||
+            !cpumask_intersects3(&t->affinity, &cpus_online, &cpus_housekeeping));
 }
 
 /* t (TASK_WAKING, owned by the caller) may run on no online CPU: a CPU went offline while
@@ -293,10 +293,9 @@ static bool cpu_accepts(const struct task *t, unsigned cpu)
  * here).  Like Linux, break the affinity: t may now run on the housekeeping CPUs. */
 static void break_affinity(struct task *t)
 {
-    cpumask_t hk = __atomic_load_n(&cpus_housekeeping, __ATOMIC_ACQUIRE) &
-                   __atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE);
-    __atomic_store_n(&t->affinity, hk, __ATOMIC_RELAXED); /* silent: a wait-queue lock may be
-                                                             held here, printing is not safe */
+    cpumask_t hk = cpumask_and(cpumask_load(&cpus_housekeeping), cpumask_load(&cpus_online));
+    cpumask_store(&t->affinity, hk); /* silent: a wait-queue lock may be held here, printing
+                                        is not safe */
 }
 
 /* t's sleep timer, if it is armed on a CPU t may no longer run on, follows t to `cpu`
@@ -324,7 +323,7 @@ static void place_task(struct task *t)
             break_affinity(t); /* sched_set_affinity keeps an online CPU in every mask */
             continue;
         }
-        rq = &rqs[cpu];
+        rq = percpu_elem(rqs, cpu);
         spin_lock(&rq->lock);
         if (cpu_accepts(t, cpu)) {
             break;
@@ -412,17 +411,17 @@ static struct runqueue *lock_settled_task_rq(struct task *t)
 
 int sched_set_affinity(struct task *t, cpumask_t mask, struct sched_move *move)
 {
-    if (!(mask & __atomic_load_n(&cpus_online, __ATOMIC_RELAXED))) {
+    if (!cpumask_intersects(mask, cpumask_load(&cpus_online))) {
         return -EINVAL;
     }
     move->cpu = -1;
     unsigned long flags = arch_irq_save();
     struct runqueue *rq = lock_settled_task_rq(t);
-    __atomic_store_n(&t->affinity, mask, __ATOMIC_RELAXED);
+    cpumask_store(&t->affinity, mask);
     unsigned cpu = t->cpu;
     bool running = rq->current == t;
     if ((!running || t->state == TASK_SLEEPING) && t->isol_flags &&
-        mask != CPUMASK_BIT(t->isol_cpu)) {
+        !cpumask_is_only(&mask, t->isol_cpu)) {
         isol_release(t); /* it runs no isolation code until it is woken: end it now */
     }
     if (t->state == TASK_SLEEPING) {
@@ -458,9 +457,7 @@ int sched_set_affinity(struct task *t, cpumask_t mask, struct sched_move *move)
  * online housekeeping CPU (the CPU has just left housekeeping). */
 static bool must_leave(const struct task *t, bool all)
 {
-    return all || (__atomic_load_n(&t->affinity, __ATOMIC_RELAXED) &
-                   __atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE) &
-                   __atomic_load_n(&cpus_housekeeping, __ATOMIC_ACQUIRE));
+    return all || cpumask_intersects3(&t->affinity, &cpus_online, &cpus_housekeeping);
 }
 
 bool sched_evacuate_this_cpu(bool all)
@@ -508,7 +505,7 @@ void sched_isol_release_parked(struct task *t)
 
 bool sched_cpu_is_empty(unsigned cpu)
 {
-    struct runqueue *rq = &rqs[cpu];
+    struct runqueue *rq = percpu_elem(rqs, cpu);
     return __atomic_load_n(&rq->nr_queued, __ATOMIC_RELAXED) == 0 &&
            __atomic_load_n(&rq->current, __ATOMIC_RELAXED) == rq->idle;
 }
@@ -625,7 +622,7 @@ void schedule(void)
     ASSERT(spin_held_count() == 0); /* a switch with a lock held could deadlock this CPU */
     unsigned long flags = arch_irq_save();
     unsigned cpu = this_cpu_id();
-    struct runqueue *rq = &rqs[cpu];
+    struct runqueue *rq = percpu_elem(rqs, cpu);
     spin_lock(&rq->lock);
     struct task *prev = rq->current;
     ASSERT(prev == this_cpu()->current_task);

@@ -37,7 +37,7 @@ static void mark_online(struct cpu *c)
 {
     c->online_counter = arch_counter_read();
     __atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
-    __atomic_fetch_or(&cpus_online, CPUMASK_BIT(c->id), __ATOMIC_SEQ_CST);
+    cpumask_set_atomic(&cpus_online, c->id);
 }
 
 /* What a CPU needs before it runs: a kernel stack and a trace ring.  0 or -ENOMEM. */
@@ -89,29 +89,38 @@ static int start_one(unsigned id, const char *who)
 static bool wait_online(cpumask_t want)
 {
     uint64_t limit = arch_counter_read() + ONLINE_WAIT_SECONDS * arch_counter_freq();
-    while ((__atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE) & want) != want &&
+    while (!cpumask_empty(cpumask_andnot(want, cpumask_load(&cpus_online))) &&
            arch_counter_read() < limit) {
         arch_cpu_relax();
     }
-    return (__atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE) & want) == want;
+    return cpumask_empty(cpumask_andnot(want, cpumask_load(&cpus_online)));
+}
+
+static unsigned long boot_bytes_per_cpu;
+
+unsigned long smp_boot_bytes_per_cpu(void)
+{
+    return boot_bytes_per_cpu;
 }
 
 void smp_boot(void)
 {
-    cpumask_t started = CPUMASK_BIT(0);
+    size_t free_before = page_free_count();
+    cpumask_t started = cpumask_of(0);
     mark_online(&cpus[0]);
     for (unsigned id = 1; id < ncpus; id++) {
         if (start_one(id, "smp") == 0) {
-            started |= CPUMASK_BIT(id);
+            cpumask_set(&started, id);
         }
     }
     wait_online(started);
-    cpumask_t missing = started & ~__atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE);
-    for (unsigned id = 0; id < ncpus; id++) {
-        if (cpumask_has(missing, id)) {
-            printk("smp: CPU %u started but never came online; left offline\n", id);
-        }
+    cpumask_t missing = cpumask_andnot(started, cpumask_load(&cpus_online));
+    for_each_cpu(id, missing) {
+        printk("smp: CPU %u started but never came online; left offline\n", id);
     }
+    unsigned up = cpumask_weight(cpumask_load(&cpus_online)) - 1;
+    size_t taken = (free_before - page_free_count()) * PAGE_SIZE;
+    boot_bytes_per_cpu = up ? (unsigned long)((taken + up - 1) / up) : 0;
 }
 
 int smp_cpu_start(unsigned id)
@@ -120,7 +129,7 @@ int smp_cpu_start(unsigned id)
     if (r != 0) {
         return r;
     }
-    if (!wait_online(CPUMASK_BIT(id))) {
+    if (!wait_online(cpumask_of(id))) {
         /* Its memory stays: it may still come up and run on it. */
         printk("partition: CPU %u started but did not come online within %u s\n", id,
                ONLINE_WAIT_SECONDS);
@@ -145,12 +154,12 @@ _Noreturn void smp_stop_this(void)
     ASSERT_IRQS_MASKED();
     struct cpu *c = this_cpu();
     ASSERT(c->stopping && sched_cpu_is_empty(c->id));
-    ASSERT(!cpumask_has(__atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE), c->id));
+    ASSERT(!cpumask_test_atomic(&cpus_online, c->id));
     ipi_run_calls(); /* what was asked of it before it left cpus_online */
     /* A task evicted in the middle of a system call may have armed a timer here before it
      * slept: it goes to a housekeeping CPU rather than off with this one. */
-    unsigned to = cpumask_first(__atomic_load_n(&cpus_housekeeping, __ATOMIC_ACQUIRE) &
-                                __atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE));
+    unsigned to =
+        cpumask_first(cpumask_and(cpumask_load(&cpus_housekeeping), cpumask_load(&cpus_online)));
     if (timer_evacuate(c->id, to, 0, 0, 0)) {
         ipi_send(to, IPI_KICK);
     }

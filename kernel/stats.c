@@ -1,8 +1,10 @@
 /*
  * stats.c — per-CPU event counters (contract in include/kernel/stats.h).
  *
- * The public pages are one page per CPU in .bss, page-aligned so each can be mapped into
- * user space on its own (vm.c maps them read-only at ZT_COUNTERS_VA in every process).
+ * The public counters are ZT_COUNTERS_STRIDE bytes per CPU, in page-aligned .bss: exec.c
+ * maps their pages read-only at ZT_COUNTERS_VA in every process (32 CPUs a page: a process
+ * maps 16 pages on 512 CPUs, not 512, and a CPU costs 128 bytes, not a page).  Each CPU's
+ * block is two cache lines of its own, written only by that CPU.
  * Updates are relaxed stores by the owning CPU; 64-bit aligned stores are single-copy
  * atomic, so readers anywhere see whole values.
  *
@@ -17,11 +19,13 @@
 
 struct counter_page {
     struct zt_cpu_counters c;
-} __attribute__((aligned(PAGE_SIZE)));
+} __attribute__((aligned(ZT_COUNTERS_STRIDE)));
 
-_Static_assert(sizeof(struct counter_page) == PAGE_SIZE, "one page per CPU");
+_Static_assert(sizeof(struct counter_page) == ZT_COUNTERS_STRIDE, "the uapi's stride");
+_Static_assert(PAGE_SIZE % ZT_COUNTERS_STRIDE == 0, "no CPU's counters cross a page");
 
-static struct counter_page pages[MAX_CPUS];
+static struct counter_page pages[MAX_CPUS] __attribute__((aligned(PAGE_SIZE)));
+PERCPU_ARRAY(pages);
 
 #define BUMP(field) __atomic_store_n(&(field), (field) + 1, __ATOMIC_RELAXED)
 /* STAT_INC with this CPU's struct cpu read once (each this_cpu() is a system-register read
@@ -134,7 +138,9 @@ void stats_exception_exit(enum exc_kind kind)
  * on housekeeping: work_queue_delayed arms it there. */
 static struct work sampler;
 static uint64_t last_total[MAX_CPUS];
+PERCPU_ARRAY(last_total);
 static uint64_t rate[MAX_CPUS];
+PERCPU_ARRAY(rate);
 
 static uint64_t exceptions_of(unsigned cpu)
 {

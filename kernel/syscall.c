@@ -40,11 +40,6 @@ struct timespec_k {
     int64_t nsec;
 };
 
-static struct vm *my_vm(void)
-{
-    return &current()->proc->vm;
-}
-
 /* ---- identity and scheduling ---- */
 
 static long sys_getpid(struct trap_frame *f)
@@ -72,10 +67,10 @@ static long sys_sched_yield(struct trap_frame *f)
 static long sys_getcpu(struct trap_frame *f)
 {
     unsigned cpu = this_cpu_id(), node = 0;
-    if (A(0) && copy_to_user(my_vm(), A(0), &cpu, sizeof(cpu))) {
+    if (A(0) && copy_to_user(current_vm(), A(0), &cpu, sizeof(cpu))) {
         return -EFAULT;
     }
-    if (A(1) && copy_to_user(my_vm(), A(1), &node, sizeof(node))) {
+    if (A(1) && copy_to_user(current_vm(), A(1), &node, sizeof(node))) {
         return -EFAULT;
     }
     return 0;
@@ -87,17 +82,16 @@ static struct task *task_of(int tid)
     return tid == 0 ? current() : tid > 0 ? task_find_locked(tid) : 0;
 }
 
+/* As Linux: a mask shorter than the kernel's has its missing CPUs cleared, a longer one is
+ * read only as far as the kernel's (CPUs past MAX_CPUS do not exist). */
 static long sys_sched_setaffinity(struct trap_frame *f)
 {
-    cpumask_t mask;
-    if (A(1) < sizeof(mask)) {
-        return -EINVAL;
-    }
-    if (copy_from_user(my_vm(), &mask, A(2), sizeof(mask))) {
+    cpumask_t mask = CPUMASK_NONE;
+    if (copy_from_user(current_vm(), &mask, A(2), MIN(A(1), sizeof(mask)))) {
         return -EFAULT;
     }
-    mask &= __atomic_load_n(&cpus_online, __ATOMIC_RELAXED);
-    if (!mask) {
+    mask = cpumask_and(mask, cpumask_load(&cpus_online));
+    if (cpumask_empty(mask)) {
         return -EINVAL;
     }
     struct sched_move move;
@@ -113,19 +107,24 @@ static long sys_sched_setaffinity(struct trap_frame *f)
     return r;
 }
 
+/* As Linux: the buffer must hold a bit for every CPU of the machine and be a whole number of
+ * 64-bit words; what is written, and returned, is the words that cover the machine's CPUs
+ * (8 bytes up to 64 CPUs, as before there were more), or fewer if the buffer is smaller. */
 static long sys_sched_getaffinity(struct trap_frame *f)
 {
-    if (A(1) < sizeof(cpumask_t) || (A(1) & 7)) {
+    size_t machine = (ncpus + 63) / 64 * 8;
+    if (A(1) < (ncpus + 7) / 8 || (A(1) & 7)) {
         return -EINVAL;
     }
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     struct task *t = task_of((int)A(0));
-    cpumask_t mask = t ? t->affinity : 0;
+    cpumask_t mask = t ? t->affinity : CPUMASK_NONE;
     spin_unlock_irqrestore(&proc_lock, flags);
     if (!t) {
         return -ESRCH;
     }
-    return copy_to_user(my_vm(), A(2), &mask, sizeof(mask)) ? -EFAULT : (long)sizeof(mask);
+    size_t len = MIN(A(1), machine);
+    return copy_to_user(current_vm(), A(2), &mask, len) ? -EFAULT : (long)len;
 }
 
 /* ---- time ---- */
@@ -138,7 +137,7 @@ static uint64_t timespec_cycles(const struct timespec_k *ts)
 
 static int read_timespec(uint64_t uptr, struct timespec_k *ts)
 {
-    if (copy_from_user(my_vm(), ts, uptr, sizeof(*ts))) {
+    if (copy_from_user(current_vm(), ts, uptr, sizeof(*ts))) {
         return -EFAULT;
     }
     if (ts->sec < 0 || ts->nsec < 0 || ts->nsec >= 1000000000 || ts->sec > (1ll << 32)) {
@@ -150,7 +149,7 @@ static int read_timespec(uint64_t uptr, struct timespec_k *ts)
 static long write_ns(uint64_t uptr, uint64_t ns)
 {
     struct timespec_k ts = {(int64_t)(ns / 1000000000ull), (int64_t)(ns % 1000000000ull)};
-    return copy_to_user(my_vm(), uptr, &ts, sizeof(ts)) ? -EFAULT : 0;
+    return copy_to_user(current_vm(), uptr, &ts, sizeof(ts)) ? -EFAULT : 0;
 }
 
 /* Sleep until `deadline`; on a signal, report the time left in *urem (if given). */
@@ -230,17 +229,17 @@ static long sys_clock_gettime(struct trap_frame *f)
 
 static long sys_mmap(struct trap_frame *f)
 {
-    return vm_mmap(my_vm(), A(0), A(1), (unsigned)A(2), (unsigned)A(3), (long)A(4), A(5));
+    return vm_mmap(current_vm(), A(0), A(1), (unsigned)A(2), (unsigned)A(3), (long)A(4), A(5));
 }
 
 static long sys_munmap(struct trap_frame *f)
 {
-    return vm_munmap(my_vm(), A(0), A(1));
+    return vm_munmap(current_vm(), A(0), A(1));
 }
 
 static long sys_brk(struct trap_frame *f)
 {
-    return vm_brk(my_vm(), A(0));
+    return vm_brk(current_vm(), A(0));
 }
 
 /* ---- threads, processes, signals ---- */
@@ -282,13 +281,13 @@ static long futex_requeue(struct trap_frame *f, bool cmp)
     if (n < 0 || n2 < 0 || (A(4) & 3)) {
         return -EINVAL;
     }
-    if (cmp && copy_from_user(my_vm(), &cur, A(0), sizeof(cur))) {
+    if (cmp && copy_from_user(current_vm(), &cur, A(0), sizeof(cur))) {
         return -EFAULT;
     }
     if (cmp && cur != (uint32_t)A(5)) {
         return -EAGAIN;
     }
-    return futex_wake(my_vm(), A(0), n > INT32_MAX - n2 ? INT32_MAX : n + n2);
+    return futex_wake(current_vm(), A(0), n > INT32_MAX - n2 ? INT32_MAX : n + n2);
 }
 
 /* FUTEX_WAIT/WAKE and their _BITSET forms with the match-any bitset (what C libraries use
@@ -304,7 +303,7 @@ static long sys_futex(struct trap_frame *f)
         return futex_requeue(f, op == FUTEX_CMP_REQUEUE);
     }
     if (op == FUTEX_WAKE || op == FUTEX_WAKE_BITSET) {
-        return futex_wake(my_vm(), A(0), (int)A(2) < 0 ? 0 : (int)A(2));
+        return futex_wake(current_vm(), A(0), (int)A(2) < 0 ? 0 : (int)A(2));
     }
     if (op != FUTEX_WAIT && op != FUTEX_WAIT_BITSET) {
         return -ENOSYS;
@@ -319,7 +318,7 @@ static long sys_futex(struct trap_frame *f)
         uint64_t t = timespec_cycles(&ts);
         deadline = op == FUTEX_WAIT_BITSET ? MAX(t, 1) : arch_counter_read() + t; /* absolute */
     }
-    return futex_wait(my_vm(), A(0), (uint32_t)A(2), deadline);
+    return futex_wait(current_vm(), A(0), (uint32_t)A(2), deadline);
 }
 
 #define RUSAGE_BYTES 144 /* struct rusage: two timevals and 14 longs */
@@ -328,12 +327,12 @@ static long sys_wait4(struct trap_frame *f)
 {
     int status = 0;
     uint64_t user = 0, sys = 0;
-    if ((A(1) && vm_check_range(my_vm(), A(1), sizeof(status), PROT_WRITE)) ||
-        (A(3) && vm_check_range(my_vm(), A(3), RUSAGE_BYTES, PROT_WRITE))) {
+    if ((A(1) && vm_check_range(current_vm(), A(1), sizeof(status), PROT_WRITE)) ||
+        (A(3) && vm_check_range(current_vm(), A(3), RUSAGE_BYTES, PROT_WRITE))) {
         return -EFAULT; /* checked before reaping: the child stays waitable */
     }
     int r = proc_wait((int)A(0), &status, (int)A(2), &user, &sys);
-    if (r > 0 && A(1) && copy_to_user(my_vm(), A(1), &status, sizeof(status))) {
+    if (r > 0 && A(1) && copy_to_user(current_vm(), A(1), &status, sizeof(status))) {
         return -EFAULT;
     }
     if (r > 0 && A(3)) {
@@ -343,7 +342,7 @@ static long sys_wait4(struct trap_frame *f)
         ru[1] = (int64_t)(uus % 1000000);
         ru[2] = (int64_t)(sus / 1000000);
         ru[3] = (int64_t)(sus % 1000000);
-        if (copy_to_user(my_vm(), A(3), ru, sizeof(ru))) {
+        if (copy_to_user(current_vm(), A(3), ru, sizeof(ru))) {
             return -EFAULT;
         }
     }
@@ -429,16 +428,16 @@ static long sys_prctl(struct trap_frame *f)
     char name[ZT_NAME_LEN];
     switch (A(0)) {
     case PR_SET_NAME:
-        if (strncpy_from_user(my_vm(), name, A(1), sizeof(name)) < 0) {
+        if (strncpy_from_user(current_vm(), name, A(1), sizeof(name)) < 0) {
             name[sizeof(name) - 1] = 0; /* Linux truncates long names */
-            if (copy_from_user(my_vm(), name, A(1), sizeof(name) - 1)) {
+            if (copy_from_user(current_vm(), name, A(1), sizeof(name) - 1)) {
                 return -EFAULT;
             }
         }
         kstrlcpy(t->name, name, sizeof(t->name));
         return 0;
     case PR_GET_NAME:
-        return copy_to_user(my_vm(), A(1), t->name, sizeof(t->name)) ? -EFAULT : 0;
+        return copy_to_user(current_vm(), A(1), t->name, sizeof(t->name)) ? -EFAULT : 0;
     case PR_SET_TASK_ISOLATION:
     case PR_GET_TASK_ISOLATION:
         return isol_prctl(A(0), A(1));
@@ -451,7 +450,7 @@ static long sys_uname(struct trap_frame *f)
 {
     static const char fields[6][65] = {"zerotick", "zerotick", ZT_RELEASE, "tickless SMP kernel",
                                        "aarch64",  "(none)"};
-    return copy_to_user(my_vm(), A(0), fields, sizeof(fields)) ? -EFAULT : 0;
+    return copy_to_user(current_vm(), A(0), fields, sizeof(fields)) ? -EFAULT : 0;
 }
 
 struct syscall_entry {

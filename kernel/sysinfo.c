@@ -29,39 +29,37 @@
 #define A(i)         arch_frame_arg(f, i)
 #define PATH_MAX_LEN 256
 
-static struct vm *my_vm(void)
-{
-    return &current()->proc->vm;
-}
-
 /* spawn(path, argv, attr, envp): the new process's pid or -errno.  argv NULL: the program
  * gets its path as argv[0]; an empty argv is refused.  envp NULL: the default environment. */
 long sys_zt_spawn(struct trap_frame *f)
 {
     char path[PATH_MAX_LEN];
-    struct zt_spawn_attr attr = {0, 0, 0};
-    long r = strncpy_from_user(my_vm(), path, A(0), sizeof(path));
+    struct zt_spawn_attr attr;
+    memset(&attr, 0, sizeof(attr));
+    long r = strncpy_from_user(current_vm(), path, A(0), sizeof(path));
     if (r < 0) {
         return r;
     }
-    if (A(2) && copy_from_user(my_vm(), &attr, A(2), sizeof(attr))) {
+    if (A(2) && copy_from_user(current_vm(), &attr, A(2), sizeof(attr))) {
         return -EFAULT;
     }
-    cpumask_t online = __atomic_load_n(&cpus_online, __ATOMIC_RELAXED);
-    cpumask_t affinity = attr.affinity ? attr.affinity & online : cpus_housekeeping;
-    if (attr.flags || !affinity) {
+    cpumask_t asked, affinity;
+    memcpy(&asked, &attr.affinity, sizeof(asked)); /* the same layout (cpu.c) */
+    affinity = cpumask_empty(asked) ? cpumask_load(&cpus_housekeeping)
+                                    : cpumask_and(asked, cpumask_load(&cpus_online));
+    if (attr.flags || cpumask_empty(affinity)) {
         return -EINVAL;
     }
     uint64_t first = 0;
-    if (A(1) && copy_from_user(my_vm(), &first, A(1), sizeof(first))) {
+    if (A(1) && copy_from_user(current_vm(), &first, A(1), sizeof(first))) {
         return -EFAULT;
     }
     if (A(1) && !first) {
         return -EINVAL;
     }
     char *const own[] = {path, 0};
-    struct exec_strv argv = {A(1) ? my_vm() : 0, A(1), own};
-    struct exec_strv envp = {A(3) ? my_vm() : 0, A(3), exec_default_env};
+    struct exec_strv argv = {A(1) ? current_vm() : 0, A(1), own};
+    struct exec_strv envp = {A(3) ? current_vm() : 0, A(3), exec_default_env};
     return proc_spawn(path, &argv, &envp, affinity);
 }
 
@@ -85,7 +83,7 @@ long sys_zt_tasks(struct trap_frame *f)
         if (copy <= 0) {
             break;
         }
-        if (copy_to_user(my_vm(), A(0) + (uint64_t)done * sizeof(*tmp), tmp,
+        if (copy_to_user(current_vm(), A(0) + (uint64_t)done * sizeof(*tmp), tmp,
                          (size_t)copy * sizeof(*tmp))) {
             total = -EFAULT;
             break;
@@ -110,7 +108,7 @@ static void fill_cpu(unsigned c, struct zt_cpu_info *ci)
     struct acct_times acct;
     memset(ci, 0, sizeof(*ci));
     ci->cpu = c;
-    ci->online = cpumask_has(cpus_online, c);
+    ci->online = cpumask_test_atomic(&cpus_online, c);
     ci->dataplane = cpu_is_dataplane(c);
     if (!ci->online) {
         return;
@@ -152,7 +150,7 @@ long sys_zt_cpus(struct trap_frame *f)
     }
     for (unsigned c = 0; c < ncpus && (int)c < n; c++) {
         fill_cpu(c, &ci);
-        if (copy_to_user(my_vm(), A(0) + c * sizeof(ci), &ci, sizeof(ci))) {
+        if (copy_to_user(current_vm(), A(0) + c * sizeof(ci), &ci, sizeof(ci))) {
             return -EFAULT;
         }
     }
@@ -169,7 +167,7 @@ long sys_zt_poweroff(struct trap_frame *f)
 long sys_zt_meminfo(struct trap_frame *f)
 {
     struct zt_meminfo mi = {PAGE_SIZE, page_total_count(), page_free_count(), kstack_used_count()};
-    return copy_to_user(my_vm(), A(0), &mi, sizeof(mi)) ? -EFAULT : 0;
+    return copy_to_user(current_vm(), A(0), &mi, sizeof(mi)) ? -EFAULT : 0;
 }
 
 long sys_zt_isolstat(struct trap_frame *f)
@@ -179,7 +177,7 @@ long sys_zt_isolstat(struct trap_frame *f)
     if (r) {
         return r;
     }
-    return copy_to_user(my_vm(), A(1), &a, sizeof(a)) ? -EFAULT : 0;
+    return copy_to_user(current_vm(), A(1), &a, sizeof(a)) ? -EFAULT : 0;
 }
 
 #define TRACE_CHUNK 128
@@ -195,7 +193,7 @@ long sys_zt_trace(struct trap_frame *f)
         return -ENODATA; /* no rings: the kernel was booted without trace=1 */
     }
     n = MIN(n, TRACE_CHUNK);
-    if (vm_check_range(my_vm(), A(1), (size_t)n * sizeof(struct zt_trace_event), PROT_WRITE)) {
+    if (vm_check_range(current_vm(), A(1), (size_t)n * sizeof(struct zt_trace_event), PROT_WRITE)) {
         return -EFAULT;
     }
     struct zt_trace_event *tmp = kmem_alloc(PAGE_SIZE);
@@ -203,7 +201,7 @@ long sys_zt_trace(struct trap_frame *f)
         return -ENOMEM;
     }
     long got = trace_read(cpu, tmp, n, (int)(A(3) & ZT_TRACE_CLEAR));
-    long r = copy_to_user(my_vm(), A(1), tmp, (size_t)got * sizeof(*tmp)) ? -EFAULT : got;
+    long r = copy_to_user(current_vm(), A(1), tmp, (size_t)got * sizeof(*tmp)) ? -EFAULT : got;
     kmem_free(tmp, PAGE_SIZE);
     return r;
 }

@@ -27,11 +27,6 @@
 #define RLIM_INFINITY  (~0ull)
 #define CLOCK_TICKS_HZ 100 /* times() and AT_CLKTCK units */
 
-static struct vm *my_vm(void)
-{
-    return &current()->proc->vm;
-}
-
 /* ---- identity ---- */
 
 long sys_getuid(struct trap_frame *f)
@@ -48,7 +43,7 @@ long sys_getresid(struct trap_frame *f)
 {
     uint32_t ids[3] = {0, 0, 0};
     for (int i = 0; i < 3; i++) {
-        if (copy_to_user(my_vm(), A(i), &ids[i], sizeof(ids[i]))) {
+        if (copy_to_user(current_vm(), A(i), &ids[i], sizeof(ids[i]))) {
             return -EFAULT;
         }
     }
@@ -82,7 +77,7 @@ static long do_prlimit(int pid, unsigned res, uint64_t unew, uint64_t uold)
     if (res >= RLIM_NLIMITS) {
         return -EINVAL;
     }
-    if (unew && copy_from_user(my_vm(), &nl, unew, sizeof(nl))) {
+    if (unew && copy_from_user(current_vm(), &nl, unew, sizeof(nl))) {
         return -EFAULT;
     }
     if (unew && (nl.cur > nl.max || (res == RLIMIT_NOFILE && nl.max > FD_MAX) ||
@@ -95,7 +90,7 @@ static long do_prlimit(int pid, unsigned res, uint64_t unew, uint64_t uold)
         p->rlimits[res] = nl;
     }
     spin_unlock_irqrestore(&proc_lock, flags);
-    return uold && copy_to_user(my_vm(), uold, &old, sizeof(old)) ? -EFAULT : 0;
+    return uold && copy_to_user(current_vm(), uold, &old, sizeof(old)) ? -EFAULT : 0;
 }
 
 long sys_prlimit64(struct trap_frame *f)
@@ -140,14 +135,14 @@ long sys_getrandom(struct trap_frame *f)
         ((flags & GRND_RANDOM) && (flags & GRND_INSECURE))) {
         return -EINVAL;
     }
-    if (vm_check_range(my_vm(), ubuf, n, PROT_WRITE)) {
+    if (vm_check_range(current_vm(), ubuf, n, PROT_WRITE)) {
         return -EFAULT;
     }
     uint8_t buf[128];
     for (uint64_t done = 0; done < n;) {
         size_t chunk = MIN(sizeof(buf), n - done);
         random_bytes(buf, chunk);
-        if (copy_to_user(my_vm(), ubuf + done, buf, chunk)) {
+        if (copy_to_user(current_vm(), ubuf + done, buf, chunk)) {
             return done ? (long)done : -EFAULT;
         }
         done += chunk;
@@ -188,7 +183,7 @@ long sys_times(struct trap_frame *f)
     for (int i = 0; i < 4; i++) {
         t[i] = ticks_to_clock(t[i]);
     }
-    if (A(0) && copy_to_user(my_vm(), A(0), t, sizeof(t))) {
+    if (A(0) && copy_to_user(current_vm(), A(0), t, sizeof(t))) {
         return -EFAULT;
     }
     return (long)ticks_to_clock(arch_counter_read());
@@ -235,7 +230,7 @@ long sys_getrusage(struct trap_frame *f)
     memset(&ru, 0, sizeof(ru));
     ru.utime = to_timeval(user);
     ru.stime = to_timeval(sys);
-    return copy_to_user(my_vm(), A(1), &ru, sizeof(ru)) ? -EFAULT : 0;
+    return copy_to_user(current_vm(), A(1), &ru, sizeof(ru)) ? -EFAULT : 0;
 }
 
 long sys_clock_getres(struct trap_frame *f)
@@ -246,13 +241,13 @@ long sys_clock_getres(struct trap_frame *f)
     }
     uint64_t freq = arch_counter_freq();
     int64_t res[2] = {0, (int64_t)((1000000000ull + freq - 1) / freq)}; /* one counter tick */
-    return A(1) && copy_to_user(my_vm(), A(1), res, sizeof(res)) ? -EFAULT : 0;
+    return A(1) && copy_to_user(current_vm(), A(1), res, sizeof(res)) ? -EFAULT : 0;
 }
 
 long sys_gettimeofday(struct trap_frame *f)
 {
     struct timeval_k tv = to_timeval(arch_counter_read()); /* time since boot, as REALTIME */
-    if (A(0) && copy_to_user(my_vm(), A(0), &tv, sizeof(tv))) {
+    if (A(0) && copy_to_user(current_vm(), A(0), &tv, sizeof(tv))) {
         return -EFAULT;
     }
     return 0; /* the timezone argument is obsolete; ignored as on Linux */
@@ -278,14 +273,14 @@ long sys_sysinfo(struct trap_frame *f)
     si.freeram = page_free_count();
     si.procs = (uint16_t)MIN(proc_count(), 0xffff);
     si.mem_unit = PAGE_SIZE;
-    return copy_to_user(my_vm(), A(0), &si, sizeof(si)) ? -EFAULT : 0;
+    return copy_to_user(current_vm(), A(0), &si, sizeof(si)) ? -EFAULT : 0;
 }
 
 /* ---- memory ---- */
 
 long sys_mprotect(struct trap_frame *f)
 {
-    return vm_mprotect(my_vm(), A(0), A(1), (unsigned)A(2));
+    return vm_mprotect(current_vm(), A(0), A(1), (unsigned)A(2));
 }
 
 #define MADV_NORMAL     0
@@ -299,7 +294,7 @@ long sys_madvise(struct trap_frame *f)
 {
     switch ((int)A(2)) {
     case MADV_DONTNEED:
-        return vm_madvise_dontneed(my_vm(), A(0), A(1));
+        return vm_madvise_dontneed(current_vm(), A(0), A(1));
     case MADV_NORMAL:
     case MADV_RANDOM:
     case MADV_SEQUENTIAL:

@@ -306,6 +306,23 @@ int proc_spawn(const char *path, const struct exec_strv *argv, const struct exec
     return p ? p->pid : err;
 }
 
+void task_copy_caller(struct task *t, const struct task *me, uint64_t flags, uint64_t stack,
+                      uint64_t tls, uint64_t ctid)
+{
+    *t->frame = *me->frame; /* same registers, then: */
+    arch_frame_set_return(t->frame, 0);
+    if (stack) {
+        arch_frame_set_sp(t->frame, stack);
+    }
+    arch_fpsimd_save(&t->fp);
+    t->tls = (flags & CLONE_SETTLS) ? tls : arch_tls_read();
+    t->clear_child_tid = (flags & CLONE_CHILD_CLEARTID) ? ctid : 0;
+    t->affinity = me->affinity;
+    t->cpu = me->cpu;
+    t->sig_blocked = me->sig_blocked;
+    kstrlcpy(t->name, me->name, sizeof(t->name));
+}
+
 int task_clone(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint64_t ctid)
 {
     if (!(flags & CLONE_THREAD)) {
@@ -334,16 +351,7 @@ int task_clone(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint
         pid_free(tid);
         return -ENOMEM;
     }
-    *t->frame = *me->frame; /* same registers, then: */
-    arch_frame_set_return(t->frame, 0);
-    arch_frame_set_sp(t->frame, stack);
-    arch_fpsimd_save(&t->fp);
-    t->tls = (flags & CLONE_SETTLS) ? tls : arch_tls_read();
-    t->clear_child_tid = (flags & CLONE_CHILD_CLEARTID) ? ctid : 0;
-    t->affinity = me->affinity;
-    t->cpu = me->cpu;
-    t->sig_blocked = me->sig_blocked;
-    kstrlcpy(t->name, me->name, sizeof(t->name));
+    task_copy_caller(t, me, flags, stack, tls, ctid);
     unsigned long irq = spin_lock_irqsave(&proc_lock);
     if (p->exiting) {
         spin_unlock_irqrestore(&proc_lock, irq);
@@ -540,10 +548,10 @@ bool task_find_stranded(cpumask_t leaving, cpumask_t online_after, cpumask_t hk_
         list_for_each(tp, &p->threads)
         {
             struct task *t = container_of(tp, struct task, thread_link);
-            cpumask_t aff = __atomic_load_n(&t->affinity, __ATOMIC_RELAXED);
+            cpumask_t aff = cpumask_load(&t->affinity);
             unsigned cpu = __atomic_load_n(&t->cpu, __ATOMIC_RELAXED);
-            bool nowhere = !(aff & online_after);
-            bool onto_dataplane = cpumask_has(leaving, cpu) && !(aff & hk_after);
+            bool nowhere = !cpumask_intersects(aff, online_after);
+            bool onto_dataplane = cpumask_has(leaving, cpu) && !cpumask_intersects(aff, hk_after);
             if (!found && t->state != TASK_DEAD && (nowhere || onto_dataplane)) {
                 found = true;
                 out->pid = p->pid;
@@ -597,7 +605,8 @@ static void fill_info(struct zt_task_info *out, const struct process *p, const s
         out->cpu = (int32_t)t->cpu;
         out->state = state_letter(t);
         out->isolated = (uint8_t)t->isol_flags;
-        out->affinity = t->affinity;
+        cpumask_t aff = cpumask_load(&t->affinity);
+        memcpy(&out->affinity, &aff, sizeof(out->affinity)); /* the same layout (cpu.c) */
     } else {
         out->tid = p->pid;
         out->cpu = -1;

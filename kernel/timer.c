@@ -34,6 +34,7 @@ struct timer_queue {
 } __attribute__((aligned(64)));
 
 static struct timer_queue tqs[MAX_CPUS];
+PERCPU_ARRAY(tqs);
 static struct timer_config config = {.hz = TIMER_DEFAULT_HZ}; /* timer_configure */
 static uint64_t slice_cycles;
 static uint64_t period_cycles;
@@ -126,7 +127,7 @@ static bool dequeue(struct timer *t)
         if (cpu < 0) {
             return false;
         }
-        struct timer_queue *tq = &tqs[cpu];
+        struct timer_queue *tq = percpu_elem(tqs, cpu);
         unsigned long flags = spin_lock_irqsave(&tq->lock);
         if (t->cpu == cpu) {
             list_del(&t->link);
@@ -173,7 +174,7 @@ void timer_arm(struct timer *t, uint64_t deadline)
     uint64_t caller = (uint64_t)__builtin_return_address(0);
     dequeue(t);
     unsigned cpu = this_cpu_id();
-    struct timer_queue *tq = &tqs[cpu];
+    struct timer_queue *tq = percpu_elem(tqs, cpu);
     int owner = sched_hooks.owner_tid();
     unsigned long flags = spin_lock_irqsave(&tq->lock);
     t->deadline = deadline;
@@ -205,14 +206,15 @@ bool timer_move(struct timer *t, unsigned cpu)
         if (from < 0 || (unsigned)from == cpu) {
             return false; /* not armed (it may be firing: then it needs no move) */
         }
-        struct timer_queue *a = &tqs[MIN((unsigned)from, cpu)], *b = &tqs[MAX((unsigned)from, cpu)];
+        struct timer_queue *a = percpu_elem(tqs, MIN((unsigned)from, cpu)),
+                           *b = percpu_elem(tqs, MAX((unsigned)from, cpu));
         unsigned long flags = spin_lock_irqsave(&a->lock);
         spin_lock(&b->lock);
         bool still = t->cpu == from;
         if (still) {
             list_del(&t->link);
-            update_earliest(&tqs[from]);
-            queue_insert(&tqs[cpu], t, cpu);
+            update_earliest(percpu_elem(tqs, from));
+            queue_insert(percpu_elem(tqs, cpu), t, cpu);
         }
         uint64_t programmed = tqs[cpu].programmed;
         spin_unlock(&b->lock);
@@ -226,8 +228,8 @@ bool timer_move(struct timer *t, unsigned cpu)
 bool timer_evacuate(unsigned from, unsigned to, timer_keep_fn keep, void *ctx, unsigned *moved)
 {
     ASSERT(from != to && from < MAX_CPUS && to < MAX_CPUS);
-    struct timer_queue *src = &tqs[from], *dst = &tqs[to];
-    struct timer_queue *a = &tqs[MIN(from, to)], *b = &tqs[MAX(from, to)];
+    struct timer_queue *src = percpu_elem(tqs, from), *dst = percpu_elem(tqs, to);
+    struct timer_queue *a = percpu_elem(tqs, MIN(from, to)), *b = percpu_elem(tqs, MAX(from, to));
     uint64_t earliest_moved = 0;
     unsigned long flags = spin_lock_irqsave(&a->lock);
     spin_lock(&b->lock);
@@ -255,7 +257,7 @@ bool timer_evacuate(unsigned from, unsigned to, timer_keep_fn keep, void *ctx, u
 
 void timer_set_dataplane(bool dataplane)
 {
-    struct timer_queue *tq = &tqs[this_cpu_id()];
+    struct timer_queue *tq = percpu_elem(tqs, this_cpu_id());
     tq->residual_next =
         config.residual && dataplane ? arch_counter_read() + arch_counter_freq() : 0;
     timer_note_change(this_cpu_id());
@@ -282,7 +284,7 @@ uint64_t timer_compute_deadline(const struct timer_inputs *in)
 static __attribute__((noinline)) void reprogram(struct cpu *c)
 {
     unsigned cpu = c->id;
-    struct timer_queue *tq = &tqs[cpu];
+    struct timer_queue *tq = percpu_elem(tqs, cpu);
     bool dirty = __atomic_exchange_n(&c->timer_dirty, false, __ATOMIC_ACQ_REL);
     if (!c->timer_stale && !dirty) {
         return; /* (stale or not, the flag is cleared: this computation answers it) */
@@ -367,7 +369,7 @@ static uint64_t next_period(uint64_t next, uint64_t period, uint64_t now)
 static void timer_interrupt(unsigned intid)
 {
     unsigned cpu = this_cpu_id();
-    struct timer_queue *tq = &tqs[cpu];
+    struct timer_queue *tq = percpu_elem(tqs, cpu);
     uint64_t now = arch_counter_read();
     cpus[cpu].timer_stale = true; /* the compare value has passed: always rewrite */
     run_expired(tq, now);
@@ -380,7 +382,7 @@ static void timer_interrupt(unsigned intid)
 
 void timer_init_cpu(unsigned cpu)
 {
-    struct timer_queue *tq = &tqs[cpu];
+    struct timer_queue *tq = percpu_elem(tqs, cpu);
     /* Again after an offline/online cycle: the CPU left with its queue empty. */
     ASSERT(tq->timers.next == 0 || list_empty(&tq->timers));
     spin_lock_init(&tq->lock, LOCK_TIMERQ);
@@ -409,7 +411,7 @@ void timer_init_cpu(unsigned cpu)
 
 int timer_list(unsigned cpu, struct timer *out, int n)
 {
-    struct timer_queue *tq = &tqs[cpu];
+    struct timer_queue *tq = percpu_elem(tqs, cpu);
     int count = 0;
     unsigned long flags = spin_lock_irqsave(&tq->lock);
     list_for_each(pos, &tq->timers)
@@ -425,5 +427,5 @@ int timer_list(unsigned cpu, struct timer *out, int n)
 
 uint64_t timer_programmed(unsigned cpu)
 {
-    return __atomic_load_n(&tqs[cpu].programmed, __ATOMIC_RELAXED);
+    return __atomic_load_n(&percpu_elem(tqs, cpu)->programmed, __ATOMIC_RELAXED);
 }

@@ -1,8 +1,9 @@
 /*
  * trace.c — per-CPU trace rings (contract in include/kernel/trace.h).
  *
- * A ring is TRACE_PAGES separate pages (no need for contiguous memory).  `head` counts
- * events ever recorded; event i lives in slot i % TRACE_EVENTS.  Only the owning CPU writes
+ * A ring is trace_ring_pages(ncpus) separate pages (no need for contiguous memory), a power
+ * of two, so its `mask` is its event count - 1.  `head` counts events ever recorded; event i
+ * lives in slot i & mask.  Only the owning CPU writes
  * its ring and advances head (release); a reader copies slots below head and then checks
  * how far head moved meanwhile, discarding any slot the owner may have reused.  `cleared`
  * is written only by readers (zt_trace with ZT_TRACE_CLEAR), under trace_read_lock.
@@ -20,11 +21,13 @@
 
 struct ring {
     struct zt_trace_event *pages[TRACE_PAGES];
+    uint64_t mask;    /* events in the ring - 1 (its pages are pages[0 .. (mask + 1) / 128 - 1]) */
     uint64_t head;    /* events recorded since boot */
     uint64_t cleared; /* events before this index were cleared by a reader */
 } __attribute__((aligned(64)));
 
 static struct ring rings[MAX_CPUS];
+PERCPU_ARRAY(rings);
 static spinlock_t trace_read_lock = SPINLOCK_INIT_RANK(LOCK_LEAF);
 bool trace_on;
 
@@ -33,26 +36,37 @@ void trace_setup(bool on)
     trace_on = on;
 }
 
+unsigned trace_ring_pages(unsigned ncpus)
+{
+    unsigned pages = TRACE_PAGES;
+    while (pages > TRACE_PAGES_MIN && pages * ncpus > TRACE_PAGES * 64) {
+        pages /= 2;
+    }
+    return pages;
+}
+
 int trace_init_cpu(unsigned cpu)
 {
-    struct ring *r = &rings[cpu];
     if (!trace_on) {
         return 0; /* no ring: nothing is recorded, and no page is spent */
     }
     cpus[cpu].tracing = true; /* its system calls take the slow path, which traces */
-    struct zt_trace_event *pages[TRACE_PAGES];
-    for (unsigned i = 0; i < TRACE_PAGES; i++) {
+    struct ring *r = percpu_elem(rings, cpu);
+    struct zt_trace_event *pages[TRACE_PAGES] = {0};
+    unsigned npages = trace_ring_pages(ncpus);
+    for (unsigned i = 0; i < npages; i++) {
         paddr_t pa = page_alloc();
         if (!pa) {
             while (i--) {
                 page_free(virt_to_phys(pages[i]));
             }
-            return -ENOMEM; /* the ring stays off: r->pages[TRACE_PAGES - 1] is NULL */
+            return -ENOMEM; /* the ring stays off: r->pages[0] is NULL */
         }
         pages[i] = phys_to_virt(pa);
     }
     unsigned long flags = spin_lock_irqsave(&trace_read_lock);
     memcpy(r->pages, pages, sizeof(pages));
+    r->mask = npages * TRACE_EVENTS_PER_PAGE - 1;
     r->head = r->cleared = 0; /* a CPU back online starts a fresh ring */
     spin_unlock_irqrestore(&trace_read_lock, flags);
     return 0;
@@ -60,7 +74,7 @@ int trace_init_cpu(unsigned cpu)
 
 void trace_free_cpu(unsigned cpu)
 {
-    struct ring *r = &rings[cpu];
+    struct ring *r = percpu_elem(rings, cpu);
     struct zt_trace_event *pages[TRACE_PAGES];
     unsigned long flags = spin_lock_irqsave(&trace_read_lock); /* no reader is copying it */
     memcpy(pages, r->pages, sizeof(pages));
@@ -73,7 +87,7 @@ void trace_free_cpu(unsigned cpu)
 
 static struct zt_trace_event *slot(struct ring *r, uint64_t i)
 {
-    uint64_t s = i % TRACE_EVENTS;
+    uint64_t s = i & r->mask;
     return &r->pages[s / TRACE_EVENTS_PER_PAGE][s % TRACE_EVENTS_PER_PAGE];
 }
 
@@ -81,8 +95,8 @@ void trace_record(enum zt_trace_type type, uint64_t a, uint64_t b)
 {
     unsigned long flags = arch_irq_save();
     unsigned cpu = this_cpu_id();
-    struct ring *r = &rings[cpu];
-    if (r->pages[TRACE_PAGES - 1]) {
+    struct ring *r = percpu_elem(rings, cpu);
+    if (r->pages[0]) {
         uint64_t i = r->head;
         struct zt_trace_event *e = slot(r, i);
         e->ts = arch_counter_read();
@@ -107,7 +121,7 @@ static long copy_events(struct ring *r, uint64_t first, uint64_t head, struct zt
         out[i - first] = *slot(r, i);
     }
     uint64_t now = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
-    uint64_t valid_from = now > TRACE_EVENTS ? now - TRACE_EVENTS : 0;
+    uint64_t valid_from = now > r->mask + 1 ? now - (r->mask + 1) : 0;
     long skip = valid_from > first ? (long)(valid_from - first) : 0;
     long count = (long)(head - first);
     *end = head;
@@ -125,14 +139,14 @@ long trace_read(unsigned cpu, struct zt_trace_event *out, long n, int clear)
     if (cpu >= MAX_CPUS || n <= 0) {
         return 0;
     }
-    struct ring *r = &rings[cpu];
+    struct ring *r = percpu_elem(rings, cpu);
     unsigned long flags = spin_lock_irqsave(&trace_read_lock);
-    if (!r->pages[TRACE_PAGES - 1]) { /* never given one, or its CPU is offline */
+    if (!r->pages[0]) { /* never given one, or its CPU is offline */
         spin_unlock_irqrestore(&trace_read_lock, flags);
         return 0;
     }
     uint64_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
-    uint64_t first = head > TRACE_EVENTS ? head - TRACE_EVENTS : 0;
+    uint64_t first = head > r->mask + 1 ? head - (r->mask + 1) : 0;
     uint64_t lost = first > r->cleared ? first - r->cleared : 0;
     first = MAX(first, r->cleared);
     long got = 0;

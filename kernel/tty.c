@@ -225,7 +225,7 @@ long tty_read(uint64_t ubuf, size_t n, bool nonblock)
         return 0;
     }
     n = MIN(n, sizeof(tmp));
-    if (vm_check_range(&current()->proc->vm, ubuf, n, PROT_WRITE)) {
+    if (vm_check_range(current_vm(), ubuf, n, PROT_WRITE)) {
         return -EFAULT; /* before waiting: a bad buffer must not block or lose input */
     }
     for (;;) {
@@ -234,7 +234,7 @@ long tty_read(uint64_t ubuf, size_t n, bool nonblock)
         size_t k = take_locked(tmp, n, &eof);
         if (k || eof || (!(rx.t.lflag & ICANON) && rx.t.cc[VMIN] == 0)) {
             spin_unlock_irqrestore(&rx.wq.lock, flags);
-            return copy_to_user(&current()->proc->vm, ubuf, tmp, k) ? -EFAULT : (long)k;
+            return copy_to_user(current_vm(), ubuf, tmp, k) ? -EFAULT : (long)k;
         }
         if (nonblock) {
             spin_unlock_irqrestore(&rx.wq.lock, flags);

@@ -17,9 +17,13 @@
  * checking for a fatal signal every POPULATE_BATCH pages; under the lock (IRQs masked: code
  * that IRQ handlers interrupt takes it inside wait-queue locks and proc_lock, so holding it
  * with IRQs enabled could deadlock against a timer callback) only the page-table entries
- * are written, and a large unmap invalidates the TLB once for the whole address space
- * instead of once per page.  The exception is a stack page populated on first touch: one
- * page, allocated and zeroed under the lock (a few hundred instructions with IRQs masked).
+ * are written, and a large unmap invalidates the TLB once per batch of pages instead of
+ * once per page.  The pages an unmap takes out are collected under the lock and given back
+ * after it, all at once (page_free_list): freeing them one by one under the lock queued on
+ * the allocator's lock once per page with interrupts masked, which on a loaded emulation
+ * host left CPUs deaf to interrupts for seconds (docs/security.md, "What the fuzzer found").
+ * The exception is a stack page populated on first touch: one page, allocated and zeroed
+ * under the lock (a few hundred instructions with IRQs masked, mostly from this CPU's cache).
  *
  * Regions whose pages the address space does not own (VMA_KERNEL: the counters; VMA_DEVICE:
  * a claimed device's registers and DMA region, kernel/device.c) are unmapped without being
@@ -66,16 +70,45 @@ static void vma_unlink(struct vm *vm, struct vma *v)
     __atomic_store_n(&vm->nregions, vm->nregions - 1, __ATOMIC_RELAXED);
 }
 
-static void free_unmapped(paddr_t pa, void *ctx)
+/* Pages linked through their first word: fresh zeroed pages for a new region (taken before
+ * the lock), or pages an unmap took out of the address space (freed after the lock). */
+struct page_list {
+    paddr_t head;
+    size_t n;
+};
+
+static void list_push(struct page_list *l, paddr_t pa)
 {
-    struct vm *vm = ctx;
-    page_free(pa);
-    vm->pages--;
+    *(uint64_t *)phys_to_virt(pa) = (uint64_t)l->head;
+    l->head = pa;
+    l->n++;
 }
 
-static void unmap_pages(struct vm *vm, uint64_t start, uint64_t end)
+/* Give every page of l back, with one acquisition of the allocator's lock. */
+static void list_free(struct page_list *l)
 {
-    arch_as_unmap_range(&vm->as, start, end, free_unmapped, vm);
+    page_free_list(l->head, l->n);
+    *l = (struct page_list){0, 0};
+}
+
+struct unmap_ctx {
+    struct vm *vm;
+    struct page_list *freed;
+};
+
+/* A page the TLB no longer holds: it joins the caller's list (freed once the lock is
+ * released, so the lock is never held while the allocator's lock is queued for). */
+static void collect_unmapped(paddr_t pa, void *ctx)
+{
+    struct unmap_ctx *u = ctx;
+    list_push(u->freed, pa);
+    u->vm->pages--;
+}
+
+static void unmap_pages(struct vm *vm, uint64_t start, uint64_t end, struct page_list *freed)
+{
+    struct unmap_ctx u = {vm, freed};
+    arch_as_unmap_range(&vm->as, start, end, collect_unmapped, &u);
 }
 
 /* Are the region's pages the address space's own (freed when unmapped)? */
@@ -94,18 +127,20 @@ static void unmap_kernel_pages(struct vm *vm, uint64_t start, uint64_t end)
 
 void vm_destroy(struct vm *vm)
 {
+    struct page_list freed = {0, 0};
     list_for_each_safe(pos, tmp, &vm->vmas)
     {
         struct vma *v = container_of(pos, struct vma, link);
         if (!vma_owns_pages(v)) {
             unmap_kernel_pages(vm, v->start, v->end);
         } else {
-            unmap_pages(vm, v->start, v->end);
+            unmap_pages(vm, v->start, v->end, &freed);
         }
         vma_unlink(vm, v);
         kmem_free(v, sizeof(*v));
     }
     arch_as_destroy(&vm->as);
+    list_free(&freed); /* all at once: the worker that runs a teardown is not preempted */
 }
 
 /* The first region ending above `addr`, or the list head. */
@@ -128,12 +163,6 @@ static bool range_is_free(struct vm *vm, uint64_t start, uint64_t end)
 
 /* ---- pages for a new region, taken before the lock ---- */
 
-/* A list of fresh zeroed pages, linked through their first word. */
-struct page_list {
-    paddr_t head;
-    size_t n;
-};
-
 static paddr_t list_pop(struct page_list *l)
 {
     paddr_t pa = l->head;
@@ -144,19 +173,12 @@ static paddr_t list_pop(struct page_list *l)
     return pa;
 }
 
-static void list_free(struct page_list *l)
-{
-    while (l->n) {
-        page_free(list_pop(l));
-    }
-}
-
 /* Take n pages: 0, -ENOMEM (more than is free: nothing taken) or -EINTR (a fatal signal
  * arrived: what was taken is given back). */
 static int list_fill(struct page_list *l, size_t n)
 {
     *l = (struct page_list){0, 0};
-    if (!page_free_at_least(n)) {
+    if (!page_have_free(n)) {
         page_drain_all(); /* memory is short: ask the CPUs' caches back, as page_alloc does */
         return -ENOMEM;   /* and fail at once: populating then undoing took seconds */
     }
@@ -170,9 +192,7 @@ static int list_fill(struct page_list *l, size_t n)
             list_free(l);
             return -ENOMEM;
         }
-        *(uint64_t *)phys_to_virt(pa) = (uint64_t)l->head;
-        l->head = pa;
-        l->n++;
+        list_push(l, pa);
     }
     return 0;
 }
@@ -211,19 +231,19 @@ static void add_region(struct vm *vm, uint64_t start, uint64_t end, unsigned pro
 }
 
 /* Map the pages of `l` at [start, end) (lock held, range free).  On failure (no memory for
- * a page table) nothing stays mapped and the pages and `spare` are freed. */
+ * a page table) nothing stays mapped, `spare` is freed and every page is back in `l`, for the
+ * caller to free once it has released the lock. */
 static int map_pages_locked(struct vm *vm, uint64_t start, uint64_t end, unsigned prot,
                             struct page_list *l, struct vma *spare)
 {
     for (uint64_t va = start; va < end; va += PAGE_SIZE) {
         paddr_t pa = list_pop(l);
-        if (arch_as_map(&vm->as, va, pa, prot) != 0) {
-            page_free(pa);
-            unmap_pages(vm, start, va);
+        if (arch_as_map(&vm->as, va, pa, prot) != 0) { /* rare: no page for a table */
+            list_push(l, pa);
+            unmap_pages(vm, start, va, l);
             arch_as_trim(&vm->as, start, end);
-            list_free(l);
             kmem_free(spare, sizeof(*spare));
-            return -ENOMEM;
+            return -ENOMEM; /* the caller frees l after the lock */
         }
         vm->pages++;
     }
@@ -278,8 +298,8 @@ int vm_map_region(struct vm *vm, uint64_t start, uint64_t len, unsigned prot, en
             ? map_list_locked(vm, start, start + len, prot, kind, &l, spare)
             : -EEXIST;
     spin_unlock_irqrestore(&vm->lock, irq);
+    list_free(&l); /* what was not mapped (all of it on failure) */
     if (r == -EEXIST) {
-        list_free(&l);
         kmem_free(spare, sizeof(*spare));
     }
     return r;
@@ -306,8 +326,8 @@ int vm_map_stack(struct vm *vm, uint64_t top, uint64_t size, uint64_t populated)
         vm->stack_partial = from > start;
     }
     spin_unlock_irqrestore(&vm->lock, irq);
+    list_free(&l); /* what was not mapped (all of it on failure) */
     if (r == -EEXIST) {
-        list_free(&l);
         kmem_free(spare, sizeof(*spare));
     }
     return r;
@@ -436,11 +456,13 @@ static int check_unmap_locked(struct vm *vm, uint64_t start, uint64_t end, struc
 }
 
 /* Remove [start, end) from every region it touches (lock held, check_unmap_locked said
- * yes and gave `split`), splitting as needed, and free the tables left empty.  Only the
+ * yes and gave `split`), splitting as needed, and free the tables left empty; the pages go
+ * to `freed`, which the caller frees after releasing the lock.  Only the
  * parts of regions are walked page by page (pages exist only inside regions), so the cost
  * is the pages found, whatever the range: a munmap of all user space is not minutes of
  * page-table walks. */
-static void unmap_range_locked(struct vm *vm, uint64_t start, uint64_t end, struct vma *split)
+static void unmap_range_locked(struct vm *vm, uint64_t start, uint64_t end, struct vma *split,
+                               struct page_list *freed)
 {
     list_for_each_safe(pos, tmp, &vm->vmas)
     {
@@ -449,7 +471,7 @@ static void unmap_range_locked(struct vm *vm, uint64_t start, uint64_t end, stru
             continue;
         }
         uint64_t cut_start = MAX(v->start, start), cut_end = MIN(v->end, end);
-        unmap_pages(vm, cut_start, cut_end);
+        unmap_pages(vm, cut_start, cut_end, freed);
         if (v->start < start && v->end > end) { /* a hole in the middle: split in two */
             *split = *v;
             split->start = end;
@@ -605,7 +627,7 @@ long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned
     if ((flags & MAP_FIXED) && !range_is_valid(addr, len)) {
         return -EINVAL;
     }
-    struct page_list l;
+    struct page_list l, freed = {0, 0};
     struct vma *spare, *split = 0;
     long r = prepare_region(len, &l, &spare);
     if (r) {
@@ -615,19 +637,22 @@ long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned
     if (flags & MAP_FIXED) {
         r = check_unmap_locked(vm, addr, addr + len, &split);
         if (r == 0) {
-            unmap_range_locked(vm, addr, addr + len, split);
+            unmap_range_locked(vm, addr, addr + len, split, &freed);
         }
     } else {
         addr = find_gap(vm, len);
         r = addr ? 0 : -ENOMEM;
     }
+    bool spare_used = r == 0;
     if (r == 0) {
         r = map_list_locked(vm, addr, addr + len, prot, VMA_MMAP, &l, spare);
-    } else {
-        list_free(&l);
-        kmem_free(spare, sizeof(*spare));
     }
     spin_unlock_irqrestore(&vm->lock, irq);
+    list_free(&l); /* what was not mapped: all of it on failure */
+    list_free(&freed);
+    if (!spare_used) {
+        kmem_free(spare, sizeof(*spare));
+    }
     return r == 0 ? (long)addr : r;
 }
 
@@ -638,12 +663,14 @@ int vm_munmap(struct vm *vm, uint64_t addr, uint64_t len)
         return -EINVAL;
     }
     struct vma *split;
+    struct page_list freed = {0, 0};
     unsigned long irq = spin_lock_irqsave(&vm->lock);
     int r = check_unmap_locked(vm, addr, addr + len, &split);
     if (r == 0) {
-        unmap_range_locked(vm, addr, addr + len, split);
+        unmap_range_locked(vm, addr, addr + len, split, &freed);
     }
     spin_unlock_irqrestore(&vm->lock, irq);
+    list_free(&freed);
     return r;
 }
 
@@ -662,8 +689,8 @@ static int brk_grow(struct vm *vm, uint64_t old_end, uint64_t new_end)
     r = ok ? map_list_locked(vm, old_end, new_end, PROT_READ | PROT_WRITE, VMA_HEAP, &l, spare)
            : -ENOMEM;
     spin_unlock_irqrestore(&vm->lock, irq);
+    list_free(&l); /* what was not mapped: all of it on failure */
     if (!ok) {
-        list_free(&l);
         kmem_free(spare, sizeof(*spare));
     }
     return r;
@@ -684,13 +711,14 @@ long vm_brk(struct vm *vm, uint64_t newbrk)
     if (new_end > old_end) {
         r = brk_grow(vm, old_end, new_end);
     }
+    struct page_list freed = {0, 0};
     irq = spin_lock_irqsave(&vm->lock);
     uint64_t cur_end = page_round_up(vm->brk);
     if (r == 0 && new_end < cur_end) {
         struct vma *split;
         r = check_unmap_locked(vm, new_end, cur_end, &split);
         if (r == 0) {
-            unmap_range_locked(vm, new_end, cur_end, split);
+            unmap_range_locked(vm, new_end, cur_end, split, &freed);
         }
     }
     if (r == 0) {
@@ -698,6 +726,7 @@ long vm_brk(struct vm *vm, uint64_t newbrk)
     }
     long result = (long)vm->brk;
     spin_unlock_irqrestore(&vm->lock, irq);
+    list_free(&freed);
     return result;
 }
 
@@ -943,7 +972,8 @@ int vm_madvise_dontneed(struct vm *vm, uint64_t addr, uint64_t len)
 
 /* Copy region v of src into dst (both locks held), its record linked first so a failure
  * leaves dst for vm_destroy: fresh pages from `l` with the same contents, or the same
- * kernel pages for VMA_KERNEL. */
+ * kernel pages for VMA_KERNEL.  Never a VMA_DEVICE region (vm_copy skips them: `l` holds
+ * exactly src->pages pages, which do not count a device's registers or DMA region). */
 static int copy_region_locked(struct vm *dst, struct vm *src, const struct vma *v,
                               struct page_list *l)
 {
@@ -958,17 +988,17 @@ static int copy_region_locked(struct vm *dst, struct vm *src, const struct vma *
         if (!from) {
             continue;
         }
-        if (v->kind != VMA_KERNEL) {
+        if (vma_owns_pages(v)) {
             to = list_pop(l);
             memcpy(phys_to_virt(to), phys_to_virt(from), PAGE_SIZE);
         }
         if (arch_as_map(&dst->as, va, to, v->prot) != 0) {
-            if (v->kind != VMA_KERNEL) {
+            if (vma_owns_pages(v)) {
                 page_free(to);
             }
             return -ENOMEM;
         }
-        dst->pages += v->kind != VMA_KERNEL;
+        dst->pages += vma_owns_pages(v);
     }
     return 0;
 }

@@ -9,6 +9,8 @@
 #include "kernel/work.h"
 #include "arch.h"
 #include "kernel/cpu.h"
+#include "kernel/cycles.h"
+#include "kernel/hklog.h"
 #include "kernel/panic.h"
 #include "kernel/sched.h"
 #include "kernel/task.h"
@@ -101,9 +103,17 @@ static inline __attribute__((always_inline)) void do_item(struct work *arm, stru
         timer_arm(&arm->timer, arch_counter_read() + arm->delay_cycles);
         return;
     }
-    __atomic_fetch_or(&cpus_used, CPUMASK_BIT(this_cpu_id()), __ATOMIC_RELAXED);
+    if (!cpumask_test_atomic(&cpus_used, this_cpu_id())) {
+        cpumask_set_atomic(&cpus_used, this_cpu_id());
+    }
     __atomic_fetch_add(&items_run, 1, __ATOMIC_RELAXED);
+    uint64_t t0 = arch_counter_read();
+    const char *name = run->name;
     run->fn(run);
+    uint64_t ms = cycles_to_us(arch_counter_read() - t0) / 1000;
+    if (ZT_CHECKS_ON && ms >= 200) {
+        hklog("work: %s ran %lu ms on cpu %u", name ? name : "?", (unsigned long)ms, this_cpu_id());
+    }
 }
 
 bool work_run_next(void)
@@ -166,5 +176,5 @@ uint64_t work_items_run(void)
 
 cpumask_t work_cpus_used(void)
 {
-    return __atomic_load_n(&cpus_used, __ATOMIC_RELAXED);
+    return cpumask_load(&cpus_used);
 }

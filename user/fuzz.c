@@ -7,20 +7,24 @@
  *       dataplane CPUs and into task isolation; a life-ending draw is taken 1 time in LETHAL
  *       (default 1024).  Exit 0 when the kernel survived: no worker stuck, no kernel fault
  *       (EL1 synchronous exception), and free pages and kernel stacks back at their baseline.
- *   fuzz -W WORKER -G LIFE -s SEED -n CALLS [-L LETHAL] [-i]
- *       one life, as the runner starts it (replays a life from the numbers it printed)
+ *   fuzz -W WORKER -G LIFE -s SEED -n CALLS [-L LETHAL] [-i] [-C]
+ *       one life, as the runner starts it (replays a life from the numbers it printed); -C
+ *       logs each call (number, name, arguments) before it is made, and its result
  *   fuzz -v
  *       a victim: sits in short calls for 30-150 ms (the fuzzed spawn starts these)
  *   fuzz ... -T
  *       every life blocks for good instead of fuzzing: shows the watchdog at work
  *
- * The runner never makes a fuzzed call.  It spawns lives, respawns a worker whose life
- * ended (done, or killed by its own draws), and is the watchdog: a life whose main thread
- * used no CPU time for WATCHDOG_S seconds is reported and killed, and one that does not die
- * within KILL_S seconds of SIGKILL fails the run.  Each life prints its counts (worker.c);
- * tools/fuzzsum adds them up.  The runner prints how each life that did not finish ended,
- * the kernel's own counts (system calls, synchronous exceptions taken at EL1) and the
- * memory balance, and one last line: `fuzz: PASS` or `fuzz: FAIL (why)`.
+ * The runner never makes a fuzzed call.  It records the partition and makes FZ_TMP
+ * (machine.c), spawns lives, respawns a worker whose life ended (done, or killed by its own
+ * draws), and is the watchdog: a life whose main thread used no CPU time for WATCHDOG_S
+ * seconds of the watchdog's own clock (see watchdog()) is reported with what the kernel says
+ * (stuck.c) and killed, and one that does not die within KILL_S seconds of SIGKILL fails
+ * the run.  Each life prints its counts (worker.c); tools/fuzzsum adds them up.  At the end
+ * the runner puts the CPUs back as they were and empties FZ_TMP, then prints how each life
+ * that did not finish ended, the kernel's own counts (system calls, synchronous exceptions
+ * taken at EL1) and the memory balance, and one last line: `fuzz: PASS` or `fuzz: FAIL
+ * (why)`.
  */
 #include "fuzz/fuzz.h"
 
@@ -28,18 +32,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SELF       "/bin/fuzz"
-#define MAX_W      16
-#define WATCHDOG_S 10
-#define KILL_S     10
-#define SETTLE_S   30
-#define NS_S       1000000000ull
+#define SELF        "/bin/fuzz"
+#define MAX_W       16
+#define WATCHDOG_S  10
+#define KILL_S      10
+#define SETTLE_S    30
+#define WATCH_EVERY (NS_S / 2) /* a watchdog round */
+#define WATCH_STEP  (NS_S)     /* the most one round adds to a life's stalled time */
+#define NS_S        1000000000ull
 
 struct slot {
     long pid; /* 0: idle */
     int gen;
     long calls;
-    uint64_t cpu_ns, progress_ns, killed_ns;
+    uint64_t cpu_ns;     /* the main thread's CPU time when it last moved */
+    uint64_t stalled_ns; /* the watchdog's clock since then (or since SIGKILL) */
+    bool killed;
 };
 
 struct run {
@@ -66,8 +74,7 @@ static struct kcounts kernel_counts(void)
     struct kcounts k = {0, 0};
     int n = zt_nr_cpus();
     for (int c = 0; c < n; c++) {
-        const volatile struct zt_cpu_counters *p =
-            (const volatile struct zt_cpu_counters *)(uintptr_t)(ZT_COUNTERS_VA + c * 4096ull);
+        const volatile struct zt_cpu_counters *p = zt_counters_of((unsigned)c);
         uint64_t other = p->sync_other, sys = p->syscalls, faults = p->faults;
         k.syscalls += sys;
         k.el1_sync += other - faults; /* synchronous exceptions not from user space */
@@ -146,8 +153,8 @@ static void start_life(struct run *r, int w)
     s->pid = pid;
     s->calls = calls;
     s->cpu_ns = 0;
-    s->progress_ns = zt_now_ns();
-    s->killed_ns = 0;
+    s->stalled_ns = 0;
+    s->killed = false;
     r->assigned += calls;
     r->lives++;
 }
@@ -200,44 +207,97 @@ static void reap(struct run *r)
 
 static struct zt_task_info tasks[512];
 
-static void watchdog(struct run *r)
+/* The main thread of life `pid`, or NULL: the life has exited and its teardown (the
+ * kernel's) has not yet made it a zombie the runner can reap. */
+static const struct zt_task_info *main_thread(long pid, long n)
+{
+    for (long i = 0; i < n && i < 512; i++) {
+        if (tasks[i].tid == pid) {
+            return &tasks[i];
+        }
+    }
+    return NULL;
+}
+
+static void stuck(struct run *r, int w, const struct zt_task_info *ti)
+{
+    struct slot *s = &r->slots[w];
+    unsigned long long seed = (unsigned long long)fz_life_seed(r->seed, w, s->gen);
+    if (ti) {
+        printf("fuzz: watchdog: life %d.%d (pid %ld, seed 0x%llx, state %c on cpu %d) made no "
+               "progress for %d s: killed\n",
+               w, s->gen, s->pid, seed, ti->state, ti->cpu, WATCHDOG_S);
+    } else {
+        printf("fuzz: watchdog: life %d.%d (pid %ld, seed 0x%llx) exited and was not torn down "
+               "for %d s: killed\n",
+               w, s->gen, s->pid, seed, WATCHDOG_S);
+    }
+    r->stuck++;
+    fail(r, "a life was stuck");
+    fz_stuck_report(s->pid);
+    zt_kill((int)s->pid, SIGKILL);
+    s->killed = true;
+    s->stalled_ns = 0;
+}
+
+/*
+ * A life makes progress while its main thread uses CPU time.  The watchdog's clock is the
+ * runner's own: each round adds the time since the last one, but at most WATCH_STEP, so a
+ * stretch in which QEMU as a whole got no CPU from the host (the runner did not run either,
+ * while guest time went on) counts as one step, not as a stuck life.  A CPU that does not
+ * run the life while others run the runner counts in full: that is what the watchdog is
+ * for (the checked kernel's own watchdog says what such a CPU was doing).
+ */
+static void watchdog(struct run *r, uint64_t step_ns)
 {
     long n = zt_tasks(tasks, 512);
-    uint64_t now = zt_now_ns();
     for (int w = 0; w < r->workers; w++) {
         struct slot *s = &r->slots[w];
         if (!s->pid) {
             continue;
         }
-        const struct zt_task_info *ti = NULL;
-        for (long i = 0; i < n && i < 512; i++) {
-            if (tasks[i].tid == s->pid) {
-                ti = &tasks[i];
-            }
-        }
+        const struct zt_task_info *ti = main_thread(s->pid, n);
         if (ti && ti->user_ns + ti->sys_ns != s->cpu_ns) {
             s->cpu_ns = ti->user_ns + ti->sys_ns;
-            s->progress_ns = now;
+            s->stalled_ns = 0;
+            continue;
         }
-        if (s->killed_ns && now - s->killed_ns > KILL_S * NS_S) {
+        s->stalled_ns += step_ns;
+        if (s->killed && s->stalled_ns > KILL_S * NS_S) {
             printf("fuzz: watchdog: life %d.%d (pid %ld) still there %d s after SIGKILL\n", w,
                    s->gen, s->pid, KILL_S);
             fail(r, "a stuck life could not be killed");
-            s->killed_ns = now; /* say it once per KILL_S */
-        } else if (!s->killed_ns && now - s->progress_ns > WATCHDOG_S * NS_S) {
-            printf("fuzz: watchdog: life %d.%d (pid %ld, seed 0x%llx, state %c on cpu %d) made no "
-                   "progress for %d s: killed\n",
-                   w, s->gen, s->pid, (unsigned long long)fz_life_seed(r->seed, w, s->gen),
-                   ti ? ti->state : '?', ti ? ti->cpu : -1, WATCHDOG_S);
-            r->stuck++;
-            fail(r, "a life was stuck");
-            zt_kill((int)s->pid, SIGKILL);
-            s->killed_ns = now;
+            s->stalled_ns = 0; /* say it once per KILL_S */
+        } else if (!s->killed && s->stalled_ns > WATCHDOG_S * NS_S) {
+            stuck(r, w, ti);
         }
     }
 }
 
 /* ---------------------------------------------------------------- the run */
+
+/* The kernel's call table as the lives see it: how many calls have a shape (arguments of
+ * the right kinds), and the names of any that get six mixed-pool values instead. */
+static void show_table(void)
+{
+    static struct fz_call table[FZ_MAX_CALLS];
+    int n = fz_calls_init(table, FZ_MAX_CALLS), shaped = 0;
+    char line[200];
+    int len = 0;
+    for (int i = 0; i < n; i++) {
+        shaped += table[i].shape != NULL;
+    }
+    printf("fuzz: %d calls in the kernel's table, %d with a shape\n", n, shaped);
+    for (int i = 0; i < n; i++) {
+        if (!table[i].shape) {
+            len += snprintf(line + len, sizeof(line) - (size_t)len, " %s", table[i].name);
+        }
+        if (len && (len > 150 || i == n - 1)) {
+            printf("fuzz: unshaped:%s\n", line);
+            len = 0;
+        }
+    }
+}
 
 static bool busy(const struct run *r)
 {
@@ -251,9 +311,12 @@ static bool busy(const struct run *r)
 
 static int run(struct run *r)
 {
+    static struct fz_machine machine0;
+    fz_machine_save(&machine0);
+    fz_tmp_make();
     struct zt_meminfo m0 = settled(NULL, SETTLE_S), m1;
     struct kcounts k0 = kernel_counts(), k1;
-    uint64_t next_watch = 0;
+    uint64_t next_watch = 0, last_watch = zt_now_ns();
 
     printf("fuzz: seed 0x%llx, %ld calls, %d workers, lives of %ld calls, lethal 1/%u%s, "
            "%d CPUs\n",
@@ -261,6 +324,7 @@ static int run(struct run *r)
            r->isolation ? ", isolation" : "", zt_nr_cpus());
     printf("fuzz: baseline %llu free pages, %llu kernel stacks\n",
            (unsigned long long)m0.free_pages, (unsigned long long)m0.kstacks_used);
+    show_table();
     fflush(stdout);
     while (r->done_calls < r->count || busy(r)) {
         reap(r);
@@ -269,15 +333,24 @@ static int run(struct run *r)
                 start_life(r, w);
             }
         }
-        if (zt_now_ns() > next_watch) {
-            watchdog(r);
-            next_watch = zt_now_ns() + NS_S / 2;
+        uint64_t now = zt_now_ns();
+        if (now >= next_watch) {
+            uint64_t step = now - last_watch;
+            watchdog(r, step < WATCH_STEP ? step : WATCH_STEP);
+            last_watch = now;
+            next_watch = zt_now_ns() + WATCH_EVERY;
         }
         if (r->failed && !busy(r)) {
             break;
         }
         fflush(stdout);
         zt_sleep_ns(10 * 1000000ull);
+    }
+    if (fz_machine_restore(&machine0)) { /* fuzzed zt_partition calls moved CPUs */
+        fail(r, "CPUs could not be put back as they were");
+    }
+    if (!fz_tmp_empty()) {
+        fail(r, FZ_TMP " could not be emptied");
     }
     m1 = settled(&m0, SETTLE_S);
     k1 = kernel_counts();
@@ -310,7 +383,7 @@ static int run(struct run *r)
 static int usage(void)
 {
     fprintf(stderr, "usage: fuzz -n COUNT -s SEED [-w WORKERS] [-l LIFE] [-L LETHAL] [-i] [-T]\n"
-                    "       fuzz -W WORKER -G LIFE -s SEED -n CALLS [-L LETHAL] [-i]\n"
+                    "       fuzz -W WORKER -G LIFE -s SEED -n CALLS [-L LETHAL] [-i] [-C]\n"
                     "       fuzz -v\n");
     return 2;
 }
@@ -346,11 +419,13 @@ static uint64_t parse_seed(const char *s, bool *ok)
     return v;
 }
 
-static void machine(struct fz_env *e)
+/* The CPUs the fuzzer aims at: the first 64 (its masks are one word; the kernel's CPU sets,
+ * of 512, get the other words from the shapes). */
+static void life_machine(struct fz_env *e)
 {
-    static struct zt_cpu_info ci[64];
-    long n = zt_cpus(ci, 64);
-    e->ncpus = n > 0 && n <= 64 ? (int)n : 1;
+    static struct zt_cpu_info ci[ZT_MAX_CPUS];
+    long n = zt_cpus(ci, ZT_MAX_CPUS);
+    e->ncpus = n <= 0 ? 1 : n > 64 ? 64 : (int)n;
     for (int c = 0; c < e->ncpus; c++) {
         e->online |= ci[c].online ? 1ull << c : 0;
         e->dataplane |= ci[c].online && ci[c].dataplane ? 1ull << c : 0;
@@ -375,6 +450,10 @@ int main(int argc, char **argv)
         }
         if (!strcmp(o, "-T")) {
             r.test_watchdog = true;
+            continue;
+        }
+        if (!strcmp(o, "-C")) {
+            e.log_calls = true;
             continue;
         }
         if (!a) {
@@ -410,7 +489,7 @@ int main(int argc, char **argv)
         e.seed = fz_life_seed(r.seed, e.worker, e.gen);
         e.isolation = r.isolation;
         e.lethal_den = r.lethal;
-        machine(&e);
+        life_machine(&e);
         return fz_life(&e, r.count);
     }
     return run(&r);

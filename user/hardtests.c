@@ -403,9 +403,7 @@ static long mapper_fn(void *p)
 
 static uint64_t cpu_irqs(int cpu)
 {
-    const struct zt_cpu_counters *c =
-        (const struct zt_cpu_counters *)(uintptr_t)(ZT_COUNTERS_VA + (uint64_t)cpu * 4096);
-    return __atomic_load_n(&c->exc_irq, __ATOMIC_RELAXED);
+    return zt_counters_of((unsigned)cpu)->exc_irq;
 }
 
 /* A long mmap (a third of free memory, populated at once) runs with interrupts enabled: the

@@ -22,6 +22,9 @@
  *   -E        close the window with PR_GET_TASK_ISOLATION instead, and print the flags it
  *             returns ("isol: isolation flags at the end N"): 0 once something else (a
  *             partition change) ended the isolation
+ *
+ * Under Linux (make compare runs this very file there) the prctl fails with -EINVAL, as
+ * mainline has no task isolation: isol says so and spins through the same window anyway.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,12 +175,19 @@ int main(int argc, char **argv)
         printf("isol: cannot start the mapper thread\n");
         return 1;
     }
-    if (!no_pin && zt_set_affinity(1ull << cpu) != 0) {
+    if (!no_pin && zt_pin(cpu) != 0) {
         printf("isol: cannot pin to cpu %d\n", cpu);
         return 1;
     }
     if (cycles) {
         return enable_disable_cycles();
+    }
+    /* make compare: mainline Linux has no task isolation (48 is not a prctl there); said
+     * before the window opens, so the line costs the window nothing. */
+    bool no_isolation = zt_on_linux();
+    if (no_isolation && !expect_err) {
+        printf("isol: Linux %s has no PR_SET_TASK_ISOLATION: spinning without it\n",
+               zt_kernel_release());
     }
     fflush(stdout);
     long r = zt_syscall6_mark_open(SYS_prctl, PR_SET_TASK_ISOLATION, (long)isolation_flags(), 0, 0,
@@ -185,6 +195,9 @@ int main(int argc, char **argv)
     if (expect_err) {
         zt_syscall6_mark_close(SYS_prctl, PR_SET_TASK_ISOLATION, 0, 0, 0, 0, 0);
         return expected_failure(r);
+    }
+    if (r == -EINVAL && no_isolation && !expect_err) {
+        r = 0; /* said above: the window stays open, the task spins as nohz_full leaves it */
     }
     if (r != 0) {
         zt_syscall6_mark_close(SYS_prctl, PR_SET_TASK_ISOLATION, 0, 0, 0, 0, 0);
@@ -202,7 +215,7 @@ int main(int argc, char **argv)
             commit_violation();
         }
         if (move_to >= 0 && zt_counter() - start >= cycles / 2) {
-            long r = zt_set_affinity(1ull << move_to);
+            long r = zt_pin(move_to);
             long flags = zt_prctl(PR_GET_TASK_ISOLATION, 0, 0, 0, 0);
             printf("isol: moved to cpu %d (%ld); isolation flags now %ld\n", zt_cpu(), r, flags);
             move_to = -1;

@@ -2,7 +2,7 @@
  * isolstat — the isolation audit: for each dataplane CPU (or the CPUs given with -c), what
  * could still interrupt it, read from kernel state without disturbing it.
  *
- *   isolstat [-c CPU]...
+ *   isolstat [-c LIST]...     LIST: a CPU or a Linux cpulist ("3", "1-511", "122-123")
  *
  * Expected, and shown as such: SGIs (the IPIs a CPU's own tasks may need) and the local
  * timer's PPI (armed only for the task's own timers or contention).  Everything else is a
@@ -11,6 +11,11 @@
  * other runnable tasks, free pages parked in its per-CPU cache.  The last line per CPU is
  * "isolstat: cpu N clean" or "isolstat: cpu N: K findings"; the exit status is the number of
  * CPUs with findings (capped at 100).  An empty audit is the guarantee.
+ *
+ * On a large machine the audit stays readable: when more than ISOLSTAT_FULL_UPTO CPUs are
+ * audited, a clean CPU without an isolated task is one of a run ("isolstat: cpus 2-510
+ * clean, no isolated task"), and only CPUs with an isolated task or a finding get their
+ * paragraph.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,14 +80,42 @@ static int findings(const struct zt_isol_audit *a)
     return n;
 }
 
-static int audit(unsigned cpu)
+#define ISOLSTAT_FULL_UPTO 16
+
+/* A run of clean CPUs without an isolated task, not printed yet (first < 0: none). */
+static int run_first = -1, run_last = -1;
+
+static void flush_run(void)
+{
+    if (run_first >= 0 && run_first == run_last) {
+        printf("isolstat: cpu %d clean, no isolated task\n", run_first);
+    } else if (run_first >= 0) {
+        printf("isolstat: cpus %d-%d clean, no isolated task\n", run_first, run_last);
+    }
+    run_first = run_last = -1;
+}
+
+/* The audit of one CPU: its paragraph, or (brief) a place in a run of quiet clean CPUs.
+ * Returns 1 if it has findings. */
+static int audit(unsigned cpu, bool brief)
 {
     struct zt_isol_audit a;
     long r = zt_syscall2(SYS_zt_isolstat, cpu, &a);
     if (r) {
+        flush_run();
         printf("isolstat: cpu %u: %s\n", cpu, zt_errno_name((int)-r));
         return 1;
     }
+    if (brief && !a.isolated && !a.timer_armed && !a.ntimers && !a.nspis && !a.pending_calls &&
+        !a.other_runnable && !(a.ppis_enabled & ~(1u << (a.timer_intid - 16)))) {
+        if (run_first >= 0 && run_last + 1 != (int)cpu) {
+            flush_run();
+        }
+        run_first = run_first < 0 ? (int)cpu : run_first;
+        run_last = (int)cpu;
+        return 0; /* no finding: exactly what findings() would say */
+    }
+    flush_run();
     print_header(&a);
     int n = findings(&a);
     if (n) {
@@ -95,32 +128,41 @@ static int audit(unsigned cpu)
 
 int main(int argc, char **argv)
 {
-    struct zt_cpu_info cpus[64];
-    int bad = 0, any = 0;
+    struct zt_cpuset want, one;
+    bool any = false;
+    int bad = 0;
+    long n;
+    zt_cpuset_zero(&want);
     for (int i = 1; i < argc; i++) {
-        char *end = "";
-        long cpu = -1;
-        if (!strcmp(argv[i], "-c") && i + 1 < argc) {
-            cpu = strtol(argv[++i], &end, 10);
-        }
-        if (cpu < 0 || *end || end == argv[i]) {
-            fprintf(stderr, "usage: isolstat [-c CPU]...\n");
+        if (strcmp(argv[i], "-c") != 0 || i + 1 >= argc || zt_cpulist_parse(argv[++i], &one) != 0) {
+            fprintf(stderr, "usage: isolstat [-c LIST]...\n");
             return 100;
         }
-        bad += audit((unsigned)cpu);
-        any = 1;
+        for (int w = 0; w < ZT_CPUSET_WORDS; w++) {
+            want.bits[w] |= one.bits[w];
+        }
+        any = true;
     }
-    if (!any) {
-        long ncpus = zt_cpus(cpus, 64);
-        for (int c = 0; c < ncpus && c < 64; c++) {
-            if (cpus[c].dataplane && cpus[c].online) {
-                bad += audit((unsigned)c);
-                any = 1;
-            }
+    struct zt_cpu_info *cpus = zt_cpus_all(&n);
+    if (cpus == NULL) {
+        printf("isolstat: zt_cpus failed: %s\n", zt_errno_name((int)-n));
+        return 100;
+    }
+    for (long c = 0; !any && c < n; c++) {
+        if (cpus[c].dataplane && cpus[c].online) {
+            zt_cpuset_add(&want, (int)c);
         }
     }
-    if (!any) {
+    bool brief = zt_cpuset_count(&want) > ISOLSTAT_FULL_UPTO;
+    for (int c = 0; c < ZT_MAX_CPUS; c++) {
+        if (zt_cpuset_has(&want, c)) {
+            bad += audit((unsigned)c, brief); /* a CPU the machine lacks: its error line */
+        }
+    }
+    flush_run();
+    if (zt_cpuset_count(&want) == 0) {
         printf("isolstat: no dataplane CPUs (boot with dataplane=LIST)\n");
     }
+    free(cpus);
     return bad > 100 ? 100 : bad;
 }

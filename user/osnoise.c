@@ -1,7 +1,7 @@
 /*
  * osnoise — the noise meter: how much of each CPU a busy user thread really gets.
  *
- *   osnoise -c LIST -t SECONDS [-T US] [-i] [-s] [-H]
+ *   osnoise -c LIST -t SECONDS [-T US] [-i] [-s] [-H] [-P] [-J]
  *
  * One sampling thread per CPU of LIST (Linux cpulist form, "2-3,5"), pinned there, reads
  * CNTVCT_EL0 in a loop for SECONDS of guest time.  Two consecutive reads further apart than
@@ -20,7 +20,17 @@
  * With -H, per CPU and log2 bucket, the number of gaps with lo_us <= gap < hi_us:
  *   osnoise-hist: threshold_us 5
  *   osnoise-hist: cpu 2 lo_us 0 hi_us 1 count 51234000
- * tools/plot-noise turns those lines into a PNG.  Exit status: 0, 1 if a sampling thread
+ * tools/plot-noise turns those lines into a PNG.  With -P, sysjitter's columns per CPU: the
+ * noise samples per second and the percentiles of their length up to 99.999 %, in whole
+ * microseconds (the 1 us bucket the sample at that rank fell in; 512: longer):
+ *   osnoise-pct: cpu 2 interruptions 12 per_s 6.000 p50_us 7 p90_us 9 ... p99.999_us 40 max_us 40
+ * With -J, oslat's buckets: every gap (not only noise) by whole microsecond, one JSON object
+ * per CPU on one line (counts[0]: gaps under 1 us; gaps of 512 us or more in "overflow"):
+ *   osnoise-json: {"cpu": 2, "threshold_us": 5, "samples": N, "bucket_us": 1, "counts": [...],
+ *                  "overflow_us": 512, "overflow": 0, "max_us": 40}
+ * The same file runs under Linux (make compare): there is no counter page, so no gap can be
+ * classified; the HW, IRQ and Thread columns say "-" and -i fails (Linux has no task
+ * isolation), everything else is measured the same way.  Exit status: 0, 1 if a sampling thread
  * could not start or isolate, 2 for bad arguments.
  *
  * How a gap is classified, without a system call.  The kernel keeps each CPU's counters in a
@@ -55,6 +65,7 @@
 #define HIST_BUCKETS         32 /* bucket b >= 1: 2^(b-1) <= gap_us < 2^b; bucket 0: < 1 us */
 #define DEFAULT_THRESHOLD_US 5
 #define PERIOD_US            1000000 /* rtla's default osnoise period and runtime: 1 s */
+#define US_BUCKETS           512     /* per-microsecond buckets 0..511 us; longer: overflow */
 
 /* A CPU's kernel counters at one moment (the fields osnoise reports). */
 struct snapshot {
@@ -76,9 +87,11 @@ struct sampler {
     struct snapshot after;  /* just before the call closing it */
     /* results, in counter cycles and counts */
     uint64_t runtime, noise, hw_noise, period_noise, max_period_noise, max_single;
-    uint64_t samples, hw_count, irq_count, thread_count;
+    uint64_t samples, hw_count, irq_count, thread_count, max_gap;
     uint32_t periods;
     uint64_t hist[HIST_BUCKETS];
+    uint64_t us_hist[US_BUCKETS + 1];  /* every gap of 1 us or more, by whole us; [0]: none */
+    uint64_t noise_us[US_BUCKETS + 1]; /* the noise samples (gaps over the threshold) */
 } __attribute__((aligned(64)));
 
 static struct sampler samplers[MAX_SAMPLERS];
@@ -86,59 +99,46 @@ static int nsamplers;
 static volatile int go; /* 1: start sampling, -1: give up (a sampler could not start) */
 
 /* Options, and the same in counter cycles. */
-static uint64_t cpu_mask;
+static struct zt_cpuset cpu_mask;
 static double seconds;
 static unsigned long threshold_us = DEFAULT_THRESHOLD_US;
-static int isolate, strict, want_hist;
+static int isolate, strict, want_hist, want_json, want_pct;
+/* Linux (make compare): no counter page, so no kernel entry is ever seen: every noise sample
+ * stays unclassified (the HW, IRQ and Thread columns say "-"). */
+static const struct zt_cpu_counters no_counters;
+static bool classified = true;
 static uint64_t threshold_cycles, run_cycles, period_cycles;
 static uint64_t bucket_end_cycles[HIST_BUCKETS]; /* first cycle count of bucket b + 1 */
 
 static void usage(const char *why)
 {
     fprintf(stderr, "osnoise: %s\n", why);
-    fprintf(stderr, "usage: osnoise -c LIST -t SECONDS [-T US] [-i] [-s] [-H]\n"
+    fprintf(stderr, "usage: osnoise -c LIST -t SECONDS [-T US] [-i] [-s] [-H] [-P] [-J]\n"
                     "  -c LIST     CPUs to sample, e.g. 2-3,5\n"
                     "  -t SECONDS  how long, in guest time (at most 3600)\n"
                     "  -T US       noise threshold in microseconds (default 5)\n"
                     "  -i          isolate each sampling thread (dataplane CPUs only)\n"
                     "  -s          strict isolation (implies -i)\n"
-                    "  -H          print a histogram of gap lengths\n");
+                    "  -H          print a histogram of gap lengths\n"
+                    "  -P          percentiles of the noise samples, interruptions per second\n"
+                    "  -J          every gap in 1 us buckets, as one JSON line per CPU\n");
     exit(2);
 }
 
-/* Linux cpulist syntax: comma-separated CPUs and ranges A-B; every CPU must exist. */
-static bool parse_cpulist(const char *s, uint64_t *mask)
+/* A Linux cpulist (zt_cpulist_parse: "2-3,5", "1-511"): every CPU must exist, and at most
+ * MAX_SAMPLERS of them (each runs a spinning thread). */
+static bool parse_cpulist(const char *s, struct zt_cpuset *set)
 {
     int ncpus = zt_nr_cpus();
-    *mask = 0;
-    for (;;) {
-        char *end;
-        long a = strtol(s, &end, 10), b;
-        if (end == s || *s == '-' || *s == '+') {
-            return false;
-        }
-        b = a;
-        if (*end == '-') {
-            s = end + 1;
-            b = strtol(s, &end, 10);
-            if (end == s || *s == '-' || *s == '+') {
-                return false;
-            }
-        }
-        if (a > b || b >= ncpus || b >= MAX_SAMPLERS) {
-            return false;
-        }
-        for (long c = a; c <= b; c++) {
-            *mask |= 1ull << c;
-        }
-        if (*end == '\0') {
-            return true;
-        }
-        if (*end != ',') {
-            return false;
-        }
-        s = end + 1;
+    if (zt_cpulist_parse(s, set) != 0 || zt_cpuset_count(set) > MAX_SAMPLERS) {
+        return false;
     }
+    for (int c = ncpus; c < ZT_MAX_CPUS; c++) {
+        if (zt_cpuset_has(set, c)) {
+            return false;
+        }
+    }
+    return true;
 }
 
 static void parse_args(int argc, char **argv)
@@ -151,6 +151,10 @@ static void parse_args(int argc, char **argv)
             *(a[1] == 'i' ? &isolate : a[1] == 's' ? &strict : &want_hist) = 1;
             continue;
         }
+        if (!strcmp(a, "-J") || !strcmp(a, "-P")) {
+            *(a[1] == 'J' ? &want_json : &want_pct) = 1;
+            continue;
+        }
         if (!strcmp(a, "-c") || !strcmp(a, "-t") || !strcmp(a, "-T")) {
             if (!v) {
                 usage("option needs a value");
@@ -161,7 +165,7 @@ static void parse_args(int argc, char **argv)
         }
         if (a[1] == 'c') {
             if (!parse_cpulist(v, &cpu_mask)) {
-                usage("bad CPU list (CPUs that exist, in the form 2-3,5)");
+                usage("bad CPU list (at most 64 CPUs that exist, in the form 2-3,5)");
             }
             have_cpus = true;
         } else if (a[1] == 't') {
@@ -215,6 +219,13 @@ static void snapshot_read(const volatile struct zt_cpu_counters *c, struct snaps
     s->syscalls = c->syscalls;
 }
 
+/* The per-microsecond bucket of a gap: whole microseconds, US_BUCKETS for anything longer. */
+static unsigned us_bucket(uint64_t gap)
+{
+    uint64_t us = cycles_to_us(gap);
+    return us < US_BUCKETS ? (unsigned)us : US_BUCKETS;
+}
+
 /* from_user moved: count what happened since the last snapshot. */
 static __attribute__((noinline)) void count_entries(struct sampler *s)
 {
@@ -243,6 +254,7 @@ static __attribute__((noinline)) void on_gap(struct sampler *s, uint64_t gap, ui
     }
     s->noise += gap;
     s->period_noise += gap;
+    s->noise_us[us_bucket(gap)]++;
     if (gap > s->max_single) {
         s->max_single = gap;
     }
@@ -260,6 +272,10 @@ static __attribute__((noinline)) void hist_add(struct sampler *s, uint64_t gap)
         b++;
     }
     s->hist[b]++;
+    s->us_hist[us_bucket(gap)]++;
+    if (gap > s->max_gap) {
+        s->max_gap = gap;
+    }
 }
 
 /* The first read at or after the next period boundary: close the period (the gap that
@@ -394,12 +410,16 @@ static void print_table(void)
         }
         /* available share in units of 1e-5 percent, rounded down */
         uint64_t avail = (runtime - (noise < runtime ? noise : runtime)) * 10000000ull / runtime;
-        printf("%3d #%-6u %12llu %12llu   %3u.%05u%12llu %12llu%12llu %12u %12llu %12u %12llu\n",
-               s->cpu, s->periods, (unsigned long long)runtime, (unsigned long long)noise,
-               (unsigned)(avail / 100000), (unsigned)(avail % 100000),
-               (unsigned long long)cycles_to_us(s->max_period_noise),
-               (unsigned long long)cycles_to_us(s->max_single), (unsigned long long)s->hw_count, 0u,
-               (unsigned long long)s->irq_count, 0u, (unsigned long long)s->thread_count);
+        printf("%3d #%-6u %12llu %12llu   %3u.%05u%12llu %12llu", s->cpu, s->periods,
+               (unsigned long long)runtime, (unsigned long long)noise, (unsigned)(avail / 100000),
+               (unsigned)(avail % 100000), (unsigned long long)cycles_to_us(s->max_period_noise),
+               (unsigned long long)cycles_to_us(s->max_single));
+        if (classified) {
+            printf("%12llu %12u %12llu %12u %12llu\n", (unsigned long long)s->hw_count, 0u,
+                   (unsigned long long)s->irq_count, 0u, (unsigned long long)s->thread_count);
+        } else {
+            printf("%12s %12s %12s %12s %12s\n", "-", "-", "-", "-", "-");
+        }
     }
 }
 
@@ -414,6 +434,12 @@ static void print_details(void)
     for (int i = 0; i < nsamplers; i++) {
         const struct sampler *s = &samplers[i];
         if (s->error) {
+            continue;
+        }
+        if (!classified) {
+            printf("osnoise: cpu %d noise not classified (no counter page: %s %s) samples %llu\n",
+                   s->cpu, zt_on_linux() ? "Linux" : "?", zt_kernel_release(),
+                   (unsigned long long)s->samples);
             continue;
         }
         printf("osnoise: cpu %d hw_noise_us %llu os_noise_us %llu samples %llu kernel_entries %llu "
@@ -450,17 +476,86 @@ static void print_hist(void)
     }
 }
 
+/* The lowest microsecond bucket b with at least the fraction num/den of the n samples in
+ * buckets 0..b (rounding the rank up, as sysjitter does); "US_BUCKETS" means longer. */
+static unsigned percentile(const uint64_t *buckets, uint64_t n, uint64_t num, uint64_t den)
+{
+    uint64_t rank = (n * num + den - 1) / den, seen = 0;
+    for (unsigned b = 0; b <= US_BUCKETS; b++) {
+        seen += buckets[b];
+        if (seen >= rank && seen > 0) {
+            return b;
+        }
+    }
+    return US_BUCKETS;
+}
+
+/* sysjitter's columns: interruptions (noise samples) per second and the percentiles of
+ * their length, in whole microseconds (the bucket: 7 means 7 <= gap < 8 us; 512 longer). */
+static void print_pct(void)
+{
+    static const uint64_t pct[][2] = {{50, 100},   {90, 100},     {99, 100},
+                                      {999, 1000}, {9999, 10000}, {99999, 100000}};
+    static const char *const names[] = {"p50", "p90", "p99", "p99.9", "p99.99", "p99.999"};
+    for (int i = 0; i < nsamplers; i++) {
+        const struct sampler *s = &samplers[i];
+        uint64_t n = 0;
+        if (s->error || s->runtime == 0) {
+            continue;
+        }
+        for (unsigned b = 0; b <= US_BUCKETS; b++) {
+            n += s->noise_us[b];
+        }
+        uint64_t per_s_milli = n * 1000ull * zt_counter_freq() / s->runtime;
+        printf("osnoise-pct: cpu %d interruptions %llu per_s %llu.%03llu", s->cpu,
+               (unsigned long long)n, (unsigned long long)(per_s_milli / 1000),
+               (unsigned long long)(per_s_milli % 1000));
+        for (int k = 0; k < 6; k++) {
+            printf(" %s_us %u", names[k], n ? percentile(s->noise_us, n, pct[k][0], pct[k][1]) : 0);
+        }
+        printf(" max_us %llu\n", (unsigned long long)cycles_to_us(s->max_single));
+    }
+}
+
+/* oslat's buckets: every gap by whole microsecond, one JSON object per CPU and line. */
+static void print_json(void)
+{
+    for (int i = 0; i < nsamplers; i++) {
+        const struct sampler *s = &samplers[i];
+        int last = US_BUCKETS - 1;
+        if (s->error) {
+            continue;
+        }
+        while (last > 0 && s->us_hist[last] == 0) {
+            last--;
+        }
+        printf("osnoise-json: {\"cpu\": %d, \"threshold_us\": %lu, \"samples\": %llu, "
+               "\"bucket_us\": 1, \"counts\": [%llu",
+               s->cpu, threshold_us, (unsigned long long)s->samples,
+               (unsigned long long)s->hist[0]);
+        for (int b = 1; b <= last; b++) {
+            printf(", %llu", (unsigned long long)s->us_hist[b]);
+        }
+        printf("], \"overflow_us\": %d, \"overflow\": %llu, \"max_us\": %llu}\n", US_BUCKETS,
+               (unsigned long long)s->us_hist[US_BUCKETS],
+               (unsigned long long)cycles_to_us(s->max_gap));
+    }
+}
+
 /* Start one pinned sampler per CPU; on failure tell the started ones to give up. */
 static bool start_samplers(void)
 {
-    for (int cpu = 0; cpu < MAX_SAMPLERS; cpu++) {
-        if (!(cpu_mask & (1ull << cpu))) {
+    for (int cpu = 0; cpu < ZT_MAX_CPUS && nsamplers < MAX_SAMPLERS; cpu++) {
+        if (!zt_cpuset_has(&cpu_mask, cpu)) {
             continue;
         }
         struct sampler *s = &samplers[nsamplers];
         s->cpu = cpu;
-        s->counters =
-            (const volatile struct zt_cpu_counters *)(uintptr_t)(ZT_COUNTERS_VA + cpu * 4096ull);
+        s->counters = zt_counters_page(cpu);
+        if (!s->counters) {
+            s->counters = &no_counters;
+            classified = false;
+        }
         s->thread = zt_thread_create(sampler_main, s, cpu);
         if (!s->thread) {
             printf("osnoise: cannot start a sampling thread on cpu %d: %s\n", cpu,
@@ -478,8 +573,8 @@ int main(int argc, char **argv)
     bool started;
     parse_args(argc, argv);
     setup_cycles();
-    printf("osnoise: %d CPUs, %.3f s, threshold %lu us, %s\n", __builtin_popcountll(cpu_mask),
-           seconds, threshold_us,
+    printf("osnoise: %d CPUs, %.3f s, threshold %lu us, %s\n", zt_cpuset_count(&cpu_mask), seconds,
+           threshold_us,
            strict    ? "strict isolation"
            : isolate ? "isolated"
                      : "not isolated");
@@ -500,6 +595,12 @@ int main(int argc, char **argv)
         print_details();
         if (want_hist) {
             print_hist();
+        }
+        if (want_pct) {
+            print_pct();
+        }
+        if (want_json) {
+            print_json();
         }
     }
     return status;

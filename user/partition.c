@@ -1,7 +1,7 @@
 /*
  * partition — show or change the role of CPUs at run time (zt_partition, docs/partition.md).
  *
- *   partition                                  show the partition (as the boot log does)
+ *   partition                                  show the partition, each set a cpulist
  *   partition [-b] [-q] [-x ERRNO] ROLE LIST   change every CPU of LIST (a Linux cpulist)
  *   partition -n N [-b] ROLE LIST              N cycles of the change and its reverse
  *   partition -T                               the system call's argument checks
@@ -65,30 +65,29 @@ static int parse_role(const char *role, unsigned *op, unsigned *flags)
     return -1;
 }
 
-/* The partition as the boot log prints it, from zt_cpus. */
+/* The partition from zt_cpus: one line per role, its CPUs as a cpulist ("1-511"). */
 static int show(void)
 {
-    struct zt_cpu_info info[64];
-    long n = zt_cpus(info, 64);
-    if (n < 0) {
+    static const char *const what[] = {"housekeeping", "dataplane", "offline"};
+    static char text[2048]; /* the longest cpulist of 512 CPUs is 1293 characters */
+    struct zt_cpuset sets[3];
+    long n;
+    struct zt_cpu_info *info = zt_cpus_all(&n);
+    if (info == NULL) {
         printf("partition: zt_cpus failed: -%s\n", zt_errno_name((int)-n));
         return 1;
     }
-    static const char *const what[] = {"housekeeping", "dataplane", "offline"};
     for (int k = 0; k < 3; k++) {
-        printf("partition: %s", what[k]);
-        const char *sep = " ";
-        int any = 0;
-        for (long i = 0; i < n && i < 64; i++) {
-            int kind = !info[i].online ? 2 : info[i].dataplane ? 1 : 0;
-            if (kind == k) {
-                printf("%s%u", sep, info[i].cpu);
-                sep = ",";
-                any = 1;
-            }
-        }
-        printf("%s\n", any ? "" : " none");
+        zt_cpuset_zero(&sets[k]);
     }
+    for (long i = 0; i < n; i++) {
+        zt_cpuset_add(&sets[!info[i].online ? 2 : info[i].dataplane ? 1 : 0], (int)info[i].cpu);
+    }
+    for (int k = 0; k < 3; k++) {
+        zt_cpulist_format(&sets[k], text, sizeof(text));
+        printf("partition: %s %s\n", what[k], text);
+    }
+    free(info);
     return 0;
 }
 
@@ -220,6 +219,7 @@ static int argument_checks(void)
         {"unmapped list", zt_syscall4(SYS_zt_partition, 0x10, 1, ZT_PART_DATAPLANE, 0), -EFAULT},
         {"NUL inside", zt_syscall4(SYS_zt_partition, "1\0", 2, ZT_PART_DATAPLANE, 0), -EINVAL},
         {"cpu 64", zt_syscall4(SYS_zt_partition, "64", 2, ZT_PART_DATAPLANE, 0), -ERANGE},
+        {"cpu 512", zt_syscall4(SYS_zt_partition, "512", 3, ZT_PART_DATAPLANE, 0), -ERANGE},
     };
     int ok = 0, n = (int)(sizeof(c) / sizeof(c[0]));
     for (int i = 0; i < n; i++) {

@@ -189,7 +189,9 @@ static int builtin_help(struct command *c)
            "built-ins:\n"
            "  help             this text\n"
            "  ps               threads: pid, tid, name, cpu, state, user/system time\n"
-           "  cpus             per CPU: role, current task, exceptions, interrupts, time\n"
+           "  cpus [-s|-a|-c LIST]  per CPU: role, current task, exceptions, interrupts, time;\n"
+           "                   -s one line per run of alike CPUs (the default above 16 CPUs),\n"
+           "                   -a every CPU, -c LIST only the CPUs of LIST (e.g. 0,122-123)\n"
            "  echo [WORDS]     print the words\n"
            "  jobs             background jobs still running\n"
            "  wait             wait for every background job\n"
@@ -229,75 +231,25 @@ static int builtin_ps(struct command *c)
         }
         n = total + 8;
     }
-    printf("  PID   TID  PPID CPU S NAME             AFFINITY   USER(ms)    SYS(ms)\n");
+    printf("  PID   TID  PPID CPU S NAME             AFFINITY     USER(ms)    SYS(ms)\n");
     for (long i = 0; i < total; i++) {
         struct zt_task_info *t = &tasks[i];
+        char aff[16];
 
-        printf("%5d %5d %5d %3d %c %-16.16s %8llx %10llu %10llu\n", t->pid, t->tid, t->ppid, t->cpu,
-               state_name(t->state), t->name, (unsigned long long)t->affinity,
-               (unsigned long long)(t->user_ns / 1000000),
+        if (zt_cpulist_format(&t->affinity, aff, sizeof(aff)) >= (int)sizeof(aff)) {
+            strcpy(aff + sizeof(aff) - 4, "...");
+        }
+        printf("%5d %5d %5d %3d %c %-16.16s %-10s %10llu %10llu\n", t->pid, t->tid, t->ppid, t->cpu,
+               state_name(t->state), t->name, aff, (unsigned long long)(t->user_ns / 1000000),
                (unsigned long long)(t->sys_ns / 1000000));
     }
     free(tasks);
     return 0;
 }
 
-static void print_cpu(const struct zt_cpu_info *c)
-{
-    printf("cpu%u: %s, %s, running ", c->cpu,
-           !c->online     ? "no role"
-           : c->dataplane ? "dataplane"
-                          : "housekeeping",
-           c->online ? "online" : "offline");
-    if (c->cur_tid == 0) {
-        printf("idle");
-    } else if (c->cur_pid == 0) {
-        printf("kernel thread tid %d (%.*s)", c->cur_tid, ZT_NAME_LEN, c->cur_name);
-    } else {
-        printf("pid %d tid %d (%.*s)", c->cur_pid, c->cur_tid, ZT_NAME_LEN, c->cur_name);
-    }
-    printf(", nr_running %u\n", c->nr_running);
-    printf("  exceptions: sync %llu irq %llu fiq %llu serror %llu; syscalls %llu; "
-           "last second %llu\n",
-           (unsigned long long)c->exc_sync, (unsigned long long)c->exc_irq,
-           (unsigned long long)c->exc_fiq, (unsigned long long)c->exc_serror,
-           (unsigned long long)c->syscalls, (unsigned long long)c->exc_per_s);
-    printf("  interrupts: timer %llu ipi %llu uart %llu other %llu\n",
-           (unsigned long long)c->irq_timer, (unsigned long long)c->irq_ipi,
-           (unsigned long long)c->irq_uart, (unsigned long long)c->irq_other);
-    printf("  context switches %llu; timer arms %llu disarms %llu\n",
-           (unsigned long long)c->ctx_switches, (unsigned long long)c->timer_arms,
-           (unsigned long long)c->timer_disarms);
-    printf("  time (ms): user %llu sys %llu idle %llu\n",
-           (unsigned long long)(c->user_ns / 1000000), (unsigned long long)(c->sys_ns / 1000000),
-           (unsigned long long)(c->idle_ns / 1000000));
-}
-
 static int builtin_cpus(struct command *c)
 {
-    struct zt_cpu_info *cpus;
-    long n = zt_cpus(NULL, 0), got;
-
-    if (n <= 0) {
-        printf("cpus: zt_cpus failed: %s\n", n < 0 ? zt_errno_name((int)-n) : "no CPUs");
-        return 1;
-    }
-    cpus = calloc((size_t)n, sizeof(*cpus));
-    if (cpus == NULL) {
-        printf("cpus: out of memory\n");
-        return 1;
-    }
-    got = zt_cpus(cpus, (size_t)n);
-    if (got < 0) {
-        printf("cpus: zt_cpus failed: %s\n", zt_errno_name((int)-got));
-        free(cpus);
-        return 1;
-    }
-    for (long i = 0; i < got && i < n; i++) {
-        print_cpu(&cpus[i]);
-    }
-    free(cpus);
-    return 0;
+    return zt_cpus_command(c->argc, c->argv);
 }
 
 static int builtin_echo(struct command *c)

@@ -1,7 +1,7 @@
 /*
  * trace — dump the kernel's per-CPU trace rings as text a host tool can parse.
  *
- *   trace [-c CPU]... [-k]
+ *   trace [-c LIST]... [-k]          LIST: a CPU or a Linux cpulist ("2-3", "0,511")
  *
  * Drains the ring of every online CPU (or of each CPU given with -c) with zt_trace and
  * prints one line per event.  The format is stable (tools/trace2json and tools/plot-trace
@@ -33,7 +33,7 @@
 
 #include "zt.h"
 
-#define MAX_CPUS  64
+#define MAX_CPUS  ZT_MAX_CPUS
 #define CHUNK     128 /* zt_trace copies at most this many events per call */
 #define OUT_BATCH 256 /* the kernel writes the console in chunks of this many bytes */
 
@@ -52,7 +52,7 @@ static const char *const type_names[] = {ZT_TRACE_TYPES(TYPE_NAME_)}; /* uapi/zt
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: trace [-c CPU]... [-k]\n");
+    fprintf(stderr, "usage: trace [-c LIST]... [-k]\n");
     exit(2);
 }
 
@@ -114,23 +114,28 @@ static int read_cpus(bool *online)
     return total;
 }
 
-static int parse_cpu(const char *s, int ncpus, const bool *online)
+/* The CPUs of list s (each must exist and be online) into wanted[]. */
+static void parse_cpus(const char *s, int ncpus, const bool *online)
 {
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || v < 0) {
-        fprintf(stderr, "trace: bad CPU number '%s'\n", s);
+    struct zt_cpuset set;
+    if (zt_cpulist_parse(s, &set) != 0) {
+        fprintf(stderr, "trace: bad CPU list '%s'\n", s);
         exit(2);
     }
-    if (v >= ncpus) {
-        fprintf(stderr, "trace: no CPU %s: this machine has CPUs 0-%d\n", s, ncpus - 1);
-        exit(2);
+    for (int c = 0; c < MAX_CPUS; c++) {
+        if (!zt_cpuset_has(&set, c)) {
+            continue;
+        }
+        if (c >= ncpus) {
+            fprintf(stderr, "trace: no CPU %d: this machine has CPUs 0-%d\n", c, ncpus - 1);
+            exit(2);
+        }
+        if (!online[c]) {
+            fprintf(stderr, "trace: CPU %d is not online\n", c);
+            exit(2);
+        }
+        wanted[c] = true;
     }
-    if (!online[v]) {
-        fprintf(stderr, "trace: CPU %ld is not online\n", v);
-        exit(2);
-    }
-    return (int)v;
 }
 
 static void parse_args(int argc, char **argv, int ncpus, const bool *online)
@@ -140,7 +145,8 @@ static void parse_args(int argc, char **argv, int ncpus, const bool *online)
         if (!strcmp(argv[i], "-k")) {
             keep = 1;
         } else if (!strcmp(argv[i], "-c") && i + 1 < argc) {
-            wanted[parse_cpu(argv[++i], ncpus, online)] = any = true;
+            parse_cpus(argv[++i], ncpus, online);
+            any = true;
         } else {
             usage();
         }
@@ -155,7 +161,7 @@ static void parse_args(int argc, char **argv, int ncpus, const bool *online)
 static void append(struct ring_copy *rc, const struct zt_trace_event *ev, size_t n)
 {
     if (rc->n + n > rc->cap) {
-        size_t cap = rc->cap ? rc->cap * 2 : 1024;
+        size_t cap = rc->cap ? rc->cap * 2 : 256;
         while (cap < rc->n + n) {
             cap *= 2;
         }

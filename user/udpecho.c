@@ -143,8 +143,7 @@ static long mapper(void *arg)
 /* Exceptions this CPU has taken, from its counters page (no system call). */
 static uint64_t exceptions(void)
 {
-    const volatile struct zt_cpu_counters *c =
-        (const volatile struct zt_cpu_counters *)(uintptr_t)(ZT_COUNTERS_VA + cpu * 4096ull);
+    const volatile struct zt_cpu_counters *c = zt_counters_of((unsigned)cpu);
     return zt_counters_exceptions(c);
 }
 

@@ -1025,7 +1025,7 @@ static void test_spawn_errors(void)
 {
     char *argv[] = {"x", NULL};
     char *bad_argv[] = {"x", (char *)BADADDR, NULL};
-    struct zt_spawn_attr attr = {0, 0, 0};
+    struct zt_spawn_attr attr = {{{0}}, 0, 0};
     static char long_path[5000];
 
     EXPECT(zt_spawn("/bin/does-not-exist", argv, 0), -ENOENT);

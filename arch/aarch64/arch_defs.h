@@ -10,6 +10,10 @@
  *   0xffff_ffc0_0000_0000 .. +1 GiB                  kernel stack window: 32 KiB slots, each
  *                                                    a 16 KiB stack (lower half) below 16 KiB
  *                                                    never mapped (upper half)
+ *   0xffff_ffc0_4000_0000 .. +1 GiB                  MMIO window: device regions the linear
+ *                                                    map cannot reach (mmu_map_device; QEMU
+ *                                                    virt's second GICv3 redistributor region
+ *                                                    is at PA 256 GiB, one past its end)
  *
  * The kernel is linked at KERNEL_VA_OFFSET + KERNEL_LOAD_PA and loaded by QEMU at
  * KERNEL_LOAD_PA (the ELF's physical addresses).  It is linked above 0x40100000 because QEMU
@@ -42,9 +46,20 @@
 #define KSTACK_WINDOW 0xffffffc000000000
 #define KSTACK_SLOTS  8192 /* 256 MiB of window: at most 8,191 tasks */
 
+#define MMIO_WINDOW      0xffffffc040000000
+#define MMIO_WINDOW_SIZE 0x40000000
+
 #define USER_VA_TOP 0x0000008000000000 /* first address above user space */
 /* Bytes a signal frame takes on the user stack (arch_signal_push; AT_MINSIGSTKSZ). */
 #define ARCH_SIGFRAME_BYTES 4704
+
+/* The most CPUs a machine may have: QEMU virt offers 512 with GICv3 (two redistributor
+ * regions, gicv3.c), so struct arch_boot_info has room for 512. */
+#ifdef ZT_MAX_CPUS_BUILD
+#define ARCH_MAX_CPUS ZT_MAX_CPUS_BUILD /* tools/percpu's measurement build */
+#else
+#define ARCH_MAX_CPUS 512
+#endif
 
 /* Interrupt numbers are GIC INTIDs (IHI 0069 2.2): SGIs 0-15 carry IPIs (SGI n = IPI reason
  * n), PPIs 16-31 are per-CPU (the timers), SPIs from 32 are device interrupts; QEMU virt's

@@ -150,8 +150,37 @@ static int find_memory(struct fdt_tree *x, struct dt_info *out)
     return 0;
 }
 
+/* MPIDRs seen so far, hashed into a bitmap: a duplicate is searched for only when its hash
+ * bit is already set, so reading 512 cpus costs 512 steps, not 512 * 512 / 2.  The hash keeps
+ * QEMU virt's MPIDRs (Aff1 << 8 | Aff0, Aff0 < 16) apart: Aff0 | Aff1 << 4. */
+#define SEEN_BITS 4096
+struct mpidr_seen {
+    uint64_t bits[SEEN_BITS / 64];
+};
+
+static uint32_t mpidr_hash(uint64_t m)
+{
+    uint64_t aff0 = m & 0xff, aff1 = m >> 8 & 0xff, aff2 = m >> 16 & 0xff, aff3 = m >> 32 & 0xff;
+    return (uint32_t)(((aff0 & 0xf) | aff1 << 4) ^ (aff0 >> 4 | aff2 << 4 | aff3 << 8)) % SEEN_BITS;
+}
+
+/* Has an earlier cpu (recorded or not) this MPIDR?  Marks it seen. */
+static bool mpidr_repeats(const struct dt_info *out, struct mpidr_seen *seen, uint64_t m)
+{
+    uint32_t h = mpidr_hash(m);
+    bool maybe = seen->bits[h / 64] >> (h % 64) & 1;
+    seen->bits[h / 64] |= 1ull << (h % 64);
+    for (uint32_t i = 0; maybe && i < out->ncpus; i++) {
+        if (out->cpu_mpidr[i] == m) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* One cpu node: record its MPIDR (reg[0]) unless the array is full; reject duplicates. */
-static int add_cpu(struct fdt_tree *x, uint32_t node, struct fdt_cells c, struct dt_info *out)
+static int add_cpu(struct fdt_tree *x, uint32_t node, struct fdt_cells c, struct dt_info *out,
+                   struct mpidr_seen *seen)
 {
     struct fdt_prop reg;
     struct fdt_range r;
@@ -161,11 +190,9 @@ static int add_cpu(struct fdt_tree *x, uint32_t node, struct fdt_cells c, struct
         return err;
     }
     fdt_reg_entry(&reg, c, 0, &r);
-    for (uint32_t i = 0; i < out->ncpus; i++) {
-        if (out->cpu_mpidr[i] == r.base) {
-            return fdt_bad_node(x, "/cpus/", node, "reg %x repeats the MPIDR of an earlier cpu",
-                                r.base, 0);
-        }
+    if (mpidr_repeats(out, seen, r.base)) {
+        return fdt_bad_node(x, "/cpus/", node, "reg %x repeats the MPIDR of an earlier cpu", r.base,
+                            0);
     }
     if (out->ncpus < DT_MAX_CPUS) {
         out->cpu_mpidr[out->ncpus++] = r.base;
@@ -178,15 +205,19 @@ static int find_cpus(struct fdt_tree *x, struct dt_info *out)
 {
     uint32_t cpus, it, node;
     struct fdt_cells c;
+    struct mpidr_seen seen;
     int err;
 
+    for (uint32_t i = 0; i < SEEN_BITS / 64; i++) {
+        seen.bits[i] = 0;
+    }
     if (!fdt_root_child(x, "cpus", 4, &cpus)) {
         return fdt_missing(&x->m, "missing node /cpus");
     }
     err = fdt_node_cells(x, "/", cpus, &c);
     for (it = fdt_node_body(&x->f, cpus); err == 0 && fdt_child_next(&x->f, &it, &node);) {
         if (fdt_prop_is(&x->f, node, "device_type", "cpu")) {
-            err = add_cpu(x, node, c, out);
+            err = add_cpu(x, node, c, out, &seen);
         }
     }
     if (err == 0 && out->ncpus_total == 0) {

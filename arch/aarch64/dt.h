@@ -14,9 +14,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <arch_defs.h>
+
 #include "kernel/fdt.h"
 
-#define DT_MAX_CPUS   64 /* CPUs beyond this are counted in ncpus_total but not recorded */
+#define DT_MAX_CPUS   ARCH_MAX_CPUS /* CPUs beyond this are counted in ncpus_total, not recorded */
 #define DT_MAX_MEM    8
 #define DT_MAX_GICR   4
 #define DT_MAX_VIRTIO 32 /* QEMU virt lists 32 virtio-mmio transports */

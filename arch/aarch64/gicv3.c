@@ -7,6 +7,15 @@
  * CPU in that CPU's redistributor, sends SGIs (ICC_SGI1R_EL1), acknowledges and ends
  * interrupts.  It makes no policy: which CPU gets which SPI is kernel/irq.c's decision.
  *
+ * Redistributors: QEMU virt has room for 123 in its first region (0x080a0000, 128 KiB
+ * each); a machine with more CPUs gets a second region high in the address space (the device
+ * tree's #redistributor-regions = <2>, at 0x40_0000_0000: hw/arm/virt.c puts the other
+ * CPUs' frames there), which mmu_map_device maps outside the linear map.  The boot CPU walks
+ * every region once, reading each frame's GICR_TYPER until the frame marked Last, and pairs
+ * each frame with the logical CPU of the same affinity: frames come in CPU order, so the
+ * frame's position names its CPU and the walk is linear in the number of CPUs (a CPU found
+ * elsewhere costs a search, never a wrong pairing).
+ *
  * Reads of another CPU's enable state go to that CPU's redistributor frame in memory and
  * never interrupt it.  Writes to GICD are serialised by gic_lock; each redistributor is
  * written only by its own CPU (and by the boot CPU before that CPU starts).
@@ -50,8 +59,12 @@
 #define IRQ_PRIORITY 0xa0
 
 static uint8_t *gicd;
-static uint8_t *gicr_of[64]; /* RD_base per logical CPU */
-static unsigned nr_intids;   /* supported INTIDs, from GICD_TYPER */
+static uint8_t *gicr_of[ARCH_MAX_CPUS]; /* RD_base per logical CPU (gicr_pair_all) */
+PERCPU_ARRAY(gicr_of);
+static unsigned nr_intids; /* supported INTIDs, from GICD_TYPER */
+/* Logical CPU + 1 each SPI was last routed to by arch_irq_route (0: CPU 0, the boot route):
+ * arch_irq_route_of checks the register against it instead of searching every CPU. */
+static uint16_t route_cpu[1020];
 static spinlock_t gic_lock = SPINLOCK_INIT_RANK(LOCK_LEAF);
 
 static inline uint32_t rd32(uint8_t *base, unsigned off)
@@ -87,7 +100,10 @@ static void gicr_wait_rwp(uint8_t *rd)
     }
 }
 
-/* Boot CPU, once: all SPIs Group 1, priority IRQ_PRIORITY, level, disabled, routed to CPU 0. */
+static void gicr_pair_all(void);
+
+/* Boot CPU, once: all SPIs Group 1, priority IRQ_PRIORITY, level, disabled, routed to CPU 0;
+ * then every redistributor frame is paired with its CPU. */
 void gic_init_distributor(void)
 {
     gicd = phys_to_virt(platform.gicd.base);
@@ -114,6 +130,7 @@ void gic_init_distributor(void)
     }
     wr32(gicd, GICD_CTLR, GICD_CTLR_ARE | GICD_CTLR_G1 | (rd32(gicd, GICD_CTLR) & (1u << 6)));
     gicd_wait_rwp();
+    gicr_pair_all();
 }
 
 /* GICR_TYPER holds the affinity as Aff3.Aff2.Aff1.Aff0 in bits 63:32. */
@@ -122,17 +139,34 @@ static uint32_t mpidr_to_typer_aff(uint64_t mpidr)
     return (uint32_t)(((mpidr >> 32) & 0xff) << 24 | (mpidr & 0xffffff));
 }
 
-/* Find the redistributor frame whose GICR_TYPER affinity matches `mpidr`. */
-static uint8_t *gicr_find(uint64_t mpidr)
+/* The logical CPU whose affinity is `aff` (GICR_TYPER form): `guess` if it is that one,
+ * else the first that is; -1 if none. */
+static int cpu_of_aff(uint32_t aff, unsigned guess)
 {
-    uint32_t want = mpidr_to_typer_aff(mpidr);
+    if (guess < platform.ncpus && mpidr_to_typer_aff(platform.cpu_mpidr[guess]) == aff) {
+        return (int)guess;
+    }
+    for (unsigned i = 0; i < platform.ncpus; i++) {
+        if (mpidr_to_typer_aff(platform.cpu_mpidr[i]) == aff) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+/* Walk every redistributor region (until its Last frame or its end) and give each logical
+ * CPU its frame.  A frame whose CPU the device tree does not list is left alone. */
+static void gicr_pair_all(void)
+{
+    unsigned k = 0; /* frames seen: QEMU's k-th frame is CPU k's */
     for (unsigned r = 0; r < platform.ngicr; r++) {
-        uint8_t *rd = phys_to_virt(platform.gicr[r].base);
-        uint8_t *end = rd + platform.gicr[r].size;
+        uint8_t *rd = mmu_map_device(platform.gicr[r].base, platform.gicr[r].size);
+        uint8_t *end = rd ? rd + platform.gicr[r].size : rd;
         while (rd < end) {
             uint64_t typer = rd64(rd, GICR_TYPER);
-            if ((uint32_t)(typer >> 32) == want) {
-                return rd;
+            int cpu = cpu_of_aff((uint32_t)(typer >> 32), k++);
+            if (cpu >= 0 && !gicr_of[cpu]) {
+                gicr_of[cpu] = rd;
             }
             if (typer & GICR_TYPER_LAST) {
                 break;
@@ -140,7 +174,6 @@ static uint8_t *gicr_find(uint64_t mpidr)
             rd += (typer & GICR_TYPER_VLPI) ? 0x40000 : 0x20000;
         }
     }
-    return 0;
 }
 
 /*
@@ -150,11 +183,10 @@ static uint8_t *gicr_find(uint64_t mpidr)
  */
 int gic_init_cpu(unsigned id, uint64_t mpidr)
 {
-    uint8_t *rd = gicr_find(mpidr);
-    if (!rd) {
+    uint8_t *rd = id < ARCH_MAX_CPUS ? gicr_of[id] : 0;
+    if (!rd || (uint32_t)(rd64(rd, GICR_TYPER) >> 32) != mpidr_to_typer_aff(mpidr)) {
         return -ENODEV;
     }
-    gicr_of[id] = rd;
     wr32(rd, GICR_WAKER, rd32(rd, GICR_WAKER) & ~GICR_WAKER_PS);
     while (rd32(rd, GICR_WAKER) & GICR_WAKER_CA) {
     }
@@ -228,7 +260,7 @@ void arch_irq_set_enabled(unsigned intid, bool enabled)
 bool arch_irq_is_enabled(unsigned cpu, unsigned intid)
 {
     if (intid < 32) {
-        uint8_t *rd = cpu < 64 ? gicr_of[cpu] : 0;
+        uint8_t *rd = cpu < ARCH_MAX_CPUS ? gicr_of[cpu] : 0;
         return rd && (rd32(rd, GICR_ISENABLER0) >> intid) & 1;
     }
     if (intid >= nr_intids) {
@@ -239,10 +271,11 @@ bool arch_irq_is_enabled(unsigned cpu, unsigned intid)
 
 int arch_irq_route(unsigned intid, unsigned cpu)
 {
-    if (intid < 32 || intid >= nr_intids || cpu >= 64 || !arch_cpus[cpu]) {
+    if (intid < 32 || intid >= nr_intids || cpu >= ARCH_MAX_CPUS || !arch_cpus[cpu]) {
         return -EINVAL;
     }
     wr64(gicd, GICD_IROUTER + 8 * intid, arch_cpus[cpu]->hwid & 0xff00ffffffull);
+    route_cpu[intid] = (uint16_t)(cpu + 1);
     return 0;
 }
 
@@ -255,7 +288,11 @@ int arch_irq_route_of(unsigned intid)
     if (route & (1ull << 31)) {
         return -1; /* 1-of-N routing: no single CPU */
     }
-    for (unsigned i = 0; i < 64; i++) {
+    unsigned guess = route_cpu[intid] ? route_cpu[intid] - 1u : 0;
+    if (arch_cpus[guess] && (arch_cpus[guess]->hwid & 0xff00ffffffull) == route) {
+        return (int)guess; /* where arch_irq_route put it, as the register confirms */
+    }
+    for (unsigned i = 0; i < ARCH_MAX_CPUS; i++) {
         if (arch_cpus[i] && (arch_cpus[i]->hwid & 0xff00ffffffull) == route) {
             return (int)i;
         }
@@ -297,7 +334,7 @@ void arch_irq_audit(unsigned cpu, struct zt_isol_audit *out)
  * TargetList [15:0] = bit (Aff0 % 16) with RS = Aff0 / 16.  IPI n is sent as SGI n. */
 void arch_send_ipi(unsigned cpu, unsigned sgi)
 {
-    if (cpu >= 64 || !arch_cpus[cpu] || sgi >= ARCH_NR_IPIS) {
+    if (cpu >= ARCH_MAX_CPUS || !arch_cpus[cpu] || sgi >= ARCH_NR_IPIS) {
         return;
     }
     uint64_t m = arch_cpus[cpu]->hwid;

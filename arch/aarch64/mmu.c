@@ -6,8 +6,9 @@
  * early_pgd blocks: RAM is mapped RW + execute-never (2 MiB blocks where alignment allows),
  * the kernel image W^X page by page (text RX, rodata R, data/bss RW XN), the boot stack's
  * guard regions not at all, MMIO (the first GiB) as Device-nGnRnE XN.  Afterwards it maps
- * and unmaps single kernel pages (the kernel stack window) on request.  User address
- * spaces (TTBR0) are elsewhere.
+ * and unmaps single kernel pages (the kernel stack window) on request, and maps device
+ * regions above the first GiB into the MMIO window (boot only).  User address spaces (TTBR0)
+ * are elsewhere.
  *
  * Invariants: kernel mappings are global (nG = 0) and never executable from EL0 (UXN);
  * only text is executable at EL1.  A mapping is removed by writing an invalid entry and
@@ -136,6 +137,26 @@ void mmu_init(void)
     }
     mmu_switch_ttbr1(kernel_ttbr1_pa);
     mmu_init_secondary();
+}
+
+void *mmu_map_device(paddr_t pa, uint64_t size)
+{
+    static uint64_t window_used; /* boot CPU only: bytes of the MMIO window handed out */
+    if (pa + size <= (1ull << L1_SHIFT)) {
+        return phys_to_virt(pa); /* inside the first GiB's device block */
+    }
+    uint64_t offset = pa % L2_SIZE, len = (offset + size + L2_SIZE - 1) & ~(L2_SIZE - 1);
+    if (len > MMIO_WINDOW_SIZE - window_used) {
+        return 0;
+    }
+    uint64_t va = MMIO_WINDOW + window_used;
+    window_used += len;
+    unsigned long flags = spin_lock_irqsave(&kmap_lock);
+    map_range(va, pa - offset, len, K_DEVICE);
+    spin_unlock_irqrestore(&kmap_lock, flags);
+    dsb(ishst); /* the entries are visible to the walker (invalid -> valid: no TLBI) */
+    isb();
+    return (void *)(va + offset);
 }
 
 bool mmu_has_pan(void)

@@ -19,8 +19,8 @@
 #define ICC_EOIR1_EL1   S3_0_C12_C12_1
 #define ICC_SGI1R_EL1   S3_0_C12_C11_5
 
-extern struct dt_info platform;        /* the parsed device tree (dt.h) */
-extern struct arch_cpu *arch_cpus[64]; /* by logical id, filled as CPUs are set up */
+extern struct dt_info platform;                   /* the parsed device tree (dt.h) */
+extern struct arch_cpu *arch_cpus[ARCH_MAX_CPUS]; /* by logical id, filled as CPUs are set up */
 
 /* pl011.c */
 void pl011_init(paddr_t base, unsigned intid);
@@ -50,6 +50,10 @@ void mmio_fill_devices(struct arch_boot_info *info);
 /* mmu.c */
 void mmu_init(void);
 void mmu_init_secondary(void);
+/* A device region's kernel address: in the first GiB, its linear-map address; elsewhere (the
+ * GICv3's second redistributor region at 256 GiB, beyond the linear map) a fresh mapping in
+ * the MMIO window.  Boot CPU, after mmu_init; NULL if the window is full. */
+void *mmu_map_device(paddr_t pa, uint64_t size);
 /* Does this CPU have Privileged Access Never (FEAT_PAN)?  mmu_init_secondary turns it on. */
 bool mmu_has_pan(void);
 

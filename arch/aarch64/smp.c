@@ -18,9 +18,21 @@
 #include "platform.h"
 
 extern char __kernel_end[];
+extern const unsigned long __percpu_sizes_start[], __percpu_sizes_end[];
+
+/* What the per-CPU arrays cost one CPU: their sizes (PERCPU_ARRAY) over MAX_CPUS. */
+static unsigned long percpu_bytes(void)
+{
+    unsigned long sum = 0;
+    for (const unsigned long *p = __percpu_sizes_start; p < __percpu_sizes_end; p++) {
+        sum += *p;
+    }
+    return sum / MAX_CPUS;
+}
 
 struct dt_info platform;
-struct arch_cpu *arch_cpus[64];
+struct arch_cpu *arch_cpus[ARCH_MAX_CPUS];
+PERCPU_ARRAY(arch_cpus);
 static struct arch_boot_info boot_info;
 static char cmdline[512];
 
@@ -72,6 +84,7 @@ static void fill_boot_info(uint64_t entry_counter)
     cmdline[n] = 0;
     boot_info.cmdline = cmdline;
     boot_info.entry_counter = entry_counter;
+    boot_info.percpu_bytes = percpu_bytes();
     mmio_fill_devices(&boot_info);
 }
 
@@ -170,7 +183,7 @@ _Noreturn void arch_cpu_off(void)
 
 bool arch_cpu_is_off(unsigned id)
 {
-    return id < 64 && psci_affinity_info(boot_info.hwid[id]) == 1; /* 1: OFF */
+    return id < ARCH_MAX_CPUS && psci_affinity_info(boot_info.hwid[id]) == 1; /* 1: OFF */
 }
 
 void arch_cpu_release(unsigned id, struct cpu *c)

@@ -20,6 +20,9 @@
 /* Bytes a signal frame takes on the user stack (arch_signal_push; AT_MINSIGSTKSZ). */
 #define ARCH_SIGFRAME_BYTES 4704
 
+/* The most CPUs a machine may have (struct arch_boot_info; as aarch64's, 512). */
+#define ARCH_MAX_CPUS 512
+
 #define ARCH_NR_IRQS          288
 #define ARCH_NR_IPIS          16
 #define ARCH_IRQ_FIRST_DEVICE 32

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <arch_defs.h>
+
 #define FAKE_COUNTER_FREQ 62500000ull /* as QEMU virt: 16 ns per counter cycle */
 #define FAKE_MAX_PTES     4096
 #define FAKE_MAX_KMAPS    1024
@@ -21,12 +23,12 @@ struct fake_pte {
 };
 
 struct fake_state {
-    uint64_t timer_deadline[64]; /* programmed deadline per CPU, 0 = disarmed */
-    unsigned timer_writes;       /* hardware timer writes, all CPUs */
-    unsigned ipi_sent[64][16];   /* per receiving CPU and IPI reason */
-    bool ipi_enabled[64][16];    /* per CPU and IPI reason */
-    bool irq_enabled[64][288];   /* per CPU and interrupt number */
-    int irq_route[288];          /* CPU + 1, 0 = never routed */
+    uint64_t timer_deadline[ARCH_MAX_CPUS]; /* programmed deadline per CPU, 0 = disarmed */
+    unsigned timer_writes;                  /* hardware timer writes, all CPUs */
+    unsigned ipi_sent[ARCH_MAX_CPUS][16];   /* per receiving CPU and IPI reason */
+    bool ipi_enabled[ARCH_MAX_CPUS][16];    /* per CPU and IPI reason */
+    bool irq_enabled[ARCH_MAX_CPUS][288];   /* per CPU and interrupt number */
+    int irq_route[288];                     /* CPU + 1, 0 = never routed */
     char console[8192];
     size_t console_len;
     char rx[256]; /* bytes the next arch_console_rx delivers */
@@ -47,7 +49,7 @@ struct fake_state {
     /* Called by arch_send_ipi after counting (the test plays the receiving CPU). */
     void (*ipi_hook)(unsigned cpu, unsigned ipi);
     void (*cpu_start_hook)(unsigned id); /* called by a successful arch_cpu_start */
-    bool cpu_off[64];                    /* what arch_cpu_is_off answers */
+    bool cpu_off[ARCH_MAX_CPUS];         /* what arch_cpu_is_off answers */
     unsigned cpu_releases;               /* arch_cpu_release calls */
     struct {         /* device registers (arch_mmio_*): a read returns val, or 0 */
         uint64_t pa; /* if the register was never written; 0 = free slot */

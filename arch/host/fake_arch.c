@@ -85,7 +85,7 @@ _Noreturn void arch_cpu_off(void)
 
 bool arch_cpu_is_off(unsigned id)
 {
-    return id < 64 && fake.cpu_off[id];
+    return id < ARCH_MAX_CPUS && fake.cpu_off[id];
 }
 
 void arch_cpu_release(unsigned id, struct cpu *c)
@@ -132,12 +132,12 @@ void arch_irq_set_enabled(unsigned irq, bool enabled)
 
 bool arch_irq_is_enabled(unsigned cpu, unsigned irq)
 {
-    return cpu < 64 && irq < ARCH_NR_IRQS && fake.irq_enabled[cpu][irq];
+    return cpu < ARCH_MAX_CPUS && irq < ARCH_NR_IRQS && fake.irq_enabled[cpu][irq];
 }
 
 int arch_irq_route(unsigned irq, unsigned cpu)
 {
-    if (irq < ARCH_IRQ_FIRST_DEVICE || irq >= ARCH_NR_IRQS || cpu >= 64) {
+    if (irq < ARCH_IRQ_FIRST_DEVICE || irq >= ARCH_NR_IRQS || cpu >= ARCH_MAX_CPUS) {
         return -EINVAL;
     }
     fake.irq_route[irq] = (int)cpu + 1;
@@ -158,7 +158,7 @@ void arch_ipi_set_enabled(unsigned ipi, bool enabled)
 
 void arch_send_ipi(unsigned cpu, unsigned ipi)
 {
-    if (cpu < 64 && ipi < ARCH_NR_IPIS) {
+    if (cpu < ARCH_MAX_CPUS && ipi < ARCH_NR_IPIS) {
         fake.ipi_sent[cpu][ipi]++;
         if (fake.ipi_hook) {
             fake.ipi_hook(cpu, ipi); /* a test that plays the receiver */
@@ -170,7 +170,7 @@ void arch_send_ipi(unsigned cpu, unsigned ipi)
  * per-CPU interrupts are numbered from ARCH_NR_IPIS as on the GIC. */
 void arch_irq_audit(unsigned cpu, struct zt_isol_audit *out)
 {
-    for (unsigned i = 0; i < ARCH_NR_IPIS && cpu < 64; i++) {
+    for (unsigned i = 0; i < ARCH_NR_IPIS && cpu < ARCH_MAX_CPUS; i++) {
         out->sgis_enabled |= fake.ipi_enabled[cpu][i] ? 1u << i : 0;
     }
     for (unsigned irq = ARCH_NR_IPIS; irq < ARCH_IRQ_FIRST_DEVICE; irq++) {

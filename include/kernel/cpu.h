@@ -39,7 +39,7 @@ struct cpu_stats {
                                                   nothing pending) */
     uint64_t irq[ARCH_NR_IRQS];                /* timer and device interrupts by number */
     uint64_t ipi_recv[ARCH_NR_IPIS];           /* IPIs taken, by reason */
-    uint32_t ipi_sent[MAX_CPUS][ARCH_NR_IPIS]; /* sent by this CPU, per receiver and reason */
+    uint64_t ipi_sent_by_reason[ARCH_NR_IPIS]; /* sent by this CPU (O(1) in the CPUs) */
     uint64_t ctx_switches;
     uint64_t timer_arms;    /* compare register written */
     uint64_t timer_disarms; /* timer switched off */

@@ -3,7 +3,9 @@
  *
  * The reason travels as the IPI's number (on aarch64 the SGI number, so QEMU's own interrupt
  * trace shows it too).  Every IPI is
- * counted on the sender per (receiver, reason) and on the receiver per reason.  ipi_send is
+ * counted on the sender and on the receiver per reason, and the receiver learns the first
+ * CPU that sent it (and how many sends one interrupt stood for): O(1) words per CPU, however
+ * many CPUs there are.  ipi_send is
  * the only way kernel code interrupts another CPU.  What may reach a dataplane CPU is
  * decided by the callers: the scheduler sends one only when a task is placed there (by its
  * affinity) or moved away, signals only for its own task, and kernel-internal requests
@@ -66,7 +68,7 @@ const char *ipi_reason_name(unsigned reason);
 
 /* Send `reason` to `cpu` (never to this CPU: the caller handles its own CPU). */
 void ipi_send(unsigned cpu, enum ipi_reason reason);
-/* A CPU that sent `reason` to `cpu` since `cpu` last took that reason (the lowest if
+/* A CPU that sent `reason` to `cpu` since `cpu` last took that reason (the first if
  * several; -1 if none), and, while backtraces are kept, the last sender's call path
  * (IPI_BT_DEPTH return addresses, 0-filled) in `bt`.  For the report of an interrupted CPU
  * (isolate.c), on that CPU before ipi_receive. */

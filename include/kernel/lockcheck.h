@@ -12,6 +12,8 @@
 
 /* May a CPU holding `held_lock` take `l`?  (Pure: the rule itself.) */
 bool lockcheck_may_take(const spinlock_t *held_lock, const spinlock_t *l);
+/* The name of a lock rank ("the page allocator"), for reports. */
+const char *lockcheck_rank_name(unsigned rank);
 /* Ranked locks `cpu` holds now. */
 unsigned lockcheck_held(unsigned cpu);
 

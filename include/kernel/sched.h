@@ -87,9 +87,11 @@ void sched_isol_release_parked(struct task *t);
 bool sched_cpu_is_empty(unsigned cpu);
 
 /* Pure placement decision, unit-tested: the CPU for a task with `affinity`, given which
- * CPUs are online, housekeeping, and how many tasks each runs; `prev` is where it ran last
- * (preferred when allowed and not busier than the best).  MAX_CPUS if none is allowed. */
+ * CPUs are online, housekeeping, and how many tasks each runs (nr_running(cpu), asked only
+ * for candidates, and no more once an idle one is found); `prev` is where it ran last
+ * (preferred when allowed and not busier than the best); among equals the lowest-numbered
+ * wins.  MAX_CPUS if none is allowed. */
 unsigned sched_pick_cpu(cpumask_t affinity, cpumask_t online, cpumask_t housekeeping,
-                        const unsigned *nr_running, unsigned prev);
+                        unsigned (*nr_running)(unsigned cpu), unsigned prev);
 
 #endif

@@ -13,6 +13,11 @@ struct cpu;
 /* Boot CPU: start every CPU the device tree lists and wait for them (main.c prints the
  * result). */
 void smp_boot(void);
+/* Bytes each secondary CPU took from the page allocator while smp_boot brought it up (its
+ * kernel stack and its share of the page tables of the stack window, emergency stack, trace
+ * ring, anything its first steps allocated): the free pages before and after, divided by the
+ * CPUs that came online (0 with none), rounded up. */
+unsigned long smp_boot_bytes_per_cpu(void);
 /* Entered by each secondary CPU from arch code, at boot and whenever it comes back online;
  * never returns (the CPU idles). */
 _Noreturn void secondary_main(struct cpu *c, uint64_t entry_counter);

@@ -10,8 +10,10 @@
  * CPU already holds panics instead of spinning forever, and releasing a lock another CPU
  * holds panics.  A lock is released by the CPU that took it: none is held across a context
  * switch.  Checked builds also count the locks each CPU holds (spin_held_count), so
- * schedule() can assert it is never entered with one.  The release build keeps the field
- * (one layout for both builds) but never writes it, so locking costs what it did.
+ * schedule() can assert it is never entered with one, and publish the lock a CPU waits
+ * for while it waits (spin_waiting), so the watchdog can say what a stuck CPU spins on.  The
+ * release build keeps the field (one layout for both builds) but never writes it, so locking costs
+ * what it did.
  *
  * Lock order: a lock made with SPINLOCK_INIT_RANK / spin_lock_init has a rank
  * (include/kernel/lockrank.h, where the order is written); checked builds verify the order
@@ -50,8 +52,12 @@ static inline void spin_lock_init(spinlock_t *l, enum lock_rank rank)
 void lockcheck_acquire(const spinlock_t *l);
 void lockcheck_release(const spinlock_t *l);
 
-/* Checked builds: spinlocks each CPU holds now (kernel/spinlock.c). */
+/* Checked builds: spinlocks each CPU holds now, and the lock each CPU is waiting for (NULL
+ * when none) with the return address of the function that waits, for the watchdog's
+ * report of a stuck CPU (kernel/spinlock.c). */
 extern uint32_t spin_depth[MAX_CPUS];
+extern const spinlock_t *spin_waiting[MAX_CPUS];
+extern uintptr_t spin_waiting_pc[MAX_CPUS];
 
 /* How many spinlocks this CPU holds: checked builds only (0 otherwise). */
 static inline uint32_t spin_held_count(void)
@@ -74,8 +80,18 @@ static inline void spin_lock(spinlock_t *l)
         lockcheck_acquire(l); /* before waiting: a wrong order panics, never deadlocks */
     }
     uint32_t ticket = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
-    while (__atomic_load_n(&l->serving, __ATOMIC_ACQUIRE) != ticket) {
-        arch_cpu_relax();
+    if (__atomic_load_n(&l->serving, __ATOMIC_ACQUIRE) != ticket) {
+        unsigned me = arch_this_cpu_id();
+        if (ZT_CHECKS_ON) { /* what this CPU waits for, should it wait long */
+            spin_waiting_pc[me] = (uintptr_t)__builtin_return_address(0);
+            __atomic_store_n(&spin_waiting[me], l, __ATOMIC_RELEASE);
+        }
+        while (__atomic_load_n(&l->serving, __ATOMIC_ACQUIRE) != ticket) {
+            arch_cpu_relax();
+        }
+        if (ZT_CHECKS_ON) {
+            __atomic_store_n(&spin_waiting[me], (const spinlock_t *)0, __ATOMIC_RELAXED);
+        }
     }
     if (ZT_CHECKS_ON) {
         __atomic_store_n(&l->holder, arch_this_cpu_id() + 1, __ATOMIC_RELAXED);

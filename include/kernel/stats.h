@@ -15,7 +15,8 @@
 #include "kernel/cpu.h"
 #include "uapi/zt_syscall.h"
 
-/* The public counter page of `cpu` (page-aligned, one page each). */
+/* The public counters of `cpu`: ZT_COUNTERS_STRIDE bytes each, CPU after CPU from a page
+ * boundary (exec.c maps their pages into every process). */
 struct zt_cpu_counters *stats_public(unsigned cpu);
 
 /* An exception other than a system call was taken on this CPU (sync: its generic kind when

@@ -178,6 +178,12 @@ static inline struct task *current(void)
     return this_cpu()->current_task;
 }
 
+/* The address space of the calling process (system calls: where user pointers point). */
+static inline struct vm *current_vm(void)
+{
+    return &current()->proc->vm;
+}
+
 struct exec_strv;
 /* At most n processes alive or not yet reaped (boot: max_procs=); spawn says -EAGAIN past
  * it, so a parent that never reaps cannot fill memory with zombies. */
@@ -244,6 +250,12 @@ void task_free(struct task *t);
 extern struct list all_procs;
 extern struct process *init_proc;
 struct task *task_alloc(struct process *p, int tid);
+/* clone: t (fresh from task_alloc) starts as a copy of the calling task `me`: the same
+ * registers but 0 returned (and SP = stack if stack != 0), FP/SIMD state, TLS (or `tls` with
+ * CLONE_SETTLS), the clear-child-tid word `ctid` with CLONE_CHILD_CLEARTID, affinity, CPU,
+ * blocked signals and name. */
+void task_copy_caller(struct task *t, const struct task *me, uint64_t flags, uint64_t stack,
+                      uint64_t tls, uint64_t ctid);
 void task_release(struct task *t);
 int proc_alloc(const char *name, const struct process *parent, struct process **out);
 void proc_release_files(struct process *p);

@@ -21,7 +21,8 @@
 #include "uapi/zt_syscall.h"
 
 #define TRACE_EVENTS_PER_PAGE (4096 / sizeof(struct zt_trace_event))
-#define TRACE_PAGES           16
+#define TRACE_PAGES           16 /* the most pages a ring has (up to 64 CPUs) */
+#define TRACE_PAGES_MIN       4  /* the fewest */
 #define TRACE_EVENTS          (TRACE_EVENTS_PER_PAGE * TRACE_PAGES)
 
 extern bool trace_on; /* written once, by trace_setup */
@@ -33,6 +34,12 @@ static inline bool trace_enabled(void)
 {
     return __builtin_expect(trace_on, 0);
 }
+
+/* Pages of each CPU's ring on a machine of `ncpus` CPUs: TRACE_PAGES up to 64 CPUs, then
+ * fewer (a power of two, at least TRACE_PAGES_MIN) so that the rings together stay near
+ * 4 MiB and a CPU's ring is 16 KiB on 256 or 512 CPUs (docs/tracing.md). */
+unsigned trace_ring_pages(unsigned ncpus);
+
 /* With tracing on, give `cpu` its ring, before the CPU runs (boot, or coming back online).
  * 0 (also when tracing is off: no ring, no page), or -ENOMEM: then its events are dropped. */
 int trace_init_cpu(unsigned cpu);

@@ -111,8 +111,10 @@ struct inode {
     uint64_t mtime_ns; /* since boot */
     char name[VFS_NAME_MAX + 1];
     struct inode *parent;
-    struct list children; /* directories: entries in creation order */
+    struct list children; /* directories: entries in creation order, so in dir_pos order */
     struct list sibling;  /* in parent->children */
+    uint64_t dir_pos;     /* its position in parent (getdents64), never reused there */
+    uint64_t next_pos;    /* directories: the position the next entry gets (from 2) */
     const struct file_ops *fops;
     const void *data; /* initrd files and symlinks */
     void *pages;      /* tmpfs files: the top table of their data pages (tmpfs.c) */
@@ -168,9 +170,10 @@ int vfs_chmod(struct inode *ino, unsigned mode);
 
 /* Read a symbolic link's target into buf (not NUL-terminated); the length or -EINVAL. */
 long vfs_readlink(struct inode *ino, char *buf, size_t n);
-/* Directory entry number `index` of dir ("." and ".." first): 1 and its name/ino/type,
- * or 0 past the end. */
-int vfs_dir_entry(struct inode *dir, uint64_t index, char *name, uint64_t *ino, unsigned *type);
+/* The entry of dir at position *pos or the first after it ("." and ".." first, at 0 and 1):
+ * 1, its name/ino/type, and *pos moved past it; or 0 past the end.  Positions stay good
+ * while entries come and go (getdents64's d_off and the file offset are positions). */
+int vfs_dir_entry(struct inode *dir, uint64_t *pos, char *name, uint64_t *ino, unsigned *type);
 /* The absolute path of a directory into buf[n]; length or -ERANGE. */
 long vfs_path_of(struct inode *dir, char *buf, size_t n);
 /* The bytes of a regular initrd file, for exec: 0 and *data and *size, or -EACCES. */

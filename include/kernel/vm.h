@@ -97,9 +97,10 @@ int vm_mprotect(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot);
  * stay mapped: no demand paging). */
 int vm_madvise_dontneed(struct vm *vm, uint64_t addr, uint64_t len);
 
-/* fork: fill the empty `dst` with a copy of every region of `src` but VMA_DEVICE ones (fresh pages,
- * same contents; the kernel's pages shared).  0 or -ENOMEM (dst then holds part of a copy, for
- * vm_destroy). */
+/* fork: fill the empty `dst` with a copy of every region of `src` (fresh pages, same
+ * contents; the kernel's pages shared), except a claimed device's register window and DMA
+ * region, which stay with the claimer alone (the child has nothing mapped there).  0 or
+ * -ENOMEM (dst then holds part of a copy, for vm_destroy). */
 int vm_copy(struct vm *dst, struct vm *src);
 /* execve: move the regions, tables and break of `src` into `dst` (whose lock the caller
  * holds and keeps; its old contents must have been moved out first).  src is left empty. */

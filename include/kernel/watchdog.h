@@ -2,7 +2,9 @@
  * watchdog.h — a housekeeping watchdog for CPUs that stop taking interrupts.
  *
  * Every online housekeeping CPU runs a kernel timer every period_ms/4 that stamps its own
- * heartbeat and looks at the others': a housekeeping CPU whose heartbeat is older than
+ * heartbeat and looks at the next one's (the watched CPUs form a ring in CPU order, so each
+ * tick reads one heartbeat, whatever the number of CPUs): a housekeeping CPU whose heartbeat
+ * is older than
  * period_ms has taken no timer interrupt for that long — interrupts masked too long, or
  * stuck — and is reported once per stall, with how long it has been, through hklog.
  * Dataplane CPUs are never watched and never touched: no timer, no IPI, no read of

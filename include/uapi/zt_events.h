@@ -57,8 +57,9 @@
  *   irq             a = interrupt number (IPI: its reason), b = ZT_IRQ_CLASSES
  *   syscall         a = number, b = the call's marker (aarch64: the SVC immediate)
  *   ipi-send        a = target CPU, b = reason
- *   ipi-recv        a = reason, b = mask of the CPUs that sent it since the last one of that
- *                   reason was taken (GICv3 SGIs do not say who sent)
+ *   ipi-recv        a = reason, b = the sends it stands for since the last one of that
+ *                   reason was taken (GICv3 SGIs do not say who sent): bits 0-15 the first
+ *                   sender's CPU number + 1 (0: none), bits 16-63 how many sends
  *   timer-arm       a = deadline (counter cycles)
  *   switch          a = previous tid (0 = idle), b = next tid (0 = idle)
  *   isol-enter      a = tid, b = the prctl flags;  isol-exit, isol-violation: a = tid

@@ -133,13 +133,15 @@
 
 /*
  * Per-CPU counters, readable from user space without a system call: every process has each
- * CPU's struct zt_cpu_counters mapped read-only at ZT_COUNTERS_VA + cpu * 4096.  The kernel
+ * CPU's struct zt_cpu_counters mapped read-only at ZT_COUNTERS_VA + cpu * ZT_COUNTERS_STRIDE
+ * (zt_counters_of below; 32 CPUs a page).  The kernel
  * updates them as things happen on that CPU (relaxed 64-bit stores: a reader sees each
  * value whole).  osnoise uses them to classify gaps; anything may read them.  A system call
  * moves one counter, `syscalls`, and nothing else (its whole cost is one increment): the
  * totals that include system calls are sums, zt_counters_sync() and zt_counters_from_user().
  */
-#define ZT_COUNTERS_VA 0x0000007fe0000000ull
+#define ZT_COUNTERS_VA     0x0000007fe0000000ull
+#define ZT_COUNTERS_STRIDE 128
 
 /*
  * The signal-return page: every process has it mapped read-only and executable here.  It
@@ -220,10 +222,26 @@
 #ifndef __ASSEMBLY__
 #include <stdint.h>
 
+/* The most CPUs zerotick supports (QEMU virt with GICv3 offers 512).  tools/percpu builds
+ * the kernel's objects a second time with ZT_MAX_CPUS_BUILD set lower, to measure what each
+ * CPU costs in static memory. */
+#ifdef ZT_MAX_CPUS_BUILD
+#define ZT_MAX_CPUS ZT_MAX_CPUS_BUILD
+#else
+#define ZT_MAX_CPUS 512
+#endif
+#define ZT_CPUSET_WORDS (ZT_MAX_CPUS / 64)
+
+/* A set of CPUs: CPU N is bit N % 64 of bits[N / 64] (the layout of Linux's cpu_set_t, and
+ * of the mask sched_setaffinity takes). */
+struct zt_cpuset {
+    uint64_t bits[ZT_CPUSET_WORDS];
+};
+
 struct zt_spawn_attr {
-    uint64_t affinity; /* CPUs the new process's first thread may run on; 0 = the default
-                          (the housekeeping CPUs) */
-    uint32_t flags;    /* none defined yet: must be 0 */
+    struct zt_cpuset affinity; /* CPUs the new process's first thread may run on; empty = the
+                                  default (the housekeeping CPUs) */
+    uint32_t flags;            /* none defined yet: must be 0 */
     uint32_t reserved;
 };
 
@@ -240,7 +258,7 @@ struct zt_task_info {
     uint8_t isolated; /* task isolation mode (0 = off; zt_prctl.h flags) */
     uint8_t pad[2];
     char name[ZT_NAME_LEN];
-    uint64_t affinity;
+    struct zt_cpuset affinity;
     uint64_t user_ns;    /* time in user space */
     uint64_t sys_ns;     /* time in the kernel on its behalf */
     uint32_t vm_regions; /* regions (mappings) of its address space */
@@ -321,6 +339,13 @@ static inline uint64_t zt_counters_exceptions(const volatile struct zt_cpu_count
     return zt_counters_sync(c) + c->exc_irq + c->exc_fiq + c->exc_serror;
 }
 
+/* CPU `cpu`'s counters as every process sees them. */
+static inline const volatile struct zt_cpu_counters *zt_counters_of(unsigned cpu)
+{
+    return (const volatile struct zt_cpu_counters *)(uintptr_t)(ZT_COUNTERS_VA +
+                                                                cpu * ZT_COUNTERS_STRIDE);
+}
+
 struct zt_trace_event {
     uint64_t ts; /* counter value (CNTVCT) */
     uint32_t cpu;
@@ -341,7 +366,9 @@ struct zt_trace_event {
 #define ZT_PART_QUIET           0x2 /* no "partition:" line on the console */
 #define ZT_PART_AS_DATAPLANE    0x4 /* with ZT_PART_ONLINE: join as a dataplane CPU */
 #define ZT_PART_FLAGS           0x7 /* every flag defined; others are -EINVAL */
-#define ZT_PART_LIST_MAX        256 /* longest CPU list text accepted (bytes) */
+#define ZT_PART_LIST_MAX                                                                           \
+    1536 /* longest CPU list text accepted (bytes): any set of 512 CPUs fits (the longest,         \
+            two CPUs of every three, is 1293 characters) */
 
 #define ZT_AUDIT_MAX_TIMERS 8
 #define ZT_AUDIT_MAX_SPIS   32

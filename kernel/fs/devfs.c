@@ -30,11 +30,6 @@
 #define TIOCNOTTY  0x5422
 #define TIOCGSID   0x5429
 
-static struct vm *my_vm(void)
-{
-    return &current()->proc->vm;
-}
-
 static long null_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
 {
     return 0;
@@ -42,7 +37,7 @@ static long null_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
 
 static long null_write(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
 {
-    return vm_check_range(my_vm(), ubuf, n, PROT_READ) ? -EFAULT : (long)n;
+    return vm_check_range(current_vm(), ubuf, n, PROT_READ) ? -EFAULT : (long)n;
 }
 
 static long zero_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
@@ -50,7 +45,7 @@ static long zero_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
     static const char zeros[256];
     for (size_t done = 0; done < n;) {
         size_t k = MIN(n - done, sizeof(zeros));
-        if (copy_to_user(my_vm(), ubuf + done, zeros, k)) {
+        if (copy_to_user(current_vm(), ubuf + done, zeros, k)) {
             return done ? (long)done : -EFAULT;
         }
         done += k;
@@ -71,12 +66,12 @@ static long console_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
 static long console_write_op(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
 {
     char tmp[256];
-    if (vm_check_range(my_vm(), ubuf, n, PROT_READ)) {
+    if (vm_check_range(current_vm(), ubuf, n, PROT_READ)) {
         return -EFAULT; /* nothing is written from a buffer that is not all there */
     }
     for (size_t done = 0; done < n;) {
         size_t chunk = MIN(n - done, sizeof(tmp));
-        if (copy_from_user(my_vm(), tmp, ubuf + done, chunk) != 0) {
+        if (copy_from_user(current_vm(), tmp, ubuf + done, chunk) != 0) {
             return done ? (long)done : -EFAULT;
         }
         console_write(tmp, chunk);
@@ -95,13 +90,13 @@ static unsigned console_poll(struct file *f)
 
 static long put_int(uint64_t uarg, int v)
 {
-    return copy_to_user(my_vm(), uarg, &v, sizeof(v)) ? -EFAULT : 0;
+    return copy_to_user(current_vm(), uarg, &v, sizeof(v)) ? -EFAULT : 0;
 }
 
 static long set_pgrp(uint64_t uarg)
 {
     int pgrp;
-    if (copy_from_user(my_vm(), &pgrp, uarg, sizeof(pgrp))) {
+    if (copy_from_user(current_vm(), &pgrp, uarg, sizeof(pgrp))) {
         return -EFAULT;
     }
     if (pgrp <= 0) {
@@ -120,20 +115,20 @@ static long termios_ioctl(unsigned long req, uint64_t uarg)
     struct winsize_k ws;
     if (req == TCGETS) {
         tty_get_termios(&t);
-        return copy_to_user(my_vm(), uarg, &t, sizeof(t)) ? -EFAULT : 0;
+        return copy_to_user(current_vm(), uarg, &t, sizeof(t)) ? -EFAULT : 0;
     }
     if (req == TIOCGWINSZ) {
         tty_winsize(&ws, 0);
-        return copy_to_user(my_vm(), uarg, &ws, sizeof(ws)) ? -EFAULT : 0;
+        return copy_to_user(current_vm(), uarg, &ws, sizeof(ws)) ? -EFAULT : 0;
     }
     if (req == TIOCSWINSZ) {
-        if (copy_from_user(my_vm(), &ws, uarg, sizeof(ws))) {
+        if (copy_from_user(current_vm(), &ws, uarg, sizeof(ws))) {
             return -EFAULT;
         }
         tty_winsize(&ws, &ws);
         return 0;
     }
-    if (copy_from_user(my_vm(), &t, uarg, sizeof(t))) { /* TCSETS, TCSETSW, TCSETSF */
+    if (copy_from_user(current_vm(), &t, uarg, sizeof(t))) { /* TCSETS, TCSETSW, TCSETSF */
         return -EFAULT;
     }
     tty_set_termios(&t, req == TCSETSF);

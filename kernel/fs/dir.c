@@ -173,6 +173,9 @@ static int rename_locked(struct inode *fd, const char *fname, struct inode *td, 
     if (!fd->writable_dir || !td->writable_dir) {
         return -EROFS;
     }
+    if (!td->in_tree) {
+        return -ENOENT; /* a removed directory (someone's cwd): as for mkdir there */
+    }
     if (S_ISDIR(src->mode) && is_ancestor_locked(src, td)) {
         return -EINVAL; /* a directory into itself */
     }
@@ -247,24 +250,26 @@ static unsigned dtype(unsigned mode)
     return (mode & S_IFMT) >> 12;
 }
 
-int vfs_dir_entry(struct inode *dir, uint64_t index, char *name, uint64_t *ino, unsigned *type)
+int vfs_dir_entry(struct inode *dir, uint64_t *pos, char *name, uint64_t *ino, unsigned *type)
 {
+    uint64_t index = *pos;
     if (index < 2) {
         kstrlcpy(name, index ? ".." : ".", VFS_NAME_MAX + 1);
         *ino = index && dir->parent ? dir->parent->ino : dir->ino;
         *type = dtype(S_IFDIR);
+        *pos = index + 1;
         return 1;
     }
     unsigned long flags = spin_lock_irqsave(&vfs_lock);
-    uint64_t i = 2;
     int found = 0;
-    list_for_each(pos, &dir->children)
+    list_for_each(p, &dir->children)
     {
-        if (i++ == index) {
-            struct inode *c = container_of(pos, struct inode, sibling);
+        struct inode *c = container_of(p, struct inode, sibling);
+        if (c->dir_pos >= index) { /* the entry at index, or the next if it went away */
             kstrlcpy(name, c->name, VFS_NAME_MAX + 1);
             *ino = c->ino;
             *type = dtype(c->mode);
+            *pos = c->dir_pos + 1;
             found = 1;
             break;
         }
@@ -281,6 +286,10 @@ long vfs_path_of(struct inode *ino, char *buf, size_t n)
     unsigned long flags = spin_lock_irqsave(&vfs_lock);
     long r = ino->in_tree || ino == vfs_root ? 0 : -ENOENT;
     for (struct inode *i = ino; r == 0 && i != vfs_root; i = i->parent) {
+        if (!i->parent) {
+            r = -ENOENT; /* not reachable from the root (cannot happen: rename_locked) */
+            break;
+        }
         size_t len = strlen(i->name);
         if (len + 1 > at) {
             r = -ENAMETOOLONG;
@@ -324,7 +333,7 @@ static long ro_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
         return 0;
     }
     size_t k = (size_t)MIN((uint64_t)n, ino->size - *pos);
-    if (copy_to_user(&current()->proc->vm, ubuf, (const char *)ino->data + *pos, k)) {
+    if (copy_to_user(current_vm(), ubuf, (const char *)ino->data + *pos, k)) {
         return -EFAULT;
     }
     *pos += k;

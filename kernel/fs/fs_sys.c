@@ -30,14 +30,9 @@
 #define W_OK                2
 #define R_OK                4
 
-static struct vm *my_vm(void)
-{
-    return &current()->proc->vm;
-}
-
 static long get_path(uint64_t upath, char *buf)
 {
-    long r = strncpy_from_user(my_vm(), buf, upath, VFS_PATH_MAX);
+    long r = strncpy_from_user(current_vm(), buf, upath, VFS_PATH_MAX);
     return r == -ENAMETOOLONG ? -ENAMETOOLONG : r;
 }
 
@@ -175,7 +170,7 @@ static long stat_out(struct inode *ino, uint64_t ubuf)
     struct stat_k st;
     fill_stat(ino, &st);
     inode_put(ino);
-    return copy_to_user(my_vm(), ubuf, &st, sizeof(st)) ? -EFAULT : 0;
+    return copy_to_user(current_vm(), ubuf, &st, sizeof(st)) ? -EFAULT : 0;
 }
 
 long sys_newfstatat(struct trap_frame *f)
@@ -197,7 +192,7 @@ long sys_fstat(struct trap_frame *f)
         fill_stat(file->inode, &st);
     }
     file_put(file);
-    return copy_to_user(my_vm(), A(1), &st, sizeof(st)) ? -EFAULT : 0;
+    return copy_to_user(current_vm(), A(1), &st, sizeof(st)) ? -EFAULT : 0;
 }
 
 struct statx_ts {
@@ -242,7 +237,7 @@ long sys_statx(struct trap_frame *f)
     sx.rdev_major = (uint32_t)(st.rdev >> 8);
     sx.rdev_minor = (uint32_t)(st.rdev & 0xff);
     sx.dev_minor = 1;
-    return copy_to_user(my_vm(), A(4), &sx, sizeof(sx)) ? -EFAULT : 0;
+    return copy_to_user(current_vm(), A(4), &sx, sizeof(sx)) ? -EFAULT : 0;
 }
 
 /* ---- directories ---- */
@@ -264,7 +259,8 @@ long sys_getdents64(struct trap_frame *f)
         char rec[24 + VFS_NAME_MAX + 1 + 8];
         uint64_t ino;
         unsigned type;
-        if (!vfs_dir_entry(file->inode, file->pos, rec + 19, &ino, &type)) {
+        uint64_t next = file->pos;
+        if (!vfs_dir_entry(file->inode, &next, rec + 19, &ino, &type)) {
             break;
         }
         uint16_t reclen = (uint16_t)((19 + strlen(rec + 19) + 1 + 7) & ~7u);
@@ -272,18 +268,17 @@ long sys_getdents64(struct trap_frame *f)
             r = used ? 0 : -EINVAL; /* the buffer cannot take even one entry */
             break;
         }
-        int64_t next = (int64_t)file->pos + 1;
         memcpy(rec, &ino, 8);
         memcpy(rec + 8, &next, 8);
         memcpy(rec + 16, &reclen, 2);
         rec[18] = (char)type;
         memset(rec + 19 + strlen(rec + 19), 0, reclen - 19 - strlen(rec + 19));
-        if (copy_to_user(my_vm(), ubuf + used, rec, reclen)) {
+        if (copy_to_user(current_vm(), ubuf + used, rec, reclen)) {
             r = -EFAULT;
             break;
         }
         used += reclen;
-        file->pos++;
+        file->pos = next;
     }
     spin_unlock_irqrestore(&file->lock, flags);
     file_put(file);
@@ -300,7 +295,7 @@ long sys_getcwd(struct trap_frame *f)
     if ((uint64_t)len + 1 > A(1)) {
         return -ERANGE;
     }
-    return copy_to_user(my_vm(), A(0), path, (size_t)len + 1) ? -EFAULT : len + 1;
+    return copy_to_user(current_vm(), A(0), path, (size_t)len + 1) ? -EFAULT : len + 1;
 }
 
 static long set_cwd(struct inode *dir)
@@ -432,7 +427,7 @@ long sys_readlinkat(struct trap_frame *f)
     if (n < 0) {
         return n;
     }
-    return copy_to_user(my_vm(), A(2), target, (size_t)n) ? -EFAULT : n;
+    return copy_to_user(current_vm(), A(2), target, (size_t)n) ? -EFAULT : n;
 }
 
 static long access_check(struct inode *ino, int mode)
@@ -500,7 +495,7 @@ long sys_utimensat(struct trap_frame *f)
 {
     int64_t ts[2][2] = {{0, UTIME_NOW}, {0, UTIME_NOW}};
     struct inode *ino;
-    if (A(2) && copy_from_user(my_vm(), ts, A(2), sizeof(ts))) {
+    if (A(2) && copy_from_user(current_vm(), ts, A(2), sizeof(ts))) {
         return -EFAULT;
     }
     for (int i = 0; i < 2; i++) {

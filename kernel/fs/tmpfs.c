@@ -124,7 +124,7 @@ void tmpfs_free_data(struct inode *ino)
 static long tmpfs_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
 {
     struct inode *ino = f->inode;
-    struct vm *vm = &current()->proc->vm;
+    struct vm *vm = current_vm();
     long done = 0;
     unsigned long flags = spin_lock_irqsave(&vfs_lock);
     while ((size_t)done < n && *pos < ino->size) {
@@ -146,7 +146,7 @@ static long tmpfs_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
 static long tmpfs_write(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
 {
     struct inode *ino = f->inode;
-    struct vm *vm = &current()->proc->vm;
+    struct vm *vm = current_vm();
     long done = 0;
     unsigned long flags = spin_lock_irqsave(&vfs_lock);
     if (f->flags & O_APPEND) {

@@ -43,6 +43,7 @@ struct inode *inode_new(enum inode_kind kind, unsigned mode)
     ino->mtime_ns = vfs_now_ns();
     list_init(&ino->children);
     list_init(&ino->sibling);
+    ino->next_pos = 2; /* after "." and ".." */
     return ino;
 }
 
@@ -70,6 +71,7 @@ void vfs_link_locked(struct inode *dir, struct inode *child, const char *name)
     kstrlcpy(child->name, name, sizeof(child->name));
     child->parent = dir;
     child->in_tree = true;
+    child->dir_pos = dir->next_pos++; /* the list stays in position order */
     list_add_tail(&dir->children, &child->sibling);
     dir->mtime_ns = vfs_now_ns();
 }

@@ -7,6 +7,7 @@ noise the host caused (that depends on the host); only on counts and on columns 
 exact by construction.
 """
 
+import json
 import re
 import subprocess
 
@@ -234,3 +235,28 @@ def test_osn05_plot_noise_reads_console_and_writes_png(hist_run, tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", r.stdout
+
+
+def test_osn08_percentiles_and_json_buckets_agree():
+    """OSN-08: -P and -J (sysjitter's and oslat's outputs): the JSON buckets hold every
+    sample, the interruptions are the gaps over the threshold, the percentiles rise with the
+    rank and stay within the longest gap."""
+    b = zt.boot(cpus=4, bootargs="quiet dataplane=2-3 init=/bin/osnoise -- -c 2-3 -t 0.5 -P -J -i")
+    assert b.status == 0, b
+    pct = {int(m.group(1)): m for m in re.finditer(
+        r"osnoise-pct: cpu (\d+) interruptions (\d+) per_s ([\d.]+) p50_us (\d+) p90_us (\d+) "
+        r"p99_us (\d+) p99.9_us (\d+) p99.99_us (\d+) p99.999_us (\d+) max_us (\d+)", b.console)}
+    dets = {int(m.group(1)): m for line in b.lines() if (m := RE_DETAIL.match(line))}
+    jsons = [json.loads(line.split("osnoise-json: ", 1)[1]) for line in b.lines()
+             if line.startswith("osnoise-json: ")]
+    assert sorted(pct) == [2, 3] and sorted(j["cpu"] for j in jsons) == [2, 3], b
+    for j in jsons:
+        cpu, m = j["cpu"], pct[j["cpu"]]
+        assert sum(j["counts"]) + j["overflow"] == j["samples"] == int(dets[cpu].group(4)), j
+        over = sum(j["counts"][j["threshold_us"] + 1:]) + j["overflow"]
+        at_least = sum(j["counts"][j["threshold_us"]:]) + j["overflow"]
+        assert over <= int(m.group(2)) <= at_least, (m.group(0), j)
+        ps = [int(m.group(i)) for i in range(4, 10)]
+        assert ps == sorted(ps), m.group(0)
+        if int(m.group(2)):
+            assert ps[-1] <= min(int(m.group(10)), 512), m.group(0)

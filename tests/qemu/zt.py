@@ -53,6 +53,24 @@ def tool_module(name):
     return _tools[name]
 
 
+EXIT_STATS_RE = re.compile(r"^exit-stats: (?:cpu (\d+)|cpus (\d+)-(\d+)) sync (\d+) irq (\d+) "
+                           r"fiq (\d+) serror (\d+) svc (\d+) timer (\d+)( each)?$", re.M)
+
+
+def exit_stats(console):
+    """{cpu: (sync, irq, fiq, serror, svc, timer)} from the kernel's exit_stats=1 lines, a run
+    of equal CPUs ("exit-stats: cpus 2-510 ... each", machines of more than 16 CPUs) expanded
+    to every CPU of it."""
+    out = {}
+    for m in EXIT_STATS_RE.finditer(console.replace("\r", "")):
+        first = int(m.group(1) or m.group(2))
+        last = int(m.group(1) or m.group(3))
+        counts = tuple(int(m.group(i)) for i in range(4, 10))
+        for cpu in range(first, last + 1):
+            out[cpu] = counts
+    return out
+
+
 def repro_shift():
     """REPRO=1 in the environment (make test REPRO=1) runs every boot under -icount with
     ICOUNT_SHIFT (default 4): bit-for-bit repeatable, single-threaded TCG."""
@@ -62,8 +80,8 @@ def repro_shift():
 
 
 def qemu_cmd(cpus=4, bootargs=None, mem="512M", el2=False, semihosting=True, dtb=None,
-             icount=None, extra=(), cpu="cortex-a72"):
-    machine = "virt,gic-version=3" + (",virtualization=on" if el2 else "")
+             icount=None, extra=(), cpu="cortex-a72", machine_opts=""):
+    machine = "virt,gic-version=3" + (",virtualization=on" if el2 else "") + machine_opts
     cmd = [QEMU, "-M", machine, "-cpu", cpu, "-m", mem, "-nographic", "-nic", "none",
            "-smp", str(cpus), "-kernel", str(KERNEL)]
     if semihosting:

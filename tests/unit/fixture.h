@@ -35,7 +35,7 @@ static inline void *fixture_pages_and_cpu0(size_t pages)
     cpus[0].id = 0;
     fake_cpu = &cpus[0];
     ncpus = 1;
-    cpus_online = cpus_housekeeping = 1;
+    cpus_online = cpus_housekeeping = cpumask_of(0);
     sched_init_cpu(&cpus[0]);
     return pool;
 }

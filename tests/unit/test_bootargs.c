@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "kernel/bootargs.h"
+#include "masks.h"
 #include "kernel/partition.h"
 
 /* cmocka passes every test a state pointer; these tests need none. */
@@ -120,7 +121,7 @@ static void expect_args(const struct bootargs *ba, ...)
 static void expect_defaults(const struct bootargs *ba)
 {
     assert_false(ba->has_dataplane);
-    assert_int_equal(ba->dataplane, 0);
+    assert_int_equal(low64(ba->dataplane), 0);
     assert_int_equal(ba->tick, TICK_NOHZ);
     assert_int_equal(ba->hz, 100);
     assert_false(ba->tick_residual);
@@ -150,10 +151,18 @@ static void ba02_dataplane(TEST_STATE)
     struct bootargs *ba = parse("dataplane=1-3");
 
     assert_true(ba->has_dataplane);
-    assert_int_equal(ba->dataplane, 0xe);
+    assert_int_equal(low64(ba->dataplane), 0xe);
     expect_warnings(ba, NULL);
     ba = parse("dataplane=2-9:1/4,63");
-    assert_int_equal(ba->dataplane, 0x8000000000000044ull);
+    assert_int_equal(low64(ba->dataplane), 0x8000000000000044ull);
+    ba = parse("dataplane=1-511"); /* past 64 CPUs: every word of the set */
+    assert_true(ba->has_dataplane);
+    assert_true(cpumask_equal(ba->dataplane, cpumask_andnot(cpumask_first_n(512), M64(1))));
+    ba = parse("dataplane=63-64,122-123,511");
+    assert_int_equal(cpumask_weight(ba->dataplane), 5);
+    assert_true(cpumask_has(ba->dataplane, 64) && cpumask_has(ba->dataplane, 123) &&
+                cpumask_has(ba->dataplane, 511) && !cpumask_has(ba->dataplane, 124));
+    expect_warnings(ba, NULL);
 }
 
 /* BA-03: nohz_full= and isolcpus= are aliases of dataplane= */
@@ -162,20 +171,20 @@ static void ba03_dataplane_aliases(TEST_STATE)
     struct bootargs *ba = parse("nohz_full=2,3");
 
     assert_true(ba->has_dataplane);
-    assert_int_equal(ba->dataplane, 0xc);
+    assert_int_equal(low64(ba->dataplane), 0xc);
     ba = parse("isolcpus=1-2");
     assert_true(ba->has_dataplane);
-    assert_int_equal(ba->dataplane, 0x6);
+    assert_int_equal(low64(ba->dataplane), 0x6);
     expect_warnings(ba, NULL);
 }
 
 /* BA-04: isolcpus= skips Linux's leading flag words in any combination */
 static void ba04_isolcpus_flags(TEST_STATE)
 {
-    assert_int_equal(parse("isolcpus=nohz,domain,1-3")->dataplane, 0xe);
-    assert_int_equal(parse("isolcpus=managed_irq,domain,nohz,5")->dataplane, 0x20);
-    assert_int_equal(parse("isolcpus=domain,managed_irq,2")->dataplane, 0x4);
-    assert_int_equal(parse("isolcpus=nohz,nohz,2")->dataplane, 0x4);
+    assert_int_equal(low64(parse("isolcpus=nohz,domain,1-3")->dataplane), 0xe);
+    assert_int_equal(low64(parse("isolcpus=managed_irq,domain,nohz,5")->dataplane), 0x20);
+    assert_int_equal(low64(parse("isolcpus=domain,managed_irq,2")->dataplane), 0x4);
+    assert_int_equal(low64(parse("isolcpus=nohz,nohz,2")->dataplane), 0x4);
     expect_warnings(&g.ba, NULL);
     expect_one_warning("isolcpus=nohz",
                        "bootargs: isolcpus=nohz is not a CPU list; no dataplane CPUs");
@@ -258,7 +267,7 @@ static void ba10_all_together(TEST_STATE)
                                 "isol_debug=1 quiet init=/bin/osnoise debug_fault=undef "
                                 "debug_exit=7 -- -c 2-7 -t 5");
 
-    assert_int_equal(ba->dataplane, 0xfc);
+    assert_int_equal(low64(ba->dataplane), 0xfc);
     assert_int_equal(ba->tick, TICK_PERIODIC);
     assert_int_equal(ba->hz, 250);
     assert_true(ba->tick_residual && ba->isol_debug && ba->quiet);
@@ -293,15 +302,15 @@ static void ba12_bad_dataplane(TEST_STATE)
     expect_one_warning("dataplane=2-x",
                        "bootargs: dataplane=2-x is not a CPU list; no dataplane CPUs");
     ba = expect_one_warning(
-        "dataplane=99",
-        "bootargs: dataplane=99: CPU 99 does not exist (max 63); no dataplane CPUs");
+        "dataplane=999",
+        "bootargs: dataplane=999: CPU 999 does not exist (max 511); no dataplane CPUs");
     assert_false(ba->has_dataplane);
-    assert_int_equal(ba->dataplane, 0);
+    assert_int_equal(low64(ba->dataplane), 0);
     expect_one_warning(
-        "nohz_full=0-64",
-        "bootargs: nohz_full=0-64: CPU 64 does not exist (max 63); no dataplane CPUs");
+        "nohz_full=0-512",
+        "bootargs: nohz_full=0-512: CPU 512 does not exist (max 511); no dataplane CPUs");
     expect_one_warning("dataplane=99999999999999999999",
-                       "bootargs: dataplane=99999999999999999999: CPU number too large (max 63); "
+                       "bootargs: dataplane=99999999999999999999: CPU number too large (max 511); "
                        "no dataplane CPUs");
     expect_one_warning("dataplane=", "bootargs: dataplane= is not a CPU list; no dataplane CPUs");
     expect_one_warning("dataplane", "bootargs: dataplane= is not a CPU list; no dataplane CPUs");
@@ -317,7 +326,7 @@ static void ba13_bad_dataplane_keeps_earlier(TEST_STATE)
                            "bootargs: dataplane=x is not a CPU list; using dataplane=1-3");
 
     assert_true(ba->has_dataplane);
-    assert_int_equal(ba->dataplane, 0xe);
+    assert_int_equal(low64(ba->dataplane), 0xe);
 }
 
 /* BA-14: bad tick= values warn exactly; values are case-sensitive */
@@ -430,14 +439,14 @@ static void ba20_override_order(TEST_STATE)
                                 "tick=nohz init=/a init=/b debug_exit=1 debug_exit=2");
 
     assert_int_equal(ba->hz, 300);
-    assert_int_equal(ba->dataplane, 0xc);
+    assert_int_equal(low64(ba->dataplane), 0xc);
     assert_int_equal(ba->tick, TICK_NOHZ);
     assert_string_equal(ba->init_path, "/b");
     assert_int_equal(ba->debug_exit, 2);
     expect_warnings(ba, NULL);
     ba = parse("dataplane=1-3 dataplane=none");
     assert_true(ba->has_dataplane);
-    assert_int_equal(ba->dataplane, 0);
+    assert_int_equal(low64(ba->dataplane), 0);
     expect_one_warning("hz=300 hz=0", "bootargs: hz=0 out of range 1..1000; using hz=300");
     assert_int_equal(g.ba.hz, 300);
 }
@@ -545,7 +554,7 @@ static void ba28_quoted_params(TEST_STATE)
 {
     struct bootargs *ba = parse("dataplane=\"1-3\" \"hz=5\"");
 
-    assert_int_equal(ba->dataplane, 0xe);
+    assert_int_equal(low64(ba->dataplane), 0xe);
     assert_int_equal(ba->hz, 5);
     expect_warnings(ba, NULL);
     ba = parse("init=\"/bin/x hz=5");
@@ -651,7 +660,7 @@ static void ba33_longest_warnings_fit(TEST_STATE)
     struct bootargs *ba;
 
     /* Longest list text: 1,3,5,...,63 is 90 characters, in the "using dataplane=" tail. */
-    cpulist_format(0xaaaaaaaaaaaaaaaaull, list, sizeof(list));
+    cpulist_format(M64(0xaaaaaaaaaaaaaaaaull), list, sizeof(list));
     snprintf(cmd, sizeof(cmd),
              "dataplane=%s isolcpus=managed_irq,99999999999999999999999999999999999", list);
     ba = parse(cmd);
@@ -691,9 +700,10 @@ static struct split decide(const char *cmdline, unsigned ncpus)
 
     memset(&s, 0, sizeof(s));
     s.n = partition_decide(ba, ncpus, &s.hk, &s.dp, s.msg, 4);
-    if ((s.hk | s.dp) != all || (s.hk & s.dp) != 0 || !cpumask_has(s.hk, 0)) {
-        fail_msg("\"%s\" on %u CPUs: hk %#llx dp %#llx", cmdline, ncpus, (unsigned long long)s.hk,
-                 (unsigned long long)s.dp);
+    if (!cpumask_equal(cpumask_or(s.hk, s.dp), all) || cpumask_intersects(s.hk, s.dp) ||
+        !cpumask_has(s.hk, 0)) {
+        fail_msg("\"%s\" on %u CPUs: hk %#llx dp %#llx (low words)", cmdline, ncpus,
+                 (unsigned long long)s.hk.w[0], (unsigned long long)s.dp.w[0]);
     }
     return s;
 }
@@ -723,8 +733,8 @@ static void pd01_no_request(TEST_STATE)
 {
     struct split s = decide("", 4);
 
-    assert_int_equal(s.hk, 0xf);
-    assert_int_equal(s.dp, 0);
+    assert_int_equal(low64(s.hk), 0xf);
+    assert_int_equal(low64(s.dp), 0);
     expect_msgs(&s, NULL);
 }
 
@@ -733,11 +743,11 @@ static void pd02_valid_request(TEST_STATE)
 {
     struct split s = decide("dataplane=1-3", 4);
 
-    assert_int_equal(s.hk, 0x1);
-    assert_int_equal(s.dp, 0xe);
+    assert_int_equal(low64(s.hk), 0x1);
+    assert_int_equal(low64(s.dp), 0xe);
     expect_msgs(&s, NULL);
     s = decide("dataplane=none", 4);
-    assert_int_equal(s.dp, 0);
+    assert_int_equal(low64(s.dp), 0);
     expect_msgs(&s, NULL);
 }
 
@@ -746,7 +756,7 @@ static void pd03_cpu0_requested(TEST_STATE)
 {
     struct split s = decide("dataplane=0,2-3", 4);
 
-    assert_int_equal(s.dp, 0xc);
+    assert_int_equal(low64(s.dp), 0xc);
     expect_msgs(&s, "partition: CPU 0 is always housekeeping; dataplane 2-3 used instead", NULL);
 }
 
@@ -755,10 +765,10 @@ static void pd04_nonexistent(TEST_STATE)
 {
     struct split s = decide("dataplane=1-5", 4);
 
-    assert_int_equal(s.dp, 0xe);
+    assert_int_equal(low64(s.dp), 0xe);
     expect_msgs(&s, "partition: CPUs 4-5 do not exist on this 4-CPU machine; dropped", NULL);
     s = decide("dataplane=5", 4);
-    assert_int_equal(s.dp, 0);
+    assert_int_equal(low64(s.dp), 0);
     expect_msgs(&s, "partition: CPU 5 does not exist on this 4-CPU machine; dropped",
                 "partition: no dataplane CPUs remain", NULL);
 }
@@ -768,11 +778,11 @@ static void pd05_every_cpu(TEST_STATE)
 {
     struct split s = decide("dataplane=0-7", 8);
 
-    assert_int_equal(s.hk, 0x1);
-    assert_int_equal(s.dp, 0xfe);
+    assert_int_equal(low64(s.hk), 0x1);
+    assert_int_equal(low64(s.dp), 0xfe);
     expect_msgs(&s, "partition: CPU 0 is always housekeeping; dataplane 1-7 used instead", NULL);
     s = decide("dataplane=0-63", 8);
-    assert_int_equal(s.dp, 0xfe);
+    assert_int_equal(low64(s.dp), 0xfe);
     expect_msgs(&s, "partition: CPUs 8-63 do not exist on this 8-CPU machine; dropped",
                 "partition: CPU 0 is always housekeeping; dataplane 1-7 used instead", NULL);
 }
@@ -782,16 +792,16 @@ static void pd06_one_cpu(TEST_STATE)
 {
     struct split s = decide("dataplane=0", 1);
 
-    assert_int_equal(s.hk, 0x1);
-    assert_int_equal(s.dp, 0);
+    assert_int_equal(low64(s.hk), 0x1);
+    assert_int_equal(low64(s.dp), 0);
     expect_msgs(&s, "partition: CPU 0 is always housekeeping; removed from dataplane",
                 "partition: no dataplane CPUs remain", NULL);
     s = decide("dataplane=1-3", 1);
-    assert_int_equal(s.dp, 0);
+    assert_int_equal(low64(s.dp), 0);
     expect_msgs(&s, "partition: CPUs 1-3 do not exist on this 1-CPU machine; dropped",
                 "partition: no dataplane CPUs remain", NULL);
     s = decide("", 1);
-    assert_int_equal(s.hk, 0x1);
+    assert_int_equal(low64(s.hk), 0x1);
     expect_msgs(&s, NULL);
 }
 
@@ -800,12 +810,26 @@ static void pd07_64_cpus(TEST_STATE)
 {
     struct split s = decide("dataplane=1-63", 64);
 
-    assert_int_equal(s.hk, 0x1);
-    assert_int_equal(s.dp, ~1ull);
+    assert_int_equal(low64(s.hk), 0x1);
+    assert_int_equal(low64(s.dp), ~1ull);
     expect_msgs(&s, NULL);
     s = decide("dataplane=0-63", 64);
-    assert_int_equal(s.dp, ~1ull);
+    assert_int_equal(low64(s.dp), ~1ull);
     expect_msgs(&s, "partition: CPU 0 is always housekeeping; dataplane 1-63 used instead", NULL);
+}
+
+/* PD-11: a 512-CPU machine: dataplane=1-511 as given; CPUs past 123 (QEMU's second
+ * redistributor region) are like any other; those past the machine are dropped by number */
+static void pd11_512_cpus(TEST_STATE)
+{
+    struct split s = decide("dataplane=1-511", 512);
+
+    assert_true(cpumask_equal(s.hk, cpumask_of(0)));
+    assert_int_equal(cpumask_weight(s.dp), 511);
+    expect_msgs(&s, NULL);
+    s = decide("dataplane=122-123,511", 200);
+    assert_true(cpumask_has(s.dp, 122) && cpumask_has(s.dp, 123) && cpumask_weight(s.dp) == 2);
+    expect_msgs(&s, "partition: CPU 511 does not exist on this 200-CPU machine; dropped", NULL);
 }
 
 /* PD-08: maxmsg caps the lines written; msg may be NULL with maxmsg 0 */
@@ -820,8 +844,8 @@ static void pd08_maxmsg(TEST_STATE)
     assert_string_equal(msg[0], "partition: CPU 5 does not exist on this 4-CPU machine; dropped");
     assert_int_equal((unsigned char)msg[1][0], '#');
     assert_int_equal(partition_decide(ba, 4, &hk, &dp, NULL, 0), 0);
-    assert_int_equal(hk, 0xf);
-    assert_int_equal(dp, 0);
+    assert_int_equal(low64(hk), 0xf);
+    assert_int_equal(low64(dp), 0);
 }
 
 /*
@@ -838,39 +862,43 @@ static void pd09_invariants(TEST_STATE)
     ba.has_dataplane = true;
     for (unsigned ncpus = 1; ncpus <= MAX_CPUS; ncpus++) {
         for (int i = 0; i < 200; i++) {
-            cpumask_t all = cpumask_first_n(ncpus), hk, dp;
+            cpumask_t all = cpumask_first_n(ncpus), hk, dp, want;
             int n;
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            ba.dataplane = i == 0 ? ~0ull : (i == 1 ? 0 : x);
+            for (unsigned w = 0; w < CPUMASK_WORDS; w++) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                want.w[w] = i == 0 ? ~0ull : (i == 1 ? 0 : x);
+            }
+            ba.dataplane = want;
             n = partition_decide(&ba, ncpus, &hk, &dp, msg, 4);
-            if ((hk | dp) != all || (hk & dp) != 0 || !cpumask_has(hk, 0) ||
-                dp != (ba.dataplane & all & ~1ull) ||
-                (n == 0) != ((ba.dataplane & ~(all & ~1ull)) == 0)) {
-                fail_msg("ncpus %u want %#llx: hk %#llx dp %#llx n %d", ncpus,
-                         (unsigned long long)ba.dataplane, (unsigned long long)hk,
-                         (unsigned long long)dp, n);
+            cpumask_t usable = cpumask_andnot(all, cpumask_of(0));
+            if (!cpumask_equal(cpumask_or(hk, dp), all) || cpumask_intersects(hk, dp) ||
+                !cpumask_has(hk, 0) || !cpumask_equal(dp, cpumask_and(want, usable)) ||
+                (n == 0) != cpumask_empty(cpumask_andnot(want, usable))) {
+                fail_msg("ncpus %u want %#llx...: hk %#llx... dp %#llx... n %d", ncpus,
+                         (unsigned long long)want.w[0], (unsigned long long)hk.w[0],
+                         (unsigned long long)dp.w[0], n);
             }
         }
     }
 }
 
-/* PD-10: ncpus outside 1..64 is clamped, never a shift past 63 */
+/* PD-10: ncpus outside 1..MAX_CPUS (512) is clamped, never a bit past the set */
 static void pd10_ncpus_clamped(TEST_STATE)
 {
     struct bootargs *ba = parse("dataplane=1-3");
     cpumask_t hk, dp;
 
     partition_decide(ba, 0, &hk, &dp, NULL, 0);
-    assert_int_equal(hk, 0x1);
-    assert_int_equal(dp, 0);
+    assert_int_equal(low64(hk), 0x1);
+    assert_int_equal(low64(dp), 0);
     partition_decide(ba, 1000, &hk, &dp, NULL, 0);
-    assert_int_equal(hk, ~0xeull);
-    assert_int_equal(dp, 0xe);
+    assert_true(cpumask_equal(hk, cpumask_andnot(cpumask_first_n(MAX_CPUS), M64(0xe))));
+    assert_int_equal(low64(dp), 0xe);
     partition_decide(NULL, 4, &hk, &dp, NULL, 0);
-    assert_int_equal(hk, 0xf);
-    assert_int_equal(dp, 0);
+    assert_int_equal(low64(hk), 0xf);
+    assert_int_equal(low64(dp), 0);
 }
 
 int main(void)
@@ -921,6 +949,7 @@ int main(void)
         cmocka_unit_test(pd08_maxmsg),
         cmocka_unit_test(pd09_invariants),
         cmocka_unit_test(pd10_ncpus_clamped),
+        cmocka_unit_test(pd11_512_cpus),
     };
 
     return cmocka_run_group_tests_name("bootargs", tests, NULL, NULL);

@@ -84,11 +84,24 @@ static uint8_t *dup_bytes(const uint8_t *src, size_t len)
 
 /* ------------------------------------------------------------------ QEMU's dumps */
 
-enum dump { VIRT_1, VIRT_4, VIRT_64, VIRT_4_EL2, VIRT_4_NOARGS, NDUMPS };
+/* The loops over every dump cover the first NDUMPS; the trees of 124 and 512 CPUs, with their
+ * second redistributor region, have tests of their own. */
+enum dump {
+    VIRT_1,
+    VIRT_4,
+    VIRT_64,
+    VIRT_4_EL2,
+    VIRT_4_NOARGS,
+    NDUMPS,
+    VIRT_124 = NDUMPS,
+    VIRT_512,
+    NALL
+};
 
-static const char *const dump_path[NDUMPS] = {
+static const char *const dump_path[NALL] = {
     "build/dtb/virt-1.dtb",     "build/dtb/virt-4.dtb",        "build/dtb/virt-64.dtb",
-    "build/dtb/virt-4-el2.dtb", "build/dtb/virt-4-noargs.dtb",
+    "build/dtb/virt-4-el2.dtb", "build/dtb/virt-4-noargs.dtb", "build/dtb/virt-124.dtb",
+    "build/dtb/virt-512.dtb",
 };
 
 struct blob {
@@ -96,7 +109,7 @@ struct blob {
     size_t len;
 };
 
-static struct blob dumps[NDUMPS];
+static struct blob dumps[NALL];
 
 /* The dump, read once; a missing file fails the test with its path. */
 static const struct blob *dump(enum dump d)
@@ -244,6 +257,43 @@ static void fdt_02_one_cpu(void **state)
 static void fdt_03_sixty_four_cpus(void **state)
 {
     check_cpus(VIRT_64, 64);
+}
+
+/* The GICv3 of a tree with more CPUs than the first redistributor region holds (123): the
+ * same region, then a second one of 64 MiB at 256 GiB (hw/arm/virt.c, VIRT_HIGH_GIC_REDIST2;
+ * its size is the region's, not what the CPUs use). */
+static void check_two_gicr(const struct dt_info *info)
+{
+    assert_int_equal(info->gicd.base, 0x08000000);
+    assert_int_equal(info->ngicr, 2);
+    assert_int_equal(info->gicr[0].base, 0x080a0000);
+    assert_int_equal(info->gicr[0].size, 0xf60000);
+    assert_int_equal(info->gicr[1].base, 0x4000000000ull);
+    assert_int_equal(info->gicr[1].size, 0x4000000);
+}
+
+/* FDT-55: QEMU's 124-CPU tree: 124 MPIDRs and two redistributor regions (the one-past-123
+ * machine: CPU 123 is the first in the second region) */
+static void fdt_55_virt_124(void **state)
+{
+    struct dt_info info;
+
+    check_cpus(VIRT_124, 124);
+    parse_ok(dump(VIRT_124), &info);
+    check_two_gicr(&info);
+    assert_int_equal(info.cpu_mpidr[122], 0x70a);
+    assert_int_equal(info.cpu_mpidr[123], 0x70b);
+}
+
+/* FDT-56: QEMU's 512-CPU tree (its largest): 512 MPIDRs, the last 0x1f0f, two regions */
+static void fdt_56_virt_512(void **state)
+{
+    struct dt_info info;
+
+    check_cpus(VIRT_512, 512);
+    parse_ok(dump(VIRT_512), &info);
+    check_two_gicr(&info);
+    assert_int_equal(info.cpu_mpidr[511], 0x1f0f);
 }
 
 /* FDT-04: every dump has exactly one memory range, 0x40000000 + 0x20000000 (-m 512M) */
@@ -784,7 +834,7 @@ static void fdt_36_nop(void **state)
 struct builder {
     uint8_t st[65536];
     uint32_t st_len;
-    char str[4096];
+    char str[16384]; /* every property's name, not shared: 520 cpu nodes fit */
     uint32_t str_len;
     bool strings_first; /* lay the strings block out before the structure block */
 };
@@ -1154,16 +1204,18 @@ static void fdt_45_compatible_list(void **state)
     tree_error(&t, -2, "device tree: no arm,gic-v3 interrupt controller");
 }
 
-/* FDT-46: 70 cpu nodes: ncpus_total 70, the first 64 MPIDRs recorded */
+/* FDT-46: 520 cpu nodes: ncpus_total 520, the first 512 (DT_MAX_CPUS) MPIDRs recorded */
 static void fdt_46_many_cpus(void **state)
 {
-    struct tree t = {.ncpus = 70};
+    struct tree t = {.ncpus = 520};
     struct dt_info info;
 
+    assert_int_equal(DT_MAX_CPUS, 512);
     tree_ok(&t, &info);
-    assert_int_equal(info.ncpus_total, 70);
+    assert_int_equal(info.ncpus_total, 520);
     assert_int_equal(info.ncpus, DT_MAX_CPUS);
     assert_int_equal(info.cpu_mpidr[63], 0x30f);
+    assert_int_equal(info.cpu_mpidr[511], 0x1f0f);
 }
 
 /* FDT-47: each required node missing on its own gives its own message */
@@ -1423,6 +1475,8 @@ int main(void)
         cmocka_unit_test(fdt_52_memory_ranges),
         cmocka_unit_test(fdt_53_short_values),
         cmocka_unit_test(fdt_54_struct_at_end),
+        cmocka_unit_test(fdt_55_virt_124),
+        cmocka_unit_test(fdt_56_virt_512),
     };
 
     return cmocka_run_group_tests_name("fdt", tests, NULL, NULL);

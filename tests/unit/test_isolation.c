@@ -24,6 +24,8 @@
 
 #include <cmocka.h>
 
+#include "masks.h"
+
 #include "fake.h"
 #include "fixture.h"
 #include "kernel/cpu.h"
@@ -45,7 +47,7 @@
 #include "uapi/zt_prctl.h"
 
 #define TEST_STATE void **state __attribute__((unused))
-#define BIT(c)     CPUMASK_BIT(c)
+#define BIT(c)     cpumask_of(c)
 
 static void use_cpu(unsigned c)
 {
@@ -56,9 +58,9 @@ static int group_setup(void **state)
 {
     fake_reset();
     ncpus = 4;
-    cpus_online = 0xf;
-    cpus_housekeeping = BIT(0) | BIT(1);
-    cpus_dataplane = BIT(2) | BIT(3);
+    cpus_online = M64(0xf);
+    cpus_housekeeping = cpumask_or(BIT(0), BIT(1));
+    cpus_dataplane = cpumask_or(BIT(2), BIT(3));
     for (unsigned c = 0; c < 4; c++) {
         cpus[c].id = c;
         cpus[c].arch.id = c;
@@ -167,7 +169,7 @@ static void isr03_work_on_housekeeping(TEST_STATE)
     assert_int_equal(item_runs, 1);
     assert_int_equal(item_cpu, 1);
     assert_false(work_run_next()); /* nothing left */
-    assert_int_equal(work_cpus_used() & cpus_dataplane, 0);
+    assert_false(cpumask_intersects(work_cpus_used(), cpus_dataplane));
     char why[400];
     if (!fixture_panics(run_on_dataplane, "assertion failed: !cpu_is_dataplane", why,
                         sizeof(why))) {
@@ -268,7 +270,7 @@ static void isr04_strict_refuses_and_reports(TEST_STATE)
 static void isr05_admission(TEST_STATE)
 {
     /* Two CPUs in the mask, a housekeeping CPU, unknown flags, a signal past 64. */
-    struct task *wide = new_task(1, BIT(2) | BIT(3));
+    struct task *wide = new_task(1, cpumask_or(BIT(2), BIT(3)));
     wide->cpu = 2;
     switch_on(2);
     assert_ptr_equal(current(), wide);

@@ -32,6 +32,7 @@
 
 #include "fake.h"
 #include "fixture.h"
+#include "masks.h"
 #include "kernel/cpu.h"
 #include "kernel/hklog.h"
 #include "kernel/ipi.h"
@@ -53,7 +54,7 @@
 #include "uapi/zt_syscall.h"
 
 #define TEST_STATE void **state __attribute__((unused))
-#define BIT(c)     CPUMASK_BIT(c)
+#define BIT(c)     (1ull << (c)) /* CPU c < 64 in a word of CPUs (masks.h: M64) */
 #define NCPUS      5
 #define BYSTANDER  3
 
@@ -65,10 +66,10 @@ static struct process proc = {.pid = 42};
 static struct partition_state machine(void)
 {
     return (struct partition_state){.ncpus = NCPUS,
-                                    .online = 0x1f,
-                                    .housekeeping = 0x07,
-                                    .dataplane = 0x18,
-                                    .isolated = BIT(4)};
+                                    .online = M64(0x1f),
+                                    .housekeeping = M64(0x07),
+                                    .dataplane = M64(0x18),
+                                    .isolated = M64(BIT(4))};
 }
 
 static void refused(unsigned cpu, unsigned op, unsigned flags, int err, const char *words)
@@ -113,21 +114,23 @@ static void pst02_transitions(TEST_STATE)
     char msg[128];
     assert_int_equal(partition_step(&s, 1, ZT_PART_DATAPLANE, 0, msg, sizeof(msg)), 0);
     assert_int_equal(partition_step(&s, 2, ZT_PART_DATAPLANE, 0, msg, sizeof(msg)), 0);
-    assert_int_equal(s.housekeeping, BIT(0));
-    assert_int_equal(s.dataplane, 0x1e);
+    assert_int_equal(low64(s.housekeeping), BIT(0));
+    assert_int_equal(low64(s.dataplane), 0x1e);
     assert_int_equal(partition_step(&s, 3, ZT_PART_DATAPLANE, 0, msg, sizeof(msg)), 1);
     assert_int_equal(partition_step(&s, 4, ZT_PART_HOUSEKEEPING, 0, msg, sizeof(msg)), 0);
-    assert_int_equal(s.isolated, 0); /* its isolation ends with the move */
+    assert_int_equal(low64(s.isolated), 0); /* its isolation ends with the move */
     assert_int_equal(partition_step(&s, 4, ZT_PART_OFFLINE, 0, msg, sizeof(msg)), 0);
-    assert_int_equal(s.online, 0x0f);
-    assert_int_equal(s.housekeeping & s.online, BIT(0));
+    assert_int_equal(low64(s.online), 0x0f);
+    assert_int_equal(low64(s.housekeeping) & low64(s.online), BIT(0));
     assert_int_equal(partition_step(&s, 4, ZT_PART_ONLINE, ZT_PART_AS_DATAPLANE, msg, sizeof(msg)),
                      0);
-    assert_true(cpumask_has(s.dataplane & s.online, 4));
+    assert_true(cpumask_has(cpumask_and(s.dataplane, s.online), 4));
     /* A machine where CPU 1 is the only housekeeping CPU (CPU 0's rule makes it unreachable
      * from zt_partition, so this guard is proven here): it may not leave. */
-    struct partition_state odd = {
-        .ncpus = 3, .online = 0x7, .housekeeping = BIT(1), .dataplane = BIT(0) | BIT(2)};
+    struct partition_state odd = {.ncpus = 3,
+                                  .online = M64(0x7),
+                                  .housekeeping = M64(BIT(1)),
+                                  .dataplane = M64(BIT(0) | BIT(2))};
     assert_int_equal(partition_step(&odd, 1, ZT_PART_DATAPLANE, 0, msg, sizeof(msg)), -EPERM);
     assert_non_null(strstr(msg, "cpu 1 is the last housekeeping CPU"));
     assert_int_equal(partition_step(&odd, 1, ZT_PART_OFFLINE, 0, msg, sizeof(msg)), -EPERM);
@@ -188,7 +191,7 @@ static void come_up(unsigned id)
     ipi_init_cpu();
     fake.cpu_off[id] = false;
     cpus[id].online = true;
-    __atomic_fetch_or(&cpus_online, BIT(id), __ATOMIC_SEQ_CST);
+    cpumask_set_atomic(&cpus_online, id);
     fake_cpu = caller;
 }
 
@@ -202,9 +205,9 @@ static int world(void **state)
         kstack_init();
     }
     ncpus = NCPUS;
-    cpus_online = 0x1f;
-    cpus_housekeeping = 0x07;
-    cpus_dataplane = 0x18;
+    cpus_online = M64(0x1f);
+    cpus_housekeeping = M64(0x07);
+    cpus_dataplane = M64(0x18);
     for (unsigned c = 0; c < NCPUS; c++) {
         struct cpu *p = &cpus[c];
         memset(p, 0, sizeof(*p));
@@ -276,22 +279,22 @@ static void arm_kernel_timer(void *arg)
 
 static void cache_a_page(void *arg)
 {
-    page_free(page_alloc()); /* one page parked in this CPU's cache */
+    page_free(page_alloc()); /* pages parked in this CPU's cache (a refill takes a batch) */
 }
 
 /* PST-03: housekeeping -> dataplane of CPU 2 */
 static void pst03_to_dataplane(TEST_STATE)
 {
-    struct task *pinned = start(0, BIT(2));
+    struct task *pinned = start(0, M64(BIT(2)));
     as_cpu(2, sleep_there, pinned);
-    struct task *roams = start(1, BIT(1) | BIT(2)); /* queued on 1 (least loaded, prev 1) */
-    struct task *mover = start(2, BIT(2));          /* queued on 2 */
-    mover->affinity = BIT(1) | BIT(2);              /* may now use housekeeping CPU 1 */
+    struct task *roams = start(1, M64(BIT(1) | BIT(2))); /* queued on 1 (least loaded, prev 1) */
+    struct task *mover = start(2, M64(BIT(2)));          /* queued on 2 */
+    mover->affinity = M64(BIT(1) | BIT(2));              /* may now use housekeeping CPU 1 */
     as_cpu(2, arm_kernel_timer, 0);
     as_cpu(2, cache_a_page, 0);
     assert_int_equal(irq_route(40, 2), 0);
     assert_int_equal(irq_route(41, 1), 0);
-    assert_int_equal(page_cached_on(2), 1);
+    assert_true(page_cached_on(2) >= 1);
     memset(fake.ipi_sent, 0, sizeof(fake.ipi_sent));
 
     assert_int_equal(repartition_apply(2, PART_DATAPLANE), 0);
@@ -327,13 +330,13 @@ static void drain_call(void)
 /* PST-04: dataplane -> housekeeping of CPU 4, which an isolated task owns */
 static void pst04_to_housekeeping(TEST_STATE)
 {
-    struct task *iso = start(0, BIT(4));
+    struct task *iso = start(0, M64(BIT(4)));
     as_cpu(4, isolate_here, iso);
     assert_true(cpus[4].isol_owned);
     ipi_call(4, CALL_DRAIN_PAGES, drain_call); /* deferred: not sent */
     assert_int_equal(ipi_pending_calls(4), 1);
     watchdog_start(100); /* on CPUs 0-2 */
-    assert_int_equal(watchdog_cpus(), 0x07);
+    assert_int_equal(low64(watchdog_cpus()), 0x07);
     memset(fake.ipi_sent, 0, sizeof(fake.ipi_sent));
 
     assert_int_equal(repartition_apply(4, PART_HOUSEKEEPING), 0);
@@ -343,17 +346,17 @@ static void pst04_to_housekeeping(TEST_STATE)
     assert_int_equal(iso->isol_flags, 0);
     assert_false(cpus[4].isol_owned);
     assert_int_equal(ipi_pending_calls(4), 0);
-    assert_int_equal(watchdog_cpus(), 0x17);
+    assert_int_equal(low64(watchdog_cpus()), 0x17);
     assert_int_equal(ipis_to(BYSTANDER), 0);
     hklog_flush();
     assert_non_null(strstr(fake.console, "isolation: pid 42 (t0) on cpu 4: isolation ended: "
                                          "the cpu becomes housekeeping [not strict"));
     /* and back: the watchdog leaves it, still nothing for the bystander */
     assert_int_equal(repartition_apply(4, PART_DATAPLANE), 0);
-    assert_int_equal(watchdog_cpus(), 0x07);
+    assert_int_equal(low64(watchdog_cpus()), 0x07);
     assert_int_equal(ipis_to(BYSTANDER), 0);
     watchdog_start(0); /* off again: the next tests do not want it */
-    assert_int_equal(watchdog_cpus(), 0);
+    assert_int_equal(low64(watchdog_cpus()), 0);
 }
 
 /* PST-05: offline and online, three times; nothing kept, nothing left behind */
@@ -364,13 +367,14 @@ static void pst05_offline_online(TEST_STATE)
     size_t pages = page_free_count();
     unsigned stacks = kstack_used_count();
     for (int round = 0; round < 3; round++) {
-        struct task *t = start((unsigned)round, BIT(2)); /* queued on CPU 2 */
-        t->affinity = BIT(1) | BIT(2);
+        struct task *t = start((unsigned)round, M64(BIT(2))); /* queued on CPU 2 */
+        t->affinity = M64(BIT(1) | BIT(2));
         assert_int_equal(sched_nr_running(2), 1);
         as_cpu(2, arm_kernel_timer, 0);
         memset(fake.ipi_sent, 0, sizeof(fake.ipi_sent));
         assert_int_equal(repartition_apply(2, PART_OFFLINE), 0);
-        assert_false(cpumask_has(cpus_online | cpus_housekeeping | cpus_dataplane, 2));
+        assert_false(
+            cpumask_has(cpumask_or(cpumask_or(cpus_online, cpus_housekeeping), cpus_dataplane), 2));
         assert_int_equal(timer_cpu(&ktimer), 0);
         assert_int_equal(t->cpu, 1); /* it left */
         assert_int_equal(ipis_to(BYSTANDER) + ipis_to(4), 0);
@@ -378,7 +382,7 @@ static void pst05_offline_online(TEST_STATE)
         assert_int_equal(kstack_used_count(), stacks - 1); /* its stack is back */
         assert_true(timer_cancel(&ktimer));
         assert_int_equal(repartition_apply(2, PART_HOUSEKEEPING), 0);
-        assert_true(cpumask_has(cpus_online & cpus_housekeeping, 2));
+        assert_true(cpumask_has(cpumask_and(cpus_online, cpus_housekeeping), 2));
         assert_int_equal(kstack_used_count(), stacks);
         /* the task ran elsewhere meanwhile: take it off its queue for the next round */
         as_cpu(t->cpu, sleep_there, t);
@@ -398,10 +402,10 @@ static void run_it(void *arg)
  * its timer on the CPU after the step: the timer still leaves it (to housekeeping) */
 static void pst06_timer_armed_after_the_step(TEST_STATE)
 {
-    struct task *t = start(0, BIT(2));
+    struct task *t = start(0, M64(BIT(2)));
     as_cpu(2, run_it, 0);
     assert_ptr_equal(sched_current(2), t);
-    t->affinity = BIT(1) | BIT(2); /* it may use housekeeping CPU 1: it must leave */
+    t->affinity = M64(BIT(1) | BIT(2)); /* it may use housekeeping CPU 1: it must leave */
     sleeps_after_step = t;
     memset(fake.ipi_sent, 0, sizeof(fake.ipi_sent));
 

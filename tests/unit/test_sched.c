@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "fake.h"
+#include "masks.h"
 #include "kernel/cpu.h"
 #include "kernel/ipi.h"
 #include "kernel/isolate.h"
@@ -35,13 +36,32 @@
 /* cmocka passes every test a state pointer; these tests need none. */
 #define TEST_STATE void **state __attribute__((unused))
 
-#define BIT(c) CPUMASK_BIT(c)
+#define BIT(c) (1ull << (c)) /* CPU c < 64 in a word of CPUs */
 #define NONE   MAX_CPUS
 
 /* ------------------------------------------------------------------ sched_pick_cpu */
 
 /* Loads for CPUs 0..7 (the rest idle). */
 static unsigned nr8[MAX_CPUS];
+
+/* The loads sched_pick_cpu asks for, and how many times it asked. */
+static const unsigned *loads;
+static unsigned loads_asked;
+
+static unsigned load_of(unsigned cpu)
+{
+    loads_asked++;
+    return loads[cpu];
+}
+
+/* sched_pick_cpu on sets of CPUs 0-63 given as words. */
+static unsigned pick(uint64_t affinity, uint64_t online, uint64_t hk, const unsigned *nr,
+                     unsigned prev)
+{
+    loads = nr;
+    loads_asked = 0;
+    return sched_pick_cpu(M64(affinity), M64(online), M64(hk), load_of, prev);
+}
 
 static const unsigned *load(unsigned c0, unsigned c1, unsigned c2, unsigned c3, unsigned c4,
                             unsigned c5, unsigned c6, unsigned c7)
@@ -59,76 +79,93 @@ static const unsigned *load(unsigned c0, unsigned c1, unsigned c2, unsigned c3, 
 static void sch01_housekeeping_preferred(TEST_STATE)
 {
     const unsigned *nr = load(5, 5, 5, 5, 0, 0, 0, 0);
-    assert_int_equal(sched_pick_cpu(ALL8, ALL8, HK03, nr, NONE), 0);
-    assert_int_equal(sched_pick_cpu(BIT(2) | BIT(6), ALL8, HK03, nr, NONE), 2);
-    assert_int_equal(sched_pick_cpu(BIT(3) | BIT(4) | BIT(5), ALL8, HK03, nr, 4), 3);
+    assert_int_equal(pick(ALL8, ALL8, HK03, nr, NONE), 0);
+    assert_int_equal(pick(BIT(2) | BIT(6), ALL8, HK03, nr, NONE), 2);
+    assert_int_equal(pick(BIT(3) | BIT(4) | BIT(5), ALL8, HK03, nr, 4), 3);
 }
 
 /* SCH-02: dataplane only when the mask has no online housekeeping CPU */
 static void sch02_dataplane_when_no_housekeeping(TEST_STATE)
 {
     const unsigned *nr = load(0, 0, 0, 0, 3, 1, 2, 2);
-    assert_int_equal(sched_pick_cpu(0xf0, ALL8, HK03, nr, NONE), 5);
-    assert_int_equal(sched_pick_cpu(BIT(6), ALL8, HK03, nr, NONE), 6);
+    assert_int_equal(pick(0xf0, ALL8, HK03, nr, NONE), 5);
+    assert_int_equal(pick(BIT(6), ALL8, HK03, nr, NONE), 6);
     /* housekeeping CPU 1 is in the mask but offline: the dataplane CPU is used */
-    assert_int_equal(sched_pick_cpu(BIT(1) | BIT(4), ALL8 & ~BIT(1), HK03, nr, NONE), 4);
+    assert_int_equal(pick(BIT(1) | BIT(4), ALL8 & ~BIT(1), HK03, nr, NONE), 4);
 }
 
 /* SCH-03: never a CPU outside the mask or offline, however idle it is */
 static void sch03_never_outside_mask_or_offline(TEST_STATE)
 {
     const unsigned *nr = load(9, 0, 9, 0, 9, 0, 9, 0);
-    assert_int_equal(sched_pick_cpu(BIT(0) | BIT(2), ALL8, HK03, nr, NONE), 0);
-    assert_int_equal(sched_pick_cpu(BIT(0) | BIT(1), ALL8 & ~BIT(1), HK03, nr, NONE), 0);
-    assert_int_equal(sched_pick_cpu(BIT(4) | BIT(5), ALL8 & ~BIT(5), HK03, nr, 5), 4);
+    assert_int_equal(pick(BIT(0) | BIT(2), ALL8, HK03, nr, NONE), 0);
+    assert_int_equal(pick(BIT(0) | BIT(1), ALL8 & ~BIT(1), HK03, nr, NONE), 0);
+    assert_int_equal(pick(BIT(4) | BIT(5), ALL8 & ~BIT(5), HK03, nr, 5), 4);
     /* prev outside the mask or offline is not kept */
-    assert_int_equal(sched_pick_cpu(BIT(0) | BIT(2), ALL8, HK03, nr, 1), 0);
-    assert_int_equal(sched_pick_cpu(BIT(2) | BIT(3), ALL8 & ~BIT(3), HK03, nr, 3), 2);
+    assert_int_equal(pick(BIT(0) | BIT(2), ALL8, HK03, nr, 1), 0);
+    assert_int_equal(pick(BIT(2) | BIT(3), ALL8 & ~BIT(3), HK03, nr, 3), 2);
 }
 
 /* SCH-04: the least loaded allowed CPU wins; ties go to the lowest number */
 static void sch04_least_loaded(TEST_STATE)
 {
-    assert_int_equal(sched_pick_cpu(HK03, ALL8, HK03, load(3, 2, 1, 4, 0, 0, 0, 0), NONE), 2);
-    assert_int_equal(sched_pick_cpu(HK03, ALL8, HK03, load(1, 0, 0, 1, 0, 0, 0, 0), NONE), 1);
-    assert_int_equal(sched_pick_cpu(0xf0, ALL8, HK03, load(0, 0, 0, 0, 2, 2, 1, 1), NONE), 6);
-    assert_int_equal(sched_pick_cpu(HK03, ALL8, HK03, load(7, 7, 7, 7, 0, 0, 0, 0), NONE), 0);
+    assert_int_equal(pick(HK03, ALL8, HK03, load(3, 2, 1, 4, 0, 0, 0, 0), NONE), 2);
+    assert_int_equal(pick(HK03, ALL8, HK03, load(1, 0, 0, 1, 0, 0, 0, 0), NONE), 1);
+    assert_int_equal(pick(0xf0, ALL8, HK03, load(0, 0, 0, 0, 2, 2, 1, 1), NONE), 6);
+    assert_int_equal(pick(HK03, ALL8, HK03, load(7, 7, 7, 7, 0, 0, 0, 0), NONE), 0);
 }
 
 /* SCH-05: prev is kept when it is not busier than the best, left when it is */
 static void sch05_prev_kept_when_not_busier(TEST_STATE)
 {
     const unsigned *nr = load(1, 1, 1, 2, 0, 0, 0, 0);
-    assert_int_equal(sched_pick_cpu(HK03, ALL8, HK03, nr, 2), 2); /* tie: stay */
-    assert_int_equal(sched_pick_cpu(HK03, ALL8, HK03, nr, 1), 1);
-    assert_int_equal(sched_pick_cpu(HK03, ALL8, HK03, nr, 3), 0); /* busier: move */
+    assert_int_equal(pick(HK03, ALL8, HK03, nr, 2), 2); /* tie: stay */
+    assert_int_equal(pick(HK03, ALL8, HK03, nr, 1), 1);
+    assert_int_equal(pick(HK03, ALL8, HK03, nr, 3), 0); /* busier: move */
     /* a dataplane prev is left when the mask also holds housekeeping */
-    assert_int_equal(sched_pick_cpu(BIT(1) | BIT(4), ALL8, HK03, nr, 4), 1);
+    assert_int_equal(pick(BIT(1) | BIT(4), ALL8, HK03, nr, 4), 1);
     /* prev out of range is ignored */
-    assert_int_equal(sched_pick_cpu(HK03, ALL8, HK03, nr, 1000), 0);
+    assert_int_equal(pick(HK03, ALL8, HK03, nr, 1000), 0);
 }
 
 /* SCH-06: MAX_CPUS when nothing is allowed */
 static void sch06_nothing_allowed(TEST_STATE)
 {
     const unsigned *nr = load(0, 0, 0, 0, 0, 0, 0, 0);
-    assert_int_equal(sched_pick_cpu(0, ALL8, HK03, nr, 0), MAX_CPUS);
-    assert_int_equal(sched_pick_cpu(BIT(3), ALL8 & ~BIT(3), HK03, nr, 3), MAX_CPUS);
-    assert_int_equal(sched_pick_cpu(0xf0, 0x0f, HK03, nr, NONE), MAX_CPUS);
-    assert_int_equal(sched_pick_cpu(ALL8, 0, HK03, nr, NONE), MAX_CPUS);
+    assert_int_equal(pick(0, ALL8, HK03, nr, 0), MAX_CPUS);
+    assert_int_equal(pick(BIT(3), ALL8 & ~BIT(3), HK03, nr, 3), MAX_CPUS);
+    assert_int_equal(pick(0xf0, 0x0f, HK03, nr, NONE), MAX_CPUS);
+    assert_int_equal(pick(ALL8, 0, HK03, nr, NONE), MAX_CPUS);
 }
 
-/* SCH-07: CPU 63 and full masks work (no shift past the word) */
+/* SCH-07: CPU 63, CPUs past 64 and full sets work (no shift past a word); an idle CPU ends
+ * the search: on 512 CPUs with idle ones, only a few loads are read */
 static void sch07_high_cpus(TEST_STATE)
 {
     static unsigned nr[MAX_CPUS];
+    cpumask_t all = cpumask_first_n(MAX_CPUS);
     for (unsigned c = 0; c < MAX_CPUS; c++) {
         nr[c] = 5;
     }
     nr[63] = 0;
-    assert_int_equal(sched_pick_cpu(~0ull, ~0ull, ~0ull, nr, NONE), 63);
-    assert_int_equal(sched_pick_cpu(~0ull, ~0ull, BIT(0), nr, NONE), 0);
-    assert_int_equal(sched_pick_cpu(BIT(62) | BIT(63), ~0ull, BIT(0), nr, 62), 63);
+    assert_int_equal(pick(~0ull, ~0ull, ~0ull, nr, NONE), 63);
+    assert_int_equal(pick(~0ull, ~0ull, BIT(0), nr, NONE), 0);
+    assert_int_equal(pick(BIT(62) | BIT(63), ~0ull, BIT(0), nr, 62), 63);
+    nr[63] = 5;
+    nr[300] = 1;
+    nr[511] = 0;
+    loads = nr, loads_asked = 0;
+    assert_int_equal(sched_pick_cpu(all, all, all, load_of, NONE), 511);
+    loads_asked = 0;
+    assert_int_equal(sched_pick_cpu(all, all, all, load_of, 511), 511); /* idle prev: kept */
+    assert_int_equal(loads_asked, 1);
+    nr[123] = 0;
+    loads_asked = 0;
+    assert_int_equal(sched_pick_cpu(all, all, all, load_of, 300), 123); /* the first idle */
+    assert_int_equal(loads_asked, 1 + 124); /* prev, then CPUs 0..123: the scan stopped */
+    assert_int_equal(sched_pick_cpu(all, cpumask_andnot(all, cpumask_first_n(500)), cpumask_of(0),
+                                    load_of, NONE),
+                     511);
 }
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -142,47 +179,66 @@ static uint64_t rng(void)
 }
 
 /* The rule, written independently: which CPUs may win, and the best load among them. */
-static unsigned oracle(cpumask_t affinity, cpumask_t online, cpumask_t hk, const unsigned *nr,
-                       unsigned prev)
+static bool bit(const uint64_t *w, unsigned c)
 {
-    cpumask_t allowed = affinity & online;
-    if (allowed & hk) {
-        allowed &= hk;
+    return w[c / 64] >> (c % 64) & 1;
+}
+
+static unsigned oracle(const uint64_t *affinity, const uint64_t *online, const uint64_t *hk,
+                       const unsigned *nr, unsigned prev)
+{
+    uint64_t allowed[CPUMASK_WORDS];
+    bool any_hk = false;
+    for (unsigned w = 0; w < CPUMASK_WORDS; w++) {
+        allowed[w] = affinity[w] & online[w];
+        any_hk |= (allowed[w] & hk[w]) != 0;
+    }
+    if (any_hk) {
+        for (unsigned w = 0; w < CPUMASK_WORDS; w++) {
+            allowed[w] &= hk[w];
+        }
     }
     unsigned best = NONE;
     for (unsigned c = 0; c < MAX_CPUS; c++) {
-        if ((allowed >> c & 1) && (best == NONE || nr[c] < nr[best])) {
+        if (bit(allowed, c) && (best == NONE || nr[c] < nr[best])) {
             best = c;
         }
     }
-    if (best != NONE && prev < MAX_CPUS && (allowed >> prev & 1) && nr[prev] <= nr[best]) {
+    if (best != NONE && prev < MAX_CPUS && bit(allowed, prev) && nr[prev] <= nr[best]) {
         return prev;
     }
     return best;
 }
 
-/* SCH-08: a fixed-seed sweep of random masks, loads and prevs agrees with the rule */
+/* SCH-08: a fixed-seed sweep of random sets of all 512 CPUs, loads and prevs agrees with
+ * the rule */
 static void sch08_random_sweep(TEST_STATE)
 {
-    unsigned nr[MAX_CPUS];
+    static unsigned nr[MAX_CPUS];
     for (unsigned i = 0; i < 20000; i++) {
-        cpumask_t affinity = rng() & rng(), online = rng() | rng(), hk = rng() & 0xffff;
+        cpumask_t affinity, online, hk;
+        for (unsigned w = 0; w < CPUMASK_WORDS; w++) {
+            affinity.w[w] = i % 3 == 0 && w > 0 ? 0 : rng() & rng();
+            online.w[w] = rng() | rng();
+            hk.w[w] = w == 0 ? rng() & 0xffff : (i % 5 == 0 ? rng() & rng() : 0);
+        }
         if (i % 7 == 0) {
-            affinity &= 0xff; /* dense small masks too */
-            online |= 0xff;
+            affinity.w[0] &= 0xff; /* dense small masks too */
+            online.w[0] |= 0xff;
         }
         for (unsigned c = 0; c < MAX_CPUS; c++) {
             nr[c] = (unsigned)(rng() % 4);
         }
-        unsigned prev = (unsigned)(rng() % 70);
-        unsigned got = sched_pick_cpu(affinity, online, hk, nr, prev);
-        unsigned want = oracle(affinity, online, hk, nr, prev);
+        unsigned prev = (unsigned)(rng() % (MAX_CPUS + 8));
+        loads = nr;
+        unsigned got = sched_pick_cpu(affinity, online, hk, load_of, prev);
+        unsigned want = oracle(affinity.w, online.w, hk.w, nr, prev);
         if (got != want) {
-            fail_msg("affinity %#llx online %#llx hk %#llx prev %u: got %u, want %u",
-                     (unsigned long long)affinity, (unsigned long long)online,
-                     (unsigned long long)hk, prev, got, want);
+            fail_msg("affinity %#llx... online %#llx... hk %#llx... prev %u: got %u, want %u",
+                     (unsigned long long)affinity.w[0], (unsigned long long)online.w[0],
+                     (unsigned long long)hk.w[0], prev, got, want);
         }
-        if (got != NONE && !((affinity & online) >> got & 1)) {
+        if (got != NONE && !cpumask_has(cpumask_and(affinity, online), got)) {
             fail_msg("picked CPU %u outside affinity & online", got);
         }
     }
@@ -195,6 +251,18 @@ static unsigned next_base;
 
 #define C(i) (base + (i))
 
+/* The CPUs base + i for each bit i of `bits`. */
+static cpumask_t span(uint64_t bits)
+{
+    cpumask_t m = CPUMASK_NONE;
+    for (unsigned i = 0; i < 64; i++) {
+        if (bits >> i & 1) {
+            cpumask_set(&m, base + i);
+        }
+    }
+    return m;
+}
+
 static struct task tasks[8];
 
 static void world_new(void)
@@ -204,9 +272,9 @@ static void world_new(void)
     next_base += 4;
     fake_reset();
     ncpus = MAX_CPUS;
-    cpus_online = 0xfull << base;
-    cpus_housekeeping = 0x3ull << base;
-    cpus_dataplane = 0xcull << base;
+    cpus_online = span(0xf);
+    cpus_housekeeping = span(0x3);
+    cpus_dataplane = span(0xc);
     for (unsigned i = 0; i < 4; i++) {
         struct cpu *c = &cpus[C(i)];
         memset(c, 0, sizeof(*c));
@@ -301,7 +369,7 @@ static void sch20_empty(TEST_STATE)
  * is told to reschedule; one runnable task can still stop the tick */
 static void sch21_first_task_local(TEST_STATE)
 {
-    struct task *a = start(0, 0xfull << base);
+    struct task *a = start(0, span(0xf));
     assert_int_equal(a->cpu, C(0));
     assert_int_equal(a->state, TASK_RUNNABLE);
     assert_int_equal(sched_nr_running(C(0)), 1);
@@ -313,9 +381,9 @@ static void sch21_first_task_local(TEST_STATE)
 /* SCH-22: a second task goes to the other, idle housekeeping CPU, which gets IPI_WAKEUP */
 static void sch22_second_task_wakes_idle_cpu(TEST_STATE)
 {
-    start(0, 0xfull << base);
+    start(0, span(0xf));
     fake_reset();
-    struct task *b = start(1, 0xfull << base);
+    struct task *b = start(1, span(0xf));
     assert_int_equal(b->cpu, C(1));
     expect_one_sgi(C(1), IPI_WAKEUP);
     assert_int_equal(sched_nr_running(C(1)), 1);
@@ -327,14 +395,14 @@ static void sch22_second_task_wakes_idle_cpu(TEST_STATE)
 /* SCH-23: two runnable tasks on a CPU: it cannot stop the tick */
 static void sch23_two_tasks_need_tick(TEST_STATE)
 {
-    start(0, 0xfull << base);
-    start(1, 0xfull << base);
-    struct task *c = start(2, 0xfull << base);
+    start(0, span(0xf));
+    start(1, span(0xf));
+    struct task *c = start(2, span(0xf));
     assert_int_equal(c->cpu, C(0)); /* 1:1, prev C(0) not busier */
     assert_int_equal(sched_nr_running(C(0)), 2);
     assert_false(sched_can_stop_tick(C(0)));
     assert_true(sched_can_stop_tick(C(1)));
-    struct task *d = start(3, BIT(C(1)));
+    struct task *d = start(3, cpumask_of(C(1)));
     assert_int_equal(d->cpu, C(1));
     assert_int_equal(sched_nr_running(C(1)), 2);
     assert_false(sched_can_stop_tick(C(1)));
@@ -344,15 +412,15 @@ static void sch23_two_tasks_need_tick(TEST_STATE)
  * to it and nothing to anyone else */
 static void sch24_dataplane_placement(TEST_STATE)
 {
-    struct task *a = start(0, 0xcull << base);
+    struct task *a = start(0, span(0xc));
     assert_int_equal(a->cpu, C(2));
     expect_one_sgi(C(2), IPI_WAKEUP);
     fake_reset();
-    struct task *b = start(1, 0xcull << base);
+    struct task *b = start(1, span(0xc));
     assert_int_equal(b->cpu, C(3));
     expect_one_sgi(C(3), IPI_WAKEUP);
     fake_reset();
-    struct task *c = start(2, BIT(C(3)));
+    struct task *c = start(2, cpumask_of(C(3)));
     assert_int_equal(c->cpu, C(3));
     expect_one_sgi(C(3), IPI_WAKEUP); /* still running its idle task here */
     assert_false(sched_can_stop_tick(C(3)));
@@ -363,20 +431,20 @@ static void sch24_dataplane_placement(TEST_STATE)
  * sends nothing */
 static void sch25_busy_cpu_kicked_once(TEST_STATE)
 {
-    struct task *a = start(0, BIT(C(2)));
+    struct task *a = start(0, cpumask_of(C(2)));
     run_next_on(C(2));
     assert_ptr_equal(sched_current(C(2)), a);
     assert_int_equal(sched_nr_running(C(2)), 1);
     assert_true(sched_can_stop_tick(C(2)));
 
     fake_reset();
-    start(1, BIT(C(2)));
+    start(1, cpumask_of(C(2)));
     expect_one_sgi(C(2), IPI_KICK);
     assert_int_equal(sched_nr_running(C(2)), 2);
     assert_false(sched_can_stop_tick(C(2)));
 
     fake_reset();
-    start(2, BIT(C(2)));
+    start(2, cpumask_of(C(2)));
     expect_no_sgi();
     assert_int_equal(sched_nr_running(C(2)), 3);
 }
@@ -386,14 +454,14 @@ static void sch26_no_ipi_outside_affinity(TEST_STATE)
 {
     static const unsigned masks[] = {0x2, 0x6, 0x8, 0xc, 0xa, 0x2, 0x4, 0x8};
     for (unsigned i = 0; i < 8; i++) {
-        cpumask_t m = (cpumask_t)masks[i] << base;
+        cpumask_t m = span(masks[i]);
         fake_reset();
         struct task *t = start(i, m);
         assert_true(cpumask_has(m, t->cpu));
         for (unsigned c = 0; c < MAX_CPUS; c++) {
             if (!cpumask_has(m, c) && sgis_to(c)) {
-                fail_msg("task %u (mask %#llx) placed on CPU %u: %u SGIs to CPU %u", i,
-                         (unsigned long long)m, t->cpu, sgis_to(c), c);
+                fail_msg("task %u (mask %#x << %u) placed on CPU %u: %u SGIs to CPU %u", i,
+                         masks[i], base, t->cpu, sgis_to(c), c);
             }
         }
         assert_true(sgis_total() <= 1);
@@ -403,10 +471,10 @@ static void sch26_no_ipi_outside_affinity(TEST_STATE)
 /* SCH-27: an offline CPU gets no task and no IPI, even when its mask allows it */
 static void sch27_offline_cpu_skipped(TEST_STATE)
 {
-    cpus_online &= ~BIT(C(1));
-    start(0, 0xfull << base); /* C(0) */
+    cpumask_clear(&cpus_online, C(1));
+    start(0, span(0xf)); /* C(0) */
     fake_reset();
-    struct task *b = start(1, BIT(C(0)) | BIT(C(1)));
+    struct task *b = start(1, cpumask_or(cpumask_of(C(0)), cpumask_of(C(1))));
     assert_int_equal(b->cpu, C(0));
     expect_no_sgi();
     assert_int_equal(sched_nr_running(C(1)), 0);
@@ -416,8 +484,8 @@ static void sch27_offline_cpu_skipped(TEST_STATE)
  * which gets IPI_WAKEUP once it is idle again */
 static void sch28_wakeup_returns_to_last_cpu(TEST_STATE)
 {
-    struct task *a = start(0, 0xfull << base);
-    struct task *b = start(1, 0xfull << base);
+    struct task *a = start(0, span(0xf));
+    struct task *b = start(1, span(0xf));
     assert_int_equal(b->cpu, C(1));
     run_next_on(C(1));
     assert_ptr_equal(sched_current(C(1)), b);
@@ -445,7 +513,7 @@ static void sch28_wakeup_returns_to_last_cpu(TEST_STATE)
 /* SCH-29: waking a task that is not asleep changes nothing */
 static void sch29_wakeup_runnable_noop(TEST_STATE)
 {
-    struct task *a = start(0, BIT(C(1)));
+    struct task *a = start(0, cpumask_of(C(1)));
     fake_reset();
     sched_wakeup(a);
     expect_no_sgi();
@@ -457,10 +525,10 @@ static void sch29_wakeup_runnable_noop(TEST_STATE)
  * reschedule (IPI_RESCHEDULE); a mask with no online CPU is refused */
 static void sch30_set_affinity(TEST_STATE)
 {
-    struct task *a = start(0, BIT(C(1)));
+    struct task *a = start(0, cpumask_of(C(1)));
     struct sched_move move;
     fake_reset();
-    assert_int_equal(sched_set_affinity(a, BIT(C(2)), &move), 0);
+    assert_int_equal(sched_set_affinity(a, cpumask_of(C(2)), &move), 0);
     assert_int_equal(move.cpu, -1); /* not running: moved at once, nothing to wait for */
     assert_int_equal(a->cpu, C(2));
     assert_int_equal(sched_nr_running(C(1)), 0);
@@ -470,16 +538,17 @@ static void sch30_set_affinity(TEST_STATE)
     run_next_on(C(2));
     assert_ptr_equal(sched_current(C(2)), a);
     fake_reset();
-    assert_int_equal(sched_set_affinity(a, BIT(C(3)), &move), 0);
+    assert_int_equal(sched_set_affinity(a, cpumask_of(C(3)), &move), 0);
     expect_one_sgi(C(2), IPI_RESCHEDULE);
-    assert_int_equal(a->affinity, BIT(C(3)));
+    assert_true(cpumask_equal(a->affinity, cpumask_of(C(3))));
     assert_int_equal(move.cpu, C(2)); /* the caller waits for C(2) to switch it away */
     assert_ptr_equal(move.task, a);
 
     cpumask_t before = a->affinity;
-    assert_int_equal(sched_set_affinity(a, BIT(63) & ~cpus_online, &move), -EINVAL);
-    assert_int_equal(sched_set_affinity(a, 0, &move), -EINVAL);
-    assert_int_equal(a->affinity, before);
+    assert_int_equal(sched_set_affinity(a, cpumask_andnot(cpumask_of(511), cpus_online), &move),
+                     -EINVAL);
+    assert_int_equal(sched_set_affinity(a, CPUMASK_NONE, &move), -EINVAL);
+    assert_true(cpumask_equal(a->affinity, before));
 }
 
 static void no_op_timer(struct timer *t)
@@ -490,7 +559,7 @@ static void no_op_timer(struct timer *t)
  * timer armed `delay` counter units from now (what waitq_sleep_locked does). */
 static struct task *asleep_on(unsigned i, unsigned cpu, uint64_t delay, bool isolate)
 {
-    struct task *t = start(i, BIT(cpu));
+    struct task *t = start(i, cpumask_of(cpu));
     run_next_on(cpu);
     struct cpu *caller = fake_cpu;
     fake_cpu = &cpus[cpu];
@@ -517,7 +586,7 @@ static void sch31_sleep_timer_follows_the_task(TEST_STATE)
     struct sched_move move;
     assert_int_equal(timer_cpu(&a->sleep_timer), C(2));
     fake_reset();
-    assert_int_equal(sched_set_affinity(a, BIT(C(1)), &move), 0);
+    assert_int_equal(sched_set_affinity(a, cpumask_of(C(1)), &move), 0);
     assert_int_equal(timer_cpu(&a->sleep_timer), C(1));
     struct timer none[1];
     assert_int_equal(timer_list(C(2), none, 0), 0);
@@ -538,7 +607,7 @@ static void sch32_isolated_sleeper_moved(TEST_STATE)
     assert_int_equal(isol_audit(C(2), &au), 0);
     assert_int_equal(au.isolated, 1);
     assert_int_equal(au.tid, a->tid);
-    assert_int_equal(sched_set_affinity(a, BIT(C(0)), &move), 0);
+    assert_int_equal(sched_set_affinity(a, cpumask_of(C(0)), &move), 0);
     assert_int_equal(a->isol_flags, 0);
     assert_int_equal(isol_audit(C(2), &au), 0);
     assert_int_equal(au.isolated, 0);
@@ -553,7 +622,8 @@ static void sch33_timer_stays_when_allowed(TEST_STATE)
     struct task *a = asleep_on(0, C(2), 1000, false);
     struct sched_move move;
     fake_reset();
-    assert_int_equal(sched_set_affinity(a, BIT(C(2)) | BIT(C(3)), &move), 0);
+    assert_int_equal(sched_set_affinity(a, cpumask_or(cpumask_of(C(2)), cpumask_of(C(3))), &move),
+                     0);
     assert_int_equal(timer_cpu(&a->sleep_timer), C(2));
     expect_no_sgi();
     timer_cancel(&a->sleep_timer);

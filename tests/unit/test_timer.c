@@ -24,6 +24,8 @@
 
 #include <cmocka.h>
 
+#include "masks.h"
+
 #include "fake.h"
 #include "kernel/cpu.h"
 #include "kernel/entry.h"
@@ -181,9 +183,9 @@ static int group_setup(void **state)
 {
     fake_reset();
     ncpus = 8;
-    cpus_online = 0xff;
-    cpus_housekeeping = 0xff;
-    cpus_dataplane = 0;
+    cpus_online = M64(0xff);
+    cpus_housekeeping = M64(0xff);
+    cpus_dataplane = M64(0);
     cpu_setup(0);
     return 0;
 }
@@ -333,7 +335,7 @@ static void tmr17_list_reports_owner(TEST_STATE)
     cpu_setup(5);
     memset(&owner_task, 0, sizeof(owner_task));
     owner_task.tid = 42;
-    owner_task.affinity = CPUMASK_BIT(5);
+    owner_task.affinity = cpumask_of(5);
     owner_task.cpu = 5;
     timer_init(&owner_task.sleep_timer, 0); /* as task_alloc does */
     sched_start_task(&owner_task);
@@ -612,7 +614,7 @@ static struct task resident;
 static void tmr25_residual_on_dataplane_only(TEST_STATE)
 {
     timer_configure(&(struct timer_config){.hz = 100, .residual = true});
-    cpus_dataplane = CPUMASK_BIT(2);
+    cpus_dataplane = cpumask_of(2);
     fake_counter = 5000;
     cpu_setup(2);
     cpu_setup(3);
@@ -624,7 +626,7 @@ static void tmr25_residual_on_dataplane_only(TEST_STATE)
 
     memset(&resident, 0, sizeof(resident));
     resident.tid = 77;
-    resident.affinity = CPUMASK_BIT(2);
+    resident.affinity = cpumask_of(2);
     resident.cpu = 2;
     timer_init(&resident.sleep_timer, 0);
     sched_start_task(&resident);
@@ -634,7 +636,7 @@ static void tmr25_residual_on_dataplane_only(TEST_STATE)
     assert_ptr_equal(sched_current(2), &resident);
     timer_reprogram();
     assert_int_equal(fake.timer_deadline[2], 5000 + FAKE_COUNTER_FREQ);
-    cpus_dataplane = 0;
+    cpus_dataplane = M64(0);
 
     use_cpu(3); /* housekeeping: never a residual tick */
     unsigned before = fake.timer_writes;
@@ -658,7 +660,7 @@ static void tmr26_slice_only_under_contention(TEST_STATE)
     for (unsigned i = 0; i < 2; i++) {
         memset(&contenders[i], 0, sizeof(contenders[i]));
         contenders[i].tid = 100 + (int)i;
-        contenders[i].affinity = CPUMASK_BIT(4);
+        contenders[i].affinity = cpumask_of(4);
         contenders[i].cpu = 4;
         timer_init(&contenders[i].sleep_timer, 0);
         sched_start_task(&contenders[i]);
@@ -689,7 +691,7 @@ static void tmr30_switch_leaves_early_timer(TEST_STATE)
     for (unsigned i = 0; i < 2; i++) {
         memset(&contenders[i], 0, sizeof(contenders[i]));
         contenders[i].tid = 200 + (int)i;
-        contenders[i].affinity = CPUMASK_BIT(5);
+        contenders[i].affinity = cpumask_of(5);
         contenders[i].cpu = 5;
         timer_init(&contenders[i].sleep_timer, 0);
         sched_start_task(&contenders[i]);

@@ -32,6 +32,8 @@ static size_t free0;
 
 static void vfs10_create(void **state);
 static void vfs11_directories(void **state);
+static void vfs12_readdir_while_removing(void **state);
+static void vfs13_rename_into_removed_directory(void **state);
 static void vfs20_links(void **state);
 static void vfs30_tmpfs_pages(void **state);
 
@@ -48,6 +50,8 @@ static int group_setup(void **state)
     }
     vfs10_create(state);
     vfs11_directories(state);
+    vfs12_readdir_while_removing(state);
+    vfs13_rename_into_removed_directory(state);
     vfs20_links(state);
     vfs30_tmpfs_pages(state);
     return 0;
@@ -157,6 +161,28 @@ static void vfs11_directories(TEST_STATE)
     assert_int_equal(vfs_unlink(vfs_root, "/tmp/g", false), 0);
 }
 
+/* VFS-13: nothing moves into a removed directory: a working directory that was removed can
+ * be renamed into no more than created in, so every directory in the tree has a path (a
+ * rename into it made a detached directory look in the tree, and getcwd in it walked its
+ * parents into NULL: a kernel panic, found by /bin/fuzz) */
+static void vfs13_rename_into_removed_directory(TEST_STATE)
+{
+    struct inode *gone, *x;
+    char path[VFS_PATH_MAX];
+    assert_int_equal(vfs_mkdir(vfs_root, "/tmp/gone", 0755), 0);
+    assert_int_equal(vfs_mkdir(vfs_root, "/tmp/x", 0755), 0);
+    assert_int_equal(vfs_lookup(vfs_root, "/tmp/gone", true, &gone), 0); /* a cwd, say */
+    assert_int_equal(vfs_unlink(vfs_root, "/tmp/gone", true), 0);
+    assert_int_equal(vfs_mkdir(gone, "y", 0755), -ENOENT);
+    assert_int_equal(vfs_rename(vfs_root, "/tmp/x", gone, "x"), -ENOENT);
+    assert_int_equal(vfs_lookup(vfs_root, "/tmp/x", true, &x), 0); /* still where it was */
+    assert_int_equal(vfs_path_of(x, path, sizeof(path)), 6);
+    assert_int_equal(vfs_path_of(gone, path, sizeof(path)), -ENOENT);
+    inode_put(x);
+    inode_put(gone);
+    assert_int_equal(vfs_unlink(vfs_root, "/tmp/x", true), 0);
+}
+
 /* A symbolic link `name` in /tmp pointing at `target` (made the way the initrd's are). */
 static void add_link(const char *name, const char *target)
 {
@@ -176,6 +202,50 @@ static void add_link(const char *name, const char *target)
 
 /* VFS-20: links are followed in the middle of a path and, when asked, at its end; relative
  * targets from the link's directory; loops end with ELOOP */
+/* VFS-12: entries removed while a directory is being read do not make the reader skip
+ * others (`rm -r` reads a batch, removes it, reads on): every entry is seen exactly once,
+ * and a position handed out stays good.  The positions were list indices before, so the
+ * second batch started past entries that had moved down. */
+static void vfs12_readdir_while_removing(TEST_STATE)
+{
+    enum { N = 12 };
+    char path[32], name[VFS_NAME_MAX + 1];
+    bool seen[N] = {false};
+    uint64_t ino, pos = 0;
+    unsigned type;
+    assert_int_equal(vfs_mkdir(vfs_root, "/tmp/r", 0755), 0);
+    for (int i = 0; i < N; i++) {
+        snprintf(path, sizeof(path), "/tmp/r/f%d", i);
+        file_put(create(path, 0));
+    }
+    struct inode *dir;
+    assert_int_equal(vfs_lookup(vfs_root, "/tmp/r", true, &dir), 0);
+    int got = 0;
+    for (;;) { /* batches of 3: read them, then remove them */
+        char batch[3][VFS_NAME_MAX + 1];
+        int n = 0;
+        while (n < 3 && vfs_dir_entry(dir, &pos, name, &ino, &type)) {
+            if (strcmp(name, ".") && strcmp(name, "..")) {
+                strcpy(batch[n++], name);
+            }
+        }
+        if (n == 0) {
+            break;
+        }
+        for (int i = 0; i < n; i++) {
+            int k = atoi(batch[i] + 1);
+            assert_false(seen[k]);
+            seen[k] = true;
+            got++;
+            snprintf(path, sizeof(path), "/tmp/r/%s", batch[i]);
+            assert_int_equal(vfs_unlink(vfs_root, path, false), 0);
+        }
+    }
+    assert_int_equal(got, N);
+    inode_put(dir);
+    assert_int_equal(vfs_unlink(vfs_root, "/tmp/r", true), 0);
+}
+
 static void vfs20_links(TEST_STATE)
 {
     add_link("todev", "../dev");
@@ -242,6 +312,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(vfs01_lookup, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(vfs10_create, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(vfs11_directories, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(vfs12_readdir_while_removing, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(vfs13_rename_into_removed_directory, test_setup,
+                                        test_teardown),
         cmocka_unit_test_setup_teardown(vfs20_links, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(vfs30_tmpfs_pages, test_setup, test_teardown),
     };

@@ -93,6 +93,9 @@ struct fz_env {
     uint64_t online, dataplane; /* CPU masks */
     bool isolation;             /* -i: steer towards dataplane CPUs and task isolation */
     unsigned lethal_den;        /* a life-ending draw is made 1 time in lethal_den */
+    bool log_calls;             /* -C: each call on the console before it is made, and its result */
+    long made;                  /* calls made so far in this life */
+    uint64_t console_fds[4];    /* descriptors (the table's 256) that are the console */
     int pid, runner_pid, waker_tid;
     /* the arena (fz_arena_init): scratch RW, then a hole; a read-only page; a PROT_NONE
      * page; NUL bytes right before a hole (what console writes may read) */
@@ -160,8 +163,42 @@ bool fz_hits_protected(const struct fz_env *e, uint64_t lo, uint64_t len);
 void fz_arena_init(struct fz_env *e);
 void fz_scratch_refill(struct fz_env *e);
 
-/* ---- shapes.c: the shaper of a call the fuzzer knows by name, or NULL ---- */
+/* ---- shapes.c: the shaper of a call the fuzzer knows by name (its own, files.c's or
+ * procs.c's), or NULL; the helpers the other shapers share ---- */
 fz_shape_fn fz_shaper(const char *name);
+/* [*addr, +len) would be honoured over the life's own memory: moved to the playground, or
+ * a lethal draw. */
+enum fz_plan fz_steer_range(struct fz_env *e, uint64_t *addr, uint64_t len);
+/* A program's path in scratch (`which` says which of the pool's: 0-2 are real programs). */
+uint64_t fz_program_path(struct fz_env *e, int *which);
+/* An argument vector for program `which` (valid, or one the kernel must refuse). */
+uint64_t fz_argv(struct fz_env *e, int which);
+
+/* ---- files.c: descriptors, paths, the file tree, polling ---- */
+#define FZ_TMP "/tmp/fz" /* the only place lives create things: the runner empties it */
+fz_shape_fn fz_file_shaper(const char *name);
+uint64_t fz_fd(struct fz_env *e);
+uint64_t fz_path(struct fz_env *e);
+/* Is descriptor fd the console (0-2, or a dup or open of it)? */
+bool fz_is_console(const struct fz_env *e, uint64_t fd);
+/* After a call returned r: keep the set of console descriptors up to date. */
+void fz_file_after(struct fz_env *e, const char *name, const struct fz_args *c, long r);
+
+/* ---- procs.c: execve, memory protection, signal waits, identity, limits, times ---- */
+fz_shape_fn fz_proc_shaper(const char *name);
+
+/* ---- the runner's helpers: stuck.c (a stuck life's report), machine.c ---- */
+void fz_stuck_report(long pid);
+struct fz_machine {
+    int ncpus;
+    uint64_t online, dataplane; /* CPU masks */
+};
+void fz_machine_save(struct fz_machine *m);
+/* Put every CPU back as m says; how many could not be. */
+int fz_machine_restore(const struct fz_machine *m);
+void fz_tmp_make(void);
+/* Remove everything lives created in FZ_TMP; false if something stayed. */
+bool fz_tmp_empty(void);
 
 /* ---- calls.c: the call table and the shaping of each call ---- */
 int fz_calls_init(struct fz_call *table, int max);

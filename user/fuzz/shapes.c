@@ -21,6 +21,7 @@
  */
 #include "fuzz.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define NS_MS        1000000ll
@@ -35,10 +36,12 @@ static bool lethal_roll(struct fz_env *e)
     return fz_chance(&e->rng, 1, e->lethal_den);
 }
 
-/* Signals that may arrive without this life asking: their disposition is kept. */
+/* Signals that may arrive without this life asking: their disposition is kept (SIGPIPE,
+ * which a write to a pipe with no reader sends, stays ignored: worker.c). */
 static bool sig_protected(long sig)
 {
-    return sig == SIGALRM || sig == SIGCHLD || sig == SIGURG || sig == 28 /* SIGWINCH */;
+    return sig == SIGALRM || sig == SIGCHLD || sig == SIGURG || sig == 28 /* SIGWINCH */ ||
+           sig == SIGPIPE;
 }
 
 static bool is_child(const struct fz_env *e, int64_t pid)
@@ -126,7 +129,8 @@ static enum fz_plan shape_read(struct fz_env *e, struct fz_args *c)
     c->a[0] = (uint64_t)(long)fds[fz_below(&e->rng, 7)];
     c->a[1] = fz_ptr(e, FZ_OUT);
     c->a[2] = fz_len(e);
-    if (c->a[0] == 0 && c->a[2] && fz_in_scratch(e, c->a[1], 1) && !fz_chance(&e->rng, 1, 64)) {
+    if (fz_is_console(e, c->a[0]) && c->a[2] && fz_in_scratch(e, c->a[1], 1) &&
+        !fz_chance(&e->rng, 1, 64)) {
         c->a[1] = e->hole; /* a valid buffer would wait for console input */
     }
     return FZ_PLAN_CALL;
@@ -138,7 +142,7 @@ static enum fz_plan shape_write(struct fz_env *e, struct fz_args *c)
     c->a[0] = (uint64_t)(long)fds[fz_below(&e->rng, 7)];
     c->a[1] = fz_ptr(e, FZ_IN);
     c->a[2] = fz_chance(&e->rng, 1, 2) ? fz_below(&e->rng, 70) : fz_len(e);
-    if (c->a[0] <= 2 && c->a[1] && c->a[1] < 0x0000008000000000ull) {
+    if (fz_is_console(e, c->a[0]) && c->a[1] && c->a[1] < 0x0000008000000000ull) {
         /* what the console may print: NUL bytes only, at most 64 before a hole */
         c->a[1] = e->zeros + fz_below(&e->rng, 64);
     }
@@ -243,19 +247,25 @@ static enum fz_plan shape_futex(struct fz_env *e, struct fz_args *c)
 
 /* ---------------------------------------------------------------- scheduling */
 
+/* A CPU set of up to 128 bytes (glibc's cpu_set_t): CPUs 0-63 from fz_cpumask, the words
+ * past them (CPUs 64-1023: the kernel has 512) mostly empty, sometimes anything. */
 static uint64_t mask_arg(struct fz_env *e)
 {
-    uint64_t p = fz_buf(e, 16, 5);
-    if (fz_in_scratch(e, p, 8)) {
-        *(volatile uint64_t *)(uintptr_t)p = fz_cpumask(e);
+    uint64_t p = fz_buf(e, 128, 5);
+    if (fz_in_scratch(e, p, 128)) {
+        volatile uint64_t *w = (volatile uint64_t *)(uintptr_t)p;
+        w[0] = fz_cpumask(e);
+        for (int i = 1; i < 16; i++) {
+            w[i] = fz_chance(&e->rng, 7, 8) ? 0 : fz_int(e);
+        }
     }
     return p;
 }
 
 static uint64_t mask_len(struct fz_env *e)
 {
-    static const uint64_t v[] = {8, 8, 8, 16, 4, 7, 0};
-    return fz_chance(&e->rng, 7, 8) ? v[fz_below(&e->rng, 7)] : fz_len(e);
+    static const uint64_t v[] = {8, 8, 8, 16, 64, 128, 4, 7, 72, 0};
+    return fz_chance(&e->rng, 7, 8) ? v[fz_below(&e->rng, 10)] : fz_len(e);
 }
 
 static enum fz_plan shape_sched_setaffinity(struct fz_env *e, struct fz_args *c)
@@ -340,7 +350,7 @@ static enum fz_plan shape_rt_sigreturn(struct fz_env *e, struct fz_args *c)
 /* ---------------------------------------------------------------- memory */
 
 /* [*addr, +len) would be honoured by the kernel over the life's own memory: move it. */
-static enum fz_plan steer_range(struct fz_env *e, uint64_t *addr, uint64_t len)
+enum fz_plan fz_steer_range(struct fz_env *e, uint64_t *addr, uint64_t len)
 {
     const uint64_t top = 0x0000008000000000ull;
     if (*addr >= top || *addr + len < *addr || *addr + len > top ||
@@ -390,7 +400,7 @@ static enum fz_plan shape_mmap(struct fz_env *e, struct fz_args *c)
     c->a[4] = fz_chance(r, 7, 8) ? (uint64_t)-1 : fz_int(e);
     c->a[5] = fz_chance(r, 7, 8) ? 0 : fz_int(e);
     if (c->a[3] & MAP_FIXED) {
-        return steer_range(e, &c->a[0], c->a[1]);
+        return fz_steer_range(e, &c->a[0], c->a[1]);
     }
     return FZ_PLAN_CALL;
 }
@@ -407,7 +417,7 @@ static enum fz_plan shape_munmap(struct fz_env *e, struct fz_args *c)
                                      : fz_ptr(e, FZ_OUT);
         c->a[1] = fz_chance(r, 1, 2) ? (1 + fz_below(r, 16)) * FZ_PAGE : fz_len(e);
     }
-    return steer_range(e, &c->a[0], c->a[1]);
+    return fz_steer_range(e, &c->a[0], c->a[1]);
 }
 
 static enum fz_plan shape_brk(struct fz_env *e, struct fz_args *c)
@@ -467,6 +477,15 @@ static enum fz_plan shape_clone(struct fz_env *e, struct fz_args *c)
     c->a[2] = fz_chance(r, 1, 2) ? fz_buf(e, 4, 0) : fz_ptr(e, FZ_OUT);
     c->a[3] = fz_next(r); /* TLS: the child never uses it */
     c->a[4] = fz_chance(r, 1, 2) ? fz_buf(e, 4, 0) : fz_ptr(e, FZ_OUT);
+    /* A new process (fork, vfork): its exit signal, the low byte, comes back to this life
+     * when the child ends, at once; one that acts is a signal to itself. */
+    uint64_t sig = c->a[0] & 0xff;
+    if (!(c->a[0] & CLONE_THREAD) && sig_acts((int64_t)sig) && !sig_protected((long)sig)) {
+        if (lethal_roll(e)) {
+            return FZ_PLAN_LETHAL;
+        }
+        c->a[0] = (c->a[0] & ~0xffull) | (fz_chance(r, 1, 2) ? SIGCHLD : SIGURG);
+    }
     return FZ_PLAN_CLONE;
 }
 
@@ -536,8 +555,9 @@ static enum fz_plan shape_prctl(struct fz_env *e, struct fz_args *c)
 
 /* ---------------------------------------------------------------- zerotick's calls */
 
-/* A NUL-terminated path in scratch (from a pool of real and unreal programs), or hostile. */
-static uint64_t path_arg(struct fz_env *e, int *which)
+/* A NUL-terminated path in scratch (from a pool of real and unreal programs: `which` 0-2
+ * and 9, relative to /, name real ones), or hostile. */
+uint64_t fz_program_path(struct fz_env *e, int *which)
 {
     static const char *const paths[] = {"/bin/true",   "/bin/hello", "/bin/fuzz", "/bin/notelf",
                                         "/bin/badelf", "/bin/nope",  "",          "/bin/",
@@ -565,7 +585,7 @@ static uint64_t str_in_scratch(struct fz_env *e, const char *s)
     return p;
 }
 
-static uint64_t argv_arg(struct fz_env *e, int which)
+uint64_t fz_argv(struct fz_env *e, int which)
 {
     struct fz_rng *r = &e->rng;
     uint64_t p = fz_buf(e, 8 * 8, 0), *v = (uint64_t *)(uintptr_t)p;
@@ -601,13 +621,17 @@ static uint64_t argv_arg(struct fz_env *e, int which)
 static enum fz_plan shape_zt_spawn(struct fz_env *e, struct fz_args *c)
 {
     int which;
-    c->a[0] = path_arg(e, &which);
-    c->a[1] = argv_arg(e, which);
-    c->a[2] = fz_chance(&e->rng, 1, 3) ? 0 : fz_buf(e, 16, 4);
-    if (fz_in_scratch(e, c->a[2], 16)) {
-        uint64_t *attr = (uint64_t *)(uintptr_t)c->a[2];
-        attr[0] = fz_cpumask(e);
-        attr[1] = fz_chance(&e->rng, 3, 4) ? 0 : fz_int(e);
+    c->a[0] = fz_program_path(e, &which);
+    c->a[1] = fz_argv(e, which);
+    c->a[2] = fz_chance(&e->rng, 1, 3) ? 0 : fz_buf(e, sizeof(struct zt_spawn_attr), 4);
+    if (fz_in_scratch(e, c->a[2], sizeof(struct zt_spawn_attr))) {
+        struct zt_spawn_attr *attr = (struct zt_spawn_attr *)(uintptr_t)c->a[2];
+        attr->affinity.bits[0] = fz_cpumask(e);
+        for (int i = 1; i < ZT_CPUSET_WORDS; i++) {
+            attr->affinity.bits[i] = fz_chance(&e->rng, 7, 8) ? 0 : fz_int(e);
+        }
+        attr->flags = fz_chance(&e->rng, 3, 4) ? 0 : (uint32_t)fz_int(e);
+        attr->reserved = fz_chance(&e->rng, 3, 4) ? 0 : (uint32_t)fz_int(e);
     }
     return FZ_PLAN_CALL;
 }
@@ -645,12 +669,22 @@ static enum fz_plan shape_zt_trace(struct fz_env *e, struct fz_args *c)
  * CPUs really move, go offline and come back under fire; the length sometimes lies. */
 static enum fz_plan shape_zt_partition(struct fz_env *e, struct fz_args *c)
 {
-    static const char *const lists[] = {"1",  "2",  "3", "1-3",  "0",   "1,3",   "63",
-                                        "64", "1-", "x", "none", "3-1", "1:1/2", ""};
+    static const char *const lists[] = {"1",   "2",     "3",     "1-3",       "0",        "1,3",
+                                        "63",  "64",    "63-64", "122",       "123",      "511",
+                                        "512", "0-511", "1-511", "1-511:2/3", "1-70:1/8", "1-",
+                                        "x",   "none",  "3-1",   "1:1/2",     ""};
     struct fz_rng *r = &e->rng;
     const char *l = lists[fz_below(r, sizeof(lists) / sizeof(lists[0]))];
     c->a[0] = fz_chance(r, 1, 8) ? fz_ptr(e, FZ_IN) : str_in_scratch(e, l);
     c->a[1] = fz_chance(r, 3, 4) ? strlen(l) : fz_len(e);
+    if (fz_chance(r, 1, 16)) { /* a long list: every other CPU from 1 up, 700-1600 bytes */
+        char *p = (char *)(uintptr_t)fz_buf(e, 1700, 0);
+        size_t n = 0, want = 700 + fz_below(r, 900);
+        for (unsigned cpu = 1; n < want; cpu += 2) {
+            n += (size_t)snprintf(p + n, 1700 - n, "%s%u", n ? "," : "", cpu);
+        }
+        c->a[0] = (uint64_t)(uintptr_t)p, c->a[1] = n;
+    }
     c->a[2] = fz_chance(r, 7, 8) ? fz_below(r, 6) : fz_int(e);
     c->a[3] = fz_chance(r, 7, 8) ? ZT_PART_QUIET | fz_below(r, 8) : fz_int(e);
     return FZ_PLAN_CALL;
@@ -705,6 +739,11 @@ static const struct {
     {"getpid", shape_noargs},
     {"getppid", shape_noargs},
     {"gettid", shape_noargs},
+    {"getuid", shape_noargs},
+    {"geteuid", shape_noargs},
+    {"getgid", shape_noargs},
+    {"getegid", shape_noargs},
+    {"setsid", shape_noargs},
     {"kill", shape_kill},
     {"tgkill", shape_tgkill},
     {"rt_sigaction", shape_rt_sigaction},
@@ -738,5 +777,6 @@ fz_shape_fn fz_shaper(const char *name)
             return shapers[i].fn;
         }
     }
-    return NULL;
+    fz_shape_fn fn = fz_file_shaper(name);
+    return fn ? fn : fz_proc_shaper(name);
 }

@@ -182,6 +182,7 @@ static void forget_child(struct fz_env *e, long pid)
 static void after(struct fz_env *e, const struct fz_call *call, const struct fz_args *c, long r)
 {
     const char *n = call->name;
+    fz_file_after(e, n, c, r);
     if (!strcmp(n, "mmap") && r > 0) {
         track_map(e, (uint64_t)r, c->a[1]);
     } else if (!strcmp(n, "zt_spawn") && r > 0) {
@@ -195,6 +196,30 @@ static void after(struct fz_env *e, const struct fz_call *call, const struct fz_
         uint64_t alrm = ZT_SIGBIT(SIGALRM); /* the waker's signal stays deliverable */
         zt_rt_sigprocmask(ZT_SIG_UNBLOCK, &alrm, NULL, 8);
     }
+}
+
+/* ---------------------------------------------------------------- the call log */
+
+/* -C: one console line before each call is made (so the last line of a stuck life names the
+ * call it is in) and one with its result.  Each is a single write of fewer than 256 bytes,
+ * which other CPUs' output cannot cut. */
+static void log_call(struct fz_env *e, const char *name, const struct fz_args *c, long made)
+{
+    char line[256];
+    int n = snprintf(
+        line, sizeof(line), "fuzz: %d.%d call %ld %s(%ld) %llx %llx %llx %llx %llx %llx\n",
+        e->worker, e->gen, made, name, c->nr, (unsigned long long)c->a[0],
+        (unsigned long long)c->a[1], (unsigned long long)c->a[2], (unsigned long long)c->a[3],
+        (unsigned long long)c->a[4], (unsigned long long)c->a[5]);
+    zt_write(1, line, (size_t)n);
+}
+
+static void log_result(struct fz_env *e, long made, long r)
+{
+    char line[64];
+    int n =
+        snprintf(line, sizeof(line), "fuzz: %d.%d call %ld = %ld\n", e->worker, e->gen, made, r);
+    zt_write(1, line, (size_t)n);
 }
 
 /* ---------------------------------------------------------------- making a call */
@@ -220,7 +245,7 @@ static long do_clone(struct fz_env *e, struct fz_args *c, int status, bool threa
 {
     int i = free_stack(e);
     uint64_t stack;
-    if (c->a[1]) {
+    if (c->a[1] && !thread_only) {
         /* a stack the shaper chose: no child can run on it (zt_clone_thread would store on
          * it first), so the raw call, which ends any child at once */
         return fz_forkish(SYS_clone, (long)c->a[0], (long)c->a[1], (long)c->a[2], (long)c->a[3],
@@ -253,6 +278,9 @@ static long make(struct fz_env *e, const struct fz_call *call, struct fz_args *c
     case FZ_PLAN_EXIT_THR:
         return do_clone(e, c, (int)a[0], true) > 0 ? 0 : -EAGAIN;
     default:
+        if (plan == FZ_PLAN_LETHAL && c->nr == SYS_clone && !(a[0] & CLONE_THREAD)) {
+            return do_clone(e, c, 0, false); /* a child whose exit signal ends the life */
+        }
         if (fz_is_forkish(call->name)) {
             return fz_forkish(c->nr, (long)a[0], (long)a[1], (long)a[2], (long)a[3], (long)a[4],
                               (long)a[5]);
@@ -320,9 +348,15 @@ static bool one_call(struct fz_env *e, const struct fz_call *table, int n)
         report(e, call->name);
         waker_stop(e); /* nothing may outlive the life: an exit() leaves only the waker */
     }
+    if (e->log_calls) {
+        log_call(e, call->name, &c, e->made);
+    }
     __atomic_store_n(&e->call_since_ns, zt_now_ns(), __ATOMIC_RELEASE);
     long r = make(e, call, &c, plan);
     __atomic_store_n(&e->call_since_ns, 0, __ATOMIC_RELEASE);
+    if (e->log_calls) {
+        log_result(e, e->made, r);
+    }
     if (plan == FZ_PLAN_LETHAL) {
         waker_start(e); /* it survived after all (refused, or the signal was ignored) */
         return true;
@@ -339,7 +373,9 @@ int fz_life(struct fz_env *e, long calls)
 
     e->rng.s = e->seed;
     e->pid = (int)zt_getpid();
+    e->console_fds[0] = 7; /* 0, 1, 2 */
     zt_signal(SIGALRM, fz_noop_handler, 0);
+    zt_signal(SIGPIPE, SIG_IGN, 0); /* a write to a pipe nobody reads: -EPIPE, not death */
     fz_arena_init(e);
     for (int i = 0; i < FZ_MAX_STACKS; i++) {
         e->stacks[i] = (uint8_t *)e->scratch; /* replaced just below */
@@ -355,11 +391,11 @@ int fz_life(struct fz_env *e, long calls)
         slots[i].done = 1;
     }
     waker_start(e);
-    for (long made = 0, draws = 0; made < calls; draws++) {
+    for (long draws = 0; e->made < calls; draws++) {
         if ((draws & 63) == 63) {
             fz_scratch_refill(e);
         }
-        made += one_call(e, table, n);
+        e->made += one_call(e, table, n);
     }
     waker_stop(e);
     while (e->nchildren) {

@@ -192,10 +192,30 @@ long zt_meminfo(struct zt_meminfo *mi)
 
 /* ---- conveniences ---- */
 
+/* Under Linux (make compare) there is no spawn call: vfork + execve does the same (linux.c). */
 long zt_spawn(const char *path, char *const argv[], uint64_t affinity)
 {
-    struct zt_spawn_attr attr = {.affinity = affinity, .flags = 0, .reserved = 0};
+    struct zt_cpuset set;
 
+    if (zt_on_linux()) {
+        return zt_vfork_exec(path, argv, affinity);
+    }
+    zt_cpuset_zero(&set);
+    set.bits[0] = affinity;
+    return zt_spawn_on(path, argv, &set);
+}
+
+long zt_spawn_on(const char *path, char *const argv[], const struct zt_cpuset *set)
+{
+    struct zt_spawn_attr attr;
+
+    if (zt_on_linux()) {
+        return zt_vfork_exec(path, argv, set ? set->bits[0] : 0); /* Linux: 64 CPUs here */
+    }
+    memset(&attr, 0, sizeof(attr));
+    if (set != NULL) {
+        attr.affinity = *set;
+    }
     return zt_spawn_attr(path, argv, &attr);
 }
 
@@ -228,11 +248,37 @@ long zt_set_affinity(uint64_t mask)
 
 long zt_get_affinity(uint64_t *mask)
 {
+    struct zt_cpuset set;
+    long r = zt_get_cpuset(&set);
+
+    *mask = r < 0 ? 0 : set.bits[0];
+    return r;
+}
+
+long zt_set_cpuset(const struct zt_cpuset *set)
+{
+    return zt_sched_setaffinity(0, sizeof(*set), set->bits);
+}
+
+long zt_get_cpuset(struct zt_cpuset *set)
+{
     long r;
 
-    *mask = 0;
-    r = zt_sched_getaffinity(0, sizeof(*mask), mask);
+    zt_cpuset_zero(set);
+    r = zt_sched_getaffinity(0, sizeof(*set), set->bits);
     return r < 0 ? r : 0;
+}
+
+long zt_pin(int cpu)
+{
+    struct zt_cpuset set;
+
+    if (cpu < 0 || cpu >= ZT_MAX_CPUS) {
+        return -EINVAL;
+    }
+    zt_cpuset_zero(&set);
+    zt_cpuset_add(&set, cpu);
+    return zt_set_cpuset(&set);
 }
 
 int zt_cpu(void)
@@ -245,6 +291,9 @@ int zt_cpu(void)
 
 int zt_nr_cpus(void)
 {
+    if (zt_on_linux()) {
+        return zt_linux_nr_cpus();
+    }
     long n = zt_cpus(NULL, 0);
 
     return n > 0 ? (int)n : 1;

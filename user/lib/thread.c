@@ -3,7 +3,8 @@
  *
  * One anonymous mapping per thread holds, from the top down, the zt_thread record, the
  * thread's TLS area and its stack.  The kernel populates it at once (no demand paging), so a
- * thread on a dataplane CPU never faults on its own stack.
+ * thread on a dataplane CPU never faults on its own stack; under Linux (linux.c) the mapping
+ * asks for MAP_POPULATE to the same end.
  *
  * clone(CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM|CLONE_SETTLS|
  *       CLONE_PARENT_SETTID|CLONE_CHILD_CLEARTID, stack, &ptid, tp, &ctid)
@@ -12,14 +13,16 @@
  *     publishes 1 (or -errno) in `start` and wakes the creator, which waits for that; so
  *     create() returns only once the thread runs where it was asked to.
  *   - end: `ctid` starts non-zero; at thread exit the kernel writes 0 there and FUTEX_WAKEs
- *     it (CLONE_CHILD_CLEARTID).  join() waits for 0, after which the thread never touches
- *     its mapping again and the creator unmaps it.
+ *     it (CLONE_CHILD_CLEARTID; a shared wake under Linux, so join's wait is shared too: a
+ *     private one would sleep forever there).  join() waits for 0, after which the thread never
+ * touches its mapping again and the creator unmaps it.
  */
 #include "zt.h"
 #include "tls.h"
 
 #define THREAD_STACK_BYTES (128 * 1024)
 #define PAGE_BYTES         4096
+#define MAP_POPULATE_LINUX 0x8000 /* Linux: fault the pages in now (zerotick always does) */
 
 #define THREAD_CLONE_FLAGS                                                                         \
     (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |            \
@@ -57,7 +60,7 @@ static void thread_main(void *p)
     struct zt_thread *t = p;
 
     if (t->cpu >= 0) {
-        long r = zt_set_affinity(1ull << t->cpu);
+        long r = zt_pin(t->cpu);
 
         if (r < 0) {
             publish_start(t, (int)r);
@@ -74,8 +77,11 @@ static void wait_for_exit(struct zt_thread *t)
 {
     int v;
 
+    /* A shared (not FUTEX_PRIVATE) wait: Linux wakes a CLONE_CHILD_CLEARTID word with a
+     * shared FUTEX_WAKE, whose key never matches a private waiter's (glibc waits shared here
+     * too); zerotick treats both alike. */
     while ((v = __atomic_load_n(&t->ctid, __ATOMIC_ACQUIRE)) != 0) {
-        zt_futex_wait(&t->ctid, v, NULL);
+        zt_futex(&t->ctid, FUTEX_WAIT, v, NULL);
     }
 }
 
@@ -98,7 +104,8 @@ static struct zt_thread *thread_alloc(void **tp, void **stack_top)
     struct zt_thread *t;
 
     bytes = (bytes + PAGE_BYTES - 1) & ~(size_t)(PAGE_BYTES - 1);
-    m = zt_mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    m = zt_mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                MAP_PRIVATE | MAP_ANONYMOUS | (zt_on_linux() ? MAP_POPULATE_LINUX : 0), -1, 0);
     if (m < 0) {
         errno = (int)-m;
         return NULL;
@@ -120,7 +127,7 @@ zt_thread_t *zt_thread_create(long (*fn)(void *arg), void *arg, int cpu)
     long tid;
     int state;
 
-    if (cpu >= 64) {
+    if (cpu >= ZT_MAX_CPUS) {
         errno = EINVAL;
         return NULL;
     }

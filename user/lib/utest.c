@@ -96,16 +96,16 @@ int ut_nr_cpus(void)
 {
     long n = zt_cpus(NULL, 0);
 
-    CHECK(n >= 1 && n <= 64, "zt_cpus(NULL, 0) returned %s", ut_rstr(n));
+    CHECK(n >= 1 && n <= ZT_MAX_CPUS, "zt_cpus(NULL, 0) returned %s", ut_rstr(n));
     return (int)n;
 }
 
 int ut_dataplane_cpu(int from)
 {
-    struct zt_cpu_info ci[64];
-    long n = zt_cpus(ci, 64);
+    static struct zt_cpu_info ci[ZT_MAX_CPUS];
+    long n = zt_cpus(ci, ZT_MAX_CPUS);
 
-    CHECK(n >= 1 && n <= 64, "zt_cpus returned %s", ut_rstr(n));
+    CHECK(n >= 1 && n <= ZT_MAX_CPUS, "zt_cpus returned %s", ut_rstr(n));
     for (int c = from < 0 ? 0 : from; c < n; c++) {
         if (ci[c].dataplane && ci[c].online) {
             return c;

@@ -172,12 +172,61 @@ long zt_signal(int sig, void (*handler)(int), unsigned long flags);
 /* The trampoline a handler returns into: calls rt_sigreturn (syscall.S). */
 void zt_sigreturn_trampoline(void);
 
-/* Start path with argv (NULL-terminated) on the CPUs of affinity (0 = the default set). */
+/* Start path with argv (NULL-terminated) on the CPUs of affinity (0 = the default set).
+ * The 64-bit forms below name CPUs 0-63 only; the zt_cpuset forms name any CPU. */
 long zt_spawn(const char *path, char *const argv[], uint64_t affinity);
+/* The same on the CPUs of `set` (NULL or empty: the default set). */
+long zt_spawn_on(const char *path, char *const argv[], const struct zt_cpuset *set);
 /* Wait for pid (-1: any child); retries on -EINTR.  Returns the pid reaped or -errno. */
 long zt_wait(int pid, int *status);
-long zt_set_affinity(uint64_t mask); /* the calling thread */
-long zt_get_affinity(uint64_t *mask);
+long zt_set_affinity(uint64_t mask);             /* the calling thread, CPUs 0-63 */
+long zt_get_affinity(uint64_t *mask);            /* its CPUs among 0-63 */
+long zt_set_cpuset(const struct zt_cpuset *set); /* the calling thread, any CPUs */
+long zt_get_cpuset(struct zt_cpuset *set);
+long zt_pin(int cpu); /* the calling thread to one CPU (any number) */
+
+/* ---- CPU sets (cpuset.c) ---- */
+
+static inline void zt_cpuset_zero(struct zt_cpuset *s)
+{
+    for (int i = 0; i < ZT_CPUSET_WORDS; i++) {
+        s->bits[i] = 0;
+    }
+}
+
+static inline void zt_cpuset_add(struct zt_cpuset *s, int cpu)
+{
+    if (cpu >= 0 && cpu < ZT_MAX_CPUS) {
+        s->bits[cpu / 64] |= 1ull << (cpu % 64);
+    }
+}
+
+static inline bool zt_cpuset_has(const struct zt_cpuset *s, int cpu)
+{
+    return cpu >= 0 && cpu < ZT_MAX_CPUS && (s->bits[cpu / 64] >> (cpu % 64) & 1);
+}
+
+/* CPUs in the set. */
+int zt_cpuset_count(const struct zt_cpuset *s);
+/* ---- the CPUs as `cpus` shows them (cpuview.c) ---- */
+
+/* Above this many CPUs, `cpus` shows a summary unless asked for CPUs by -c or -a. */
+#define ZT_CPUS_SUMMARY_ABOVE 16
+/* Every CPU's zt_cpu_info in a calloc'd array (free it); *n their number, or -errno and NULL. */
+struct zt_cpu_info *zt_cpus_all(long *n);
+/* One CPU as a paragraph: role, task, exceptions, interrupts, switches, time. */
+void zt_cpus_print_one(const struct zt_cpu_info *c);
+/* One line per run of consecutive CPUs in the same role and state (idle or not), with the
+ * run's totals and the highest rate of exceptions in the last second. */
+void zt_cpus_print_summary(const struct zt_cpu_info *cpus, long n);
+/* The shell's `cpus [-s | -a | -c LIST]`: its exit status. */
+int zt_cpus_command(int argc, char *const argv[]);
+/* Parse a Linux cpulist ("0-3,7", "0-15:2/4", "none") into *s.  0, -EINVAL (malformed) or
+ * -ERANGE (a CPU >= ZT_MAX_CPUS); *s is untouched on error. */
+int zt_cpulist_parse(const char *text, struct zt_cpuset *s);
+/* Write *s as a cpulist ("none" when empty), like snprintf: the length the whole text
+ * needs, so a return >= size means it was cut. */
+int zt_cpulist_format(const struct zt_cpuset *s, char *buf, size_t size);
 int zt_cpu(void);     /* the CPU this thread runs on (getcpu), or -errno */
 int zt_nr_cpus(void); /* CPUs in the machine (zt_cpus), at least 1 */
 void zt_sleep_ns(uint64_t ns);
@@ -241,6 +290,25 @@ static inline uint64_t zt_now_ns(void)
 {
     return zt_counter_to_ns(zt_counter());
 }
+
+/* ---- the same program under Linux (linux.c; make compare runs it there) ---- */
+
+/* Is the kernel under this program Linux (uname says so)?  Asked once, then cached. */
+bool zt_on_linux(void);
+/* The kernel's release string (uname -r), e.g. "6.1.0-57-arm64" or zerotick's version. */
+const char *zt_kernel_release(void);
+/* CPU cpu's public counter page (ZT_COUNTERS_VA), or NULL under Linux (there is none). */
+const volatile struct zt_cpu_counters *zt_counters_page(int cpu);
+/* May EL0 read the PMU's event counter 0 (INST_RETIRED)?  Not under Linux (it traps). */
+bool zt_have_el0_pmu(void);
+/* The CPU count under Linux: sysfs's possible list, else the affinity mask. */
+int zt_linux_nr_cpus(void);
+/* vfork + execve, as Linux's posix_spawn: the child sets its affinity (0: leave it) and
+ * execs path.  Works under both kernels; returns the child's pid or -errno (127 is the
+ * child's exit status when execve failed). */
+long zt_vfork_exec(const char *path, char *const argv[], uint64_t affinity);
+/* The counter (CNTVCT_EL0) read by the very first instruction of this process (crt0). */
+extern uint64_t zt_start_counter;
 
 /* ---- threads (thread.c) ---- */
 typedef struct zt_thread zt_thread_t;
