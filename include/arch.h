@@ -145,6 +145,10 @@ int arch_irq_route_of(unsigned irq);
 void arch_ipi_set_enabled(unsigned ipi, bool enabled);
 /* Send IPI `ipi` to CPU `cpu`. */
 void arch_send_ipi(unsigned cpu, unsigned ipi);
+/* With IRQs masked (the idle loop, after arch_wait_for_interrupt): acknowledge one pending
+ * interrupt and hand it to irq_dispatch as if it had been taken, without an exception's entry
+ * and exit (and so without counting one: no exception happened).  false if none was pending. */
+bool arch_irq_poll(void);
 /* isolstat: fill the interrupt part of `out` for CPU `cpu` (which IPIs and per-CPU
  * interrupts it accepts, which device interrupts are routed to it and enabled, the timer's
  * number), read from the controller without disturbing that CPU. */

@@ -139,14 +139,18 @@ static inline void count(enum exc_kind kind, enum exc_from from)
     }
 }
 
-/* Acknowledge one interrupt, classify it by its INTID, let the kernel handle it, end it. */
-static void irq_entry(void)
+/* Acknowledge one interrupt, classify it by its INTID, let the kernel handle it, end it.
+ * false if nothing was pending: after an exception that is a spurious interrupt (counted);
+ * when polled, a wakeup from WFI that was not for an interrupt (not counted). */
+static bool irq_entry(bool polled)
 {
     uint32_t iar = gic_ack();
     unsigned intid = iar & 0xffffff;
     if (intid >= 1020) {
-        stats_irq_spurious(intid); /* nothing pending any more: ignore, no EOI */
-        return;
+        if (!polled) {
+            stats_irq_spurious(intid); /* nothing pending any more: ignore, no EOI */
+        }
+        return false;
     }
     if (intid < ARCH_NR_IPIS) {
         irq_dispatch(IRQ_CLASS_IPI, intid); /* SGI n carries IPI reason n */
@@ -156,12 +160,18 @@ static void irq_entry(void)
         irq_dispatch(IRQ_CLASS_DEVICE, intid);
     }
     gic_eoi(iar);
+    return true;
+}
+
+bool arch_irq_poll(void)
+{
+    return irq_entry(true);
 }
 
 void trap_el1_irq(struct trap_frame *f, unsigned long unused)
 {
     count(EXC_IRQ, FROM_KERNEL);
-    irq_entry();
+    irq_entry(false);
     kernel_exit_irq();
     stats_exception_exit(EXC_IRQ);
 }
@@ -184,7 +194,7 @@ void trap_el0_irq(struct trap_frame *f, unsigned long unused)
 {
     count(EXC_IRQ, FROM_USER);
     kernel_entry_from_user(f);
-    irq_entry();
+    irq_entry(false);
     kernel_exit_to_user(f);
     stats_exception_exit(EXC_IRQ);
 }
