@@ -56,7 +56,7 @@ uint64_t stats_exceptions(unsigned cpu, enum exc_kind kind)
 void stats_exception(enum exc_kind kind, enum exc_from from, enum sync_kind sync)
 {
     struct cpu *c = this_cpu();
-    struct zt_cpu_counters *pub = &pages[c->id].c;
+    struct zt_cpu_counters *pub = &pages[c->id].c; /* (an early fault: before stats_init_cpu) */
     CPU_INC(c, exc[kind][from]);
     trace_event(ZT_TR_EXC_ENTRY, (uint64_t)kind | (uint64_t)from << 8, kind == EXC_SYNC ? sync : 0);
     switch (kind) {
@@ -85,7 +85,7 @@ void stats_exception(enum exc_kind kind, enum exc_from from, enum sync_kind sync
 void stats_irq_exception(enum exc_from from)
 {
     struct cpu *c = this_cpu();
-    struct zt_cpu_counters *pub = &pages[c->id].c;
+    struct zt_cpu_counters *pub = c->counters; /* one load: &pages[c->id].c */
     CPU_INC(c, exc[EXC_IRQ][from]);
     BUMP(pub->exc_irq);
     if (from == FROM_USER) {
@@ -97,7 +97,7 @@ void stats_irq_exception(enum exc_from from)
 void stats_irq(enum irq_class cls, unsigned n)
 {
     struct cpu *c = this_cpu();
-    struct zt_cpu_counters *pub = &pages[c->id].c;
+    struct zt_cpu_counters *pub = c->counters; /* one load: &pages[c->id].c */
     CPU_INC(c, irq_class[cls]);
     if (cls == IRQ_CLASS_IPI) {
         BUMP(pub->irq_ipi); /* ipi_receive counts it by reason */
@@ -123,7 +123,7 @@ void stats_ctx_switch(void)
 {
     struct cpu *c = this_cpu();
     CPU_INC(c, ctx_switches);
-    BUMP(pages[c->id].c.ctx_switches);
+    BUMP(c->counters->ctx_switches);
 }
 
 void stats_exception_exit(enum exc_kind kind)

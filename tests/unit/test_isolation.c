@@ -38,6 +38,7 @@
 #include "kernel/lib.h"
 #include "kernel/page.h"
 #include "kernel/sched.h"
+#include "kernel/stats.h"
 #include "kernel/syscall.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
@@ -67,6 +68,7 @@ static int group_setup(void **state)
         cpus[c].online = true;
         cpus[c].dataplane = c >= 2;
         use_cpu(c);
+        stats_init_cpu(c); /* its public counters, as at bring-up */
         sched_init_cpu(&cpus[c]);
         timer_init_cpu(c);
         ipi_init_cpu();

@@ -31,6 +31,7 @@
 #include "kernel/entry.h"
 #include "kernel/irq.h"
 #include "kernel/sched.h"
+#include "kernel/stats.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
 
@@ -174,6 +175,7 @@ static void cpu_setup(unsigned id)
     cpus[id].id = id;
     cpus[id].arch.id = id;
     use_cpu(id);
+    stats_init_cpu(id); /* its public counters, as at bring-up */
     sched_init_cpu(&cpus[id]);
     timer_init_cpu(id);
     use_cpu(0);
