@@ -131,7 +131,7 @@ $(B)/user/bin/%: $(B)/user/%.o $(USER_LIB_OBJS) $(NET_LIB) user/lib/user.ld
 	$(Q)$(CC) $(USER_LDFLAGS) -o $@ $< $(USER_LIB_OBJS) $(NET_LIB)
 
 # /bin/fuzz has parts of its own (user/fuzz/) and reads the kernel's dispatch table: every
-# CALL()/ZT_CALL() entry of kernel/syscall.c becomes X(SYS_name, "name") in the list macro
+# LINUX_CALLS X(name, fn, FAST|FULL)/ZT_CALL() entry of kernel/syscall.c becomes X(SYS_name, "name") in the list macro
 # FZ_SYSCALLS(X), so a call added to the kernel is fuzzed with no change to the fuzzer.
 FUZZ_OBJS    := $(patsubst %,$(B)/%.o,$(basename $(wildcard user/fuzz/*.c user/fuzz/*.S)))
 FUZZ_CALLS_H := $(B)/include/generated/fuzz_calls.h
@@ -143,7 +143,7 @@ $(FUZZ_CALLS_H): kernel/syscall.c $(wildcard include/uapi/*.h)
 	  for h in include/uapi/*.h; do echo "#include \"uapi/$${h##*/}\""; done; \
 	  echo "#define FZ_SYSCALLS(X) \\"; \
 	  grep -v '#define' kernel/syscall.c | \
-	    sed -n 's/^[[:space:]]*CALL(\([a-z0-9_]*\),.*/    X(SYS_\1, "\1") \\/p'; \
+	    sed -n 's/^[[:space:]]*X(\([a-z0-9_]*\), sys_[a-z0-9_]*, F[A-Z]*).*/    X(SYS_\1, "\1") \\/p'; \
 	  grep -v '#define' kernel/syscall.c | grep -o 'ZT_CALL([a-z0-9_]*)' | \
 	    sed 's/ZT_CALL(\(.*\))/    X(SYS_zt_\1, "zt_\1") \\/'; echo; } > $@.tmp
 	$(Q)test "$$(grep -c '    X(SYS_' $@.tmp)" -gt 20 || { echo "$@: no calls found" >&2; exit 1; }

@@ -42,7 +42,13 @@ struct arch_cpu {
  *   struct cpu *arch_this_cpu(void)             this CPU's struct cpu (set by arch_set_this_cpu)
  *   void arch_set_this_cpu(struct cpu *c)
  *   unsigned arch_this_cpu_id(void)             this CPU's logical number
- *   uint64_t arch_counter_read(void)            the free-running counter (CNTVCT_EL0)
+ *   uint64_t arch_counter_read(void)            the free-running counter (CNTVCT_EL0), read
+ *                                               after every instruction before it
+ *   uint64_t arch_counter_read_entry(void)      the same, first thing after an exception
+ *                                               entry, which already orders it (no barrier)
+ *   uint64_t arch_counter_read_exit(void)       the same, as the one stamp that ends a kernel
+ *                                               visit and starts user time: may be read a
+ *                                               few instructions early (no barrier)
  *   void arch_cpu_relax(void)                   hint inside spin loops
  *   void arch_wait_for_interrupt(void)          sleep until an interrupt is pending (WFI)
  */
@@ -139,6 +145,10 @@ int arch_irq_route_of(unsigned irq);
 void arch_ipi_set_enabled(unsigned ipi, bool enabled);
 /* Send IPI `ipi` to CPU `cpu`. */
 void arch_send_ipi(unsigned cpu, unsigned ipi);
+/* With IRQs masked (the idle loop, after arch_wait_for_interrupt): acknowledge one pending
+ * interrupt and hand it to irq_dispatch as if it had been taken, without an exception's entry
+ * and exit (and so without counting one: no exception happened).  false if none was pending. */
+bool arch_irq_poll(void);
 /* isolstat: fill the interrupt part of `out` for CPU `cpu` (which IPIs and per-CPU
  * interrupts it accepts, which device interrupts are routed to it and enabled, the timer's
  * number), read from the controller without disturbing that CPU. */
@@ -218,9 +228,13 @@ int arch_signal_pop(struct vm *vm, struct trap_frame *f, struct arch_sigsetup *s
 
 /* ---- user address spaces ----------------------------------------------------------------- */
 
+#define ARCH_AS_TABLES 15
 struct arch_as {
-    paddr_t root;  /* top-level table */
-    uint16_t asid; /* address-space id tagging this space's TLB entries */
+    paddr_t root;     /* top-level table */
+    uint16_t asid;    /* address-space id tagging this space's TLB entries */
+    uint16_t ntables; /* entries of tables[] in use; ARCH_AS_TABLES + 1 once more were made */
+    paddr_t tables[ARCH_AS_TABLES]; /* its other table pages, so that arch_as_destroy frees
+                                        them without walking 512 entries a table */
 };
 
 /* Create an empty address space.  0, -ENOMEM, or -EAGAIN when no ASID is free. */

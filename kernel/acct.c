@@ -1,11 +1,22 @@
 /*
- * acct.c — tick-free CPU time accounting (contract in include/kernel/acct.h).
+ * acct.c — tick-free CPU time accounting (contract and the bucket arithmetic in
+ * include/kernel/acct.h).
  *
- * State per CPU in accts[]: totals, the counter value of the last transition, and what the
- * CPU has been doing since (user, kernel or idle).  Written only by its CPU with IRQs masked
- * (every caller runs in exception entry/exit or in schedule); read anywhere.  Because the
- * current mode is published, a reader on a housekeeping CPU adds the interval in progress
- * itself: a dataplane CPU running user code for minutes is never asked to fold its time.
+ * State per CPU in cpus[c].acct (struct cpu, so the system-call path reaches it from the CPU
+ * pointer it already holds): three buckets, one of them in progress.  Written only by its CPU
+ * with IRQs masked (every caller runs in exception entry/exit or in schedule); read anywhere.
+ * Because the bucket in progress shows in its sign, a reader on a housekeeping CPU adds the
+ * interval in progress itself: a dataplane CPU running user code for minutes is never asked to
+ * fold its time.
+ *
+ * Per task: user_cycles and sys_cycles hold its times up to its last switch-out; while it runs,
+ * acct_base_user/acct_base_sys hold its CPU's settled user and system totals at its switch-in,
+ * so its time so far is its totals plus how far the CPU's totals moved since.
+ *
+ * A reader may catch the owner between the two stores of a transition (both buckets or neither
+ * in progress) or a task between its switch and the fold: it reads again (a transition is a few
+ * instructions long), and after READ_TRIES gives the figure it has, off by at most the
+ * interval being closed.
  */
 #include "kernel/acct.h"
 #include "arch.h"
@@ -13,92 +24,97 @@
 #include "kernel/panic.h"
 #include "kernel/task.h"
 
-static struct cpu_acct accts[MAX_CPUS];
-PERCPU_ARRAY(accts);
+#define READ_TRIES 100
 
-#define ADD(field, d) __atomic_store_n(&(field), (field) + (d), __ATOMIC_RELAXED)
-#define SET(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELEASE)
+#define SET(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELAXED)
+#define GET(field)    __atomic_load_n(&(field), __ATOMIC_RELAXED)
 
 void acct_init_cpu(unsigned cpu)
 {
-    accts[cpu].stamp = arch_counter_read();
-    accts[cpu].mode = ACCT_IDLE;
+    struct cpu_acct *a = &cpus[cpu].acct;
+    SET(a->us.user, 0);
+    SET(a->us.sys, 0);
+    SET(a->idle, -arch_counter_read()); /* idle since now (the counter is past 0 by now) */
 }
 
-static uint64_t interval(struct cpu_acct *a, uint64_t now)
-{
-    uint64_t d = now - a->stamp;
-    SET(a->stamp, now);
-    return d;
-}
-
-void acct_enter_kernel(struct task *t)
+void acct_enter_kernel(void)
 {
     ASSERT_IRQS_MASKED();
-    struct cpu_acct *a = percpu_elem(accts, this_cpu_id());
-    uint64_t d = interval(a, arch_counter_read());
-    ADD(t->user_cycles, d);
-    ADD(a->user_cycles, d);
-    SET(a->mode, ACCT_SYS);
+    acct_user_to_sys(&this_cpu()->acct, arch_counter_read());
 }
 
-void acct_exit_kernel(struct task *t)
+void acct_exit_kernel(void)
 {
     ASSERT_IRQS_MASKED();
-    struct cpu_acct *a = percpu_elem(accts, this_cpu_id());
-    uint64_t d = interval(a, arch_counter_read());
-    ADD(t->sys_cycles, d);
-    ADD(a->sys_cycles, d);
-    SET(a->mode, ACCT_USER);
+    acct_sys_to_user(&this_cpu()->acct, arch_counter_read());
 }
 
 void acct_switch(struct task *prev, struct task *next, uint64_t now)
 {
     ASSERT_IRQS_MASKED();
-    struct cpu_acct *a = percpu_elem(accts, this_cpu_id());
-    uint64_t d = interval(a, now);
+    struct cpu_acct *a = &this_cpu()->acct;
     if (prev->is_idle) {
-        ADD(a->idle_cycles, d);
+        SET(a->idle, a->idle + now); /* idle -> system */
+        SET(a->us.sys, a->us.sys - now);
     } else {
-        ADD(prev->sys_cycles, d);
-        ADD(a->sys_cycles, d);
+        /* prev ran since its switch-in: what the CPU's user and (settled) system totals
+         * gained meanwhile is its. */
+        SET(prev->user_cycles, prev->user_cycles + (a->us.user - prev->acct_base_user));
+        SET(prev->sys_cycles, prev->sys_cycles + (a->us.sys + now - prev->acct_base_sys));
     }
-    SET(a->mode, next->is_idle ? ACCT_IDLE : ACCT_SYS);
+    if (next->is_idle) {
+        SET(a->us.sys, a->us.sys + now); /* system -> idle */
+        SET(a->idle, a->idle - now);
+    } else {
+        SET(next->acct_base_user, a->us.user);
+        SET(next->acct_base_sys, a->us.sys + now);
+    }
 }
 
-/* The interval in progress on `cpu`, and what it is being spent on. */
-static uint64_t in_progress(unsigned cpu, enum acct_mode *mode)
+static bool in_progress(uint64_t v)
 {
-    struct cpu_acct *a = percpu_elem(accts, cpu);
-    *mode = __atomic_load_n(&a->mode, __ATOMIC_ACQUIRE);
-    uint64_t stamp = __atomic_load_n(&a->stamp, __ATOMIC_ACQUIRE), now = arch_counter_read();
-    return now > stamp ? now - stamp : 0;
+    return (int64_t)v < 0;
 }
 
-void acct_cpu_read(unsigned cpu, struct cpu_acct *out)
+void acct_cpu_read(unsigned cpu, struct acct_times *out)
 {
-    struct cpu_acct *a = percpu_elem(accts, cpu);
-    enum acct_mode mode;
-    uint64_t d = in_progress(cpu, &mode);
-    out->user_cycles = __atomic_load_n(&a->user_cycles, __ATOMIC_RELAXED);
-    out->sys_cycles = __atomic_load_n(&a->sys_cycles, __ATOMIC_RELAXED);
-    out->idle_cycles = __atomic_load_n(&a->idle_cycles, __ATOMIC_RELAXED);
-    out->stamp = __atomic_load_n(&a->stamp, __ATOMIC_RELAXED);
-    out->mode = mode;
-    *(mode == ACCT_USER  ? &out->user_cycles
-      : mode == ACCT_SYS ? &out->sys_cycles
-                         : &out->idle_cycles) += d;
+    struct cpu_acct *a = &cpus[cpu].acct;
+    uint64_t u, s, i, now;
+    for (int tries = 0;; tries++) {
+        u = GET(a->us.user);
+        s = GET(a->us.sys);
+        i = GET(a->idle);
+        now = arch_counter_read();
+        if (in_progress(u) + in_progress(s) + in_progress(i) == 1 || tries == READ_TRIES) {
+            break;
+        }
+    }
+    out->user_cycles = in_progress(u) ? u + now : u;
+    out->sys_cycles = in_progress(s) ? s + now : s;
+    out->idle_cycles = in_progress(i) ? i + now : i;
+    out->mode = in_progress(u) ? ACCT_USER : in_progress(s) ? ACCT_SYS : ACCT_IDLE;
 }
 
 void acct_task_read(const struct task *t, uint64_t *user, uint64_t *sys)
 {
-    *user = __atomic_load_n(&t->user_cycles, __ATOMIC_RELAXED);
-    *sys = __atomic_load_n(&t->sys_cycles, __ATOMIC_RELAXED);
-    unsigned cpu = __atomic_load_n(&t->cpu, __ATOMIC_RELAXED);
-    /* Running: add what it is doing now (the CPU's current task, which sched.c keeps). */
-    if (cpu < MAX_CPUS && __atomic_load_n(&cpus[cpu].current_task, __ATOMIC_RELAXED) == t) {
-        enum acct_mode mode;
-        uint64_t d = in_progress(cpu, &mode);
-        *(mode == ACCT_USER ? user : sys) += d;
+    for (int tries = 0;; tries++) {
+        *user = GET(t->user_cycles);
+        *sys = GET(t->sys_cycles);
+        unsigned cpu = GET(t->cpu);
+        /* Not running: its totals are whole.  Running (the CPU's current task, which sched.c
+         * keeps): add how far the CPU's totals moved since its switch-in. */
+        if (cpu >= MAX_CPUS || GET(cpus[cpu].current_task) != t) {
+            return;
+        }
+        uint64_t base_user = GET(t->acct_base_user), base_sys = GET(t->acct_base_sys);
+        struct acct_times now;
+        acct_cpu_read(cpu, &now);
+        bool same = GET(cpus[cpu].current_task) == t && GET(t->user_cycles) == *user &&
+                    GET(t->acct_base_user) == base_user && GET(t->acct_base_sys) == base_sys;
+        if (same || tries == READ_TRIES) {
+            *user += now.user_cycles - base_user;
+            *sys += now.sys_cycles - base_sys;
+            return;
+        }
     }
 }

@@ -419,6 +419,7 @@ static const struct param params[] = {
     {"task_isolation_debug", set_flag, "isol_debug", offsetof(struct bootargs, isol_debug)},
     {"quiet", set_flag, "quiet", offsetof(struct bootargs, quiet)},
     {"exit_stats", set_flag, "exit_stats", offsetof(struct bootargs, exit_stats)},
+    {"trace", set_flag, "trace", offsetof(struct bootargs, trace)},
     {"syscall_debug", set_flag, "syscall_debug", offsetof(struct bootargs, syscall_debug)},
 };
 
@@ -596,6 +597,7 @@ static void bootargs_defaults(struct bootargs *ba)
     ba->tick_residual = false;
     ba->isol_debug = false;
     ba->exit_stats = false;
+    ba->trace = false;
     ba->syscall_debug = false;
     ba->quiet = false;
     ba->debug_fault = DEBUG_FAULT_NONE;

@@ -5,6 +5,15 @@
  * kernel_exit_to_user runs with IRQs masked from its first line to the eret in vectors.S,
  * so no interrupt can arrive between the last scheduling decision, the timer
  * reprogramming and the return to user space.
+ *
+ * System calls have a fast path (kernel_syscall).  Everything the kernel may have to do
+ * around a call besides running it is announced in two places that a few loads read: the
+ * CPU's slow_work word (struct cpu: a switch due, the timer's inputs changed or its state
+ * unknown, a dataplane CPU to quiesce, an isolated task's hooks, tracing) and the calling
+ * task's and process's pending signals and exit.  While all are clear, a system call costs
+ * one counter increment (stats_syscall), the two accounting stamps and the call itself; as
+ * soon as any is set, the call's entry or exit takes the slow path, which is the path every
+ * other exception takes and checks each reason again.
  */
 #include "kernel/entry.h"
 #include "arch.h"
@@ -16,8 +25,13 @@
 #include "kernel/panic.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
+#include "kernel/stats.h"
+#include "kernel/syscall.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
+#include "kernel/trace.h"
+#include "kernel/vm.h"
+#include "uapi/zt_errno.h"
 #include "uapi/zt_events.h"
 #include "uapi/zt_syscall.h"
 
@@ -25,7 +39,7 @@ void kernel_entry_from_user(struct trap_frame *f)
 {
     ASSERT_IRQS_MASKED();
     ASSERT(spin_held_count() == 0); /* user space holds no kernel lock */
-    acct_enter_kernel(current());
+    acct_enter_kernel();
     isol_kernel_entry();
     dataplane_kernel_entry(); /* requests deferred while this dataplane CPU ran user code */
 }
@@ -49,7 +63,75 @@ void kernel_exit_to_user(struct trap_frame *f)
     dataplane_quiesce();
     isol_exit_to_user(); /* and more if t is isolated */
     timer_reprogram();
-    acct_exit_kernel(t);
+    acct_exit_kernel();
+}
+
+/* Could the way out have a signal to deliver to t, or t's process be ending?  A superset of
+ * signal_pending (blocked signals count too), one load per word and no lock: signal_pending
+ * decides on the slow path.  A signal sent from another CPU while t runs here is followed
+ * by an IPI, which sends the next exit down the slow path anyway. */
+static inline bool signal_may_be_pending(const struct task *t)
+{
+    const volatile struct process *p = t->proc; /* volatile: each a whole load, not cached */
+    const volatile struct task *vt = t;
+    return vt->sig_pending || p->sig_pending || p->exiting;
+}
+
+/* A system call when something else is to be done around it: the path of every exception. */
+static void syscall_slow(struct trap_frame *f, unsigned svc_imm)
+{
+    trace_event(ZT_TR_EXC_ENTRY, (uint64_t)EXC_SYNC | (uint64_t)FROM_USER << 8, SYNC_SYSCALL);
+    kernel_entry_from_user(f);
+    syscall_dispatch(f, svc_imm);
+    kernel_exit_to_user(f);
+    stats_exception_exit(EXC_SYNC);
+}
+
+syscall_fn kernel_syscall_enter(uint64_t nr)
+{
+    ASSERT_IRQS_MASKED();
+    ASSERT(spin_held_count() == 0); /* user space holds no kernel lock */
+    struct cpu *c = this_cpu();
+    stats_syscall(c);
+    if (__builtin_expect(c->slow_work != 0 || nr >= SYSCALL_FAST_NR, 0)) {
+        return 0;
+    }
+    syscall_fn fn = syscall_fast_table[nr];
+    if (__builtin_expect(fn != 0, 1)) {
+        acct_user_to_sys(&c->acct, arch_counter_read_entry());
+    }
+    return fn;
+}
+
+bool kernel_syscall_exit(void)
+{
+    ASSERT_IRQS_MASKED();
+    struct cpu *c = this_cpu(); /* the call may have slept and woken on another CPU */
+    ASSERT(!c->current_task->sys_restart && !c->current_task->restore_sigmask); /* FULL only */
+    if (__builtin_expect(c->slow_work != 0 || signal_may_be_pending(c->current_task), 0)) {
+        return false;
+    }
+    acct_sys_to_user(&c->acct, arch_counter_read_exit());
+    return true;
+}
+
+void kernel_syscall_exit_restart(struct trap_frame *f, long r)
+{
+    struct task *t = current();
+    t->sys_orig_x0 = arch_frame_arg(f, 0); /* restarted with it, or failed with EINTR */
+    t->sys_restart = true;
+    arch_frame_set_return(f, (uint64_t)r);
+    kernel_exit_to_user(f);
+}
+
+void kernel_syscall_slow(struct trap_frame *f, unsigned svc_imm)
+{
+    syscall_slow(f, svc_imm);
+}
+
+void kernel_syscall_exit_slow(struct trap_frame *f)
+{
+    kernel_exit_to_user(f);
 }
 
 void kernel_exit_irq(void)
@@ -88,6 +170,10 @@ void user_exception(struct trap_frame *f, const struct exc_info *e)
 #undef SYNC_NAME_
     if (isol_exception(e)) {
         return; /* a strict isolation violation: the task has been sentenced */
+    }
+    if ((e->kind == SYNC_DATA_FAULT || e->kind == SYNC_INSN_FAULT) &&
+        vm_fault(&current()->proc->vm, e->addr, e->access) == 0) {
+        return; /* a stack page populated on first touch: the access runs again */
     }
     bool known = e->kind < SYNC_NR_KINDS && e->kind != SYNC_OTHER && e->kind != SYNC_SYSCALL;
     int sig = known ? signal_of[e->kind] : SIGILL;

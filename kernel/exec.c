@@ -236,8 +236,7 @@ int exec_load_image(struct vm *vm, const void *data, uint64_t size, const char *
         r = elf_load(vm, data, &img);
     }
     if (r == 0) {
-        r = vm_map_region(vm, USER_STACK_TOP - USER_STACK_SIZE, USER_STACK_SIZE,
-                          PROT_READ | PROT_WRITE, VMA_STACK);
+        r = vm_map_stack(vm, USER_STACK_TOP, USER_STACK_SIZE, USER_STACK_POPULATED);
     }
     if (r == 0) {
         r = map_kernel_pages(vm);

@@ -58,9 +58,9 @@ struct fdtable *fdtable_new(const struct fdtable *src, bool exec)
     }
     spin_lock_init(&t->lock, LOCK_LEAF);
     unsigned long flags = spin_lock_irqsave((spinlock_t *)&src->lock);
-    for (int i = 0; i < FD_MAX; i++) {
+    for (int i = 0; i < src->end; i++) {
         if (src->fd[i] && !(exec && cloexec_bit(src, i))) {
-            t->fd[i] = src->fd[i];
+            fdtable_set(t, i, src->fd[i]);
             file_get(t->fd[i]);
             set_cloexec(t, i, cloexec_bit(src, i));
         }
@@ -69,11 +69,15 @@ struct fdtable *fdtable_new(const struct fdtable *src, bool exec)
     return t;
 }
 
-/* Take out the files of the descriptors `which` selects (lock held) into out[]. */
-static int take_files_locked(struct fdtable *t, bool only_cloexec, struct file **out)
+#define CLOSE_BATCH 16
+
+/* Take out up to CLOSE_BATCH files of the descriptors selected, from *next on (lock held),
+ * into out[]; *next moves past the descriptors looked at. */
+static int take_files_locked(struct fdtable *t, bool only_cloexec, int *next, struct file **out)
 {
     int n = 0;
-    for (int i = 0; i < FD_MAX; i++) {
+    for (; *next < t->end && n < CLOSE_BATCH; (*next)++) {
+        int i = *next;
         if (t->fd[i] && (!only_cloexec || cloexec_bit(t, i))) {
             out[n++] = t->fd[i];
             t->fd[i] = 0;
@@ -83,20 +87,21 @@ static int take_files_locked(struct fdtable *t, bool only_cloexec, struct file *
     return n;
 }
 
-/* Close the descriptors `only_cloexec` selects; files are put outside the lock. */
+/* Close the descriptors `only_cloexec` selects, a batch at a time: the files are put outside
+ * the lock (a put may free a pipe and wake its other end). */
 static void close_some(struct fdtable *t, bool only_cloexec)
 {
-    struct file **gone = kmem_alloc(FD_MAX * sizeof(*gone));
-    if (!gone) {
-        return; /* cannot happen for a page-sized object once kmem has pages; stay safe */
+    struct file *gone[CLOSE_BATCH];
+    int next = 0;
+    for (bool more = true; more;) {
+        unsigned long flags = spin_lock_irqsave(&t->lock);
+        int n = take_files_locked(t, only_cloexec, &next, gone);
+        more = next < t->end;
+        spin_unlock_irqrestore(&t->lock, flags);
+        for (int i = 0; i < n; i++) {
+            file_put(gone[i]);
+        }
     }
-    unsigned long flags = spin_lock_irqsave(&t->lock);
-    int n = take_files_locked(t, only_cloexec, gone);
-    spin_unlock_irqrestore(&t->lock, flags);
-    for (int i = 0; i < n; i++) {
-        file_put(gone[i]);
-    }
-    kmem_free(gone, FD_MAX * sizeof(*gone));
 }
 
 void fdtable_free(struct fdtable *t)
@@ -128,7 +133,7 @@ int fd_install(struct file *file, int min, bool cloexec)
     unsigned long flags = spin_lock_irqsave(&t->lock);
     for (int i = min < 0 ? 0 : min; i < limit; i++) {
         if (!t->fd[i]) {
-            t->fd[i] = file;
+            fdtable_set(t, i, file);
             set_cloexec(t, i, cloexec);
             fd = i;
             break;
@@ -368,7 +373,7 @@ long sys_dup3(struct trap_frame *f)
     }
     unsigned long irq = spin_lock_irqsave(&t->lock);
     struct file *old = t->fd[newfd];
-    t->fd[newfd] = file;
+    fdtable_set(t, newfd, file);
     set_cloexec(t, newfd, flags & O_CLOEXEC);
     spin_unlock_irqrestore(&t->lock, irq);
     if (old) {

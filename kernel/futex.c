@@ -32,7 +32,7 @@ int futex_wait(struct vm *vm, uint64_t uaddr, uint32_t val, uint64_t deadline)
     struct waitq *wq = bucket_of(vm, uaddr);
     uint32_t cur;
     unsigned long flags = spin_lock_irqsave(&wq->lock);
-    if (copy_from_user(vm, &cur, uaddr, sizeof(cur)) != 0) {
+    if (vm_read_u32(vm, uaddr, &cur) != 0) {
         spin_unlock_irqrestore(&wq->lock, flags);
         return -EFAULT;
     }

@@ -93,19 +93,36 @@ static void note_send(uint64_t *note, unsigned me)
         !__atomic_compare_exchange_n(note, &old, want, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 }
 
+/* Note, count and send an IPI from `me` to another CPU. */
+static inline void send(struct cpu *me, unsigned cpu, enum ipi_reason reason)
+{
+    note_send(&percpu_elem(senders, cpu)[0][reason], me->id);
+    __atomic_store_n(&me->stats.ipi_sent_by_reason[reason],
+                     me->stats.ipi_sent_by_reason[reason] + 1, __ATOMIC_RELAXED);
+    arch_send_ipi(cpu, reason); /* a tail call: the common path needs no stack frame */
+}
+
+/* ipi_send with the sender's backtrace (isol_debug) or tracing on. */
+static __attribute__((noinline)) void send_noted(unsigned cpu, enum ipi_reason reason)
+{
+    if (__atomic_load_n(&keep_backtraces, __ATOMIC_RELAXED)) {
+        note_backtrace(cpu, reason);
+    }
+    trace_event(ZT_TR_IPI_SEND, cpu, reason);
+    send(this_cpu(), cpu, reason);
+}
+
 void ipi_send(unsigned cpu, enum ipi_reason reason)
 {
     struct cpu *me = this_cpu();
     if (cpu >= MAX_CPUS || cpu == me->id) {
         return;
     }
-    if (__builtin_expect(__atomic_load_n(&keep_backtraces, __ATOMIC_RELAXED), 0)) {
-        note_backtrace(cpu, reason);
+    if (__builtin_expect(__atomic_load_n(&keep_backtraces, __ATOMIC_RELAXED) | trace_on, 0)) {
+        send_noted(cpu, reason);
+        return;
     }
-    trace_event(ZT_TR_IPI_SEND, cpu, reason);
-    note_send(&senders[cpu][reason], me->id);
-    STAT_INC(ipi_sent_by_reason[reason]);
-    arch_send_ipi(cpu, reason);
+    send(me, cpu, reason);
 }
 
 /* ---- stopping CPUs (panic, power-off) ---- */
@@ -132,20 +149,38 @@ void ipi_stop_others(void)
     }
 }
 
-void ipi_receive(unsigned reason)
+/* Act on a received IPI (its note already taken). */
+static inline void act_on(unsigned reason)
 {
-    ASSERT_IRQS_MASKED();
-    ASSERT(reason < IPI_NR);
-    STAT_INC(ipi_recv[reason]);
-    trace_event(ZT_TR_IPI_RECV, reason,
-                __atomic_exchange_n(&senders[this_cpu_id()][reason], 0, __ATOMIC_RELAXED));
     if (reason == IPI_CALL) {
         ipi_run_calls();
     } else if (reason == IPI_STOP) {
         stop_self();
     } else if (handlers[reason]) {
-        handlers[reason](reason);
+        handlers[reason](reason); /* a tail call: the common path needs no stack frame */
     }
+}
+
+/* ipi_receive with tracing on: the event names the senders' note. */
+static __attribute__((noinline)) void receive_traced(unsigned reason, uint64_t note)
+{
+    trace_record(ZT_TR_IPI_RECV, reason, note);
+    act_on(reason);
+}
+
+void ipi_receive(unsigned reason)
+{
+    ASSERT_IRQS_MASKED();
+    ASSERT(reason < IPI_NR);
+    struct cpu *me = this_cpu(); /* once: each this_cpu() is a system-register read */
+    __atomic_store_n(&me->stats.ipi_recv[reason], me->stats.ipi_recv[reason] + 1, __ATOMIC_RELAXED);
+    uint64_t note =
+        __atomic_exchange_n(&percpu_elem(senders, me->id)[0][reason], 0, __ATOMIC_RELAXED);
+    if (__builtin_expect(trace_on, 0)) {
+        receive_traced(reason, note);
+        return;
+    }
+    act_on(reason);
 }
 
 void ipi_init_cpu(void)

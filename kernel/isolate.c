@@ -29,6 +29,7 @@
 #include "kernel/task.h"
 #include "kernel/timer.h"
 #include "kernel/trace.h"
+#include "kernel/vm.h"
 #include "kernel/work.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_prctl.h"
@@ -156,6 +157,10 @@ static long isol_enable(struct task *t, unsigned long flags)
     struct task *owner = __atomic_load_n(&isols[cpu].task, __ATOMIC_ACQUIRE);
     if (owner && owner != t) {
         return -EBUSY;
+    }
+    struct vm *vm = t->proc ? &t->proc->vm : 0;
+    if (vm && __atomic_load_n(&vm->stack_partial, __ATOMIC_RELAXED) && vm_populate_stack(vm)) {
+        return -ENOMEM; /* its stack in full first: no page fault may interrupt it later */
     }
     ASSERT(!t->isol_flags || t->isol_cpu == cpu); /* THE RULE: a move released it */
     for (int i = 0; i < ADMISSION_YIELDS && sched_nr_running(cpu) > 1; i++) {

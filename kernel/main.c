@@ -68,9 +68,9 @@ static void print_cpu_summary(uint64_t entry)
         }
         uint64_t exc = 0, irqs = 0;
         for (int k = 0; k < EXC_NR_KINDS; k++) {
-            exc += STAT_READ(c, exc[k][FROM_KERNEL]) + STAT_READ(c, exc[k][FROM_USER]);
+            exc += stats_exceptions(c, (enum exc_kind)k);
         }
-        irqs = STAT_READ(c, exc[EXC_IRQ][FROM_KERNEL]) + STAT_READ(c, exc[EXC_IRQ][FROM_USER]);
+        irqs = stats_exceptions(c, EXC_IRQ);
         printk("%3u  %-12s  %08lx  %13lu  %10lu  %4lu\n", c,
                p->dataplane ? "dataplane" : "housekeeping", (unsigned long)p->arch.hwid,
                (unsigned long)cycles_to_us(p->online_counter - entry), (unsigned long)exc,
@@ -263,7 +263,9 @@ void kernel_main(uint64_t entry_counter)
     partition_setup(&bootargs, ncpus); /* before any CPU runs: routing depends on it */
     power_init(bootargs.exit_stats);   /* exit_stats=1: counts printed at power-off */
     kstack_init();                     /* page tables of the kernel stack window */
+    trace_setup(bootargs.trace);       /* trace=1: per-CPU trace rings */
     (void)trace_init_cpu(0);           /* the boot CPU's trace ring (the others' in smp_boot) */
+    stats_init_cpu(0);                 /* its public counter page */
     futex_init();                      /* wait queues user space will sleep on */
     exec_init();                       /* the signal-return page every process maps */
     vfs_init();                        /* the file tree: the initrd, /tmp, /dev, /proc/self */

@@ -12,6 +12,7 @@
 #include "kernel/ipi.h"
 #include "kernel/lib.h"
 #include "kernel/printk.h"
+#include "kernel/stats.h"
 #include "kernel/work.h"
 
 static bool exit_stats;
@@ -30,9 +31,9 @@ struct exit_counts {
 static void exit_counts_read(unsigned c, struct exit_counts *k)
 {
     for (int i = 0; i < EXC_NR_KINDS; i++) {
-        k->exc[i] = STAT_READ(c, exc[i][FROM_USER]) + STAT_READ(c, exc[i][FROM_KERNEL]);
+        k->exc[i] = stats_exceptions(c, (enum exc_kind)i); /* system calls included */
     }
-    k->svc = STAT_READ(c, sync[SYNC_SYSCALL]);
+    k->svc = stats_syscalls(c);
     k->timer = STAT_READ(c, irq_class[IRQ_CLASS_TIMER]);
 }
 

@@ -35,7 +35,6 @@ struct runqueue {
     struct task *idle;
     struct list queue; /* runnable tasks waiting for this CPU */
     unsigned nr_queued;
-    bool need_resched;     /* written by this CPU only */
     uint64_t slice_end;    /* when the running task's slice ends */
     struct task *fp_owner; /* whose user FP/SIMD state is in this CPU's registers */
     struct task *evict;    /* the running task must leave at its next switch (partition) */
@@ -80,13 +79,13 @@ struct task *sched_current(unsigned cpu)
 
 void sched_set_need_resched(void)
 {
-    this_rq()->need_resched = true;
-    timer_note_change(this_cpu_id());
+    this_cpu()->need_resched = true; /* struct cpu: the exit path's one load sees it */
+    timer_note_slice(0);             /* a due switch needs no slice timer (timer_state) */
 }
 
 bool sched_need_resched(void)
 {
-    return this_rq()->need_resched;
+    return this_cpu()->need_resched;
 }
 
 uint64_t sched_slice_end(unsigned cpu)
@@ -98,8 +97,7 @@ void sched_slice_check(uint64_t now)
 {
     struct runqueue *rq = this_rq();
     if (!sched_can_stop_tick(this_cpu_id()) && now >= rq->slice_end) {
-        rq->need_resched = true;
-        timer_note_change(this_cpu_id());
+        sched_set_need_resched();
     }
 }
 
@@ -151,7 +149,7 @@ void sched_init_cpu(struct cpu *c)
     /* Again when the CPU comes back online: it left with nothing queued, and no pointer to
      * a task of before may survive (that task may be freed and its memory reused). */
     rq->nr_queued = 0;
-    rq->need_resched = false;
+    c->need_resched = false;
     rq->fp_owner = 0;
     rq->evict = 0;
     memset(idle, 0, sizeof(*idle));
@@ -208,6 +206,13 @@ static struct runqueue *lock_task_rq(struct task *t)
         }
         spin_unlock(&rq->lock);
     }
+}
+
+/* This CPU's queue or running task changed (rq locked, IRQs masked): what the slice now needs
+ * of the timer, which is marked for reprogramming only if it fires too late for that. */
+static void note_slice(struct runqueue *rq)
+{
+    timer_note_slice(rq_nr_running(rq) > 1 ? rq->slice_end : 0);
 }
 
 /* ---- placement ---- */
@@ -328,8 +333,12 @@ static void place_task(struct task *t)
     __atomic_store_n(&t->cpu, cpu, __ATOMIC_RELEASE);
     __atomic_store_n(&t->state, TASK_RUNNABLE, __ATOMIC_RELEASE);
     enqueue(rq, t);
-    timer_note_change(cpu); /* its run queue grew: the slice may be needed now */
     bool was_idle = rq->current == rq->idle;
+    if (cpu == this_cpu_id()) {
+        note_slice(rq); /* its run queue grew: the slice may be needed now */
+    } else if (!was_idle) {
+        timer_note_change(cpu); /* computed there: the kick below sends it to its way out */
+    } /* an idle CPU is woken (notify_cpu) and its switch to t tells its timer */
     unsigned n = rq_nr_running(rq);
     spin_unlock(&rq->lock);
     move_sleep_timer(t, cpu);
@@ -355,8 +364,7 @@ void sched_start_task(struct task *t)
 void sched_prepare_sleep(struct task *t)
 {
     struct runqueue *rq = lock_task_rq(t);
-    t->state = TASK_SLEEPING;
-    timer_note_change(t->cpu);
+    t->state = TASK_SLEEPING; /* the schedule() that follows tells the timer */
     spin_unlock(&rq->lock);
 }
 
@@ -471,7 +479,7 @@ bool sched_evacuate_this_cpu(bool all)
     struct task *cur = rq->current;
     if (cur != rq->idle && cur->state == TASK_RUNNABLE && must_leave(cur, all)) {
         rq->evict = cur; /* its next switch (on the way out of this interrupt) moves it */
-        rq->need_resched = true;
+        this_cpu()->need_resched = true;
         evict = true;
     }
     timer_note_change(this_cpu_id());
@@ -618,11 +626,11 @@ void schedule(void)
     spin_lock(&rq->lock);
     struct task *prev = rq->current;
     ASSERT(prev == this_cpu()->current_task);
-    rq->need_resched = false;
-    timer_note_change(cpu); /* the slice, the queue or the running task may change */
+    this_cpu()->need_resched = false; /* the slice counts again (timer_state) */
     struct task *next = pick_next(rq, prev, cpu);
     rq->evict = 0;
     if (next == prev) {
+        note_slice(rq);
         spin_unlock(&rq->lock);
         arch_irq_restore(flags);
         return;
@@ -634,14 +642,19 @@ void schedule(void)
         check_switch(rq, prev, next, cpu);
     }
     uint64_t now = arch_counter_read();
+    acct_switch(prev, next, now); /* before next is published as running (acct.c's readers) */
     next->on_cpu = true;
     next->cpu = cpu;
     __atomic_store_n(&rq->current, next, __ATOMIC_RELEASE);
     this_cpu()->current_task = next;
     rq->slice_end = now + timer_slice_cycles();
+    if (next == rq->idle) {
+        timer_note_idle(); /* exact before the CPU sleeps: no early wakeup */
+    } else {
+        note_slice(rq);
+    }
     spin_unlock(&rq->lock);
 
-    acct_switch(prev, next, now);
     stats_ctx_switch();
     trace_event(ZT_TR_SWITCH, prev->is_idle ? 0 : (uint64_t)prev->tid,
                 next->is_idle ? 0 : (uint64_t)next->tid);
@@ -654,8 +667,7 @@ void schedule(void)
 
 void sched_yield_current(void)
 {
-    sched_set_need_resched();
-    schedule();
+    schedule(); /* behind every task queued here, if any */
 }
 
 void sched_finish_first_switch(struct task *prev)
@@ -673,21 +685,29 @@ void sched_kthread_first_run(struct task *prev)
     panic("kthread %s returned", me->name);
 }
 
+/*
+ * The idle loop runs with IRQs masked for good: the interrupt that ends a wait (an IPI that
+ * queued a task here, the timer, a device) is acknowledged and handled by arch_irq_poll right
+ * after the wait, as an interrupt taken there would be, without an exception's entry and exit
+ * (~100 instructions of each cross-CPU wakeup) and without being counted as an exception (none
+ * was taken: QEMU's exception log agrees).  The timer is quieted before every wait
+ * (timer_reprogram), as kernel_exit_irq does before IRQs are unmasked.
+ */
 _Noreturn void sched_idle(void)
 {
     struct runqueue *rq = this_rq();
+    arch_irq_disable();
     for (;;) {
-        arch_irq_disable();
-        if (!list_empty(&rq->queue) || rq->need_resched) {
-            schedule();
+        if (!list_empty(&rq->queue) || sched_need_resched()) {
+            schedule(); /* returns here, IRQs still masked, when this CPU is idle again */
         } else if (this_cpu()->stopping) {
             smp_stop_this(); /* going offline, and nothing is left here: never returns */
         } else {
             dataplane_quiesce(); /* an idle dataplane CPU holds nothing others need */
             timer_reprogram();
             arch_wait_for_interrupt(); /* wakes on a pending IRQ even though masked */
+            arch_irq_poll();           /* and handles it here */
         }
-        arch_irq_enable(); /* take whatever interrupt woke us */
     }
 }
 

@@ -26,6 +26,7 @@
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
+#include "kernel/stats.h"
 #include "kernel/timer.h"
 #include "kernel/trace.h"
 #include "uapi/zt_errno.h"
@@ -74,6 +75,7 @@ static int start_one(unsigned id, const char *who)
         printk("%s: CPU %u: no memory for its stack or trace ring; left offline\n", who, id);
         return -ENOMEM;
     }
+    stats_init_cpu(id);
     int err = arch_cpu_start(id, c);
     if (err) {
         printk("%s: CPU %u failed to start (PSCI CPU_ON error %d); left offline\n", who, id, err);

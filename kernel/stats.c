@@ -7,6 +7,11 @@
  * block is two cache lines of its own, written only by that CPU.
  * Updates are relaxed stores by the owning CPU; 64-bit aligned stores are single-copy
  * atomic, so readers anywhere see whole values.
+ *
+ * A system call is counted once, in its CPU's public `syscalls` (stats_syscall, inline): no
+ * other counter, public or not, includes system calls, and every reader of a total that does
+ * (stats_exceptions, zt_counters_sync) adds that one counter.  So the system-call path pays
+ * one increment and the totals stay exact.
  */
 #include "kernel/stats.h"
 #include "kernel/trace.h"
@@ -23,27 +28,43 @@ static struct counter_page pages[MAX_CPUS] __attribute__((aligned(PAGE_SIZE)));
 PERCPU_ARRAY(pages);
 
 #define BUMP(field) __atomic_store_n(&(field), (field) + 1, __ATOMIC_RELAXED)
+/* STAT_INC with this CPU's struct cpu read once (each this_cpu() is a system-register read
+ * the compiler may not merge). */
+#define CPU_INC(c, field) BUMP((c)->stats.field)
 
 struct zt_cpu_counters *stats_public(unsigned cpu)
 {
     return &pages[cpu].c;
 }
 
+void stats_init_cpu(unsigned cpu)
+{
+    cpus[cpu].counters = &pages[cpu].c;
+}
+
+uint64_t stats_syscalls(unsigned cpu)
+{
+    return __atomic_load_n(&pages[cpu].c.syscalls, __ATOMIC_RELAXED);
+}
+
+uint64_t stats_exceptions(unsigned cpu, enum exc_kind kind)
+{
+    uint64_t n = STAT_READ(cpu, exc[kind][FROM_USER]) + STAT_READ(cpu, exc[kind][FROM_KERNEL]);
+    return kind == EXC_SYNC ? n + stats_syscalls(cpu) : n;
+}
+
 void stats_exception(enum exc_kind kind, enum exc_from from, enum sync_kind sync)
 {
-    struct zt_cpu_counters *pub = &pages[this_cpu_id()].c;
-    STAT_INC(exc[kind][from]);
+    struct cpu *c = this_cpu();
+    struct zt_cpu_counters *pub = &pages[c->id].c; /* (an early fault: before stats_init_cpu) */
+    CPU_INC(c, exc[kind][from]);
     trace_event(ZT_TR_EXC_ENTRY, (uint64_t)kind | (uint64_t)from << 8, kind == EXC_SYNC ? sync : 0);
     switch (kind) {
     case EXC_SYNC:
-        STAT_INC(sync[sync < SYNC_NR_KINDS ? sync : SYNC_OTHER]);
-        BUMP(pub->exc_sync);
+        CPU_INC(c, sync[sync < SYNC_NR_KINDS ? sync : SYNC_OTHER]);
+        BUMP(pub->sync_other);
         if (from == FROM_USER) {
-            if (sync == SYNC_SYSCALL) {
-                BUMP(pub->syscalls);
-            } else {
-                BUMP(pub->faults);
-            }
+            BUMP(pub->faults);
         }
         break;
     case EXC_IRQ:
@@ -57,27 +78,38 @@ void stats_exception(enum exc_kind kind, enum exc_from from, enum sync_kind sync
         break;
     }
     if (from == FROM_USER) {
-        BUMP(pub->from_user);
+        BUMP(pub->user_other);
     }
+}
+
+void stats_irq_exception(enum exc_from from)
+{
+    struct cpu *c = this_cpu();
+    struct zt_cpu_counters *pub = c->counters; /* one load: &pages[c->id].c */
+    CPU_INC(c, exc[EXC_IRQ][from]);
+    BUMP(pub->exc_irq);
+    if (from == FROM_USER) {
+        BUMP(pub->user_other);
+    }
+    trace_event(ZT_TR_EXC_ENTRY, (uint64_t)EXC_IRQ | (uint64_t)from << 8, 0);
 }
 
 void stats_irq(enum irq_class cls, unsigned n)
 {
-    struct zt_cpu_counters *pub = &pages[this_cpu_id()].c;
-    trace_event(ZT_TR_IRQ, n, cls);
-    STAT_INC(irq_class[cls]);
+    struct cpu *c = this_cpu();
+    struct zt_cpu_counters *pub = c->counters; /* one load: &pages[c->id].c */
+    CPU_INC(c, irq_class[cls]);
     if (cls == IRQ_CLASS_IPI) {
         BUMP(pub->irq_ipi); /* ipi_receive counts it by reason */
-        return;
-    }
-    if (cls == IRQ_CLASS_TIMER) {
+    } else if (cls == IRQ_CLASS_TIMER) {
         BUMP(pub->irq_timer);
     } else {
         BUMP(pub->irq_device);
     }
-    if (n < ARCH_NR_IRQS) {
-        STAT_INC(irq[n]);
+    if (cls != IRQ_CLASS_IPI && n < ARCH_NR_IRQS) {
+        CPU_INC(c, irq[n]);
     }
+    trace_event(ZT_TR_IRQ, n, cls); /* last: a tail call, no stack frame otherwise */
 }
 
 void stats_irq_spurious(unsigned n)
@@ -89,8 +121,9 @@ void stats_irq_spurious(unsigned n)
 
 void stats_ctx_switch(void)
 {
-    STAT_INC(ctx_switches);
-    BUMP(pages[this_cpu_id()].c.ctx_switches);
+    struct cpu *c = this_cpu();
+    CPU_INC(c, ctx_switches);
+    BUMP(c->counters->ctx_switches);
 }
 
 void stats_exception_exit(enum exc_kind kind)
@@ -111,11 +144,7 @@ PERCPU_ARRAY(rate);
 
 static uint64_t exceptions_of(unsigned cpu)
 {
-    const struct zt_cpu_counters *c = &pages[cpu].c;
-    return __atomic_load_n(&c->exc_sync, __ATOMIC_RELAXED) +
-           __atomic_load_n(&c->exc_irq, __ATOMIC_RELAXED) +
-           __atomic_load_n(&c->exc_fiq, __ATOMIC_RELAXED) +
-           __atomic_load_n(&c->exc_serror, __ATOMIC_RELAXED);
+    return zt_counters_exceptions(&pages[cpu].c); /* volatile loads, each one whole */
 }
 
 static void sample(struct work *w)

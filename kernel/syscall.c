@@ -454,111 +454,129 @@ static long sys_uname(struct trap_frame *f)
     return copy_to_user(current_vm(), A(0), fields, sizeof(fields)) ? -EFAULT : 0;
 }
 
-typedef long (*syscall_fn)(struct trap_frame *f);
-
 struct syscall_entry {
     syscall_fn fn;
     const char *name; /* for isolation reports */
 };
 
-#define CALL(name, fn) [SYS_##name] = {fn, #name}
-#define ZT_CALL(name)  [SYS_zt_##name - 1024] = {sys_zt_##name, "zt_" #name}
+/*
+ * The Linux calls: X(name, function, path).  path FAST: the call reads only its arguments
+ * (x0-x5, x8) from the frame, writes only its result (x0) and leaves nothing for the way out
+ * but what entry.c's exit check sees (signals, exit, a -ERESTARTSYS result), so the
+ * system-call fast path (entry.c, vectors.S) may run it with the part of the frame it saved
+ * (x0-x18, x30, the return address and state).  FULL: it reads or rewrites the rest of the
+ * user registers (clone and fork copy them into the child, execve replaces them, rt_sigreturn
+ * restores them, sigaltstack reads SP), or it leaves work for the slow exit (rt_sigsuspend,
+ * ppoll and pselect6 set a temporary signal mask that the exit restores), so it runs after
+ * the whole frame is saved and returns through the full exit.  A new call is FULL until
+ * shown otherwise: the checked kernel fills the unsaved part of the frame with a poison value
+ * on the fast path, so a FAST call that reads it fails loudly in make test.
+ */
+#define LINUX_CALLS(X)                                                                             \
+    X(getcwd, sys_getcwd, FAST)                                                                    \
+    X(dup, sys_dup, FAST)                                                                          \
+    X(dup3, sys_dup3, FAST)                                                                        \
+    X(fcntl, sys_fcntl, FAST)                                                                      \
+    X(ioctl, sys_ioctl, FAST)                                                                      \
+    X(mkdirat, sys_mkdirat, FAST)                                                                  \
+    X(unlinkat, sys_unlinkat, FAST)                                                                \
+    X(symlinkat, sys_symlinkat, FAST)                                                              \
+    X(renameat, sys_renameat, FAST)                                                                \
+    X(ftruncate, sys_ftruncate, FAST)                                                              \
+    X(faccessat, sys_faccessat, FAST)                                                              \
+    X(chdir, sys_chdir, FAST)                                                                      \
+    X(fchdir, sys_fchdir, FAST)                                                                    \
+    X(fchmod, sys_fchmod, FAST)                                                                    \
+    X(fchmodat, sys_fchmodat, FAST)                                                                \
+    X(openat, sys_openat, FAST)                                                                    \
+    X(close, sys_close, FAST)                                                                      \
+    X(pipe2, sys_pipe2, FAST)                                                                      \
+    X(getdents64, sys_getdents64, FAST)                                                            \
+    X(lseek, sys_lseek, FAST)                                                                      \
+    X(read, sys_read, FAST)                                                                        \
+    X(write, sys_write, FAST)                                                                      \
+    X(readv, sys_readv, FAST)                                                                      \
+    X(writev, sys_writev, FAST)                                                                    \
+    X(pread64, sys_pread64, FAST)                                                                  \
+    X(pwrite64, sys_pwrite64, FAST)                                                                \
+    X(pselect6, sys_pselect6, FULL)                                                                \
+    X(ppoll, sys_ppoll, FULL)                                                                      \
+    X(readlinkat, sys_readlinkat, FAST)                                                            \
+    X(newfstatat, sys_newfstatat, FAST)                                                            \
+    X(fstat, sys_fstat, FAST)                                                                      \
+    X(fsync, sys_fsync, FAST)                                                                      \
+    X(fdatasync, sys_fsync, FAST)                                                                  \
+    X(utimensat, sys_utimensat, FAST)                                                              \
+    X(exit, sys_exit, FAST)                                                                        \
+    X(exit_group, sys_exit_group, FAST)                                                            \
+    X(set_tid_address, sys_set_tid_address, FAST)                                                  \
+    X(futex, sys_futex, FAST)                                                                      \
+    X(set_robust_list, sys_set_robust_list, FAST)                                                  \
+    X(nanosleep, sys_nanosleep, FAST)                                                              \
+    X(clock_gettime, sys_clock_gettime, FAST)                                                      \
+    X(clock_getres, sys_clock_getres, FAST)                                                        \
+    X(clock_nanosleep, sys_clock_nanosleep, FAST)                                                  \
+    X(sched_setaffinity, sys_sched_setaffinity, FAST)                                              \
+    X(sched_getaffinity, sys_sched_getaffinity, FAST)                                              \
+    X(sched_yield, sys_sched_yield, FAST)                                                          \
+    X(kill, sys_kill, FAST)                                                                        \
+    X(tgkill, sys_tgkill, FAST)                                                                    \
+    X(sigaltstack, sys_sigaltstack_f, FULL)                                                        \
+    X(rt_sigsuspend, sys_rt_sigsuspend_f, FULL)                                                    \
+    X(rt_sigaction, sys_rt_sigaction_f, FAST)                                                      \
+    X(rt_sigprocmask, sys_rt_sigprocmask_f, FAST)                                                  \
+    X(rt_sigpending, sys_rt_sigpending_f, FAST)                                                    \
+    X(rt_sigreturn, sys_rt_sigreturn_f, FULL)                                                      \
+    X(setgid, sys_setid, FAST)                                                                     \
+    X(setuid, sys_setid, FAST)                                                                     \
+    X(getresuid, sys_getresid, FAST)                                                               \
+    X(getresgid, sys_getresid, FAST)                                                               \
+    X(times, sys_times, FAST)                                                                      \
+    X(setpgid, sys_setpgid, FAST)                                                                  \
+    X(getpgid, sys_getpgid, FAST)                                                                  \
+    X(getsid, sys_getsid, FAST)                                                                    \
+    X(setsid, sys_setsid, FAST)                                                                    \
+    X(getgroups, sys_getgroups, FAST)                                                              \
+    X(uname, sys_uname, FAST)                                                                      \
+    X(getrlimit, sys_getrlimit, FAST)                                                              \
+    X(setrlimit, sys_setrlimit, FAST)                                                              \
+    X(getrusage, sys_getrusage, FAST)                                                              \
+    X(umask, sys_umask, FAST)                                                                      \
+    X(prctl, sys_prctl, FAST)                                                                      \
+    X(getcpu, sys_getcpu, FAST)                                                                    \
+    X(gettimeofday, sys_gettimeofday, FAST)                                                        \
+    X(getpid, sys_getpid, FAST)                                                                    \
+    X(getppid, sys_getppid, FAST)                                                                  \
+    X(getuid, sys_getuid, FAST)                                                                    \
+    X(geteuid, sys_getuid, FAST)                                                                   \
+    X(getgid, sys_getuid, FAST)                                                                    \
+    X(getegid, sys_getuid, FAST)                                                                   \
+    X(gettid, sys_gettid, FAST)                                                                    \
+    X(sysinfo, sys_sysinfo, FAST)                                                                  \
+    X(brk, sys_brk, FAST)                                                                          \
+    X(munmap, sys_munmap, FAST)                                                                    \
+    X(clone, sys_clone, FULL)                                                                      \
+    X(execve, sys_execve, FULL)                                                                    \
+    X(mmap, sys_mmap, FAST)                                                                        \
+    X(mprotect, sys_mprotect, FAST)                                                                \
+    X(madvise, sys_madvise, FAST)                                                                  \
+    X(wait4, sys_wait4, FAST)                                                                      \
+    X(prlimit64, sys_prlimit64, FAST)                                                              \
+    X(renameat2, sys_renameat2, FAST)                                                              \
+    X(getrandom, sys_getrandom, FAST)                                                              \
+    X(statx, sys_statx, FAST)                                                                      \
+    X(faccessat2, sys_faccessat2, FAST)
 
-static const struct syscall_entry linux_calls[] = {
-    CALL(getcwd, sys_getcwd),
-    CALL(dup, sys_dup),
-    CALL(dup3, sys_dup3),
-    CALL(fcntl, sys_fcntl),
-    CALL(ioctl, sys_ioctl),
-    CALL(mkdirat, sys_mkdirat),
-    CALL(unlinkat, sys_unlinkat),
-    CALL(symlinkat, sys_symlinkat),
-    CALL(renameat, sys_renameat),
-    CALL(ftruncate, sys_ftruncate),
-    CALL(faccessat, sys_faccessat),
-    CALL(chdir, sys_chdir),
-    CALL(fchdir, sys_fchdir),
-    CALL(fchmod, sys_fchmod),
-    CALL(fchmodat, sys_fchmodat),
-    CALL(openat, sys_openat),
-    CALL(close, sys_close),
-    CALL(pipe2, sys_pipe2),
-    CALL(getdents64, sys_getdents64),
-    CALL(lseek, sys_lseek),
-    CALL(read, sys_read),
-    CALL(write, sys_write),
-    CALL(readv, sys_readv),
-    CALL(writev, sys_writev),
-    CALL(pread64, sys_pread64),
-    CALL(pwrite64, sys_pwrite64),
-    CALL(pselect6, sys_pselect6),
-    CALL(ppoll, sys_ppoll),
-    CALL(readlinkat, sys_readlinkat),
-    CALL(newfstatat, sys_newfstatat),
-    CALL(fstat, sys_fstat),
-    CALL(fsync, sys_fsync),
-    CALL(fdatasync, sys_fsync),
-    CALL(utimensat, sys_utimensat),
-    CALL(exit, sys_exit),
-    CALL(exit_group, sys_exit_group),
-    CALL(set_tid_address, sys_set_tid_address),
-    CALL(futex, sys_futex),
-    CALL(set_robust_list, sys_set_robust_list),
-    CALL(nanosleep, sys_nanosleep),
-    CALL(clock_gettime, sys_clock_gettime),
-    CALL(clock_getres, sys_clock_getres),
-    CALL(clock_nanosleep, sys_clock_nanosleep),
-    CALL(sched_setaffinity, sys_sched_setaffinity),
-    CALL(sched_getaffinity, sys_sched_getaffinity),
-    CALL(sched_yield, sys_sched_yield),
-    CALL(kill, sys_kill),
-    CALL(tgkill, sys_tgkill),
-    CALL(sigaltstack, sys_sigaltstack_f),
-    CALL(rt_sigsuspend, sys_rt_sigsuspend_f),
-    CALL(rt_sigaction, sys_rt_sigaction_f),
-    CALL(rt_sigprocmask, sys_rt_sigprocmask_f),
-    CALL(rt_sigpending, sys_rt_sigpending_f),
-    CALL(rt_sigreturn, sys_rt_sigreturn_f),
-    CALL(setgid, sys_setid),
-    CALL(setuid, sys_setid),
-    CALL(getresuid, sys_getresid),
-    CALL(getresgid, sys_getresid),
-    CALL(times, sys_times),
-    CALL(setpgid, sys_setpgid),
-    CALL(getpgid, sys_getpgid),
-    CALL(getsid, sys_getsid),
-    CALL(setsid, sys_setsid),
-    CALL(getgroups, sys_getgroups),
-    CALL(uname, sys_uname),
-    CALL(getrlimit, sys_getrlimit),
-    CALL(setrlimit, sys_setrlimit),
-    CALL(getrusage, sys_getrusage),
-    CALL(umask, sys_umask),
-    CALL(prctl, sys_prctl),
-    CALL(getcpu, sys_getcpu),
-    CALL(gettimeofday, sys_gettimeofday),
-    CALL(getpid, sys_getpid),
-    CALL(getppid, sys_getppid),
-    CALL(getuid, sys_getuid),
-    CALL(geteuid, sys_getuid),
-    CALL(getgid, sys_getuid),
-    CALL(getegid, sys_getuid),
-    CALL(gettid, sys_gettid),
-    CALL(sysinfo, sys_sysinfo),
-    CALL(brk, sys_brk),
-    CALL(munmap, sys_munmap),
-    CALL(clone, sys_clone),
-    CALL(execve, sys_execve),
-    CALL(mmap, sys_mmap),
-    CALL(mprotect, sys_mprotect),
-    CALL(madvise, sys_madvise),
-    CALL(wait4, sys_wait4),
-    CALL(prlimit64, sys_prlimit64),
-    CALL(renameat2, sys_renameat2),
-    CALL(getrandom, sys_getrandom),
-    CALL(statx, sys_statx),
-    CALL(faccessat2, sys_faccessat2),
-};
+#define ENTRY_(name, fn, path)   [SYS_##name] = {fn, #name},
+#define FAST_FN_FAST(name, fn)   [SYS_##name] = fn,
+#define FAST_FN_FULL(name, fn)   /* not on the fast path */
+#define FAST_FN_(name, fn, path) FAST_FN_##path(name, fn)
+#define ZT_CALL(name)            [SYS_zt_##name - 1024] = {sys_zt_##name, "zt_" #name}
+
+static const struct syscall_entry linux_calls[] = {LINUX_CALLS(ENTRY_)};
+
+/* What the fast path may run, by number; NULL sends the call down the full path. */
+const syscall_fn syscall_fast_table[SYSCALL_FAST_NR] = {LINUX_CALLS(FAST_FN_)};
 
 static const struct syscall_entry zt_calls[] = {
     ZT_CALL(spawn),     ZT_CALL(tasks),    ZT_CALL(cpus),  ZT_CALL(poweroff),
@@ -588,13 +606,19 @@ const char *syscall_name(uint64_t nr)
 void syscall_dispatch(struct trap_frame *f, unsigned svc_imm)
 {
     uint64_t nr = arch_frame_sysno(f);
-    const struct syscall_entry *e = lookup(nr);
-    syscall_fn fn = e ? e->fn : 0;
     trace_event(ZT_TR_SYSCALL, nr, svc_imm);
-    if (isol_syscall(nr, e && e->name ? e->name : "unknown", f)) {
+    if (isol_syscall(nr, syscall_name(nr), f)) {
         arch_frame_set_return(f, (uint64_t)-EPERM); /* a strict violation: it does not run */
         return;
     }
+    syscall_run(f);
+}
+
+void syscall_run(struct trap_frame *f)
+{
+    uint64_t nr = arch_frame_sysno(f);
+    const struct syscall_entry *e = lookup(nr);
+    syscall_fn fn = e ? e->fn : 0;
     arch_irq_enable(); /* system calls run with interrupts enabled */
     if (!fn) {
         sysdebug_unknown(nr);

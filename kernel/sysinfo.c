@@ -105,7 +105,7 @@ static void count_irqs(unsigned c, struct zt_cpu_info *ci)
 
 static void fill_cpu(unsigned c, struct zt_cpu_info *ci)
 {
-    struct cpu_acct acct;
+    struct acct_times acct;
     memset(ci, 0, sizeof(*ci));
     ci->cpu = c;
     ci->online = cpumask_test_atomic(&cpus_online, c);
@@ -124,13 +124,11 @@ static void fill_cpu(unsigned c, struct zt_cpu_info *ci)
     }
     spin_unlock_irqrestore(&proc_lock, flags);
     ci->nr_running = sched_nr_running(c);
-    ci->exc_sync =
-        STAT_READ(c, exc[EXC_SYNC][FROM_USER]) + STAT_READ(c, exc[EXC_SYNC][FROM_KERNEL]);
-    ci->exc_irq = STAT_READ(c, exc[EXC_IRQ][FROM_USER]) + STAT_READ(c, exc[EXC_IRQ][FROM_KERNEL]);
-    ci->exc_fiq = STAT_READ(c, exc[EXC_FIQ][FROM_USER]) + STAT_READ(c, exc[EXC_FIQ][FROM_KERNEL]);
-    ci->exc_serror =
-        STAT_READ(c, exc[EXC_SERROR][FROM_USER]) + STAT_READ(c, exc[EXC_SERROR][FROM_KERNEL]);
-    ci->syscalls = STAT_READ(c, sync[SYNC_SYSCALL]);
+    ci->exc_sync = stats_exceptions(c, EXC_SYNC);
+    ci->exc_irq = stats_exceptions(c, EXC_IRQ);
+    ci->exc_fiq = stats_exceptions(c, EXC_FIQ);
+    ci->exc_serror = stats_exceptions(c, EXC_SERROR);
+    ci->syscalls = stats_syscalls(c);
     count_irqs(c, ci);
     ci->ctx_switches = STAT_READ(c, ctx_switches);
     ci->timer_arms = STAT_READ(c, timer_arms);
@@ -190,6 +188,9 @@ long sys_zt_trace(struct trap_frame *f)
     long n = (long)A(2);
     if (cpu >= ncpus || n < 0 || (A(3) & ~(uint64_t)ZT_TRACE_CLEAR)) {
         return -EINVAL;
+    }
+    if (!trace_enabled()) {
+        return -ENODATA; /* no rings: the kernel was booted without trace=1 */
     }
     n = MIN(n, TRACE_CHUNK);
     if (vm_check_range(current_vm(), A(1), (size_t)n * sizeof(struct zt_trace_event), PROT_WRITE)) {

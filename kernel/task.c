@@ -240,7 +240,7 @@ static int proc_inherit(struct process *p, struct process *parent)
         return -ENOMEM;
     }
     for (int fd = 0; fd < 3; fd++) {
-        p->files->fd[fd] = console;
+        fdtable_set(p->files, fd, console);
         if (fd < 2) {
             file_get(console);
         }

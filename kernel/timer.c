@@ -27,10 +27,8 @@ struct timer_queue {
     spinlock_t lock;
     struct list timers;     /* sorted by deadline */
     uint64_t programmed;    /* deadline in the hardware, 0 when disarmed */
-    bool stale;             /* hardware state unknown or expired: the next reprogram writes */
     uint64_t earliest;      /* deadline of the queue's head, 0 if empty: kept under `lock`,
                                read without it by timer_reprogram (a single aligned load) */
-    bool dirty;             /* an input of the deadline changed since it was last computed */
     uint64_t periodic_next; /* tick=periodic: next tick */
     uint64_t residual_next; /* tick_residual on a dataplane CPU: next 1 Hz tick */
 } __attribute__((aligned(64)));
@@ -74,12 +72,38 @@ static void update_earliest(struct timer_queue *tq)
     uint64_t e =
         list_empty(&tq->timers) ? 0 : container_of(tq->timers.next, struct timer, link)->deadline;
     __atomic_store_n(&tq->earliest, e, __ATOMIC_RELAXED);
-    __atomic_store_n(&tq->dirty, true, __ATOMIC_RELEASE);
+    timer_note_change((unsigned)(tq - tqs));
 }
 
 void timer_note_change(unsigned cpu)
 {
-    __atomic_store_n(&tqs[cpu].dirty, true, __ATOMIC_RELEASE);
+    __atomic_store_n(&cpus[cpu].timer_dirty, true, __ATOMIC_RELEASE);
+}
+
+void timer_note_slice(uint64_t slice_end)
+{
+    ASSERT_IRQS_MASKED();
+    struct cpu *c = this_cpu();
+    struct timer_queue *tq = &tqs[c->id];
+    uint64_t programmed = tq->programmed; /* written by this CPU only */
+    bool early_enough = !slice_end || (programmed && programmed <= slice_end);
+    /* The residual tick depends on whether a task runs, which a switch changes. */
+    if (!early_enough || c->dataplane || tq->residual_next) {
+        timer_note_change(c->id);
+    }
+}
+
+void timer_note_idle(void)
+{
+    ASSERT_IRQS_MASKED();
+    struct cpu *c = this_cpu();
+    struct timer_queue *tq = &tqs[c->id];
+    /* timer_compute_deadline with nothing running: no slice, no residual tick */
+    uint64_t e = __atomic_load_n(&tq->earliest, __ATOMIC_RELAXED), p = tq->periodic_next;
+    uint64_t idle = !e ? p : !p ? e : e < p ? e : p;
+    if (idle != tq->programmed) {
+        timer_note_change(c->id);
+    }
 }
 
 /* Insert t into tq by deadline (tq->lock held, t on no queue). */
@@ -256,17 +280,14 @@ uint64_t timer_compute_deadline(const struct timer_inputs *in)
     return best;
 }
 
-void timer_reprogram(void)
+/* timer_reprogram's work, once its inputs may have changed. */
+static __attribute__((noinline)) void reprogram(struct cpu *c)
 {
-    ASSERT_IRQS_MASKED(); /* nothing may change this CPU's state between the decision and
-                             the hardware write */
-    unsigned cpu = this_cpu_id();
+    unsigned cpu = c->id;
     struct timer_queue *tq = percpu_elem(tqs, cpu);
-    /* Nothing changed since the last computation: the hardware already holds the answer.
-     * The flag is cleared before the inputs are read, so a change made meanwhile (another
-     * CPU queueing a task here) marks it again and is seen next time. */
-    if (!tq->stale && !__atomic_exchange_n(&tq->dirty, false, __ATOMIC_ACQ_REL)) {
-        return;
+    bool dirty = __atomic_exchange_n(&c->timer_dirty, false, __ATOMIC_ACQ_REL);
+    if (!c->timer_stale && !dirty) {
+        return; /* (stale or not, the flag is cleared: this computation answers it) */
     }
     struct timer_sched_state s;
     sched_hooks.state(cpu, &s);
@@ -279,10 +300,10 @@ void timer_reprogram(void)
     };
     in.earliest_timer = __atomic_load_n(&tq->earliest, __ATOMIC_RELAXED);
     uint64_t deadline = timer_compute_deadline(&in);
-    if (deadline == tq->programmed && !tq->stale) {
+    if (deadline == tq->programmed && !c->timer_stale) {
         return;
     }
-    tq->stale = false;
+    c->timer_stale = false;
     if (deadline) {
         arch_timer_set_deadline(deadline);
         stats_timer_write(true);
@@ -293,6 +314,21 @@ void timer_reprogram(void)
         trace_event(ZT_TR_TIMER_DISARM, 0, 0);
     }
     tq->programmed = deadline;
+}
+
+void timer_reprogram(void)
+{
+    ASSERT_IRQS_MASKED(); /* nothing may change this CPU's state between the decision and
+                             the hardware write */
+    /* Nothing changed since the last computation: the hardware already holds the answer.
+     * The dirty flag is cleared before the inputs are read (reprogram), so a change made
+     * meanwhile (another CPU queueing a task here) marks it again and is seen next time.
+     * Plain loads first: the exchange is a read-modify-write loop, and this test is all that
+     * most calls (every exit from an interrupt, every idle loop) need. */
+    struct cpu *c = this_cpu();
+    if (c->timer_stale || __atomic_load_n(&c->timer_dirty, __ATOMIC_RELAXED)) {
+        reprogram(c);
+    }
 }
 
 /* Run every expired timer of this CPU (IRQ context). */
@@ -335,8 +371,8 @@ static void timer_interrupt(unsigned intid)
     unsigned cpu = this_cpu_id();
     struct timer_queue *tq = percpu_elem(tqs, cpu);
     uint64_t now = arch_counter_read();
-    stats_timer_fired(tq->programmed, now); /* the IRQ latency osnoise -L reports */
-    tq->stale = true;                       /* the compare value has passed: always rewrite */
+    stats_timer_fired(tq->programmed, now); /* the IRQ latency timerlat reports */
+    cpus[cpu].timer_stale = true;           /* the compare value has passed: always rewrite */
     run_expired(tq, now);
     tq->periodic_next = next_period(tq->periodic_next, period_cycles, now);
     tq->residual_next = next_period(tq->residual_next, arch_counter_freq(), now);
@@ -370,7 +406,7 @@ void timer_init_cpu(unsigned cpu)
     if (config.residual && cpu_is_dataplane(cpu)) {
         tq->residual_next = now + arch_counter_freq();
     }
-    tq->stale = true; /* unknown: the first reprogram must write */
+    cpus[cpu].timer_stale = true; /* unknown: the first reprogram must write */
     arch_irq_set_enabled(arch_timer_irq(), true);
 }
 

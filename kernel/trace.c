@@ -29,6 +29,12 @@ struct ring {
 static struct ring rings[MAX_CPUS];
 PERCPU_ARRAY(rings);
 static spinlock_t trace_read_lock = SPINLOCK_INIT_RANK(LOCK_LEAF);
+bool trace_on;
+
+void trace_setup(bool on)
+{
+    trace_on = on;
+}
 
 unsigned trace_ring_pages(unsigned ncpus)
 {
@@ -41,6 +47,10 @@ unsigned trace_ring_pages(unsigned ncpus)
 
 int trace_init_cpu(unsigned cpu)
 {
+    if (!trace_on) {
+        return 0; /* no ring: nothing is recorded, and no page is spent */
+    }
+    cpus[cpu].tracing = true; /* its system calls take the slow path, which traces */
     struct ring *r = percpu_elem(rings, cpu);
     struct zt_trace_event *pages[TRACE_PAGES] = {0};
     unsigned npages = trace_ring_pages(ncpus);
@@ -81,7 +91,7 @@ static struct zt_trace_event *slot(struct ring *r, uint64_t i)
     return &r->pages[s / TRACE_EVENTS_PER_PAGE][s % TRACE_EVENTS_PER_PAGE];
 }
 
-void trace_event(enum zt_trace_type type, uint64_t a, uint64_t b)
+void trace_record(enum zt_trace_type type, uint64_t a, uint64_t b)
 {
     unsigned long flags = arch_irq_save();
     unsigned cpu = this_cpu_id();

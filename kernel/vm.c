@@ -1,14 +1,15 @@
 /*
  * vm.c — user address spaces (contract in include/kernel/vm.h).
  *
- * A region (struct vma) is created fully populated and removed fully unmapped: the page
- * tables hold exactly the pages of the regions, and a table left empty by an unmap is freed
- * at once (arch_as_trim).  mmap places regions top-down below USER_MMAP_TOP in the first gap
- * that fits; MAP_FIXED replaces whatever was there.  munmap may cut a region in pieces;
- * adjacent anonymous regions with the same protection are one region (brk grown a page at a
- * time stays one heap region).  Every change and every user copy runs under vm->lock, so a
- * concurrent munmap in another thread can never free a page while the kernel copies
- * through it.
+ * A region (struct vma) is created fully populated (the stack: its top part; below it a page
+ * is populated by stack_fault_in_locked when first touched by the task or copied to by the
+ * kernel) and removed fully unmapped: the page tables hold only pages of the regions, and a
+ * table left empty by an unmap is freed at once (arch_as_trim).  mmap places regions top-down below
+ * USER_MMAP_TOP in the first gap that fits; MAP_FIXED replaces whatever was there.  munmap may cut
+ * a region in pieces; adjacent anonymous regions with the same protection are one region (brk grown
+ * a page at a time stays one heap region).  Every change and every user copy runs under vm->lock,
+ * so a concurrent munmap in another thread can never free a page while the kernel copies through
+ * it.
  *
  * Every change checks everything first (range, the kernel's own pages, memory for the
  * region records, the pages themselves) and then acts, so a refused call changes nothing.
@@ -21,6 +22,8 @@
  * after it, all at once (page_free_list): freeing them one by one under the lock queued on
  * the allocator's lock once per page with interrupts masked, which on a loaded emulation
  * host left CPUs deaf to interrupts for seconds (docs/security.md, "What the fuzzer found").
+ * The exception is a stack page populated on first touch: one page, allocated and zeroed
+ * under the lock (a few hundred instructions with IRQs masked, mostly from this CPU's cache).
  *
  * Regions whose pages the address space does not own (VMA_KERNEL: the counters; VMA_DEVICE:
  * a claimed device's registers and DMA region, kernel/device.c) are unmapped without being
@@ -50,6 +53,7 @@ int vm_init(struct vm *vm)
     list_init(&vm->vmas);
     vm->pages = 0;
     vm->nregions = 0;
+    vm->stack_partial = false;
     return arch_as_init(&vm->as);
 }
 
@@ -226,11 +230,11 @@ static void add_region(struct vm *vm, uint64_t start, uint64_t end, unsigned pro
     vma_link(vm, spare, pos);
 }
 
-/* Map the pages of `l` at [start, end) as a region (lock held, range free).  On failure
- * (no memory for a page table) nothing stays mapped and every page is back in `l`, for the
+/* Map the pages of `l` at [start, end) (lock held, range free).  On failure (no memory for
+ * a page table) nothing stays mapped, `spare` is freed and every page is back in `l`, for the
  * caller to free once it has released the lock. */
-static int map_list_locked(struct vm *vm, uint64_t start, uint64_t end, unsigned prot,
-                           enum vma_kind kind, struct page_list *l, struct vma *spare)
+static int map_pages_locked(struct vm *vm, uint64_t start, uint64_t end, unsigned prot,
+                            struct page_list *l, struct vma *spare)
 {
     for (uint64_t va = start; va < end; va += PAGE_SIZE) {
         paddr_t pa = list_pop(l);
@@ -243,8 +247,18 @@ static int map_list_locked(struct vm *vm, uint64_t start, uint64_t end, unsigned
         }
         vm->pages++;
     }
-    add_region(vm, start, end, prot, kind, spare);
     return 0;
+}
+
+/* Map the pages of `l` at [start, end) as a region (lock held, range free). */
+static int map_list_locked(struct vm *vm, uint64_t start, uint64_t end, unsigned prot,
+                           enum vma_kind kind, struct page_list *l, struct vma *spare)
+{
+    int r = map_pages_locked(vm, start, end, prot, l, spare);
+    if (r == 0) {
+        add_region(vm, start, end, prot, kind, spare);
+    }
+    return r;
 }
 
 /* Take the pages and the record for a region of len bytes (no lock held). */
@@ -287,6 +301,134 @@ int vm_map_region(struct vm *vm, uint64_t start, uint64_t len, unsigned prot, en
     list_free(&l); /* what was not mapped (all of it on failure) */
     if (r == -EEXIST) {
         kmem_free(spare, sizeof(*spare));
+    }
+    return r;
+}
+
+int vm_map_stack(struct vm *vm, uint64_t top, uint64_t size, uint64_t populated)
+{
+    uint64_t start = top - size, from = top - page_round_up(MIN(populated, size));
+    if (!range_is_valid(start, size) || (size & PAGE_MASK) || from == top) {
+        return -EINVAL;
+    }
+    struct page_list l;
+    struct vma *spare;
+    int r = prepare_region(top - from, &l, &spare);
+    if (r) {
+        return r;
+    }
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
+    r = range_is_free(vm, start, top)
+            ? map_pages_locked(vm, from, top, PROT_READ | PROT_WRITE, &l, spare)
+            : -EEXIST;
+    if (r == 0) {
+        add_region(vm, start, top, PROT_READ | PROT_WRITE, VMA_STACK, spare);
+        vm->stack_partial = from > start;
+    }
+    spin_unlock_irqrestore(&vm->lock, irq);
+    list_free(&l); /* what was not mapped (all of it on failure) */
+    if (r == -EEXIST) {
+        kmem_free(spare, sizeof(*spare));
+    }
+    return r;
+}
+
+/* Page va of a VMA_STACK region, not mapped (lock held): map a fresh zeroed page there if the
+ * region allows `need` (0: any).  0, -EFAULT (no such region, or not allowed) or -ENOMEM. */
+static int stack_fault_in_locked(struct vm *vm, uint64_t va, unsigned need)
+{
+    struct list *pos = first_after(vm, va);
+    const struct vma *v = pos != &vm->vmas ? container_of(pos, struct vma, link) : 0;
+    if (!v || v->kind != VMA_STACK || v->start > va || (v->prot & need) != need ||
+        !(v->prot & (PROT_READ | PROT_WRITE))) {
+        return -EFAULT;
+    }
+    paddr_t pa = page_alloc(); /* zeroed */
+    if (!pa) {
+        return -ENOMEM;
+    }
+    if (arch_as_map(&vm->as, va, pa, v->prot) != 0) {
+        page_free(pa);
+        return -ENOMEM;
+    }
+    vm->pages++;
+    return 0;
+}
+
+/* lookup_locked's rare half: populate va if it is a stack page not populated yet. */
+static __attribute__((noinline)) paddr_t lookup_populate_locked(struct vm *vm, uint64_t va,
+                                                                unsigned *prot, unsigned need)
+{
+    if (!vm->stack_partial || stack_fault_in_locked(vm, va, need) != 0) {
+        return 0;
+    }
+    return arch_as_lookup(&vm->as, va, prot);
+}
+
+/* The page at va, populated first if it is a stack page not populated yet (lock held). */
+static inline paddr_t lookup_locked(struct vm *vm, uint64_t va, unsigned *prot, unsigned need)
+{
+    paddr_t pa = arch_as_lookup(&vm->as, va, prot);
+    return pa ? pa : lookup_populate_locked(vm, va, prot, need);
+}
+
+int vm_fault(struct vm *vm, uint64_t addr, unsigned access)
+{
+    if (addr >= USER_VA_TOP) {
+        return -EFAULT;
+    }
+    uint64_t va = addr & ~PAGE_MASK;
+    unsigned prot;
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
+    int r;
+    if (arch_as_lookup(&vm->as, va, &prot)) { /* populated by another thread meanwhile? */
+        struct list *pos = first_after(vm, va);
+        bool stack = pos != &vm->vmas && container_of(pos, struct vma, link)->kind == VMA_STACK;
+        r = stack && (prot & access) == access ? 0 : -EFAULT;
+    } else {
+        r = vm->stack_partial ? stack_fault_in_locked(vm, va, access) : -EFAULT;
+    }
+    spin_unlock_irqrestore(&vm->lock, irq);
+    return r;
+}
+
+/* The highest page below `below` of an accessible VMA_STACK region that is not populated,
+ * or 0 (lock held). */
+static uint64_t stack_hole_locked(struct vm *vm, uint64_t below)
+{
+    uint64_t hole = 0;
+    list_for_each(pos, &vm->vmas)
+    {
+        const struct vma *v = container_of(pos, struct vma, link);
+        if (v->kind != VMA_STACK || !(v->prot & (PROT_READ | PROT_WRITE))) {
+            continue;
+        }
+        for (uint64_t va = MIN(v->end, below); va > MAX(v->start, hole);) {
+            va -= PAGE_SIZE;
+            if (!arch_as_lookup(&vm->as, va, 0)) {
+                hole = va;
+                break;
+            }
+        }
+    }
+    return hole;
+}
+
+int vm_populate_stack(struct vm *vm)
+{
+    if (!__atomic_load_n(&vm->stack_partial, __ATOMIC_RELAXED)) {
+        return 0;
+    }
+    int r = 0;
+    for (uint64_t va = USER_VA_TOP; va && r == 0;) {
+        unsigned long irq = spin_lock_irqsave(&vm->lock); /* a page at a time: IRQs return */
+        va = stack_hole_locked(vm, va);
+        if (va) {
+            r = stack_fault_in_locked(vm, va, 0);
+        } else {
+            vm->stack_partial = false;
+        }
+        spin_unlock_irqrestore(&vm->lock, irq);
     }
     return r;
 }
@@ -599,7 +741,7 @@ static int user_copy_locked(struct vm *vm, uint64_t uaddr, void *kbuf, size_t n,
     char *k = kbuf;
     while (n) {
         unsigned prot;
-        paddr_t pa = arch_as_lookup(&vm->as, uaddr & ~PAGE_MASK, &prot);
+        paddr_t pa = lookup_locked(vm, uaddr & ~PAGE_MASK, &prot, need);
         if (!pa || (prot & need) != need || (prot & ARCH_PROT_DEVICE)) {
             return -EFAULT;
         }
@@ -623,7 +765,7 @@ static int check_range_locked(struct vm *vm, uint64_t uaddr, size_t n, unsigned 
     }
     for (uint64_t va = uaddr & ~PAGE_MASK; va < uaddr + n; va += PAGE_SIZE) {
         unsigned prot;
-        if (!arch_as_lookup(&vm->as, va, &prot) || (prot & need) != need ||
+        if (!lookup_locked(vm, va, &prot, need) || (prot & need) != need ||
             (prot & ARCH_PROT_DEVICE)) {
             return -EFAULT;
         }
@@ -637,6 +779,22 @@ int vm_check_range(struct vm *vm, uint64_t uaddr, size_t n, unsigned prot)
     int r = check_range_locked(vm, uaddr, n, prot);
     spin_unlock_irqrestore(&vm->lock, flags);
     return r;
+}
+
+int vm_read_u32(struct vm *vm, uint64_t uaddr, uint32_t *out)
+{
+    if (uaddr & 3) {
+        return -EFAULT; /* within one page, and a whole load */
+    }
+    unsigned prot;
+    unsigned long flags = spin_lock_irqsave(&vm->lock);
+    paddr_t pa = uaddr < USER_VA_TOP ? lookup_locked(vm, uaddr & ~PAGE_MASK, &prot, PROT_READ) : 0;
+    bool ok = pa && (prot & PROT_READ) && !(prot & ARCH_PROT_DEVICE);
+    if (ok) {
+        *out = *(volatile uint32_t *)((char *)phys_to_virt(pa) + (uaddr & PAGE_MASK));
+    }
+    spin_unlock_irqrestore(&vm->lock, flags);
+    return ok ? 0 : -EFAULT;
 }
 
 int copy_from_user(struct vm *vm, void *dst, uint64_t usrc, size_t n)
@@ -665,13 +823,18 @@ int vm_write_initial(struct vm *vm, uint64_t udst, const void *src, size_t n)
 
 long strncpy_from_user(struct vm *vm, char *dst, uint64_t usrc, size_t max)
 {
-    for (size_t i = 0; i < max; i++) {
-        if (copy_from_user(vm, &dst[i], usrc + i, 1) != 0) {
+    size_t n = 0;
+    while (n < max) { /* a chunk at a time, never past the page the string goes on in */
+        size_t chunk = MIN(MIN((size_t)64, max - n), PAGE_SIZE - ((usrc + n) & PAGE_MASK));
+        if (copy_from_user(vm, dst + n, usrc + n, chunk) != 0) {
             return -EFAULT;
         }
-        if (dst[i] == 0) {
-            return (long)i;
+        for (size_t i = 0; i < chunk; i++) {
+            if (dst[n + i] == 0) {
+                return (long)(n + i);
+            }
         }
+        n += chunk;
     }
     return -ENAMETOOLONG;
 }
@@ -886,6 +1049,7 @@ int vm_copy(struct vm *dst, struct vm *src)
     }
     dst->brk_start = src->brk_start;
     dst->brk = src->brk;
+    dst->stack_partial = src->stack_partial; /* what src never populated, dst has not either */
     unlock_two(dst, src, irq);
     list_free(&l);
     return r;
@@ -898,6 +1062,7 @@ void vm_move(struct vm *dst, struct vm *src)
     dst->brk = src->brk;
     dst->pages = src->pages;
     dst->nregions = src->nregions;
+    dst->stack_partial = src->stack_partial;
     if (list_empty(&src->vmas)) {
         list_init(&dst->vmas);
     } else {

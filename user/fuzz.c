@@ -75,9 +75,9 @@ static struct kcounts kernel_counts(void)
     int n = zt_nr_cpus();
     for (int c = 0; c < n; c++) {
         const volatile struct zt_cpu_counters *p = zt_counters_of((unsigned)c);
-        uint64_t sync = p->exc_sync, sys = p->syscalls, faults = p->faults;
+        uint64_t other = p->sync_other, sys = p->syscalls, faults = p->faults;
         k.syscalls += sys;
-        k.el1_sync += sync - sys - faults; /* synchronous exceptions not from user space */
+        k.el1_sync += other - faults; /* synchronous exceptions not from user space */
     }
     return k;
 }

@@ -43,14 +43,14 @@
  *
  * How a gap is classified, without a system call.  The kernel keeps each CPU's counters in a
  * page every process has mapped read-only (ZT_COUNTERS_VA, uapi/zt_syscall.h).  Anything that
- * takes the CPU away from the sampling thread starts with an exception from EL0, so
- * `from_user` moves; the loop loads that one word next to each counter read and looks at
- * the rest of the page only when it moved.  A noise sample during which the CPU entered the
- * kernel is OS noise; one without any kernel entry is "HW" noise: the CPU was taken by
- * something the kernel never saw (under QEMU/TCG, the host descheduling the vCPU thread).
- * The counts follow Linux's osnoise: IRQ counts every IRQ exception taken while sampling,
- * Thread every other task that ran meanwhile, whether or not the gap passed the threshold;
- * HW counts the noise samples with no kernel entry.  NMI and Softirq are always 0 here:
+ * takes the CPU away from the sampling thread starts with an exception from EL0 that is not
+ * a system call of its own (the loop makes none), so `user_other` moves; the loop loads that
+ * one word next to each counter read and looks at the rest of the page only when it moved.  A noise
+ * sample during which the CPU entered the kernel is OS noise; one without any kernel entry is "HW"
+ * noise: the CPU was taken by something the kernel never saw (under QEMU/TCG, the host descheduling
+ * the vCPU thread). The counts follow Linux's osnoise: IRQ counts every IRQ exception taken while
+ * sampling, Thread every other task that ran meanwhile, whether or not the gap passed the
+ * threshold; HW counts the noise samples with no kernel entry.  NMI and Softirq are always 0 here:
  * aarch64 has no NMI in this kernel and deferred work runs on housekeeping CPUs only.
  *
  * The loop reads time, then the counter word.  An exception exactly between the two shows
@@ -81,7 +81,8 @@ _Static_assert(US_BUCKETS == ZT_HWNOISE_BUCKETS, "-w folds the kernel's buckets 
 
 /* A CPU's kernel counters at one moment (the fields osnoise reports). */
 struct snapshot {
-    uint64_t from_user, exceptions, exc_irq, ctx_switches, syscalls;
+    uint64_t from_user; /* user_other: entries from EL0 but system calls */
+    uint64_t exceptions, exc_irq, ctx_switches, syscalls;
 };
 
 struct sampler {
@@ -231,8 +232,8 @@ static void setup_cycles(void)
 
 static void snapshot_read(const volatile struct zt_cpu_counters *c, struct snapshot *s)
 {
-    s->from_user = c->from_user;
-    s->exceptions = c->exc_sync + c->exc_irq + c->exc_fiq + c->exc_serror;
+    s->from_user = c->user_other;
+    s->exceptions = zt_counters_exceptions(c);
     s->exc_irq = c->exc_irq;
     s->ctx_switches = c->ctx_switches;
     s->syscalls = c->syscalls;
@@ -321,7 +322,7 @@ static __attribute__((noinline)) bool cross_boundary(struct sampler *s, uint64_t
 /* The sampling loop: no system call, no fault, nothing but loads, compares and counting. */
 static void sample(struct sampler *s)
 {
-    const volatile uint64_t *from_user = &s->counters->from_user;
+    const volatile uint64_t *from_user = &s->counters->user_other;
     uint64_t bucket0_end = bucket_end_cycles[0];
     snapshot_read(s->counters, &s->snap);
     s->first = s->snap;
@@ -515,7 +516,9 @@ static void print_details(void)
                "ctx_switches %llu\n",
                s->cpu, (unsigned long long)cycles_to_us(s->hw_noise),
                (unsigned long long)cycles_to_us(s->noise - s->hw_noise),
-               (unsigned long long)s->samples, diff(s->snap.from_user, s->first.from_user),
+               (unsigned long long)s->samples,
+               diff(s->snap.from_user, s->first.from_user) +
+                   diff(s->snap.syscalls, s->first.syscalls),
                diff(s->snap.ctx_switches, s->first.ctx_switches));
         printf("osnoise: cpu %d window exceptions %llu syscalls %llu irqs %llu\n", s->cpu,
                diff(s->after.exceptions, s->before.exceptions) - 1,

@@ -177,7 +177,7 @@ static void counts(const struct waker *w, uint64_t *exc, uint64_t *svc, uint64_t
         *exc = *svc = *irq = 0;
         return;
     }
-    *exc = c->exc_sync + c->exc_irq + c->exc_fiq + c->exc_serror;
+    *exc = zt_counters_exceptions(c);
     *svc = c->syscalls;
     *irq = c->exc_irq;
 }

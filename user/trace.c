@@ -191,6 +191,10 @@ static void drain(int cpu, uint64_t cutoff)
             fprintf(stderr, "trace: the kernel has no zt_trace system call (ENOSYS)\n");
             exit(1);
         }
+        if (n == -ENODATA) {
+            fprintf(stderr, "trace: tracing is off: boot with trace=1\n");
+            exit(1);
+        }
         if (n < 0) {
             fprintf(stderr, "trace: zt_trace(cpu %d) failed: %s\n", cpu, zt_errno_name((int)-n));
             exit(1);

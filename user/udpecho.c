@@ -144,7 +144,7 @@ static long mapper(void *arg)
 static uint64_t exceptions(void)
 {
     const volatile struct zt_cpu_counters *c = zt_counters_of((unsigned)cpu);
-    return c->exc_sync + c->exc_irq + c->exc_fiq + c->exc_serror;
+    return zt_counters_exceptions(c);
 }
 
 static inline uint32_t inst_read(void)

@@ -276,6 +276,113 @@ static void test_yield(void)
     }
 }
 
+/*
+ * ut_svc_regs(nr, arg0, out): a raw `svc #0` with x8 = nr, x0 = arg0, x1 = 0 and every other
+ * register x2-x30 (x8 aside) set to 0x5a00 + its number; then out[0..30] = x0-x30 and
+ * out[31] = SP - the SP before the call (0 if kept), as the call left them.  The Linux ABI:
+ * a system call changes x0 and nothing else, whichever kernel path it took.
+ */
+void ut_svc_regs(long nr, long arg0, uint64_t *out);
+__asm__(".text\n"
+        ".global ut_svc_regs\n"
+        "ut_svc_regs:\n"
+        "  stp x29, x30, [sp, #-112]!\n"
+        "  stp x19, x20, [sp, #16]\n"
+        "  stp x21, x22, [sp, #32]\n"
+        "  stp x23, x24, [sp, #48]\n"
+        "  stp x25, x26, [sp, #64]\n"
+        "  stp x27, x28, [sp, #80]\n"
+        "  str x2, [sp, #96]\n"
+        "  mov x8, x0\n"
+        "  mov x0, x1\n"
+        "  mov x1, #0\n"
+        "  mov x2, #0x5a02\n  mov x3, #0x5a03\n  mov x4, #0x5a04\n  mov x5, #0x5a05\n"
+        "  mov x6, #0x5a06\n  mov x7, #0x5a07\n  mov x9, #0x5a09\n  mov x10, #0x5a0a\n"
+        "  mov x11, #0x5a0b\n  mov x12, #0x5a0c\n  mov x13, #0x5a0d\n  mov x14, #0x5a0e\n"
+        "  mov x15, #0x5a0f\n  mov x16, #0x5a10\n  mov x17, #0x5a11\n  mov x18, #0x5a12\n"
+        "  mov x19, #0x5a13\n  mov x20, #0x5a14\n  mov x21, #0x5a15\n  mov x22, #0x5a16\n"
+        "  mov x23, #0x5a17\n  mov x24, #0x5a18\n  mov x25, #0x5a19\n  mov x26, #0x5a1a\n"
+        "  mov x27, #0x5a1b\n  mov x28, #0x5a1c\n  mov x29, #0x5a1d\n  mov x30, #0x5a1e\n"
+        "  svc #0\n"
+        "  stp x0, x1, [sp, #-16]!\n"
+        "  ldr x1, [sp, #16 + 96]\n"
+        "  stp x2, x3, [x1, #16]\n  stp x4, x5, [x1, #32]\n  stp x6, x7, [x1, #48]\n"
+        "  stp x8, x9, [x1, #64]\n  stp x10, x11, [x1, #80]\n  stp x12, x13, [x1, #96]\n"
+        "  stp x14, x15, [x1, #112]\n  stp x16, x17, [x1, #128]\n  stp x18, x19, [x1, #144]\n"
+        "  stp x20, x21, [x1, #160]\n  stp x22, x23, [x1, #176]\n  stp x24, x25, [x1, #192]\n"
+        "  stp x26, x27, [x1, #208]\n  stp x28, x29, [x1, #224]\n  str x30, [x1, #240]\n"
+        "  ldp x2, x3, [sp], #16\n"
+        "  stp x2, x3, [x1]\n"
+        "  mov x2, sp\n"
+        "  ldp x19, x20, [sp, #16]\n"
+        "  ldp x21, x22, [sp, #32]\n"
+        "  ldp x23, x24, [sp, #48]\n"
+        "  ldp x25, x26, [sp, #64]\n"
+        "  ldp x27, x28, [sp, #80]\n"
+        "  ldp x29, x30, [sp], #112\n"
+        "  mov x3, sp\n"
+        "  sub x2, x2, x3\n"
+        "  add x2, x2, #112\n" /* SP after the call, relative to the entry SP: 0 if kept */
+        "  str x2, [x1, #248]\n"
+        "  ret\n");
+
+/* Check what ut_svc_regs saw: x0 = want_x0, x1 = 0, x8 = nr, the rest their pattern. */
+static void check_regs(const char *what, long nr, const uint64_t *r, uint64_t want_x0)
+{
+    CHECK(r[0] == want_x0, "%s: x0 0x%llx, want 0x%llx", what, (unsigned long long)r[0],
+          (unsigned long long)want_x0);
+    CHECK(r[1] == 0, "%s: x1 0x%llx", what, (unsigned long long)r[1]);
+    for (int i = 2; i <= 30; i++) {
+        uint64_t want = i == 8 ? (uint64_t)nr : 0x5a00u + (unsigned)i;
+        CHECK(r[i] == want, "%s: x%d 0x%llx, want 0x%llx", what, i, (unsigned long long)r[i],
+              (unsigned long long)want);
+    }
+    CHECK(r[31] == 0, "%s: SP moved by %lld", what, (long long)r[31]);
+}
+
+static long regs_spinner(void *arg)
+{
+    volatile int *stop = arg;
+    while (!*stop) {
+        zt_sched_yield();
+    }
+    return 0;
+}
+
+/* A system call keeps every register but x0: on the fast path (getpid), through a switch to
+ * another task and back (yield with a second thread on this CPU; a sleep), and on the full
+ * path (an unknown number, a call the fast path does not take). */
+static void test_regs(void)
+{
+    static uint64_t r[32];
+    static volatile int stop;
+    struct timespec ts = {0, 2000000};
+    long pid = zt_getpid();
+
+    ut_svc_regs(SYS_getpid, 0, r);
+    check_regs("getpid", SYS_getpid, r, (uint64_t)pid);
+    ut_svc_regs(SYS_nanosleep, (long)&ts, r);
+    check_regs("nanosleep", SYS_nanosleep, r, 0);
+    ut_svc_regs(999, 0, r);
+    check_regs("999", 999, r, (uint64_t)-ENOSYS);
+    ut_svc_regs(SYS_zt_meminfo, 0, r);
+    check_regs("zt_meminfo(NULL)", SYS_zt_meminfo, r, (uint64_t)-EFAULT);
+    unsigned cpu = 0;
+    EXPECT(zt_getcpu(&cpu, NULL), 0);
+    stop = 0;
+    zt_thread_t *t = zt_thread_create(regs_spinner, (void *)&stop, (int)cpu);
+    CHECK(t != NULL, "thread_create failed");
+    if (!t) {
+        return;
+    }
+    for (int i = 0; i < 20; i++) {
+        ut_svc_regs(SYS_sched_yield, 0, r);
+        check_regs("sched_yield", SYS_sched_yield, r, 0);
+    }
+    stop = 1;
+    zt_thread_join(t);
+}
+
 /* ---------------------------------------------------------------- tests: CPUs */
 
 static void test_getcpu(void)
@@ -1082,6 +1189,53 @@ static void test_fork_cycles(void)
           (unsigned long long)before, LX_RUNS, (unsigned long long)after);
 }
 
+/* A child that maps one page in each of `n` 2 MiB regions spread over several GiB (each a
+ * page table of its own, beyond what the kernel lists per address space when n is large),
+ * unmaps every other one (their tables are given back at once), forks once, and exits. */
+static void scattered_tables_child(int n)
+{
+    for (int i = 0; i < n; i++) {
+        uint64_t va =
+            0x1000000000ull + (uint64_t)(i % 6) * (1ull << 30) + (uint64_t)i * (4ull << 20);
+        long r = zt_mmap((void *)va, PAGE, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        if (r != (long)va) {
+            zt_exit_group(1);
+        }
+        *(volatile uint64_t *)va = va;
+        if (i % 2 && zt_munmap((void *)va, PAGE) != 0) {
+            zt_exit_group(2);
+        }
+    }
+    fork_exit_wait(0);
+    zt_exit_group(0);
+}
+
+/* Page tables of an address space are all given back, whether the kernel kept their list
+ * (a few tables) or had to walk the tree (many), with some freed early by munmap. */
+static void test_page_tables(void)
+{
+    static const int counts[] = {3, 40};
+    uint64_t before, after;
+
+    fork_exit_wait(0); /* warm-up */
+    before = ut_free_pages_settled();
+    for (unsigned k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+        long pid = zt_syscall6(SYS_clone, SIGCHLD, 0, 0, 0, 0, 0);
+        int status = -1;
+
+        if (pid == 0) {
+            scattered_tables_child(counts[k]);
+        }
+        CHECK(pid > 0, "fork returned %s", ut_rstr(pid));
+        EXPECT(zt_wait((int)pid, &status), pid);
+        CHECK(status == 0, "child with %d scattered pages: status 0x%x", counts[k], status);
+    }
+    after = ut_free_pages_settled();
+    CHECK(after == before, "free pages %llu before, %llu after the scattered mappings",
+          (unsigned long long)before, (unsigned long long)after);
+}
+
 /* A pipe with bytes still in it, both ends closed; a pipe2 with a bad pointer. */
 static void pipe_cycle(void)
 {
@@ -1310,6 +1464,60 @@ static void helper_sigusr1_resethand(const char *arg)
     exit(102);
 }
 
+#define DEEP_STACK (200 * 1024)
+
+/* Deep in a stack frame of DEEP_STACK bytes whose pages the child has not touched: the kernel
+ * copies into its lowest page, a signal frame is pushed below it, then every page is written
+ * and read back by the task itself.  Exit status: 0, or which step failed. */
+static __attribute__((noinline)) int deep_stack_child(void)
+{
+    volatile char deep[DEEP_STACK];
+    int fds[2];
+
+    if (zt_syscall2(SYS_pipe2, fds, 0) != 0 || zt_write(fds[1], "abc", 3) != 3 ||
+        zt_read(fds[0], (char *)&deep[0], 3) != 3 || deep[0] != 'a' || deep[2] != 'c') {
+        return 1; /* the kernel's copy into a stack page not yet populated */
+    }
+    last_signal = 0;
+    if (zt_signal(SIGUSR1, record_signal, 0) != 0 || zt_kill((int)zt_getpid(), SIGUSR1) != 0 ||
+        last_signal != SIGUSR1) {
+        return 2; /* a signal frame pushed below a deep SP */
+    }
+    for (size_t i = DEEP_STACK; i >= PAGE; i -= PAGE) {
+        deep[i - 1] = (char)(i / PAGE);
+    }
+    for (size_t i = DEEP_STACK; i >= PAGE; i -= PAGE) {
+        if (deep[i - 1] != (char)(i / PAGE)) {
+            return 3;
+        }
+    }
+    return deep[1] == 'b' ? 0 : 4;
+}
+
+/* The main stack is populated at its top only and grows as it is touched (by the task, by the
+ * kernel's copies, by signal frames), and a grown stack gives every page back at exit. */
+static void test_stack_growth(void)
+{
+    uint64_t before, after;
+
+    fork_exit_wait(0); /* warm-up */
+    before = ut_free_pages_settled();
+    for (int round = 0; round < 2; round++) {
+        long pid = zt_syscall6(SYS_clone, SIGCHLD, 0, 0, 0, 0, 0);
+        int status = -1;
+
+        if (pid == 0) {
+            zt_exit_group(deep_stack_child());
+        }
+        CHECK(pid > 0, "fork returned %s", ut_rstr(pid));
+        EXPECT(zt_wait((int)pid, &status), pid);
+        CHECK(status == 0, "deep stack child: status 0x%x (see deep_stack_child)", status);
+    }
+    after = ut_free_pages_settled();
+    CHECK(after == before, "free pages %llu before, %llu after two grown stacks",
+          (unsigned long long)before, (unsigned long long)after);
+}
+
 static void test_signal_handler(void)
 {
     struct zt_sigaction old;
@@ -1388,6 +1596,7 @@ static const struct utest tests[] = {
     {"badfd", test_badfd, 60},
     {"badptr", test_badptr, 60},
     {"getpid", test_getpid, 60},
+    {"regs", test_regs, 60},
     {"yield", test_yield, 60},
     {"getcpu", test_getcpu, 60},
     {"affinity", test_affinity, 60},
@@ -1428,6 +1637,8 @@ static const struct utest tests[] = {
     {"spawn_affinity", test_spawn_affinity, 60},
     {"spawn_cycles", test_spawn_cycles, 1200},
     {"fork_cycles", test_fork_cycles, 300},
+    {"page_tables", test_page_tables, 60},
+    {"stack_growth", test_stack_growth, 60},
     {"pipe_cycles", test_pipe_cycles, 60},
     {"exec_errors", test_exec_errors, 60},
     {"tmp_cycles", test_tmp_cycles, 60},

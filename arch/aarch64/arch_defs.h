@@ -139,6 +139,7 @@ typedef uint64_t paddr_t;
 struct arch_context {
     uint64_t x19_x28[10];
     uint64_t fp, lr, sp;
+    uint64_t sp_el0; /* the task's user SP: the system-call fast path does not restore it */
 };
 
 /* User FP/SIMD registers: q0-q31, FPSR, FPCR (switch.S). */

@@ -25,6 +25,7 @@ _Static_assert(sizeof(struct trap_frame) % 16 == 0, "SP must stay 16-byte aligne
 _Static_assert(PAIR(struct trap_frame, x[30], sp_el0), "x30 and SP_EL0 share one stp");
 _Static_assert(PAIR(struct trap_frame, elr, spsr), "ELR and SPSR share one stp");
 _Static_assert(PAIR(struct arch_context, fp, lr), "x29 and x30 share one stp");
+_Static_assert(PAIR(struct arch_context, sp, sp_el0), "SP and SP_EL0 share one stp");
 _Static_assert(PAIR(struct arch_fpsimd, fpsr, fpcr), "FPSR and FPCR share one stp");
 
 void asm_offsets(void);

@@ -332,15 +332,35 @@ void arch_irq_audit(unsigned cpu, struct zt_isol_audit *out)
 
 /* ICC_SGI1R_EL1: Aff3 [55:48], RS [47:44], Aff2 [39:32], INTID [27:24], Aff1 [23:16],
  * TargetList [15:0] = bit (Aff0 % 16) with RS = Aff0 / 16.  IPI n is sent as SGI n. */
+/* Per CPU, the ICC_SGI1R_EL1 value that sends SGI 0 to it alone (its affinity and its bit in
+ * the target list; never 0), computed at its first IPI: a CPU's MPIDR never changes.  Written
+ * by any sender (relaxed: every writer stores the same value). */
+static uint64_t sgi_target[ARCH_MAX_CPUS];
+PERCPU_ARRAY(sgi_target);
+
+static uint64_t sgi1r_of(uint64_t mpidr)
+{
+    uint64_t aff0 = mpidr & 0xff;
+    return ((mpidr >> 32) & 0xff) << 48 | (aff0 / 16) << 44 | ((mpidr >> 16) & 0xff) << 32 |
+           ((mpidr >> 8) & 0xff) << 16 | (1ull << (aff0 % 16));
+}
+
 void arch_send_ipi(unsigned cpu, unsigned sgi)
 {
-    if (cpu >= ARCH_MAX_CPUS || !arch_cpus[cpu] || sgi >= ARCH_NR_IPIS) {
+    if (cpu >= ARCH_MAX_CPUS || sgi >= ARCH_NR_IPIS) {
         return;
     }
-    uint64_t m = arch_cpus[cpu]->hwid;
-    uint64_t aff0 = m & 0xff;
-    uint64_t v = ((m >> 32) & 0xff) << 48 | (aff0 / 16) << 44 | ((m >> 16) & 0xff) << 32 |
-                 (uint64_t)sgi << 24 | ((m >> 8) & 0xff) << 16 | (1ull << (aff0 % 16));
+    uint64_t *target = percpu_elem(sgi_target, cpu);
+    uint64_t v = __atomic_load_n(target, __ATOMIC_RELAXED);
+    if (__builtin_expect(!v, 0)) {
+        const struct arch_cpu *c = arch_cpus[cpu];
+        if (!c) {
+            return; /* never set up */
+        }
+        v = sgi1r_of(c->hwid);
+        __atomic_store_n(target, v, __ATOMIC_RELAXED);
+    }
+    v |= (uint64_t)sgi << 24;
     dsb(ishst); /* stores before the SGI are visible to its receiver */
     sysreg_write(ICC_SGI1R_EL1, v);
     isb(); /* the SGI is sent now, not at some later context synchronization: a sender that

@@ -282,23 +282,35 @@ int arch_as_init(struct arch_as *as)
         return -ENOMEM;
     }
     as->asid = (uint16_t)asid;
+    as->ntables = 0;
     return 0;
 }
 
-void arch_as_destroy(struct arch_as *as)
+/* Free every table below the root by walking the tree (when as->tables lost count). */
+static void free_tree(const uint64_t *l1)
 {
-    uint64_t *l1 = phys_to_virt(as->root);
     for (unsigned i = 0; i < 512; i++) {
         if (!(l1[i] & PTE_VALID)) {
             continue;
         }
-        uint64_t *l2 = phys_to_virt(l1[i] & PTE_ADDR_MASK);
+        const uint64_t *l2 = phys_to_virt(l1[i] & PTE_ADDR_MASK);
         for (unsigned j = 0; j < 512; j++) {
             if (l2[j] & PTE_VALID) {
                 page_free(l2[j] & PTE_ADDR_MASK);
             }
         }
         page_free(l1[i] & PTE_ADDR_MASK);
+    }
+}
+
+void arch_as_destroy(struct arch_as *as)
+{
+    if (as->ntables <= ARCH_AS_TABLES) {
+        for (unsigned i = 0; i < as->ntables; i++) {
+            page_free(as->tables[i]); /* every table it made and still has: no walk */
+        }
+    } else {
+        free_tree(phys_to_virt(as->root));
     }
     page_free(as->root);
     /* Drop every TLB entry tagged with this ASID on all CPUs before it can be reused. */
@@ -329,11 +341,60 @@ static uint64_t user_pte_bits(unsigned prot)
     return e;
 }
 
-static uint64_t *user_pte(const struct arch_as *as, uint64_t va, bool alloc)
+/* The table an entry of a user table points to, or NULL if the entry is invalid (never a
+ * block: user mappings are pages).  The read-only walk, inline: every user copy takes it. */
+static inline const uint64_t *walk_step(uint64_t e)
+{
+    if (!(e & PTE_VALID)) {
+        return 0;
+    }
+    if (!(e & PTE_TABLE)) {
+        panic("mmu: block mapping where a table was expected (entry %lx)", e);
+    }
+    return phys_to_virt(e & PTE_ADDR_MASK);
+}
+
+/* The last-level table holding va's entry, or NULL if there is none (no allocation). */
+static inline uint64_t *user_l3(const struct arch_as *as, uint64_t va)
+{
+    const uint64_t *l1 = phys_to_virt(as->root);
+    const uint64_t *l2 = walk_step(l1[IDX(va, L1_SHIFT)]);
+    return l2 ? (uint64_t *)walk_step(l2[IDX(va, L2_SHIFT)]) : 0;
+}
+
+/* The table entry `idx` of a user table points to, a new one if none (noted in as->tables
+ * while there is room); NULL when out of memory. */
+static uint64_t *user_next_table(struct arch_as *as, uint64_t *table, unsigned idx)
+{
+    bool fresh = !(table[idx] & PTE_VALID);
+    uint64_t *next = next_table(table, idx, true);
+    if (fresh && next) {
+        if (as->ntables < ARCH_AS_TABLES) {
+            as->tables[as->ntables++] = virt_to_phys(next);
+        } else {
+            as->ntables = ARCH_AS_TABLES + 1; /* lost count: arch_as_destroy walks the tree */
+        }
+    }
+    return next;
+}
+
+/* A table page given back by arch_as_trim leaves the list. */
+static void forget_table(struct arch_as *as, paddr_t pa)
+{
+    for (unsigned i = 0; as->ntables <= ARCH_AS_TABLES && i < as->ntables; i++) {
+        if (as->tables[i] == pa) {
+            as->tables[i] = as->tables[--as->ntables];
+            return;
+        }
+    }
+}
+
+/* va's entry, its tables made as needed (user_l3 only looks). */
+static uint64_t *user_pte_alloc(struct arch_as *as, uint64_t va)
 {
     uint64_t *l1 = phys_to_virt(as->root);
-    uint64_t *l2 = next_table(l1, IDX(va, L1_SHIFT), alloc);
-    uint64_t *l3 = l2 ? next_table(l2, IDX(va, L2_SHIFT), alloc) : 0;
+    uint64_t *l2 = user_next_table(as, l1, IDX(va, L1_SHIFT));
+    uint64_t *l3 = l2 ? user_next_table(as, l2, IDX(va, L2_SHIFT)) : 0;
     return l3 ? &l3[IDX(va, PAGE_SHIFT)] : 0;
 }
 
@@ -342,7 +403,7 @@ static int as_map_pte(struct arch_as *as, uint64_t va, uint64_t entry)
     if (va >= USER_VA_TOP) {
         return -EINVAL;
     }
-    uint64_t *pte = user_pte(as, va, true);
+    uint64_t *pte = user_pte_alloc(as, va);
     if (!pte) {
         return -ENOMEM;
     }
@@ -368,7 +429,8 @@ int arch_as_map_device(struct arch_as *as, uint64_t va, paddr_t pa, unsigned pro
 
 paddr_t arch_as_unmap(struct arch_as *as, uint64_t va)
 {
-    uint64_t *pte = va < USER_VA_TOP ? user_pte(as, va, false) : 0;
+    uint64_t *l3 = va < USER_VA_TOP ? user_l3(as, va) : 0;
+    uint64_t *pte = l3 ? &l3[IDX(va, PAGE_SHIFT)] : 0;
     if (!pte || !(*pte & PTE_VALID)) {
         return 0;
     }
@@ -423,38 +485,43 @@ void arch_as_unmap_range(struct arch_as *as, uint64_t start, uint64_t end,
         return;
     }
     struct unmap_batch b = {.n = 0};
-    for (uint64_t va = start; va < end; va += PAGE_SIZE) {
-        uint64_t *pte = user_pte(as, va, false);
-        if (!pte) {
-            va = (va | (L2_SIZE - 1)); /* no table here: skip its 2 MiB */
-            continue;
-        }
-        if (*pte & PTE_VALID) {
-            b.pa[b.n++] = *pte & PTE_ADDR_MASK;
-            *pte = 0;
-            if (b.n == sizeof(b.pa) / sizeof(b.pa[0])) {
-                batch_flush(as, &b, freed, ctx);
+    for (uint64_t va = start; va < end;) { /* a last-level table (2 MiB) at a time */
+        uint64_t table_end = MIN(end, (va | (L2_SIZE - 1)) + 1);
+        uint64_t *l3 = user_l3(as, va);
+        for (; l3 && va < table_end; va += PAGE_SIZE) {
+            uint64_t *pte = &l3[IDX(va, PAGE_SHIFT)];
+            if (*pte & PTE_VALID) {
+                b.pa[b.n++] = *pte & PTE_ADDR_MASK;
+                *pte = 0;
+                if (b.n == sizeof(b.pa) / sizeof(b.pa[0])) {
+                    batch_flush(as, &b, freed, ctx);
+                }
             }
         }
+        va = table_end; /* (no table here: its 2 MiB skipped) */
     }
     batch_flush(as, &b, freed, ctx);
 }
 
 paddr_t arch_as_lookup(const struct arch_as *as, uint64_t va, unsigned *prot)
 {
-    uint64_t *pte = va < USER_VA_TOP ? user_pte(as, va, false) : 0;
-    if (!pte || !(*pte & PTE_VALID)) {
+    if (va >= USER_VA_TOP) {
         return 0;
     }
-    if (prot && !(*pte & PTE_AP_EL0)) {
+    const uint64_t *l3 = user_l3(as, va);
+    uint64_t e = l3 ? l3[IDX(va, PAGE_SHIFT)] : 0;
+    if (!(e & PTE_VALID)) {
+        return 0;
+    }
+    if (prot && !(e & PTE_AP_EL0)) {
         *prot = 0; /* PROT_NONE */
     } else if (prot) {
-        *prot = PROT_READ | (*pte & PTE_AP_RO ? 0 : PROT_WRITE) | (*pte & PTE_UXN ? 0 : PROT_EXEC);
-        if ((*pte & PTE_ATTR(7)) == PTE_ATTR(MT_DEVICE_nGnRnE)) {
+        *prot = PROT_READ | (e & PTE_AP_RO ? 0 : PROT_WRITE) | (e & PTE_UXN ? 0 : PROT_EXEC);
+        if ((e & PTE_ATTR(7)) == PTE_ATTR(MT_DEVICE_nGnRnE)) {
             *prot |= ARCH_PROT_DEVICE;
         }
     }
-    return *pte & PTE_ADDR_MASK;
+    return e & PTE_ADDR_MASK;
 }
 
 static bool table_is_empty(const uint64_t *table)
@@ -470,9 +537,10 @@ static bool table_is_empty(const uint64_t *table)
 /* Unlink the table behind parent[idx] and free it.  The walker may have cached the link:
  * TLBI VAE1IS (not the last-level-only VALE1IS) for an address it covered drops cached
  * walks through it on every CPU (ARM ARM D8.13), after the cleared entry is visible. */
-static void free_table(const struct arch_as *as, uint64_t *parent, unsigned idx, uint64_t va)
+static void free_table(struct arch_as *as, uint64_t *parent, unsigned idx, uint64_t va)
 {
     paddr_t pa = parent[idx] & PTE_ADDR_MASK;
+    forget_table(as, pa);
     parent[idx] = 0;
     dsb(ishst);
     __asm__ volatile("tlbi vae1is, %0" ::"r"((uint64_t)as->asid << 48 | (va >> PAGE_SHIFT))
@@ -546,8 +614,10 @@ void arch_zero_page(void *page)
         memset(page, 0, PAGE_SIZE);
         return;
     }
-    uint64_t block = 4u << (dczid & 0xf);
-    for (uint64_t a = (uint64_t)page; a < (uint64_t)page + PAGE_SIZE; a += block) {
-        __asm__ volatile("dc zva, %0" ::"r"(a) : "memory");
+    uint64_t block = 4u << (dczid & 0xf); /* at most 2 KiB (BS <= 9): 4 blocks fit a page */
+    for (uint64_t a = (uint64_t)page; a < (uint64_t)page + PAGE_SIZE; a += 4 * block) {
+        __asm__ volatile("dc zva, %0\n\tdc zva, %1\n\tdc zva, %2\n\tdc zva, %3" ::"r"(a),
+                         "r"(a + block), "r"(a + 2 * block), "r"(a + 3 * block)
+                         : "memory");
     }
 }

@@ -2,9 +2,11 @@
  * switch.S — kernel context switch, the first run of a new task, and FP/SIMD state.
  *
  * arch_context_switch(prev, next, prev_task) saves the callee-saved registers (x19-x29),
- * the link register and SP into *prev, loads them from *next and returns — on next's stack,
+ * the link register, SP and SP_EL0 into *prev, loads them from *next and returns — on next's stack,
  * into next's code — with x0 = prev_task, so the task now running learns which task it
- * replaced (sched.c finishes that task's switch-out).  Caller-saved registers need no saving:
+ * replaced (sched.c finishes that task's switch-out).  SP_EL0 is the task's user stack
+ * pointer: the system-call fast path (vectors.S) returns to user space without reloading it
+ * from the frame, so it follows the task across switches like x19-x29.  Caller-saved registers need no saving:
  * the C caller already assumes the call clobbers them.  IRQs are masked across the switch.
  *
  * A new task's context (arch_context_init) "returns" into task_entry with x19 = the C
@@ -30,15 +32,17 @@ arch_context_switch:
     stp     x27, x28, [x0, #CTX_X19 + 16 * 4]
     stp     x29, x30, [x0, #CTX_FP]
     mov     x9, sp
-    str     x9, [x0, #CTX_SP]
+    mrs     x10, sp_el0
+    stp     x9, x10, [x0, #CTX_SP]
     ldp     x19, x20, [x1, #CTX_X19 + 16 * 0]
     ldp     x21, x22, [x1, #CTX_X19 + 16 * 1]
     ldp     x23, x24, [x1, #CTX_X19 + 16 * 2]
     ldp     x25, x26, [x1, #CTX_X19 + 16 * 3]
     ldp     x27, x28, [x1, #CTX_X19 + 16 * 4]
     ldp     x29, x30, [x1, #CTX_FP]
-    ldr     x9, [x1, #CTX_SP]
+    ldp     x9, x10, [x1, #CTX_SP]
     mov     sp, x9
+    msr     sp_el0, x10
     mov     x0, x2
     ret
 

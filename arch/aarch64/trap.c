@@ -5,9 +5,9 @@
  * struct exc_info to kernel/entry.c; anything unexpected at EL1 panics with a register dump.
  * All ESR decoding and GIC INTID numbering stays in this file.
  *
- * Every exception is counted here, exactly once, in this CPU's struct cpu_stats (by entry
- * kind and source; synchronous ones also by generic kind; interrupts by class and number in
- * kernel/irq.c).  Tests compare these counts with QEMU's own exception log.
+ * Every exception but a system call is counted here, exactly once, in this CPU's struct cpu_stats
+ * (by entry kind and source; synchronous ones also by generic kind; interrupts by class and number
+ * in kernel/irq.c).  Tests compare these counts with QEMU's own exception log.
  *
  * Context: called from vectors.S with IRQs masked (PSTATE.I set on exception entry).  The
  * kernel's user-return work (kernel_exit_to_user) also runs with IRQs masked and returns
@@ -132,17 +132,25 @@ static const char *const source_names[] = {"EL1 with SP_EL0", "EL1", "EL0 (AArch
 /* Count an exception that is not decoded further (interrupts, and the unexpected ones). */
 static inline void count(enum exc_kind kind, enum exc_from from)
 {
-    stats_exception(kind, from, kind == EXC_SYNC ? SYNC_OTHER : 0);
+    if (kind == EXC_IRQ) {
+        stats_irq_exception(from);
+    } else {
+        stats_exception(kind, from, kind == EXC_SYNC ? SYNC_OTHER : 0);
+    }
 }
 
-/* Acknowledge one interrupt, classify it by its INTID, let the kernel handle it, end it. */
-static void irq_entry(void)
+/* Acknowledge one interrupt, classify it by its INTID, let the kernel handle it, end it.
+ * false if nothing was pending: after an exception that is a spurious interrupt (counted);
+ * when polled, a wakeup from WFI that was not for an interrupt (not counted). */
+static bool irq_entry(bool polled)
 {
     uint32_t iar = gic_ack();
     unsigned intid = iar & 0xffffff;
     if (intid >= 1020) {
-        stats_irq_spurious(intid); /* nothing pending any more: ignore, no EOI */
-        return;
+        if (!polled) {
+            stats_irq_spurious(intid); /* nothing pending any more: ignore, no EOI */
+        }
+        return false;
     }
     if (intid < ARCH_NR_IPIS) {
         irq_dispatch(IRQ_CLASS_IPI, intid); /* SGI n carries IPI reason n */
@@ -152,12 +160,18 @@ static void irq_entry(void)
         irq_dispatch(IRQ_CLASS_DEVICE, intid);
     }
     gic_eoi(iar);
+    return true;
+}
+
+bool arch_irq_poll(void)
+{
+    return irq_entry(true);
 }
 
 void trap_el1_irq(struct trap_frame *f, unsigned long unused)
 {
     count(EXC_IRQ, FROM_KERNEL);
-    irq_entry();
+    irq_entry(false);
     kernel_exit_irq();
     stats_exception_exit(EXC_IRQ);
 }
@@ -180,32 +194,31 @@ void trap_el0_irq(struct trap_frame *f, unsigned long unused)
 {
     count(EXC_IRQ, FROM_USER);
     kernel_entry_from_user(f);
-    irq_entry();
+    irq_entry(false);
     kernel_exit_to_user(f);
     stats_exception_exit(EXC_IRQ);
 }
 
-void trap_el0_sync(struct trap_frame *f, unsigned long unused)
+/* A synchronous exception from EL0 that is not an SVC (vectors.S sends those to the
+ * system-call path, kernel_syscall_* in entry.c, which counts them); esr: ESR_EL1. */
+void trap_el0_sync(struct trap_frame *f, uint64_t esr)
 {
-    uint64_t esr = sysreg_read(esr_el1);
-    /* A system call, by far the most frequent, is decided here without a call. */
-    enum sync_kind kind = ESR_EC(esr) == EC_SVC64 ? SYNC_SYSCALL : sync_kind_of(esr);
-    stats_exception(EXC_SYNC, FROM_USER, kind);
+    struct exc_info e;
+    stats_exception(EXC_SYNC, FROM_USER, sync_kind_of(esr));
     kernel_entry_from_user(f);
-    if (kind == SYNC_SYSCALL) {
-        /* The SVC immediate is the call's marker (traced only); IRQs are enabled while the
-         * call runs. */
-        syscall_dispatch(f, (unsigned)(esr & 0xffff));
-    } else {
-        struct exc_info e;
-        describe(f, esr, &e);
-        user_exception(f, &e);
-    }
+    describe(f, esr, &e);
+    user_exception(f, &e);
     kernel_exit_to_user(f);
     stats_exception_exit(EXC_SYNC);
 }
 
 /* FIQ or SError from EL0: not expected on this platform; report and kill the task. */
+/* vectors.S's system-call path, the whole frame saved: the call's full path. */
+void trap_el0_svc_full(struct trap_frame *f, uint64_t esr)
+{
+    kernel_syscall_slow(f, (unsigned)(esr & 0xffff)); /* the SVC immediate: traced only */
+}
+
 void trap_el0_fiq_serror(struct trap_frame *f, unsigned long kindsrc)
 {
     enum exc_kind kind = (enum exc_kind)(kindsrc & 3);

@@ -62,6 +62,16 @@ static inline uint64_t arch_counter_read(void)
     return fake_counter;
 }
 
+static inline uint64_t arch_counter_read_entry(void)
+{
+    return fake_counter;
+}
+
+static inline uint64_t arch_counter_read_exit(void)
+{
+    return fake_counter;
+}
+
 /* A spin loop sees time pass, as on hardware (1 us per iteration), so a bounded wait such
  * as ipi_stop_others' one second ends on the host too. */
 static inline void arch_cpu_relax(void)

@@ -19,6 +19,9 @@
  *   isol_debug=0|1        report every interruption of an isolated task; bare
  *                         "task_isolation_debug" too
  *   quiet                 less boot output
+ *   trace=0|1             record kernel events in per-CPU trace rings (/bin/trace reads them);
+ *                         off by default: then no ring is allocated and each event costs one
+ *                         predictable branch
  *   exit_stats=0|1        at power-off, once every other CPU has stopped, print each CPU's
  *                         exception counts (tests compare them with QEMU's log)
  *   init=PATH             first user program (default /bin/sh); everything after a lone "--"
@@ -41,10 +44,10 @@
  *   max_procs=N           processes alive or not yet reaped, 16..32767, default 4096
  *                         (spawn says -EAGAIN past it)
  * "--" itself ends kernel parameters.  Values are case-sensitive.  A later parameter overrides
- * an earlier one.  The flags (tick_residual, isol_debug, quiet and their Linux names) may be
- * bare (meaning 1), =1 or =0.  A value may be double-quoted, as on Linux (init="/bin/x").
- * Init arguments beyond BOOTARGS_MAX_INIT_ARGS words or BOOTARGS_ARGBUF bytes are dropped
- * (from the first one that does not fit on) with a warning.
+ * an earlier one.  The flags (tick_residual, isol_debug, quiet, trace, exit_stats and their Linux
+ * names) may be bare (meaning 1), =1 or =0.  A value may be double-quoted, as on Linux
+ * (init="/bin/x"). Init arguments beyond BOOTARGS_MAX_INIT_ARGS words or BOOTARGS_ARGBUF bytes are
+ * dropped (from the first one that does not fit on) with a warning.
  */
 #ifndef ZT_KERNEL_BOOTARGS_H
 #define ZT_KERNEL_BOOTARGS_H
@@ -88,6 +91,7 @@ struct bootargs {
     bool syscall_debug;
     bool quiet;
     bool exit_stats; /* print every CPU's exception counts at power-off */
+    bool trace;      /* record trace events (trace.h) */
     enum debug_fault debug_fault;
     int debug_exit; /* -1: none */
     unsigned max_procs;

@@ -14,7 +14,10 @@
 #include <stdint.h>
 
 #include "arch.h"
+#include "kernel/acct.h"
 #include "kernel/cpumask.h"
+
+struct zt_cpu_counters;
 
 /* How the CPU entered the kernel (uapi/zt_events.h): EXC_SYNC, EXC_IRQ, EXC_FIQ, EXC_SERROR. */
 #define EXC_ENUM_(n, name, str) EXC_##name = n,
@@ -28,8 +31,10 @@ enum exc_from {
 };
 
 struct cpu_stats {
-    uint64_t exc[EXC_NR_KINDS][FROM_NR];       /* every exception taken, by kind and source */
-    uint64_t sync[SYNC_NR_KINDS];              /* synchronous exceptions by generic kind (arch.h) */
+    uint64_t exc[EXC_NR_KINDS][FROM_NR];       /* exceptions taken by kind and source, system calls
+                                                  not included (stats_exceptions adds them) */
+    uint64_t sync[SYNC_NR_KINDS];              /* synchronous exceptions by generic kind (arch.h);
+                                                  [SYNC_SYSCALL] stays 0: stats_syscalls() */
     uint64_t irq_class[IRQ_NR_CLASSES];        /* interrupts by class (spurious: acknowledged with
                                                   nothing pending) */
     uint64_t irq[ARCH_NR_IRQS];                /* timer and device interrupts by number */
@@ -43,15 +48,35 @@ struct cpu_stats {
 struct cpu {
     struct arch_cpu arch; /* must be first (assembly offsets) */
     unsigned id;
-    bool online;               /* set by the CPU itself once it can take work */
-    bool dataplane;            /* its role (partition.c): set at boot, and changed at run time
-                                  only by the CPU itself, or while it is offline */
-    uint64_t online_counter;   /* counter value when it came online */
-    uint64_t start_counter;    /* counter value at its first instruction (boot.S) */
-    uint64_t kstack_top;       /* this CPU's idle/boot stack */
-    struct task *current_task; /* the task running here (sched.c keeps it) */
-    bool isol_owned;           /* an isolated task owns this CPU (isolate.c keeps it) */
-    bool stopping;             /* going offline: its idle loop powers it off (smp.c) */
+    bool online; /* set by the CPU itself once it can take work */
+    /*
+     * Why the way between user space and the kernel must take its slow path on this CPU:
+     * each byte is one reason, written by the module named (plain or relaxed byte stores),
+     * and slow_work reads them all with one load.  While it is 0 a system call does only what
+     * the call needs (entry.c); the slow path looks at each reason again itself, so a byte set
+     * just after the load is seen at the next kernel exit (a remote writer that cannot wait
+     * follows its store with an IPI, as before).
+     */
+    union {
+        struct {
+            bool need_resched; /* sched.c: a switch is due (this CPU only) */
+            bool timer_dirty;  /* timer.c: an input of this CPU's deadline changed (any CPU) */
+            bool timer_stale;  /* timer.c: the compare register is unknown or has passed */
+            bool dataplane;    /* partition.c, repartition.c: its role, a dataplane CPU
+                                  quiesces at every exit; changed at run time only by the
+                                  CPU itself, or while it is offline */
+            bool isol_owned;   /* isolate.c: an isolated task owns this CPU */
+            bool tracing;      /* trace.c: events are recorded on this CPU */
+        };
+        uint64_t slow_work;
+    };
+    struct zt_cpu_counters *counters; /* its public counter page (stats.c) */
+    struct cpu_acct acct;             /* its time accounting (acct.c) */
+    uint64_t online_counter;          /* counter value when it came online */
+    uint64_t start_counter;           /* counter value at its first instruction (boot.S) */
+    uint64_t kstack_top;              /* this CPU's idle/boot stack */
+    struct task *current_task;        /* the task running here (sched.c keeps it) */
+    bool stopping;                    /* going offline: its idle loop powers it off (smp.c) */
     struct cpu_stats stats;
 } __attribute__((aligned(64)));
 

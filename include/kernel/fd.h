@@ -27,9 +27,19 @@ struct trap_frame;
 
 struct fdtable {
     spinlock_t lock;
+    int end; /* no descriptor at or above this is open (set by fdtable_set): loops stop here */
     struct file *fd[FD_MAX];
     uint64_t cloexec[FD_MAX / 64];
 };
+
+/* Put `file` at descriptor fd of t (t->lock held, or t not yet shared), keeping t->end. */
+static inline void fdtable_set(struct fdtable *t, int fd, struct file *file)
+{
+    t->fd[fd] = file;
+    if (file && fd >= t->end) {
+        t->end = fd + 1;
+    }
+}
 
 /* An empty table, or a copy of `src` (every file referenced once more); with `exec`, the
  * close-on-exec descriptors are left out.  NULL when out of memory. */

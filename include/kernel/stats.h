@@ -19,8 +19,24 @@
  * boundary (exec.c maps their pages into every process). */
 struct zt_cpu_counters *stats_public(unsigned cpu);
 
-/* An exception was taken on this CPU (sync: its generic kind when kind is EXC_SYNC, else 0). */
+/* An exception other than a system call was taken on this CPU (sync: its generic kind when
+ * kind is EXC_SYNC, else 0). */
 void stats_exception(enum exc_kind kind, enum exc_from from, enum sync_kind sync);
+/* stats_exception(EXC_IRQ, from, 0), the same counts in a few instructions (every
+ * interrupt, every IPI). */
+void stats_irq_exception(enum exc_from from);
+/* A system call from user space on CPU c (this CPU): one increment, nothing else.  Every
+ * total that includes system calls adds this counter when it is read. */
+static inline void stats_syscall(struct cpu *c)
+{
+    __atomic_store_n(&c->counters->syscalls, c->counters->syscalls + 1, __ATOMIC_RELAXED);
+}
+/* Exceptions of `kind` `cpu` took since boot, from both sources, system calls included. */
+uint64_t stats_exceptions(unsigned cpu, enum exc_kind kind);
+/* System calls made on `cpu` since boot. */
+uint64_t stats_syscalls(unsigned cpu);
+/* Bring-up: point `cpu`'s struct cpu at its public page. */
+void stats_init_cpu(unsigned cpu);
 /* The exception handler of that kind is about to return (for the trace). */
 void stats_exception_exit(enum exc_kind kind);
 /* An interrupt of class `cls` (number n; an IPI's reason) was taken on this CPU. */

@@ -68,9 +68,19 @@ long sys_getpgid(struct trap_frame *f);
 long sys_getsid(struct trap_frame *f);
 long sys_setsid(struct trap_frame *f);
 
+typedef long (*syscall_fn)(struct trap_frame *f);
+
+/* The calls the system-call fast path may run with a partial frame, by number (NULL: the full
+ * path; numbers from SYSCALL_FAST_NR on always take it).  syscall.c says which and why. */
+#define SYSCALL_FAST_NR 512
+extern const syscall_fn syscall_fast_table[SYSCALL_FAST_NR];
+
 /* Called with IRQs masked; classifies the call for task isolation first, then runs it with
  * IRQs enabled and returns with them masked.  svc_imm: the SVC instruction's immediate
  * (ignored for dispatch, as on Linux; the window markers 0x5a5a/0xa5a5 are traced). */
+/* Trace the call, apply isolation's strict mode, then syscall_run. */
 void syscall_dispatch(struct trap_frame *f, unsigned svc_imm);
+/* Run the call the frame names, IRQs enabled while it runs; its result in the frame. */
+void syscall_run(struct trap_frame *f);
 
 #endif

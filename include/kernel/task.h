@@ -81,10 +81,12 @@ struct task {
     struct vm *futex_vm;   /* address space and user address it waits on in FUTEX_WAIT */
     uint64_t futex_uaddr;  /* (0 otherwise) */
 
-    /* accounting, in counter cycles (acct.c) */
+    /* accounting, in counter cycles (acct.c): totals up to its last switch-out, and its CPU's
+     * settled totals at its switch-in */
     uint64_t user_cycles;
     uint64_t sys_cycles;
-    uint64_t acct_stamp;
+    uint64_t acct_base_user;
+    uint64_t acct_base_sys;
 
     /* threads */
     struct list thread_link;  /* in proc->threads (proc_lock) */

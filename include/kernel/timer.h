@@ -14,7 +14,9 @@
  *                    next periodic tick        if tick=periodic,
  *                    next residual tick        if tick_residual=1 on a dataplane CPU)
  * and writes it once, or disarms the timer when there is no deadline.  It touches the
- * hardware only when the deadline changed.
+ * hardware only when the deadline changed.  On a housekeeping CPU the hardware may hold an
+ * earlier deadline than that (never a later one): changes that can only move the slice later
+ * leave it (timer_note_slice), and the early interrupt programs the exact one.
  */
 #ifndef ZT_KERNEL_TIMER_H
 #define ZT_KERNEL_TIMER_H
@@ -98,6 +100,19 @@ void timer_set_dataplane(bool dataplane);
 /* An input of `cpu`'s deadline changed (its run queue, its running task, need_resched):
  * its next timer_reprogram recomputes.  Any CPU, any context. */
 void timer_note_change(unsigned cpu);
+/* This CPU's run queue or its running task changed, and with it only what the slice asks of
+ * the timer: it must fire by `slice_end` (0: the slice needs no timer).  IRQs masked, this
+ * CPU.  If the hardware already fires no later than that, nothing is marked and the way out
+ * stays fast: the deadline can only have moved later, so the interrupt comes early, finds the
+ * slice not over and the exact deadline is programmed then (at most one early interrupt per
+ * slice, never a late one).  Otherwise, and always on a dataplane CPU (whose timer stays
+ * exact, for isolation) or with a residual tick, it is timer_note_change.  A CPU going idle uses
+ * timer_note_change: an idle CPU is woken by no early interrupt. */
+void timer_note_slice(uint64_t slice_end);
+/* This CPU switches to its idle loop (IRQs masked): the timer is marked for reprogramming
+ * unless the hardware already holds the exact idle deadline (the earliest timer or periodic
+ * tick; no slice, no residual tick). */
+void timer_note_idle(void);
 /* Program this CPU's hardware timer from its state (see above).  IRQs masked. */
 void timer_reprogram(void);
 /* Per-CPU setup, on that CPU (again when it comes back online: its queue is empty);

@@ -2,9 +2,14 @@
  * vm.h — user address spaces: regions (VMAs), mmap/munmap/brk, and safe access to user
  * memory from the kernel.
  *
- * Nothing is demand-paged: every page of a region is allocated, zeroed and mapped when the
- * region is created, so a user task never takes a page fault it did not cause by touching
- * memory it does not own.  The kernel reads and writes user memory only through
+ * Nothing is demand-paged but the main thread's stack: every page of any other region is
+ * allocated, zeroed and mapped when the region is created.  The stack region is
+ * USER_STACK_SIZE, of which only the top USER_STACK_POPULATED is populated by exec; a page
+ * below is populated when the task first touches it (a fault, vm_fault) or the kernel first
+ * copies to or from it, and all of it before the task is isolated (vm_populate_stack), so an
+ * isolated task never takes a page fault it did not cause by touching memory it does not own,
+ * and a program that needs a few KiB of stack does not pay for 256 (most of spawn's cost:
+ * docs/measuring.md).  The kernel reads and writes user memory only through
  * copy_from_user/copy_to_user, which walk the page tables in software under vm->lock and
  * copy through the kernel's linear map: a bad user pointer is an -EFAULT, never a kernel
  * fault.  vm->lock is a leaf lock except for the page allocator.
@@ -20,10 +25,11 @@
 #include "kernel/list.h"
 #include "kernel/spinlock.h"
 
-#define USER_STACK_TOP  0x0000007ffff00000ull /* main thread's stack ends here */
-#define USER_STACK_SIZE (256 * 1024)
-#define USER_MMAP_TOP   0x0000007f00000000ull /* mmap regions grow down from here */
-#define USER_BRK_MAX    (256ull << 20)        /* heap limit above the program's end */
+#define USER_STACK_TOP       0x0000007ffff00000ull /* main thread's stack ends here */
+#define USER_STACK_SIZE      (256 * 1024)
+#define USER_STACK_POPULATED (16 * 1024)           /* of it, populated by exec (vm_map_stack) */
+#define USER_MMAP_TOP        0x0000007f00000000ull /* mmap regions grow down from here */
+#define USER_BRK_MAX         (256ull << 20)        /* heap limit above the program's end */
 
 enum vma_kind {
     VMA_IMAGE = 0, /* ELF segment */
@@ -49,6 +55,7 @@ struct vm {
     uint64_t brk;       /* current break (byte granular, as the program sees it) */
     size_t pages;       /* pages mapped */
     unsigned nregions;  /* regions in vmas (read without the lock by zt_tasks) */
+    bool stack_partial; /* a VMA_STACK region may have pages not populated yet */
 };
 
 int vm_init(struct vm *vm);
@@ -56,6 +63,17 @@ int vm_init(struct vm *vm);
 void vm_destroy(struct vm *vm);
 /* Map [start, start+len) fresh zeroed pages with `prot`.  0 or -ENOMEM/-EINVAL/-EEXIST. */
 int vm_map_region(struct vm *vm, uint64_t start, uint64_t len, unsigned prot, enum vma_kind kind);
+/* The main thread's stack: a VMA_STACK region [top - size, top) of which the top `populated`
+ * bytes are mapped now (fresh zeroed pages) and the rest when first touched.  0 or -errno. */
+int vm_map_stack(struct vm *vm, uint64_t top, uint64_t size, uint64_t populated);
+/* A fault of user space at `addr` (`access`: PROT_READ, PROT_WRITE or PROT_EXEC; IRQs masked):
+ * 0 if it was a stack page not populated yet (now it is: the task retries the access), or
+ * another thread populated it meanwhile; -EFAULT if the task touched memory it may not (the
+ * caller signals it); -ENOMEM. */
+int vm_fault(struct vm *vm, uint64_t addr, unsigned access);
+/* Populate every page of the stack not populated yet (before isolation: no fault may come
+ * later).  IRQs enabled.  0 or -ENOMEM. */
+int vm_populate_stack(struct vm *vm);
 /* Map kernel pages pa[0..n) at va.. with `prot` (never writable: the counters, the
  * signal-return page; VMA_KERNEL: munmap refuses them, destroy unmaps without freeing).
  * 0 or -errno. */
@@ -93,6 +111,8 @@ void vm_move(struct vm *dst, struct vm *src);
 int vm_check_range(struct vm *vm, uint64_t uaddr, size_t n, unsigned prot);
 /* Copy between kernel and user memory of `vm`.  0 or -EFAULT (nothing partial is promised). */
 int copy_from_user(struct vm *vm, void *dst, uint64_t usrc, size_t n);
+/* copy_from_user of one aligned 32-bit word (a futex), in one load: 0 or -EFAULT. */
+int vm_read_u32(struct vm *vm, uint64_t uaddr, uint32_t *out);
 int copy_to_user(struct vm *vm, uint64_t udst, const void *src, size_t n);
 /* Copy a NUL-terminated string of at most max-1 bytes.  Length, -EFAULT or -ENAMETOOLONG. */
 long strncpy_from_user(struct vm *vm, char *dst, uint64_t usrc, size_t max);

@@ -123,7 +123,8 @@
     1030 /* zt_trace(cpu, struct zt_trace_event *buf, n, flags): copy the                          \
             oldest min(n, 128) events of cpu's trace ring; returns how                             \
             many; with ZT_TRACE_CLEAR they are consumed, so calling until                          \
-            0 drains the ring */
+            0 drains the ring; -ENODATA when the kernel was booted                                 \
+            without trace=1 */
 /* 1031-1033: zt_devices, zt_claim, zt_release (devices for user-space drivers): zt_device.h */
 #define SYS_zt_hwnoise                                                                             \
     1034 /* zt_hwnoise(duration_us, threshold_us, struct zt_hwnoise *out, size): sample the        \
@@ -139,7 +140,9 @@
  * CPU's struct zt_cpu_counters mapped read-only at ZT_COUNTERS_VA + cpu * ZT_COUNTERS_STRIDE
  * (zt_counters_of below; 32 CPUs a page).  The kernel
  * updates them as things happen on that CPU (relaxed 64-bit stores: a reader sees each
- * value whole).  osnoise uses them to classify gaps; anything may read them.
+ * value whole).  osnoise uses them to classify gaps; anything may read them.  A system call
+ * moves one counter, `syscalls`, and nothing else (its whole cost is one increment): the
+ * totals that include system calls are sums, zt_counters_sync() and zt_counters_from_user().
  */
 #define ZT_COUNTERS_VA     0x0000007fe0000000ull
 #define ZT_COUNTERS_STRIDE 128
@@ -305,11 +308,13 @@ struct zt_meminfo {
 };
 
 struct zt_cpu_counters {
-    uint64_t exc_sync; /* synchronous exceptions taken (from EL0 and EL1) */
-    uint64_t exc_irq;  /* IRQ exceptions taken */
+    uint64_t sync_other; /* synchronous exceptions taken (from EL0 and EL1), system calls not
+                            included */
+    uint64_t exc_irq;    /* IRQ exceptions taken */
     uint64_t exc_fiq;
     uint64_t exc_serror;
-    uint64_t from_user;    /* exceptions taken from user space (EL0), all kinds */
+    uint64_t user_other;   /* exceptions taken from user space (EL0) other than system calls:
+                              every interruption and fault of user code */
     uint64_t syscalls;     /* SVCs from user space */
     uint64_t faults;       /* other synchronous exceptions from user space */
     uint64_t irq_timer;    /* acknowledged interrupts: the local timer */
@@ -318,11 +323,29 @@ struct zt_cpu_counters {
     uint64_t ctx_switches; /* context switches on this CPU */
     uint64_t timer_arms;   /* local timer programmed */
     /* The last local timer interrupt: the deadline that was in the hardware and the counter
-     * when the handler ran (its IRQ latency is the difference; osnoise -L reads both). */
+     * when the handler ran (its IRQ latency is the difference; timerlat reads both). */
     uint64_t timer_irq_deadline;
     uint64_t timer_irq_at;
     uint64_t reserved[2];
 };
+
+/* Synchronous exceptions taken, system calls included. */
+static inline uint64_t zt_counters_sync(const volatile struct zt_cpu_counters *c)
+{
+    return c->sync_other + c->syscalls;
+}
+
+/* Exceptions taken from user space, system calls included. */
+static inline uint64_t zt_counters_from_user(const volatile struct zt_cpu_counters *c)
+{
+    return c->user_other + c->syscalls;
+}
+
+/* Every exception taken. */
+static inline uint64_t zt_counters_exceptions(const volatile struct zt_cpu_counters *c)
+{
+    return zt_counters_sync(c) + c->exc_irq + c->exc_fiq + c->exc_serror;
+}
 
 /* CPU `cpu`'s counters as every process sees them. */
 static inline const volatile struct zt_cpu_counters *zt_counters_of(unsigned cpu)

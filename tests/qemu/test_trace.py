@@ -1,6 +1,6 @@
 """Per-CPU trace rings, /bin/trace and the host tools that read its output (issue 6).
 
-Two boots, each shared by the tests that read it (4 CPUs, dataplane=2-3, exit_stats=1):
+Two boots, each shared by the tests that read it (4 CPUs, trace=1, dataplane=2-3, exit_stats=1):
 
 * busy: /bin/load on the housekeeping CPUs for 3 s; meanwhile two spinners share dataplane
   CPU 3 for 1 s (spin marks the window with `svc #0x5a5a` / `svc #0xa5a5`), then a lone
@@ -61,7 +61,7 @@ def boot_and_dump(name, cmd):
     """Boot, run cmd, parse the dump; the console is kept in build/tmp/ for post-mortems.
     watchdog=0: the checked kernel's watchdog would put a timer interrupt every 250 ms on
     the housekeeping CPUs, between the dump and power-off too, beyond TR-05's allowance."""
-    bootargs = f"quiet dataplane=2-3 exit_stats=1 watchdog=0 init=/bin/sh -- -c '{cmd}'"
+    bootargs = f"quiet trace=1 dataplane=2-3 exit_stats=1 watchdog=0 init=/bin/sh -- -c '{cmd}'"
     b = zt.boot(cpus=4, bootargs=bootargs)
     (zt.BUILD / "tmp").mkdir(parents=True, exist_ok=True)
     (zt.BUILD / "tmp" / f"test_trace-{name}.log").write_text(b.console)
@@ -320,3 +320,24 @@ def test_tr08_bad_cpu_is_a_clear_error(busy):
     """TR-08: `trace -c 99` on a 4-CPU machine says which CPUs exist and exits with 2."""
     assert "trace: no CPU 99: this machine has CPUs 0-3" in busy.text, busy.boot
     assert busy.boot.status == 2, busy.boot  # the shell's status: trace -c 99's
+
+
+MEM_RE = re.compile(r"bench: mem cpus (\d+) total_pages (\d+) free_pages (\d+) page_size (\d+)")
+
+
+def test_tr09_tracing_is_off_without_trace_1():
+    """TR-09: without trace=1 no CPU has a ring (each one's TRACE_PAGES pages stay free) and
+    `trace` says tracing is off, exit status 1; with it, every CPU has its ring."""
+    free = {}
+    for args in ("", "trace=1 "):
+        b = zt.boot(cpus=2, bootargs=f"quiet {args}init=/bin/sh -- -c 'bench mem; trace'")
+        m = MEM_RE.search(b.console)
+        assert m, b
+        free[args] = int(m.group(3))
+        if not args:
+            assert "trace: tracing is off: boot with trace=1" in b.console, b
+            assert b.status == 1, b
+        else:
+            assert re.search(r"^T end \d+$", b.console.replace("\r", ""), re.M), b
+            assert b.status == 0, b
+    assert free[""] - free["trace=1 "] == 2 * TRACE_EVENTS // 128, free  # 16 pages per CPU

@@ -38,9 +38,11 @@
 #include "kernel/lib.h"
 #include "kernel/page.h"
 #include "kernel/sched.h"
+#include "kernel/stats.h"
 #include "kernel/syscall.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
+#include "kernel/vm.h"
 #include "kernel/work.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_prctl.h"
@@ -66,6 +68,7 @@ static int group_setup(void **state)
         cpus[c].online = true;
         cpus[c].dataplane = c >= 2;
         use_cpu(c);
+        stats_init_cpu(c); /* its public counters, as at bring-up */
         sched_init_cpu(&cpus[c]);
         timer_init_cpu(c);
         ipi_init_cpu();
@@ -311,6 +314,33 @@ static void isr05_admission(TEST_STATE)
     use_cpu(0);
 }
 
+/* ISR-06: admission populates the whole stack first, so no page fault can interrupt the
+ * isolated task later; its stack pages are all mapped once prctl returns */
+static void isr06_admission_populates_the_stack(TEST_STATE)
+{
+    static char pool[32 * 4096] __attribute__((aligned(4096)));
+    page_add_range((paddr_t)(uintptr_t)pool, sizeof(pool));
+    use_cpu(3);
+    sched_init_cpu(&cpus[3]); /* an empty CPU 3 again (ISR-04's task is done with) */
+    struct task *t = new_task(0, BIT(3));
+    assert_int_equal(vm_init(&procs[0].vm), 0);
+    assert_int_equal(vm_map_stack(&procs[0].vm, USER_STACK_TOP, 8 * 4096, 4096), 0);
+    assert_true(procs[0].vm.stack_partial);
+    switch_on(3);
+    assert_ptr_equal(current(), t);
+    fake_irq_masked = 0; /* a system call runs with IRQs enabled */
+    assert_int_equal(prctl_isolate(PR_TASK_ISOLATION_ENABLE), 0);
+    assert_false(procs[0].vm.stack_partial);
+    assert_int_equal(procs[0].vm.pages, 8);
+    for (uint64_t va = USER_STACK_TOP - 8 * 4096; va < USER_STACK_TOP; va += 4096) {
+        assert_true(arch_as_lookup(&procs[0].vm.as, va, 0) != 0);
+    }
+    assert_int_equal(isol_prctl(PR_SET_TASK_ISOLATION, 0), 0);
+    fake_irq_masked = 1;
+    vm_destroy(&procs[0].vm);
+    use_cpu(0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -319,6 +349,7 @@ int main(void)
         cmocka_unit_test(isr03_work_on_housekeeping),
         cmocka_unit_test(isr04_strict_refuses_and_reports),
         cmocka_unit_test(isr05_admission),
+        cmocka_unit_test(isr06_admission_populates_the_stack),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }

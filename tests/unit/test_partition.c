@@ -44,6 +44,7 @@
 #include "kernel/partition.h"
 #include "kernel/repartition.h"
 #include "kernel/sched.h"
+#include "kernel/stats.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
 #include "kernel/trace.h"
@@ -186,6 +187,7 @@ static void come_up(unsigned id)
 {
     struct cpu *caller = fake_cpu;
     fake_cpu = &cpus[id];
+    stats_init_cpu(id);
     sched_init_cpu(&cpus[id]);
     timer_init_cpu(id);
     ipi_init_cpu();
@@ -216,6 +218,7 @@ static int world(void **state)
         p->online = true;
         p->dataplane = c >= 3;
         fake_cpu = p;
+        stats_init_cpu(c); /* its public counters, as at bring-up */
         sched_init_cpu(p);
         if (c != 0 || first) { /* CPU 0's registers the timer interrupt: once */
             timer_init_cpu(c);

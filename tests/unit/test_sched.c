@@ -28,6 +28,7 @@
 #include "kernel/isolate.h"
 #include "kernel/lib.h"
 #include "kernel/sched.h"
+#include "kernel/stats.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
 #include "uapi/zt_errno.h"
@@ -283,6 +284,7 @@ static void world_new(void)
         c->online = true;
         c->dataplane = i >= 2;
         fake_cpu = c;
+        stats_init_cpu(C(i)); /* its public counters, as at bring-up */
         sched_init_cpu(c);
         timer_init_cpu(C(i));
     }

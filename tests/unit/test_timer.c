@@ -31,6 +31,7 @@
 #include "kernel/entry.h"
 #include "kernel/irq.h"
 #include "kernel/sched.h"
+#include "kernel/stats.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
 
@@ -174,6 +175,7 @@ static void cpu_setup(unsigned id)
     cpus[id].id = id;
     cpus[id].arch.id = id;
     use_cpu(id);
+    stats_init_cpu(id); /* its public counters, as at bring-up */
     sched_init_cpu(&cpus[id]);
     timer_init_cpu(id);
     use_cpu(0);
@@ -682,6 +684,74 @@ static void tmr26_slice_only_under_contention(TEST_STATE)
     use_cpu(0);
 }
 
+/* TMR-30: a switch between two contending tasks moves the slice later and leaves the armed
+ * timer alone (no write, the way out stays fast); the interrupt then comes early, preempts
+ * nobody, and the exact deadline is written */
+static void tmr30_switch_leaves_early_timer(TEST_STATE)
+{
+    cpu_setup(5);
+    for (unsigned i = 0; i < 2; i++) {
+        memset(&contenders[i], 0, sizeof(contenders[i]));
+        contenders[i].tid = 200 + (int)i;
+        contenders[i].affinity = cpumask_of(5);
+        contenders[i].cpu = 5;
+        timer_init(&contenders[i].sleep_timer, 0);
+        sched_start_task(&contenders[i]);
+    }
+    fake_counter = 7000;
+    use_cpu(5);
+    fake.switch_returns = true;
+    schedule(); /* contenders[0] runs, its slice ends at 7000 + S */
+    timer_reprogram();
+    uint64_t first_end = 7000 + timer_slice_cycles();
+    assert_int_equal(fake.timer_deadline[5], first_end);
+    unsigned before = fake.timer_writes;
+    fake_counter = 7100;
+    schedule(); /* a yield: contenders[1] runs until 7100 + S */
+    assert_ptr_equal(sched_current(5), &contenders[1]);
+    assert_false(cpus[5].timer_dirty); /* nothing for the way out to do */
+    assert_int_equal(cpus[5].slow_work, 0);
+    timer_reprogram();
+    assert_int_equal(fake.timer_writes, before);
+    fake_counter = first_end; /* early for contenders[1] */
+    take_timer_interrupt();
+    fake.switch_returns = false;
+    assert_false(cpus[5].need_resched);
+    assert_int_equal(fake.timer_deadline[5], 7100 + timer_slice_cycles());
+    assert_int_equal(fake.timer_writes, before + 1);
+    use_cpu(0);
+}
+
+/* TMR-31: timer_note_slice marks the timer only when the hardware would fire later than the
+ * slice needs (or not at all), and always on a dataplane CPU */
+static void tmr31_note_slice_decisions(TEST_STATE)
+{
+    cpu_setup(6);
+    use_cpu(6);
+    timer_arm(&tm[0], 5000);
+    timer_reprogram();
+    assert_int_equal(fake.timer_deadline[6], 5000);
+    timer_note_slice(0); /* no slice needed: an armed timer is only early */
+    timer_note_slice(5000);
+    timer_note_slice(9000);
+    assert_false(cpus[6].timer_dirty);
+    timer_note_slice(4999); /* the slice ends before the timer fires */
+    assert_true(cpus[6].timer_dirty);
+    timer_reprogram();
+    timer_cancel(&tm[0]);
+    timer_reprogram();
+    assert_int_equal(fake.timer_deadline[6], 0);
+    timer_note_slice(9000); /* disarmed, a slice to end */
+    assert_true(cpus[6].timer_dirty);
+    timer_reprogram();
+    cpus[6].dataplane = true; /* exact always */
+    timer_note_slice(0);
+    assert_true(cpus[6].timer_dirty);
+    cpus[6].dataplane = false;
+    timer_reprogram();
+    use_cpu(0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -715,6 +785,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(tmr29_move, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(tmr26_slice_only_under_contention, test_setup,
                                         test_teardown),
+        cmocka_unit_test_setup_teardown(tmr30_switch_leaves_early_timer, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(tmr31_note_slice_decisions, test_setup, test_teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }

@@ -873,6 +873,69 @@ static void vm51_destroy_frees_at_once(TEST_STATE)
     assert_int_equal(vm_init(&vm), 0); /* for the teardown's check */
 }
 
+/* VM-52: the stack is populated at its top only; a page below is populated when the kernel
+ * copies to it, when the task faults on it, or all at once by vm_populate_stack; nothing
+ * outside the stack is populated by a fault, nor with an access the region does not allow */
+static void vm52_stack_populated_on_touch(TEST_STATE)
+{
+    const uint64_t top = USER_STACK_TOP, size = 16 * P;
+    size_t before = page_free_count();
+    assert_int_equal(vm_map_stack(&vm, top, size, 2 * P), 0);
+    assert_int_equal(vm.pages, 2);
+    assert_true(vm.stack_partial);
+    expect_vmas(1, (struct want_vma[]){{top - size, top, RW, VMA_STACK}});
+    expect_mapped(top - 2 * P, top, RW);
+    expect_unmapped(top - size, top - 2 * P);
+    assert_int_equal(vm_map_stack(&vm, top, size, 2 * P), -EEXIST);
+
+    assert_int_equal(copy_to_user(&vm, top - 10 * P + 8, "deep", 5), 0); /* kernel copy */
+    expect_mapped(top - 10 * P, top - 9 * P, RW);
+    assert_int_equal(vm.pages, 3);
+    char back[5];
+    assert_int_equal(copy_from_user(&vm, back, top - 10 * P + 8, 5), 0);
+    assert_string_equal(back, "deep");
+
+    assert_int_equal(vm_fault(&vm, top - 12 * P + 100, PROT_WRITE), 0); /* the task's touch */
+    expect_mapped(top - 12 * P, top - 11 * P, RW);
+    assert_int_equal(vm_fault(&vm, top - 12 * P, PROT_READ), 0);          /* populated meanwhile */
+    assert_int_equal(vm_fault(&vm, top - 13 * P, PROT_EXEC), -EFAULT);    /* no exec on a stack */
+    assert_int_equal(vm_fault(&vm, top - size - P, PROT_WRITE), -EFAULT); /* below it */
+    assert_int_equal(vm_fault(&vm, X, PROT_READ), -EFAULT);               /* nothing there */
+    assert_int_equal(vm.pages, 4);
+
+    assert_int_equal(vm_populate_stack(&vm), 0);
+    assert_false(vm.stack_partial);
+    expect_mapped(top - size, top, RW);
+    assert_int_equal(vm.pages, 16);
+    assert_true(before - page_free_count() >= 16);
+    assert_int_equal(copy_from_user(&vm, back, top - 10 * P + 8, 5), 0);
+    assert_string_equal(back, "deep"); /* what was there stays */
+}
+
+/* VM-53: fork's copy of a partly populated stack copies what is there and leaves the rest
+ * to be populated in the child; munmap of an unpopulated part is fine */
+static void vm53_stack_copy_and_unmap(TEST_STATE)
+{
+    const uint64_t top = USER_STACK_TOP, size = 8 * P;
+    assert_int_equal(vm_map_stack(&vm, top, size, P), 0);
+    assert_int_equal(copy_to_user(&vm, top - 5 * P, "x", 1), 0);
+    struct vm child;
+    memset(&child, 0, sizeof(child));
+    assert_int_equal(vm_init(&child), 0);
+    assert_int_equal(vm_copy(&child, &vm), 0);
+    assert_int_equal(child.pages, 2);
+    assert_true(child.stack_partial);
+    char c = 0;
+    assert_int_equal(copy_from_user(&child, &c, top - 5 * P, 1), 0);
+    assert_int_equal(c, 'x');
+    assert_int_equal(vm_fault(&child, top - 7 * P, PROT_WRITE), 0);
+    assert_int_equal(child.pages, 3);
+    vm_destroy(&child);
+    assert_int_equal(vm_munmap(&vm, top - 4 * P, 2 * P), 0); /* none of it populated */
+    assert_int_equal(vm.pages, 2);
+    assert_int_equal(vm_fault(&vm, top - 4 * P, PROT_WRITE), -EFAULT); /* a hole now */
+}
+
 /* ------------------------------------------------------------------ fork's copy */
 
 /* A fresh address space for a fork's child; destroyed by the caller. */
@@ -934,6 +997,38 @@ static void vm61_fork_skips_device_regions(TEST_STATE)
     page_free(regs);
 }
 
+/* VM-62: vm_copy (fork) of an address space with a claimed device's region: the owned
+ * pages are copied, the device region is not (the child gets no mapping of a device it does
+ * not own, and no fresh page is spent on it); the device's pages stay the device's */
+static void vm62_copy_leaves_device_regions(TEST_STATE)
+{
+    paddr_t dev = page_alloc(), dev2 = page_alloc(); /* stand-ins for device.c's pages */
+    assert_true(dev && dev2);
+    assert_int_equal(vm_map_region(&vm, X, 2 * P, RW, VMA_MMAP), 0);
+    long va = vm_map_phys(&vm, dev, 1, RW, true);
+    long va2 = vm_map_phys(&vm, dev2, 1, RW, false);
+    assert_true(va > 0 && va2 > 0);
+    stamp(X, X + 2 * P);
+    struct vm child;
+    memset(&child, 0, sizeof(child));
+    assert_int_equal(vm_init(&child), 0);
+    size_t before = page_free_count();
+    assert_int_equal(vm_copy(&child, &vm), 0);
+    assert_int_equal(child.pages, vm.pages);
+    assert_int_equal(before - page_free_count(), 2); /* the two owned pages, no more */
+    assert_int_equal(arch_as_lookup(&child.as, (uint64_t)va, 0), 0);
+    assert_int_equal(arch_as_lookup(&child.as, (uint64_t)va2, 0), 0);
+    assert_int_equal(arch_as_lookup(&vm.as, (uint64_t)va, 0), dev);
+    char buf[2];
+    assert_int_equal(copy_from_user(&child, buf, X + P, 2), 0);
+    vm_destroy(&child);
+    assert_int_equal(page_free_count(), before);
+    assert_int_equal(vm_unmap_phys(&vm, (uint64_t)va, P), 0);
+    assert_int_equal(vm_unmap_phys(&vm, (uint64_t)va2, P), 0);
+    page_free(dev);
+    page_free(dev2);
+}
+
 #define T_(f) cmocka_unit_test_setup_teardown(f, test_setup, test_teardown)
 
 int main(void)
@@ -975,8 +1070,11 @@ int main(void)
         T_(vm46_write_initial),
         T_(vm50_destroy_returns_everything),
         T_(vm51_destroy_frees_at_once),
+        T_(vm52_stack_populated_on_touch),
+        T_(vm53_stack_copy_and_unmap),
         T_(vm60_fork_copies_regions),
         T_(vm61_fork_skips_device_regions),
+        T_(vm62_copy_leaves_device_regions),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }

@@ -348,7 +348,7 @@ static const char *const errno_names[] = {
     [ENOSYS] = "ENOSYS",     [ETIMEDOUT] = "ETIMEDOUT",
     [EACCES] = "EACCES",     [ENOTDIR] = "ENOTDIR",
     [EISDIR] = "EISDIR",     [EROFS] = "EROFS",
-    [EALREADY] = "EALREADY",
+    [EALREADY] = "EALREADY", [ENODATA] = "ENODATA",
 };
 
 const char *zt_errno_name(int err)
