@@ -690,8 +690,8 @@ void sched_kthread_first_run(struct task *prev)
  * queued a task here, the timer, a device) is acknowledged and handled by arch_irq_poll right
  * after the wait, as an interrupt taken there would be, without an exception's entry and exit
  * (~100 instructions of each cross-CPU wakeup) and without being counted as an exception (none
- * was taken: QEMU's exception log agrees).  The timer is quieted before every wait
- * (timer_reprogram), as kernel_exit_irq does before IRQs are unmasked.
+ * was taken: QEMU's exception log agrees).  The timer is quieted before every wait and after
+ * every polled interrupt (timer_reprogram), as kernel_exit_irq does before IRQs are unmasked.
  */
 _Noreturn void sched_idle(void)
 {
@@ -706,7 +706,11 @@ _Noreturn void sched_idle(void)
             dataplane_quiesce(); /* an idle dataplane CPU holds nothing others need */
             timer_reprogram();
             arch_wait_for_interrupt(); /* wakes on a pending IRQ even though masked */
-            arch_irq_poll();           /* and handles it here */
+            if (arch_irq_poll()) {     /* and handles it here, then quiets the timer as */
+                timer_reprogram();     /* kernel_exit_irq does: a fired level-triggered timer
+                                          left as it is would interrupt the woken task again
+                                          the moment it unmasks IRQs */
+            }
         }
     }
 }

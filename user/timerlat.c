@@ -20,11 +20,14 @@
  *   timerlat: cpu 3 wakeups 1000 overruns 0 timer_irqs 1000 unmatched 0
  *   timerlat: cpu 3 irq n 1000 min_ns 1936 avg_ns 2010 max_ns 2400 p50_us 2 ... p99.999_us 2
  *   timerlat: cpu 3 task n 1000 min_ns ... p99.999_us 9
- *   timerlat: cpu 3 window exceptions 2000 syscalls 1000 irqs 1000
+ *   timerlat: cpu 3 window exceptions 2000 syscalls 2000 irqs 0
  * `overruns`: expiries skipped because a wake-up came a whole period late or more.  The window
  * line is what the kernel counted on the CPU inside the thread's measurement window (the
  * markers of tools/exclog, a getpid each; the first clock read is before it): per wake-up one
- * clock_nanosleep, one clock_gettime and, on a tickless CPU, one timer interrupt.
+ * clock_nanosleep, one clock_gettime and, on a tickless CPU, one timer interrupt.  `irqs`
+ * counts IRQ exceptions: the timer interrupt that ends the sleep finds the CPU idle, and the
+ * idle loop acknowledges it with IRQs masked (sched_idle), so it is in timer_irqs but took
+ * no exception.
  * Under Linux (make compare) the same file runs: there is no counter page, so the irq line
  * says "unavailable" and timer_irqs and the window line are left out (Linux's own IRQ-side
  * figure is its timerlat tracer's).  Under QEMU -icount every figure is guest time.
