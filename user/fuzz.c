@@ -14,6 +14,9 @@
  *       a victim: sits in short calls for 30-150 ms (the fuzzed spawn starts these)
  *   fuzz ... -T
  *       every life blocks for good instead of fuzzing: shows the watchdog at work
+ *   fuzz ... -D
+ *       every life removes FZ_TMP and makes it again instead of fuzzing (machine.c): what
+ *       fuzzed lives sometimes do, shown not to upset the memory balance (FZ-08)
  *
  * The runner never makes a fuzzed call.  It records the partition and makes FZ_TMP
  * (machine.c), spawns lives, respawns a worker whose life ended (done, or killed by its own
@@ -57,6 +60,7 @@ struct run {
     unsigned lethal;
     bool isolation;
     bool test_watchdog; /* -T: lives block for good, to show the watchdog works */
+    bool replant;       /* -D: lives remove FZ_TMP and make it again (fz_replant_life) */
     struct slot slots[MAX_W];
     long lives, lives_done, lives_early, stuck, orphans;
     bool failed;
@@ -143,8 +147,8 @@ static void start_life(struct run *r, int w)
     snprintf(ss, sizeof(ss), "0x%llx", (unsigned long long)r->seed);
     snprintf(ns, sizeof(ns), "%ld", calls);
     snprintf(ls, sizeof(ls), "%u", r->lethal);
-    if (r->isolation || r->test_watchdog) {
-        argv[11] = r->test_watchdog ? "-T" : "-i";
+    if (r->isolation || r->test_watchdog || r->replant) {
+        argv[11] = r->test_watchdog ? "-T" : r->replant ? "-D" : "-i";
     }
     long pid = zt_spawn(SELF, argv, r->isolation ? all_cpus() : 0);
     if (pid < 0) {
@@ -382,9 +386,10 @@ static int run(struct run *r)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: fuzz -n COUNT -s SEED [-w WORKERS] [-l LIFE] [-L LETHAL] [-i] [-T]\n"
-                    "       fuzz -W WORKER -G LIFE -s SEED -n CALLS [-L LETHAL] [-i] [-C]\n"
-                    "       fuzz -v\n");
+    fprintf(stderr,
+            "usage: fuzz -n COUNT -s SEED [-w WORKERS] [-l LIFE] [-L LETHAL] [-i] [-T] [-D]\n"
+            "       fuzz -W WORKER -G LIFE -s SEED -n CALLS [-L LETHAL] [-i] [-C]\n"
+            "       fuzz -v\n");
     return 2;
 }
 
@@ -452,6 +457,10 @@ int main(int argc, char **argv)
             r.test_watchdog = true;
             continue;
         }
+        if (!strcmp(o, "-D")) {
+            r.replant = true;
+            continue;
+        }
         if (!strcmp(o, "-C")) {
             e.log_calls = true;
             continue;
@@ -483,6 +492,9 @@ int main(int argc, char **argv)
     }
     if (worker >= 0 && r.test_watchdog) {
         return stuck_life();
+    }
+    if (worker >= 0 && r.replant) {
+        return fz_replant_life();
     }
     if (worker >= 0) {
         e.worker = (int)worker, e.gen = (int)gen;

@@ -199,6 +199,8 @@ int fz_machine_restore(const struct fz_machine *m);
 void fz_tmp_make(void);
 /* Remove everything lives created in FZ_TMP; false if something stayed. */
 bool fz_tmp_empty(void);
+/* -D: a life that removes FZ_TMP and makes it again (machine.c); 0 when both succeeded. */
+int fz_replant_life(void);
 
 /* ---- calls.c: the call table and the shaping of each call ---- */
 int fz_calls_init(struct fz_call *table, int max);

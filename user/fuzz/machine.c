@@ -142,6 +142,31 @@ static bool empty_dir(int dir, int depth)
     return false;
 }
 
+/* -D: a life that removes FZ_TMP and makes it again, as fuzzed lives sometimes do
+ * (rmdir, then mkdirat with a fuzzed mode), with pipes opened in between: their inodes are
+ * kernel objects of the directory's size class, so the new directory's inode is placed in
+ * another slab page than the old one had, which stays in use by its other objects.  The
+ * pipes are closed after; the new directory's page then holds it alone.  The runner's
+ * memory balance must not depend on where that inode sits (FZ-08). */
+#define REPLANT_PIPES 40
+int fz_replant_life(void)
+{
+    static int fds[2 * REPLANT_PIPES];
+    int n = 0;
+    fz_tmp_empty();
+    long r = zt_syscall3(SYS_unlinkat, AT_FDCWD, FZ_TMP, AT_REMOVEDIR);
+    while (n < REPLANT_PIPES && zt_syscall2(SYS_pipe2, &fds[2 * n], 0) == 0) {
+        n++;
+    }
+    long m = zt_syscall3(SYS_mkdirat, AT_FDCWD, FZ_TMP, 0700);
+    for (int i = 0; i < 2 * n; i++) {
+        zt_syscall1(SYS_close, fds[i]);
+    }
+    printf("fuzz: replant: %s removed (%s), %d pipes, made again (%s)\n", FZ_TMP,
+           r ? zt_errno_name((int)-r) : "ok", n, m ? zt_errno_name((int)-m) : "ok");
+    return r == 0 && m == 0 ? FZ_DONE_STATUS : 1;
+}
+
 bool fz_tmp_empty(void)
 {
     long dir = zt_syscall4(SYS_openat, AT_FDCWD, FZ_TMP, O_DIRECTORY | O_NOFOLLOW, 0);
