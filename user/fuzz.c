@@ -24,7 +24,7 @@
  * seconds of the watchdog's own clock (see watchdog()) is reported with what the kernel says
  * (stuck.c) and killed, and one that does not die within KILL_S seconds of SIGKILL fails
  * the run.  Each life prints its counts (worker.c); tools/fuzzsum adds them up.  At the end
- * the runner puts the CPUs back as they were and empties FZ_TMP, then prints how each life
+ * the runner puts the CPUs back as they were and removes FZ_TMP, then prints how each life
  * that did not finish ended, the kernel's own counts (system calls, synchronous exceptions
  * taken at EL1) and the memory balance, and one last line: `fuzz: PASS` or `fuzz: FAIL
  * (why)`.
@@ -317,8 +317,9 @@ static int run(struct run *r)
 {
     static struct fz_machine machine0;
     fz_machine_save(&machine0);
-    fz_tmp_make();
+    fz_tmp_remove(); /* FZ_TMP is the run's (machine.c): made after the baseline */
     struct zt_meminfo m0 = settled(NULL, SETTLE_S), m1;
+    fz_tmp_make();
     struct kcounts k0 = kernel_counts(), k1;
     uint64_t next_watch = 0, last_watch = zt_now_ns();
 
@@ -353,8 +354,8 @@ static int run(struct run *r)
     if (fz_machine_restore(&machine0)) { /* fuzzed zt_partition calls moved CPUs */
         fail(r, "CPUs could not be put back as they were");
     }
-    if (!fz_tmp_empty()) {
-        fail(r, FZ_TMP " could not be emptied");
+    if (!fz_tmp_remove()) {
+        fail(r, FZ_TMP " could not be removed");
     }
     m1 = settled(&m0, SETTLE_S);
     k1 = kernel_counts();

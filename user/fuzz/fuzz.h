@@ -197,8 +197,8 @@ void fz_machine_save(struct fz_machine *m);
 /* Put every CPU back as m says; how many could not be. */
 int fz_machine_restore(const struct fz_machine *m);
 void fz_tmp_make(void);
-/* Remove everything lives created in FZ_TMP; false if something stayed. */
-bool fz_tmp_empty(void);
+/* Remove FZ_TMP and everything lives created in it; false if something stayed. */
+bool fz_tmp_remove(void);
 /* -D: a life that removes FZ_TMP and makes it again (machine.c); 0 when both succeeded. */
 int fz_replant_life(void);
 
