@@ -199,7 +199,7 @@ int fz_machine_restore(const struct fz_machine *m);
 void fz_tmp_make(void);
 /* Remove FZ_TMP and everything lives created in it; false if something stayed. */
 bool fz_tmp_remove(void);
-/* -D: a life that removes FZ_TMP and makes it again (machine.c); 0 when both succeeded. */
+/* -D: a life that removes FZ_TMP and makes it again (machine.c): FZ_DONE_STATUS if both did. */
 int fz_replant_life(void);
 
 /* ---- calls.c: the call table and the shaping of each call ---- */
