@@ -14,6 +14,9 @@
  *       a victim: sits in short calls for 30-150 ms (the fuzzed spawn starts these)
  *   fuzz ... -T
  *       every life blocks for good instead of fuzzing: shows the watchdog at work
+ *   fuzz ... -D
+ *       every life removes FZ_TMP and makes it again instead of fuzzing (machine.c): what
+ *       fuzzed lives sometimes do, shown not to upset the memory balance (FZ-08)
  *
  * The runner never makes a fuzzed call.  It records the partition and makes FZ_TMP
  * (machine.c), spawns lives, respawns a worker whose life ended (done, or killed by its own
@@ -21,7 +24,7 @@
  * seconds of the watchdog's own clock (see watchdog()) is reported with what the kernel says
  * (stuck.c) and killed, and one that does not die within KILL_S seconds of SIGKILL fails
  * the run.  Each life prints its counts (worker.c); tools/fuzzsum adds them up.  At the end
- * the runner puts the CPUs back as they were and empties FZ_TMP, then prints how each life
+ * the runner puts the CPUs back as they were and removes FZ_TMP, then prints how each life
  * that did not finish ended, the kernel's own counts (system calls, synchronous exceptions
  * taken at EL1) and the memory balance, and one last line: `fuzz: PASS` or `fuzz: FAIL
  * (why)`.
@@ -57,6 +60,7 @@ struct run {
     unsigned lethal;
     bool isolation;
     bool test_watchdog; /* -T: lives block for good, to show the watchdog works */
+    bool replant;       /* -D: lives remove FZ_TMP and make it again (fz_replant_life) */
     struct slot slots[MAX_W];
     long lives, lives_done, lives_early, stuck, orphans;
     bool failed;
@@ -143,8 +147,8 @@ static void start_life(struct run *r, int w)
     snprintf(ss, sizeof(ss), "0x%llx", (unsigned long long)r->seed);
     snprintf(ns, sizeof(ns), "%ld", calls);
     snprintf(ls, sizeof(ls), "%u", r->lethal);
-    if (r->isolation || r->test_watchdog) {
-        argv[11] = r->test_watchdog ? "-T" : "-i";
+    if (r->isolation || r->test_watchdog || r->replant) {
+        argv[11] = r->test_watchdog ? "-T" : r->replant ? "-D" : "-i";
     }
     long pid = zt_spawn(SELF, argv, r->isolation ? all_cpus() : 0);
     if (pid < 0) {
@@ -313,8 +317,9 @@ static int run(struct run *r)
 {
     static struct fz_machine machine0;
     fz_machine_save(&machine0);
-    fz_tmp_make();
+    fz_tmp_remove(); /* FZ_TMP is the run's (machine.c): made after the baseline */
     struct zt_meminfo m0 = settled(NULL, SETTLE_S), m1;
+    fz_tmp_make();
     struct kcounts k0 = kernel_counts(), k1;
     uint64_t next_watch = 0, last_watch = zt_now_ns();
 
@@ -349,8 +354,8 @@ static int run(struct run *r)
     if (fz_machine_restore(&machine0)) { /* fuzzed zt_partition calls moved CPUs */
         fail(r, "CPUs could not be put back as they were");
     }
-    if (!fz_tmp_empty()) {
-        fail(r, FZ_TMP " could not be emptied");
+    if (!fz_tmp_remove()) {
+        fail(r, FZ_TMP " could not be removed");
     }
     m1 = settled(&m0, SETTLE_S);
     k1 = kernel_counts();
@@ -382,9 +387,10 @@ static int run(struct run *r)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: fuzz -n COUNT -s SEED [-w WORKERS] [-l LIFE] [-L LETHAL] [-i] [-T]\n"
-                    "       fuzz -W WORKER -G LIFE -s SEED -n CALLS [-L LETHAL] [-i] [-C]\n"
-                    "       fuzz -v\n");
+    fprintf(stderr,
+            "usage: fuzz -n COUNT -s SEED [-w WORKERS] [-l LIFE] [-L LETHAL] [-i] [-T] [-D]\n"
+            "       fuzz -W WORKER -G LIFE -s SEED -n CALLS [-L LETHAL] [-i] [-C]\n"
+            "       fuzz -v\n");
     return 2;
 }
 
@@ -452,6 +458,10 @@ int main(int argc, char **argv)
             r.test_watchdog = true;
             continue;
         }
+        if (!strcmp(o, "-D")) {
+            r.replant = true;
+            continue;
+        }
         if (!strcmp(o, "-C")) {
             e.log_calls = true;
             continue;
@@ -483,6 +493,9 @@ int main(int argc, char **argv)
     }
     if (worker >= 0 && r.test_watchdog) {
         return stuck_life();
+    }
+    if (worker >= 0 && r.replant) {
+        return fz_replant_life();
     }
     if (worker >= 0) {
         e.worker = (int)worker, e.gen = (int)gen;

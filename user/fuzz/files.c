@@ -9,7 +9,7 @@
  * into a hole) and of names under FZ_TMP, the one directory where a life may create things
  * (no name in the pool leads into /tmp itself: a life that made it its working directory
  * would create there).
- * The runner makes FZ_TMP before the run and empties it after, so what lives create is
+ * The runner makes FZ_TMP before the run and removes it after, so what lives create is
  * given back before the memory balance is taken.  Symbolic links point inside FZ_TMP or at
  * the read-only tree, never above it, so no path a life resolves creates anything outside.
  *
@@ -110,8 +110,9 @@ static uint64_t str_at(struct fz_env *e, const char *s)
 }
 
 /* A path: under FZ_TMP (created things go there), elsewhere (read-only, devices, absent),
- * relative, too long, running into a hole, or a hostile pointer. */
-uint64_t fz_path(struct fz_env *e)
+ * relative, too long, running into a hole, or a hostile pointer.  *pool is the index of
+ * the name in the pool (0: FZ_TMP itself), or -1. */
+static uint64_t path_from_pool(struct fz_env *e, int *pool)
 {
     static const char *const paths[] = {
         FZ_TMP,
@@ -136,6 +137,7 @@ uint64_t fz_path(struct fz_env *e)
         "/bin/true/x",
     };
     struct fz_rng *r = &e->rng;
+    *pool = -1;
     switch (fz_below(r, 12)) {
     case 0: {
         uint64_t p = fz_buf(e, 400, 0);
@@ -151,11 +153,19 @@ uint64_t fz_path(struct fz_env *e)
     case 2:
         return fz_ptr(e, FZ_IN);
     default:
-        return str_at(e, paths[fz_below(r, sizeof(paths) / sizeof(paths[0]))]);
+        *pool = (int)fz_below(r, sizeof(paths) / sizeof(paths[0]));
+        return str_at(e, paths[*pool]);
     }
 }
 
-/* Where a symbolic link may point: inside FZ_TMP or at the read-only tree, never above. */
+uint64_t fz_path(struct fz_env *e)
+{
+    int pool;
+    return path_from_pool(e, &pool);
+}
+
+/* Where a symbolic link may point: inside FZ_TMP or at the read-only tree, never above
+ * (a link made in FZ_TMP's own place points at an absolute name: shape_symlinkat). */
 static uint64_t link_target(struct fz_env *e)
 {
     static const char *const targets[] = {FZ_TMP "/a",    "a", ".", "/bin", "/", "/nope",
@@ -394,9 +404,15 @@ static enum fz_plan shape_renameat(struct fz_env *e, struct fz_args *c)
 
 static enum fz_plan shape_symlinkat(struct fz_env *e, struct fz_args *c)
 {
+    int pool;
     c->a[0] = link_target(e);
     c->a[1] = fz_chance(&e->rng, 2, 3) ? (uint64_t)AT_FDCWD : fz_fd(e);
-    c->a[2] = fz_path(e);
+    c->a[2] = path_from_pool(e, &pool);
+    /* A link in FZ_TMP's own place (a life removed it) would resolve a relative target in
+     * /tmp, and lives would create there through it: that one gets an absolute target. */
+    if (pool == 0) {
+        c->a[0] = str_at(e, FZ_TMP "/a");
+    }
     return FZ_PLAN_CALL;
 }
 

@@ -197,8 +197,10 @@ void fz_machine_save(struct fz_machine *m);
 /* Put every CPU back as m says; how many could not be. */
 int fz_machine_restore(const struct fz_machine *m);
 void fz_tmp_make(void);
-/* Remove everything lives created in FZ_TMP; false if something stayed. */
-bool fz_tmp_empty(void);
+/* Remove FZ_TMP and everything lives created in it; false if something stayed. */
+bool fz_tmp_remove(void);
+/* -D: a life that removes FZ_TMP and makes it again (machine.c): FZ_DONE_STATUS if both did. */
+int fz_replant_life(void);
 
 /* ---- calls.c: the call table and the shaping of each call ---- */
 int fz_calls_init(struct fz_call *table, int max);

@@ -2,11 +2,16 @@
  * machine.c — what the runner does to the machine around a run.
  *
  * Before the first life it records the partition (which CPUs are online, which are
- * dataplane) and makes FZ_TMP, the one directory where lives may create files.  After the
- * last life it puts every CPU back as it was and empties FZ_TMP, so that the memory balance
- * compares like with like: fuzzed zt_partition calls take CPUs offline (an offline CPU
- * has given its trace ring and idle stack back) or change their roles, and what lives
- * created in FZ_TMP holds pages until it is removed.  FZ_TMP is emptied through directory
+ * dataplane) and, after the memory baseline is taken, makes FZ_TMP, the one directory where
+ * lives may create files.  After the last life it puts every CPU back as it was and removes
+ * FZ_TMP with everything in it, so that the memory balance compares like with like: fuzzed
+ * zt_partition calls take CPUs offline (an offline CPU has given its trace ring and idle
+ * stack back) or change their roles, and what lives created in FZ_TMP holds pages until it
+ * is removed.  FZ_TMP itself is part of the run, not of the baseline: lives remove it and
+ * make it again (with fuzzed modes, or a file in its place), and a directory made again
+ * gets a new inode, a kernel object that may sit in another slab page than the old one,
+ * whose page the kernel keeps for its other objects; left in place, that one page was the
+ * dataplane round's "one free page short" (FZ-07, FZ-08).  FZ_TMP is emptied through directory
  * descriptors (openat, getdents64, unlinkat relative to the parent), so no path length
  * limits how deep lives nested their directories; links are removed, never followed.
  * Runner only.
@@ -142,17 +147,42 @@ static bool empty_dir(int dir, int depth)
     return false;
 }
 
-bool fz_tmp_empty(void)
+/* Remove FZ_TMP and everything in it, whatever lives made of it (emptied, removed, made
+ * again with another mode, a file or a link put in its place); false if something stayed. */
+bool fz_tmp_remove(void)
 {
     long dir = zt_syscall4(SYS_openat, AT_FDCWD, FZ_TMP, O_DIRECTORY | O_NOFOLLOW, 0);
     if (dir == -ENOENT) {
-        fz_tmp_make(); /* a life removed it: as it was at the baseline */
         return true;
     }
-    if (dir < 0) {
-        return false;
+    if (dir < 0) { /* not a directory: removed as a file or link, never followed */
+        return zt_syscall3(SYS_unlinkat, AT_FDCWD, FZ_TMP, 0) == 0;
     }
     bool ok = empty_dir((int)dir, 0);
     zt_syscall1(SYS_close, dir);
-    return ok;
+    return ok && zt_syscall3(SYS_unlinkat, AT_FDCWD, FZ_TMP, AT_REMOVEDIR) == 0;
+}
+
+/* -D: a life that removes FZ_TMP and makes it again, as fuzzed lives sometimes do
+ * (rmdir, then mkdirat with a fuzzed mode), with pipes opened in between: their inodes are
+ * kernel objects of the directory's size class, so the new directory's inode is placed in
+ * another slab page than the old one had, which stays in use by its other objects.  The
+ * pipes are closed after; the new directory's page then holds it alone.  The runner's
+ * memory balance must not depend on where that inode sits (FZ-08). */
+#define REPLANT_PIPES 40
+int fz_replant_life(void)
+{
+    static int fds[2 * REPLANT_PIPES];
+    int n = 0;
+    bool removed = fz_tmp_remove();
+    while (n < REPLANT_PIPES && zt_syscall2(SYS_pipe2, &fds[2 * n], 0) == 0) {
+        n++;
+    }
+    long m = zt_syscall3(SYS_mkdirat, AT_FDCWD, FZ_TMP, 0700);
+    for (int i = 0; i < 2 * n; i++) {
+        zt_syscall1(SYS_close, fds[i]);
+    }
+    printf("fuzz: replant: %s removed (%s), %d pipes, made again (%s)\n", FZ_TMP,
+           removed ? "ok" : "failed", n, m ? zt_errno_name((int)-m) : "ok");
+    return removed && m == 0 ? FZ_DONE_STATUS : 1;
 }
