@@ -394,12 +394,26 @@ void sched_wakeup(struct task *t)
 /* Lock t's run queue once nobody is placing t: a TASK_WAKING task belongs to its waker,
  * which may be moving it to another queue right now, so neither t->cpu nor t->state can be
  * trusted under the old queue's lock (issue 9, bug 10: a setter that dequeued such a task
- * from the wrong queue corrupted it and lost the task). */
+ * from the wrong queue corrupted it and lost the task).  The waker places t under the new
+ * queue's lock only, storing t->cpu before the settled state: a state seen settled here is
+ * believed only together with t->cpu still naming the queue this CPU holds (SCH-34). */
+#ifdef ZT_HOST
+/* Host tests only: called where lock_settled_task_rq holds the queue lock_task_rq chose and has
+ * not yet read t's state, so a test can play another CPU placing t at that moment (SCH-34). */
+void (*sched_settle_hook)(struct task *t);
+#endif
+
 static struct runqueue *lock_settled_task_rq(struct task *t)
 {
     for (;;) {
         struct runqueue *rq = lock_task_rq(t);
-        if (t->state != TASK_WAKING) {
+#ifdef ZT_HOST
+        if (sched_settle_hook) {
+            sched_settle_hook(t);
+        }
+#endif
+        bool settled = __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != TASK_WAKING;
+        if (settled && percpu_elem(rqs, __atomic_load_n(&t->cpu, __ATOMIC_RELAXED)) == rq) {
             return rq;
         }
         spin_unlock(&rq->lock);

@@ -12,6 +12,7 @@
  * housekeeping, C(2), C(3) dataplane, all online, and the tasks are started from C(0) as a
  * housekeeping CPU would.  The first world is CPUs 0-3.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -631,6 +632,57 @@ static void sch33_timer_stays_when_allowed(TEST_STATE)
     timer_cancel(&a->sleep_timer);
 }
 
+/* SCH-34: a setter that locked a waking task's old queue does not act there once the waker has
+ * placed the task on another CPU: it follows the task to its new queue (a setter that read
+ * the settled state under the old queue's lock dequeued the task from a queue it was not on:
+ * a checked kernel's panic in HRD-04's affinity storm, a corrupted queue otherwise) */
+extern void (*sched_settle_hook)(struct task *t);
+static pthread_t sch34_waker;
+static unsigned sch34_waker_cpu;
+
+static void *sch34_wake(void *arg)
+{
+    fake_cpu = &cpus[sch34_waker_cpu];
+    sched_wakeup(arg); /* WAKING, then waits for the task to be off its CPU, then places it */
+    return NULL;
+}
+
+/* Runs once, with the setter holding the queue it found the task on: the task's switch-out
+ * ends, and the waker places it on the CPU of its new mask. */
+static void sch34_place_meanwhile(struct task *t)
+{
+    sched_settle_hook = NULL;
+    __atomic_store_n(&t->on_cpu, false, __ATOMIC_RELEASE);
+    assert_int_equal(pthread_join(sch34_waker, NULL), 0);
+}
+
+static void sch34_setter_follows_a_task_placed_meanwhile(TEST_STATE)
+{
+    struct task *a = asleep_on(0, C(0), 1000, false);
+    struct sched_move move;
+    assert_int_equal(sched_set_affinity(a, cpumask_of(C(1)), &move), 0); /* a sleeper: its
+                                                                           wakeup places it */
+    assert_int_equal(a->cpu, C(0));
+    a->on_cpu = true; /* still switching out on C(0): the waker waits for it */
+    sch34_waker_cpu = C(3);
+    assert_int_equal(pthread_create(&sch34_waker, NULL, sch34_wake, a), 0);
+    while (__atomic_load_n(&a->state, __ATOMIC_ACQUIRE) != TASK_WAKING) {
+        sched_yield();
+    }
+    sched_settle_hook = sch34_place_meanwhile;
+    fake_cpu = &cpus[C(2)];
+    assert_int_equal(sched_set_affinity(a, cpumask_of(C(0)), &move), 0);
+    fake_cpu = &cpus[C(0)];
+    assert_null(sched_settle_hook); /* the setter did meet the waker */
+    assert_int_equal(a->state, TASK_RUNNABLE);
+    assert_int_equal(a->cpu, C(0));
+    assert_int_equal(sched_nr_running(C(0)), 1);
+    assert_int_equal(sched_nr_running(C(1)), 0);
+    run_next_on(C(0));
+    assert_ptr_equal(sched_current(C(0)), a);
+    timer_cancel(&a->sleep_timer);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -656,6 +708,7 @@ int main(void)
         cmocka_unit_test_setup(sch31_sleep_timer_follows_the_task, world_setup),
         cmocka_unit_test_setup(sch32_isolated_sleeper_moved, world_setup),
         cmocka_unit_test_setup(sch33_timer_stays_when_allowed, world_setup),
+        cmocka_unit_test_setup(sch34_setter_follows_a_task_placed_meanwhile, world_setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
