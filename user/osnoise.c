@@ -142,22 +142,6 @@ static void usage(const char *why)
     exit(2);
 }
 
-/* A Linux cpulist (zt_cpulist_parse: "2-3,5", "1-511"): every CPU must exist, and at most
- * MAX_SAMPLERS of them (each runs a spinning thread). */
-static bool parse_cpulist(const char *s, struct zt_cpuset *set)
-{
-    int ncpus = zt_nr_cpus();
-    if (zt_cpulist_parse(s, set) != 0 || zt_cpuset_count(set) > MAX_SAMPLERS) {
-        return false;
-    }
-    for (int c = ncpus; c < ZT_MAX_CPUS; c++) {
-        if (zt_cpuset_has(set, c)) {
-            return false;
-        }
-    }
-    return true;
-}
-
 static void parse_args(int argc, char **argv)
 {
     bool have_cpus = false;
@@ -181,7 +165,7 @@ static void parse_args(int argc, char **argv)
             usage("unknown option");
         }
         if (a[1] == 'c') {
-            if (!parse_cpulist(v, &cpu_mask)) {
+            if (!zt_cpulist_parse_machine(v, &cpu_mask, MAX_SAMPLERS)) {
                 usage("bad CPU list (at most 64 CPUs that exist, in the form 2-3,5)");
             }
             have_cpus = true;

@@ -73,19 +73,6 @@ static void usage(const char *why)
     exit(2);
 }
 
-static bool parse_cpulist(const char *s, struct zt_cpuset *set)
-{
-    if (zt_cpulist_parse(s, set) != 0 || zt_cpuset_count(set) > MAX_THREADS) {
-        return false;
-    }
-    for (int c = zt_nr_cpus(); c < ZT_MAX_CPUS; c++) {
-        if (zt_cpuset_has(set, c)) {
-            return false;
-        }
-    }
-    return true;
-}
-
 static void parse_args(int argc, char **argv)
 {
     bool have_cpus = false;
@@ -100,7 +87,7 @@ static void parse_args(int argc, char **argv)
         }
         i++;
         if (a[1] == 'c') {
-            if (!parse_cpulist(v, &cpu_mask)) {
+            if (!zt_cpulist_parse_machine(v, &cpu_mask, MAX_THREADS)) {
                 usage("bad CPU list (at most 64 CPUs that exist, in the form 2-3,5)");
             }
             have_cpus = true;

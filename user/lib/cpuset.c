@@ -106,6 +106,19 @@ int zt_cpulist_parse(const char *text, struct zt_cpuset *out)
     return r;
 }
 
+bool zt_cpulist_parse_machine(const char *text, struct zt_cpuset *s, int max)
+{
+    if (zt_cpulist_parse(text, s) != 0 || zt_cpuset_count(s) > max) {
+        return false;
+    }
+    for (int c = zt_nr_cpus(); c < ZT_MAX_CPUS; c++) {
+        if (zt_cpuset_has(s, c)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 int zt_cpulist_format(const struct zt_cpuset *s, char *buf, size_t size)
 {
     size_t need = 0;

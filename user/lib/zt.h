@@ -227,6 +227,9 @@ int zt_cpus_command(int argc, char *const argv[]);
 /* Parse a Linux cpulist ("0-3,7", "0-15:2/4", "none") into *s.  0, -EINVAL (malformed) or
  * -ERANGE (a CPU >= ZT_MAX_CPUS); *s is untouched on error. */
 int zt_cpulist_parse(const char *text, struct zt_cpuset *s);
+/* A cpulist for a meter that runs a thread per CPU (osnoise, timerlat): parsed as above, at
+ * most max CPUs, every one of them in this machine.  false on any other list. */
+bool zt_cpulist_parse_machine(const char *text, struct zt_cpuset *s, int max);
 /* Write *s as a cpulist ("none" when empty), like snprintf: the length the whole text
  * needs, so a return >= size means it was cut. */
 int zt_cpulist_format(const struct zt_cpuset *s, char *buf, size_t size);
