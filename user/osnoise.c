@@ -144,10 +144,16 @@ static void usage(const char *why)
 
 static void parse_args(int argc, char **argv)
 {
+    static const struct zt_meter_opts opts = {&cpu_mask,
+                                              MAX_SAMPLERS,
+                                              &seconds,
+                                              &threshold_us,
+                                              1,
+                                              1000000,
+                                              "bad threshold (1..1000000 us)"};
     bool have_cpus = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        char *end;
         if (!strcmp(a, "-i") || !strcmp(a, "-s") || !strcmp(a, "-H")) {
             *(a[1] == 'i' ? &isolate : a[1] == 's' ? &strict : &want_hist) = 1;
             continue;
@@ -164,22 +170,11 @@ static void parse_args(int argc, char **argv)
         } else {
             usage("unknown option");
         }
-        if (a[1] == 'c') {
-            if (!zt_cpulist_parse_machine(v, &cpu_mask, MAX_SAMPLERS)) {
-                usage("bad CPU list (at most 64 CPUs that exist, in the form 2-3,5)");
-            }
-            have_cpus = true;
-        } else if (a[1] == 't') {
-            seconds = strtod(v, &end);
-            if (end == v || *end || !(seconds > 0 && seconds <= 3600)) {
-                usage("bad number of seconds");
-            }
-        } else {
-            threshold_us = strtoul(v, &end, 10);
-            if (end == v || *end || *v == '-' || threshold_us < 1 || threshold_us > 1000000) {
-                usage("bad threshold (1..1000000 us)");
-            }
+        const char *bad = zt_meter_option(&opts, a[1], v);
+        if (bad) {
+            usage(bad);
         }
+        have_cpus |= a[1] == 'c';
     }
     if (!have_cpus || seconds <= 0) {
         usage("-c LIST and -t SECONDS are required");

@@ -75,10 +75,11 @@ static void usage(const char *why)
 
 static void parse_args(int argc, char **argv)
 {
+    static const struct zt_meter_opts opts = {
+        &cpu_mask, MAX_THREADS, &seconds, &period_us, 100, 1000000, "bad period (100..1000000 us)"};
     bool have_cpus = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        char *end;
         if (strcmp(a, "-c") && strcmp(a, "-t") && strcmp(a, "-p")) {
             usage("unknown option");
         }
@@ -86,22 +87,11 @@ static void parse_args(int argc, char **argv)
             usage("option needs a value");
         }
         i++;
-        if (a[1] == 'c') {
-            if (!zt_cpulist_parse_machine(v, &cpu_mask, MAX_THREADS)) {
-                usage("bad CPU list (at most 64 CPUs that exist, in the form 2-3,5)");
-            }
-            have_cpus = true;
-        } else if (a[1] == 't') {
-            seconds = strtod(v, &end);
-            if (end == v || *end || !(seconds > 0 && seconds <= 3600)) {
-                usage("bad number of seconds");
-            }
-        } else {
-            period_us = strtoul(v, &end, 10);
-            if (end == v || *end || *v == '-' || period_us < 100 || period_us > 1000000) {
-                usage("bad period (100..1000000 us)");
-            }
+        const char *bad = zt_meter_option(&opts, a[1], v);
+        if (bad) {
+            usage(bad);
         }
+        have_cpus |= a[1] == 'c';
     }
     if (!have_cpus || seconds <= 0) {
         usage("-c LIST and -t SECONDS are required");

@@ -9,6 +9,7 @@
 #include "zt.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int zt_cpuset_count(const struct zt_cpuset *s)
@@ -117,6 +118,30 @@ bool zt_cpulist_parse_machine(const char *text, struct zt_cpuset *s, int max)
         }
     }
     return true;
+}
+
+const char *zt_meter_option(const struct zt_meter_opts *o, char opt, const char *v)
+{
+    char *end;
+    if (opt == 'c') {
+        return zt_cpulist_parse_machine(v, o->cpus, o->max_cpus)
+                   ? NULL
+                   : "bad CPU list (at most 64 CPUs that exist, in the form 2-3,5)";
+    }
+    if (opt == 't') {
+        double t = strtod(v, &end);
+        if (end == v || *end || !(t > 0 && t <= 3600)) {
+            return "bad number of seconds";
+        }
+        *o->seconds = t;
+        return NULL;
+    }
+    unsigned long n = strtoul(v, &end, 10);
+    if (end == v || *end || *v == '-' || n < o->lo || n > o->hi) {
+        return o->num_bad;
+    }
+    *o->num = n;
+    return NULL;
 }
 
 int zt_cpulist_format(const struct zt_cpuset *s, char *buf, size_t size)

@@ -230,6 +230,19 @@ int zt_cpulist_parse(const char *text, struct zt_cpuset *s);
 /* A cpulist for a meter that runs a thread per CPU (osnoise, timerlat): parsed as above, at
  * most max CPUs, every one of them in this machine.  false on any other list. */
 bool zt_cpulist_parse_machine(const char *text, struct zt_cpuset *s, int max);
+/* The options of a meter (osnoise, timerlat): -c LIST into *cpus (zt_cpulist_parse_machine
+ * with max_cpus), -t SECONDS into *seconds (more than 0, at most 3600), and its one numeric
+ * option (any other letter) into *num, a whole number in lo..hi (num_bad says what is wrong
+ * with one that is not). */
+struct zt_meter_opts {
+    struct zt_cpuset *cpus;
+    int max_cpus;
+    double *seconds;
+    unsigned long *num, lo, hi;
+    const char *num_bad;
+};
+/* Store the value v of option -opt: NULL when it is good, else the complaint for usage(). */
+const char *zt_meter_option(const struct zt_meter_opts *o, char opt, const char *v);
 /* Write *s as a cpulist ("none" when empty), like snprintf: the length the whole text
  * needs, so a return >= size means it was cut. */
 int zt_cpulist_format(const struct zt_cpuset *s, char *buf, size_t size);
