@@ -40,7 +40,9 @@ KERNEL_LDFLAGS := -nostdlib -static -no-pie -z max-page-size=4096 -z noexecstack
 # asm-offsets.c is compiled to assembly only, for the header below; it is not linked.
 ARCH_SRCS   := $(filter-out arch/aarch64/asm-offsets.c,$(wildcard arch/aarch64/*.c)) \
 	$(wildcard arch/aarch64/*.S)
-KERNEL_SRCS := $(wildcard kernel/*.c) $(wildcard kernel/fs/*.c) $(wildcard kernel/*.S)
+# kernel/ holds the design card's three (sched, timer, isolate), the exit path and main;
+# kernel/<group>/ the subsystems (docs/layout.md says which layer each folder is).
+KERNEL_SRCS := $(wildcard kernel/*.c kernel/*/*.c kernel/*.S kernel/*/*.S)
 KERNEL_OBJS := $(patsubst %,$(B)/%.o,$(basename $(ARCH_SRCS) $(KERNEL_SRCS)))
 # The checked kernel: the same sources with the ASSERT family and spinlock owner tracking on
 # (include/kernel/panic.h).  `make test` boots it; make, make run and make bench use the
@@ -131,20 +133,20 @@ $(B)/user/bin/%: $(B)/user/%.o $(USER_LIB_OBJS) $(NET_LIB) user/lib/user.ld
 	$(Q)$(CC) $(USER_LDFLAGS) -o $@ $< $(USER_LIB_OBJS) $(NET_LIB)
 
 # /bin/fuzz has parts of its own (user/fuzz/) and reads the kernel's dispatch table: every
-# LINUX_CALLS X(name, fn, FAST|FULL)/ZT_CALL() entry of kernel/syscall.c becomes X(SYS_name, "name") in the list macro
+# LINUX_CALLS X(name, fn, FAST|FULL)/ZT_CALL() entry of kernel/sys/syscall.c becomes X(SYS_name, "name") in the list macro
 # FZ_SYSCALLS(X), so a call added to the kernel is fuzzed with no change to the fuzzer.
 FUZZ_OBJS    := $(patsubst %,$(B)/%.o,$(basename $(wildcard user/fuzz/*.c user/fuzz/*.S)))
 FUZZ_CALLS_H := $(B)/include/generated/fuzz_calls.h
 
-$(FUZZ_CALLS_H): kernel/syscall.c $(wildcard include/uapi/*.h)
+$(FUZZ_CALLS_H): kernel/sys/syscall.c $(wildcard include/uapi/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  GEN     $@"
-	$(Q){ echo "/* Generated from kernel/syscall.c by the Makefile: do not edit. */"; \
+	$(Q){ echo "/* Generated from kernel/sys/syscall.c by the Makefile: do not edit. */"; \
 	  for h in include/uapi/*.h; do echo "#include \"uapi/$${h##*/}\""; done; \
 	  echo "#define FZ_SYSCALLS(X) \\"; \
-	  grep -v '#define' kernel/syscall.c | \
+	  grep -v '#define' kernel/sys/syscall.c | \
 	    sed -n 's/^[[:space:]]*X(\([a-z0-9_]*\), sys_[a-z0-9_]*, F[A-Z]*).*/    X(SYS_\1, "\1") \\/p'; \
-	  grep -v '#define' kernel/syscall.c | grep -o 'ZT_CALL([a-z0-9_]*)' | \
+	  grep -v '#define' kernel/sys/syscall.c | grep -o 'ZT_CALL([a-z0-9_]*)' | \
 	    sed 's/ZT_CALL(\(.*\))/    X(SYS_zt_\1, "zt_\1") \\/'; echo; } > $@.tmp
 	$(Q)test "$$(grep -c '    X(SYS_' $@.tmp)" -gt 20 || { echo "$@: no calls found" >&2; exit 1; }
 	$(Q)mv $@.tmp $@
@@ -248,7 +250,7 @@ $(PROG_DST): $(PROG)
 $(B)/initrd.cpio: $(PROG_DST)
 endif
 
-$(B)/kernel/initrd_blob.o $(B)/checked/kernel/initrd_blob.o: $(B)/initrd.cpio
+$(B)/kernel/fs/initrd_blob.o $(B)/checked/kernel/fs/initrd_blob.o: $(B)/initrd.cpio
 
 $(B)/kernel.elf: $(KERNEL_OBJS) linker.ld
 	@echo "  LD      $@"
@@ -343,9 +345,9 @@ HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -DZT_HOST \
 	-DZT_CHECKED \
 	-Iinclude -Iarch/host -MMD -MP
-# Pure logic built for the host against the fake arch: every kernel/*.c, the fake arch,
+# Pure logic built for the host against the fake arch: every kernel/ C file, the fake arch,
 # and the one arch file that is pure parsing (arch/aarch64/dt.c, QEMU virt's device tree).
-HOST_LIB_SRCS := $(wildcard kernel/*.c) $(wildcard kernel/fs/*.c) $(wildcard arch/host/*.c) \
+HOST_LIB_SRCS := $(filter %.c,$(KERNEL_SRCS)) $(wildcard arch/host/*.c) \
 	arch/aarch64/dt.c
 HOST_LIB_OBJS := $(patsubst %.c,$(B)/host/%.o,$(HOST_LIB_SRCS))
 UNIT_SRCS     := $(wildcard tests/unit/test_*.c)

@@ -263,7 +263,7 @@ void arch_as_activate(const struct arch_as *as);
  * seen through the linear map) visible to instruction fetch on every CPU. */
 void arch_sync_icache(const void *kva, size_t len);
 
-/* ---- devices handed to user space (kernel/device.c) ------------------------------------- */
+/* ---- devices handed to user space (kernel/sys/device.c) ------------------------------------- */
 
 /* Read / write the 32-bit device register at physical address `pa`, which must lie inside a
  * window arch_boot_info() lists (anything else reads all ones; a write is dropped).  Each

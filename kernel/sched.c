@@ -465,7 +465,7 @@ int sched_set_affinity(struct task *t, cpumask_t mask, struct sched_move *move)
     return 0;
 }
 
-/* ---- partition changes (kernel/partition.c) ---- */
+/* ---- partition changes (kernel/part/partition.c) ---- */
 
 /* Must t leave this CPU?  All tasks when it goes offline; otherwise those that may run on an
  * online housekeeping CPU (the CPU has just left housekeeping). */

@@ -30,7 +30,7 @@
  *   osnoise-json: {"cpu": 2, "threshold_us": 5, "samples": N, "bucket_us": 1, "counts": [...],
  *                  "overflow_us": 512, "overflow": 0, "max_us": 40}
  * With -w (rtla hwnoise), the sampling is done by the kernel with IRQs masked (zt_hwnoise,
- * kernel/hwnoise.c) in passes of at most 100 ms, so no interrupt can be among the gaps: every
+ * kernel/sys/hwnoise.c) in passes of at most 100 ms, so no interrupt can be among the gaps: every
  * noise sample is HW noise (the hardware, or the host under QEMU).  Only dataplane CPUs
  * allow it (-EPERM elsewhere), and Linux has no such call (-ENOSYS; its own hwnoise is the
  * osnoise tracer's).  Runtime is the sum of the passes (the few instructions between two

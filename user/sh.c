@@ -495,7 +495,7 @@ static void on_sigint(int sig)
 }
 
 /*
- * Read one line into line[LINE_BYTES].  The console's line discipline (kernel/tty.c) does the
+ * Read one line into line[LINE_BYTES].  The console's line discipline (kernel/fs/tty.c) does the
  * editing and echo; Ctrl-C there drops the typed line and sends SIGINT: an empty line.
  * Returns false at end of input (Ctrl-D on an empty line).
  */

@@ -1,6 +1,6 @@
 /*
  * dt.c — read what zerotick needs from QEMU virt's device tree into struct dt_info
- * (contract in dt.h), with the generic reader kernel/fdt.c.
+ * (contract in dt.h), with the generic reader kernel/lib/fdt.c.
  *
  * What it looks up, in this order (the first problem found is the one reported): /psci
  * (method hvc or smc), memory (device_type "memory", every non-empty reg entry), cpus

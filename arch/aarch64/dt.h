@@ -1,6 +1,6 @@
 /*
  * dt.h — what zerotick needs to know about the machine, read once at boot from the device
- * tree QEMU leaves at DTB_PA (arch/aarch64/dt.c, over the generic reader kernel/fdt.c).
+ * tree QEMU leaves at DTB_PA (arch/aarch64/dt.c, over the generic reader kernel/lib/fdt.c).
  *
  * dt_parse() is pure: no allocation, no globals, no hardware.  The blob's header and every
  * offset and length are validated before use (fdt_open: a corrupted or truncated blob must
@@ -84,7 +84,7 @@ struct dt_info {
  * Required: a valid header, a memory node, at least one cpu, a GICv3, a PL011, the
  * architected timer and /psci with a known method.  /chosen/bootargs and the virtio-mmio
  * transports are optional.
- * Pure: no globals, no allocation, callable in any context (dt.c and kernel/fdt.c say more).
+ * Pure: no globals, no allocation, callable in any context (dt.c and kernel/lib/fdt.c say more).
  */
 int dt_parse(const void *blob, size_t max_len, struct dt_info *out, char *err, size_t errlen);
 

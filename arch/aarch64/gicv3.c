@@ -5,7 +5,7 @@
  * What it does: puts every interrupt in Group 1 at one priority, routes SPIs to a single
  * CPU by affinity (GICD_IROUTERn, affinity routing on), enables/disables SGIs and PPIs per
  * CPU in that CPU's redistributor, sends SGIs (ICC_SGI1R_EL1), acknowledges and ends
- * interrupts.  It makes no policy: which CPU gets which SPI is kernel/irq.c's decision.
+ * interrupts.  It makes no policy: which CPU gets which SPI is kernel/cpu/irq.c's decision.
  *
  * Redistributors: QEMU virt has room for 123 in its first region (0x080a0000, 128 KiB
  * each); a machine with more CPUs gets a second region high in the address space (the device

@@ -1,12 +1,12 @@
 /*
  * mmio.c — device windows for user-space drivers: which ones exist, and 32-bit register
- * access for the kernel's few touches of them (kernel/device.c: probe, reset).
+ * access for the kernel's few touches of them (kernel/sys/device.c: probe, reset).
  *
  * What it does: copies the virtio-mmio transports fdt.c found into arch_boot_info (slot =
  * index, sorted by address), keeping only windows inside the first GiB, which mmu.c maps for
  * the kernel as Device-nGnRnE at phys_to_virt(); reads and writes one register there.  What
- * it does not do: no knowledge of virtio itself (that is kernel/device.c), no interrupts
- * (those stay disabled, routed to housekeeping by kernel/irq.c).
+ * it does not do: no knowledge of virtio itself (that is kernel/sys/device.c), no interrupts
+ * (those stay disabled, routed to housekeeping by kernel/cpu/irq.c).
  *
  * Ordering: each access is preceded by DSB SY, so it reaches the device after every earlier
  * load and store of this CPU (a reset is ordered after the last use of the DMA pages), and

@@ -2,7 +2,7 @@
  * psci.c — firmware calls: PSCI (ARM DEN 0022, "Arm Power State Coordination Interface")
  * to start CPUs and power off, and Arm semihosting's SYS_EXIT to hand an exit status to QEMU.
  *
- * CPU_OFF, CPU_ON and AFFINITY_INFO take CPUs down and up at run time (kernel/partition.c).
+ * CPU_OFF, CPU_ON and AFFINITY_INFO take CPUs down and up at run time (kernel/part/partition.c).
  * The PSCI conduit (HVC or SMC) comes from the device tree's /psci "method".  Semihosting
  * is optional: arch_poweroff first tries SYS_EXIT (HLT #0xf000); if QEMU runs without
  * -semihosting that HLT is an undefined instruction, which trap.c recognises by its address

@@ -1,13 +1,13 @@
 /*
  * trap.c — what happens after vectors.S has saved a frame: count the exception, decode it,
  * and hand it to the kernel in generic terms (arch.h): an interrupt as its class and number
- * to kernel/irq.c, an SVC to kernel/syscall.c, any other synchronous exception from EL0 as a
- * struct exc_info to kernel/entry.c; anything unexpected at EL1 panics with a register dump.
- * All ESR decoding and GIC INTID numbering stays in this file.
+ * to kernel/cpu/irq.c, an SVC to kernel/sys/syscall.c, any other synchronous exception from EL0 as
+ * a struct exc_info to kernel/entry.c; anything unexpected at EL1 panics with a register dump. All
+ * ESR decoding and GIC INTID numbering stays in this file.
  *
  * Every exception but a system call is counted here, exactly once, in this CPU's struct cpu_stats
  * (by entry kind and source; synchronous ones also by generic kind; interrupts by class and number
- * in kernel/irq.c).  Tests compare these counts with QEMU's own exception log.
+ * in kernel/cpu/irq.c).  Tests compare these counts with QEMU's own exception log.
  *
  * Context: called from vectors.S with IRQs masked (PSTATE.I set on exception entry).  The
  * kernel's user-return work (kernel_exit_to_user) also runs with IRQs masked and returns

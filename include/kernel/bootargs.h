@@ -1,7 +1,7 @@
 /*
  * bootargs.h — the kernel command line (/chosen/bootargs, from QEMU's -append).
  *
- * bootargs_parse() is pure (kernel/bootargs.c, unit-tested on the host): it never fails as
+ * bootargs_parse() is pure (kernel/lib/bootargs.c, unit-tested on the host): it never fails as
  * a whole.  A bad or unknown parameter is ignored (the value in effect stays: the default, or
  * what an earlier good parameter set) and adds one line to warn[] saying what was wrong and
  * what is used instead; kernel_main prints those lines once the console is up.  When there

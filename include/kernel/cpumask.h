@@ -13,7 +13,7 @@
  * snapshot.  Writers of a whole set at once (cpumask_store) rely on a lock the readers that
  * need a consistent set also take (sched.c says which).
  *
- * cpulist_parse/cpulist_format are pure functions (kernel/cpumask.c), unit-tested on the host.
+ * cpulist_parse/cpulist_format are pure functions (kernel/lib/cpumask.c), unit-tested on the host.
  */
 #ifndef ZT_KERNEL_CPUMASK_H
 #define ZT_KERNEL_CPUMASK_H

@@ -1,5 +1,5 @@
 /*
- * hwnoise.h — the kernel half of `osnoise -w` (kernel/hwnoise.c): sampling the counter with
+ * hwnoise.h — the kernel half of `osnoise -w` (kernel/sys/hwnoise.c): sampling the counter with
  * IRQs masked on a dataplane CPU, so the only gaps left are the ones no kernel sees (the
  * hardware, or under QEMU the host), as Linux's rtla hwnoise does with its osnoise tracer.
  */

@@ -26,7 +26,7 @@
  * IPI_CALL: run a queued function on the receiver.
  * IPI_SIGNAL: a signal was posted to the task running on the receiver.
  * IPI_PARTITION: the receiver's role is changing: it runs its part of the change
- *   (kernel/repartition.c); sent to that CPU only.
+ *   (kernel/part/repartition.c); sent to that CPU only.
  * IPI_STOP: panic or power-off: halt.
  * Numbers and names are defined once, in uapi/zt_events.h (ZT_IPI_REASONS). */
 #define IPI_ENUM_(n, name, str) IPI_##name = n,

@@ -1,5 +1,5 @@
 /*
- * lib.h — the few C library functions the kernel uses (kernel/lib.c), and small helpers.
+ * lib.h — the few C library functions the kernel uses (kernel/lib/lib.c), and small helpers.
  * On the host (ZT_HOST) the C library's own versions are used instead.
  */
 #ifndef ZT_KERNEL_LIB_H

@@ -6,7 +6,7 @@
  * CPUs' timer queues) only in increasing address order.  An interrupt handler's locks count
  * against what the code it interrupted holds, so a lock held with IRQs enabled must rank
  * below everything an IRQ handler takes.  The checked kernel (what `make test` boots;
- * `make run DEBUG=1`) enforces this on every acquisition (kernel/lockcheck.c) and panics,
+ * `make run DEBUG=1`) enforces this on every acquisition (kernel/lib/lockcheck.c) and panics,
  * naming both locks, instead of deadlocking some day; the release kernel does not look.
  * Rank 0 means "never nested": such a lock is not tracked.
  *

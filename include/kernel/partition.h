@@ -7,7 +7,7 @@
  * cpus_dataplane, cpus_online (cpu.h) and each struct cpu's `dataplane` flag.  CPU 0 is always
  * housekeeping and always online.  Every policy that treats the kinds differently (interrupt
  * routing, work and timer placement, IPIs, isolation) reads those sets.  At run time one CPU
- * at a time changes role through kernel/repartition.c (docs/partition.md); this module holds
+ * at a time changes role through kernel/part/repartition.c (docs/partition.md); this module holds
  * the decisions (which are pure) and the report line.
  */
 #ifndef ZT_KERNEL_PARTITION_H

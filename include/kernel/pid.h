@@ -7,7 +7,7 @@
  * zombie keeps it).
  *
  * The allocator is pure logic over a bitmap the caller provides (unit-tested on the host);
- * kernel/pid.c also keeps the kernel's one instance, locked by pid_lock (leaf, IRQs masked).
+ * kernel/proc/pid.c also keeps the kernel's one instance, locked by pid_lock (leaf, IRQs masked).
  */
 #ifndef ZT_KERNEL_PID_H
 #define ZT_KERNEL_PID_H

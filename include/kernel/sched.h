@@ -74,7 +74,7 @@ unsigned sched_nr_running(unsigned cpu);
 struct task *sched_current(unsigned cpu);
 bool sched_is_idle_task(const struct task *t);
 
-/* Partition changes (kernel/partition.c), on the CPU being changed, IRQs masked: move away
+/* Partition changes (kernel/part/partition.c), on the CPU being changed, IRQs masked: move away
  * every task that may no longer run here — all of them when `all` (the CPU goes offline),
  * else those whose affinity holds an online housekeeping CPU (it has just left
  * housekeeping; tasks allowed only on dataplane CPUs stay).  Queued ones are placed

@@ -1,7 +1,7 @@
 /*
- * smp.h — starting the other CPUs (kernel/smp.c): all of them at boot, and one at a time at
+ * smp.h — starting the other CPUs (kernel/cpu/smp.c): all of them at boot, and one at a time at
  * run time, when a partition change takes a CPU offline or brings it back
- * (kernel/repartition.c).
+ * (kernel/part/repartition.c).
  */
 #ifndef ZT_KERNEL_SMP_H
 #define ZT_KERNEL_SMP_H

@@ -17,7 +17,7 @@
  *
  * Lock order: a lock made with SPINLOCK_INIT_RANK / spin_lock_init has a rank
  * (include/kernel/lockrank.h, where the order is written); checked builds verify the order
- * on every acquisition (kernel/lockcheck.c).
+ * on every acquisition (kernel/lib/lockcheck.c).
  */
 #ifndef ZT_KERNEL_SPINLOCK_H
 #define ZT_KERNEL_SPINLOCK_H
@@ -54,7 +54,7 @@ void lockcheck_release(const spinlock_t *l);
 
 /* Checked builds: spinlocks each CPU holds now, and the lock each CPU is waiting for (NULL
  * when none) with the return address of the function that waits, for the watchdog's
- * report of a stuck CPU (kernel/spinlock.c). */
+ * report of a stuck CPU (kernel/lib/spinlock.c). */
 extern uint32_t spin_depth[MAX_CPUS];
 extern const spinlock_t *spin_waiting[MAX_CPUS];
 extern uintptr_t spin_waiting_pc[MAX_CPUS];

@@ -1,5 +1,5 @@
 /*
- * syscall.h — system-call dispatch (kernel/syscall.c): the entry point the arch trap code
+ * syscall.h — system-call dispatch (kernel/sys/syscall.c): the entry point the arch trap code
  * calls for a system call from user space, and the names of every call.
  */
 #ifndef ZT_KERNEL_SYSCALL_H
@@ -11,7 +11,7 @@ struct trap_frame;
 
 #define ZT_RELEASE "0.1"
 
-/* Linux/aarch64 system call names by number (kernel/linux_names.c, generated); NULL for
+/* Linux/aarch64 system call names by number (kernel/sys/linux_names.c, generated); NULL for
  * numbers Linux does not use. */
 #define LINUX_NR_SYSCALLS 451
 extern const char *const linux_syscall_names[LINUX_NR_SYSCALLS];

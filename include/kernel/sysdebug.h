@@ -1,6 +1,6 @@
 /*
  * sysdebug.h — syscall_debug=1: report unimplemented system calls by their Linux names, once
- * per process, printed by a housekeeping CPU (hklog; kernel/sysdebug.c).
+ * per process, printed by a housekeeping CPU (hklog; kernel/sys/sysdebug.c).
  */
 #ifndef ZT_KERNEL_SYSDEBUG_H
 #define ZT_KERNEL_SYSDEBUG_H

@@ -1,5 +1,5 @@
 /*
- * sysinfo.h — zerotick's own system calls (kernel/sysinfo.c): spawn, the read-only views
+ * sysinfo.h — zerotick's own system calls (kernel/sys/sysinfo.c): spawn, the read-only views
  * that ps, cpus and isolstat show (tasks, CPUs, memory, isolation audit, trace rings), and
  * power-off.  Each takes the caller's frame; syscall.c's dispatch table calls them.
  */

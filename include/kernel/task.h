@@ -229,7 +229,7 @@ struct task *task_find_locked(int tid);
 struct process *proc_find_locked(int pid);
 
 /* A kernel thread running fn(arg) forever on the CPUs of `affinity` (housekeeping work). */
-/* A task a partition change would strand (kernel/repartition.c): one that may run on no CPU
+/* A task a partition change would strand (kernel/part/repartition.c): one that may run on no CPU
  * of `online_after`, or one on a CPU of `leaving` (running there, or last ran there) that may
  * run on no CPU of `hk_after`, so that moving it would put it on another dataplane CPU.
  * Fills *out with the first one found (nowhere: the first kind); false if none. */

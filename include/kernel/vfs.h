@@ -7,7 +7,7 @@
  *   /tmp         a RAM file system (kernel/fs/tmpfs.c): files, directories, rename, unlink;
  *                bounded to TMPFS_MAX_PAGES pages in all (-ENOSPC past it), every page
  *                returned when a file is truncated or its last reference goes
- *   /dev         null, zero, console and tty (the console, kernel/tty.c)
+ *   /dev         null, zero, console and tty (the console, kernel/fs/tty.c)
  *   /proc/self/exe  a link to the calling process's program (busybox re-executes itself so)
  * No hard links, no mount table, a single user (root; permission bits are stored and shown,
  * changed by chmod under /tmp only; writing the initrd is refused, and running a file needs

@@ -1,6 +1,6 @@
 /*
  * zt_device.h — handing a device to a user task: the system calls a user-space driver uses
- * to find a virtio-mmio transport and claim it (kernel/device.c implements them).
+ * to find a virtio-mmio transport and claim it (kernel/sys/device.c implements them).
  *
  *   zt_devices(struct zt_device_info *buf, n) -> transports in total; fills min(n, total)
  *   zt_claim(slot, dma_bytes, flags, struct zt_claim *out) -> 0 or -errno

@@ -129,7 +129,7 @@
 #define SYS_zt_hwnoise                                                                             \
     1034 /* zt_hwnoise(duration_us, threshold_us, struct zt_hwnoise *out, size): sample the        \
             counter in the kernel with IRQs masked on the caller's dataplane CPU (rtla             \
-            hwnoise's measurement); 0 or -errno (kernel/hwnoise.c) */
+            hwnoise's measurement); 0 or -errno (kernel/sys/hwnoise.c) */
 /* 1035-1049: free for other zerotick calls. */
 #define SYS_zt_partition                                                                           \
     1050 /* zt_partition(const char *cpulist, size_t len, op, flags): change the role of the       \

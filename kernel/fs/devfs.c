@@ -1,6 +1,6 @@
 /*
  * devfs.c — /dev: null, zero, and the console terminal as console and tty (contract in
- * include/kernel/vfs.h; the line discipline is kernel/tty.c).
+ * include/kernel/vfs.h; the line discipline is kernel/fs/tty.c).
  *
  * Terminal ioctls: TCGETS, TCSETS/TCSETSW/TCSETSF, TIOCGWINSZ/TIOCSWINSZ,
  * TIOCGPGRP/TIOCSPGRP (an existing process group), TIOCGSID, TIOCSCTTY/TIOCNOTTY (the console

@@ -27,7 +27,7 @@ TIMER_INTID = zt.uapi.TIMER_INTID  # include/uapi/zt_virt.h
 SYNC_SYSCALL = zt.uapi.SYNC["SYSCALL"]  # a sync entry's b: its kind (zt_events.h)
 MARK_OPEN, MARK_CLOSE = zt.uapi.SVC_WINDOW_OPEN, zt.uapi.SVC_WINDOW_CLOSE
 SYS_PRCTL = next(n for n, name in zt.uapi.SYSCALLS.items() if name == "prctl")
-TRACE_EVENTS = 16 * 128  # kernel/trace.c: TRACE_PAGES pages of 128 events per CPU
+TRACE_EVENTS = 16 * 128  # kernel/cpu/trace.c: TRACE_PAGES pages of 128 events per CPU
 CHUNK = 128              # events per zt_trace call
 TOOLS = zt.REPO / "tools"
 NO_SYSCALL = "trace: the kernel has no zt_trace system call (ENOSYS)"
@@ -65,7 +65,7 @@ def boot_and_dump(name, cmd):
     b = zt.boot(cpus=4, bootargs=bootargs)
     (zt.BUILD / "tmp").mkdir(parents=True, exist_ok=True)
     (zt.BUILD / "tmp" / f"test_trace-{name}.log").write_text(b.console)
-    assert NO_SYSCALL not in b.console, "zt_trace (1030) is not in kernel/syscall.c's table"
+    assert NO_SYSCALL not in b.console, "zt_trace (1030) is not in kernel/sys/syscall.c's table"
     d = Dump(b)
     assert d.end is not None and d.freq, b
     return d

@@ -1,5 +1,5 @@
 /*
- * test_bootargs.c — host unit tests of kernel/bootargs.c: the command line and the
+ * test_bootargs.c — host unit tests of kernel/lib/bootargs.c: the command line and the
  * housekeeping/dataplane partition.
  *
  * Each test has a stable ID (BA-nn for bootargs_parse, PD-nn for partition_decide) and proves

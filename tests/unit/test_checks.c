@@ -119,7 +119,7 @@ static void find_without_proc_lock(void)
 static void chk11_lock_contract_panics(TEST_STATE)
 {
     expect_panic(send_without_proc_lock, "assertion failed: spin_is_held(&proc_lock)");
-    expect_panic(find_without_proc_lock, "kernel/task.c");
+    expect_panic(find_without_proc_lock, "kernel/proc/task.c");
 }
 
 static void reprogram_with_irqs_on(void)

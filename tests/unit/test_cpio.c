@@ -1,5 +1,5 @@
 /*
- * test_cpio.c — host unit tests of cpio_find (kernel/initrd.c): looking up user programs in
+ * test_cpio.c — host unit tests of cpio_find (kernel/fs/initrd.c): looking up user programs in
  * a cpio "newc" archive.
  *
  * CPIO-0n search an archive written by the real cpio tool (`cpio -o -H newc`, as the

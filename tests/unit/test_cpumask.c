@@ -1,5 +1,5 @@
 /*
- * test_cpumask.c — host unit tests of kernel/cpumask.c and cpumask.h: cpulist text <-> CPU
+ * test_cpumask.c — host unit tests of kernel/lib/cpumask.c and cpumask.h: cpulist text <-> CPU
  * sets of MAX_CPUS (512) CPUs, and the set operations.
  *
  * Each test has a stable ID (CPL-nn) and proves one behaviour; loops report the mask or the

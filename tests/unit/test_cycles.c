@@ -1,5 +1,5 @@
 /*
- * test_cycles.c — host unit tests of kernel/cycles.c: conversions between counter cycles and
+ * test_cycles.c — host unit tests of kernel/lib/cycles.c: conversions between counter cycles and
  * ns/us at the fake arch's frequency (62.5 MHz, 16 ns per cycle, as QEMU virt).
  *
  * CYC-01..04: exact values, rounding down, no overflow near 2^64, and the round trip.

@@ -1,7 +1,7 @@
 /*
- * test_device.c — host unit tests of kernel/device.c (handing a device to a process) and of
- * the pieces it stands on: vm_map_phys/vm_unmap_phys (kernel/vm.c) and
- * page_alloc_contig/page_free_contig (kernel/page.c), over the fake arch (fake device
+ * test_device.c — host unit tests of kernel/sys/device.c (handing a device to a process) and of
+ * the pieces it stands on: vm_map_phys/vm_unmap_phys (kernel/mm/vm.c) and
+ * page_alloc_contig/page_free_contig (kernel/mm/page.c), over the fake arch (fake device
  * registers in fake.mmio, user page tables in fake.ptes).
  *
  * Four transports, as QEMU lays them out: slots 0 and 1 are virtio-net devices whose

@@ -1,5 +1,5 @@
 /*
- * test_elf.c — host unit tests of elf_check (kernel/elf.c): which executables the kernel
+ * test_elf.c — host unit tests of elf_check (kernel/proc/elf.c): which executables the kernel
  * agrees to load.
  *
  * Every test builds its file from a valid minimal AArch64 ET_EXEC (built here with the

@@ -1,6 +1,6 @@
 /*
  * test_entry.c — host unit tests of the system-call fast path's decisions (kernel/entry.c)
- * and of tick-free accounting (kernel/acct.c) against the fake arch.
+ * and of tick-free accounting (kernel/proc/acct.c) against the fake arch.
  *
  * ENT-0n: acct.c's buckets: every counter cycle is charged exactly once, to user, system or
  * idle time of the CPU and to the task that ran, whatever order the transitions come in, and a

@@ -1,5 +1,5 @@
 /*
- * test_exec.c — host unit tests of the Linux initial stack (kernel/exec.c): what a C
+ * test_exec.c — host unit tests of the Linux initial stack (kernel/proc/exec.c): what a C
  * library's start-up code reads at SP, and the argument limits.
  *
  * Each test loads a minimal static ELF (one R+X segment holding the headers and the entry

@@ -1,5 +1,5 @@
 /*
- * test_fd.c — host unit tests of descriptor tables (kernel/fd.c): the copy fork and execve
+ * test_fd.c — host unit tests of descriptor tables (kernel/fs/fd.c): the copy fork and execve
  * make, and closing every descriptor, wherever the descriptors sit in the table.
  *
  * FD-01: a copy holds the same files at the same numbers, each referenced once more, up to

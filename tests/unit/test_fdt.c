@@ -1,6 +1,6 @@
 /*
- * test_fdt.c — host unit tests of the device-tree reader: kernel/fdt.c (the generic checks) through
- * arch/aarch64/dt.c (what zerotick looks up).
+ * test_fdt.c — host unit tests of the device-tree reader: kernel/lib/fdt.c (the generic checks)
+ * through arch/aarch64/dt.c (what zerotick looks up).
  *
  * Three kinds of input:
  * - QEMU's own device trees, dumped by the Makefile (make unit) into build/dtb/ with

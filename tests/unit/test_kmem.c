@@ -1,5 +1,5 @@
 /*
- * test_kmem.c — host unit tests of kernel/kmem.c: kernel objects in power-of-two classes
+ * test_kmem.c — host unit tests of kernel/mm/kmem.c: kernel objects in power-of-two classes
  * carved from pages of the page allocator.
  *
  * The page allocator gets a heap buffer once; every test records page_free_count() first and

@@ -1,6 +1,6 @@
 /*
  * test_latstat.c — host unit tests of the noise meters' arithmetic: user/lib/latstat.c (the
- * latency series and percentiles of osnoise -P and timerlat) and kernel/hwnoise.c's gap
+ * latency series and percentiles of osnoise -P and timerlat) and kernel/sys/hwnoise.c's gap
  * accounting (zt_hwnoise, osnoise -w), at the fake arch's 62.5 MHz (16 ns per cycle).
  *
  * LAT-01..04: min/avg/max and buckets, early values, percentile ranks, the overflow bucket.

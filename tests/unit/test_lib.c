@@ -1,5 +1,5 @@
 /*
- * test_lib.c — host unit tests of the kernel's formatted output (kernel/lib.c): kvsnprintf
+ * test_lib.c — host unit tests of the kernel's formatted output (kernel/lib/lib.c): kvsnprintf
  * and ksnprintf, compared with the host C library's snprintf for every conversion, flag,
  * width, length modifier and precision the kernel documents (include/kernel/lib.h), and
  * kstrlcpy.  IDs: LIB-nn.

@@ -1,5 +1,5 @@
 /*
- * test_lockcheck.c — host unit tests of kernel/lockcheck.c: the lock-order rule and the
+ * test_lockcheck.c — host unit tests of kernel/lib/lockcheck.c: the lock-order rule and the
  * per-CPU record of held ranked locks that the checked kernel keeps.
  */
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 /*
- * test_pid.c — host unit tests of kernel/pid.c: ids handed out in order, reused once freed
+ * test_pid.c — host unit tests of kernel/proc/pid.c: ids handed out in order, reused once freed
  * after a wrap (issue 9: ids were never reused), never twice at once, init's 1 kept.
  */
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 /*
- * test_vm.c — host unit tests of kernel/vm.c: user address spaces over the fake arch's flat
+ * test_vm.c — host unit tests of kernel/mm/vm.c: user address spaces over the fake arch's flat
  * page table (fake.ptes, fake.mapped_pages).
  *
  * Every test gets a fresh address space with its break at BRK0 and, in its teardown,

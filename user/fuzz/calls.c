@@ -2,7 +2,7 @@
  * calls.c — which system call a draw makes, and with which arguments.
  *
  * The table is the kernel's own: build/include/generated/fuzz_calls.h lists every entry of
- * kernel/syscall.c's dispatch tables (the Makefile extracts the CALL()/ZT_CALL() lines), so
+ * kernel/sys/syscall.c's dispatch tables (the Makefile extracts the CALL()/ZT_CALL() lines), so
  * a call added to the kernel is fuzzed without a change here.  Draws: most pick a table
  * entry; some pick any number up to 1100 (a gap gets -ENOSYS, a dispatched number its own
  * shaping), some a number far out of range.  A call with a shaper (shapes.c) gets arguments

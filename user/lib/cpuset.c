@@ -1,7 +1,7 @@
 /*
  * cpuset.c — CPU sets as text: Linux "cpulist" ("0-3,7", "0-15:2/4", "none") to and from a
  * struct zt_cpuset (uapi), for the programs that take or show CPU lists (cpus -c, ps,
- * osnoise -c, partition).  The kernel has its own copy of this grammar (kernel/cpumask.c,
+ * osnoise -c, partition).  The kernel has its own copy of this grammar (kernel/lib/cpumask.c,
  * unit-tested on the host); the two accept the same texts.
  *
  * Pure functions: no allocation, no global state, any thread.

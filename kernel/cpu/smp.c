@@ -10,7 +10,7 @@
  * Each secondary CPU then runs the per-CPU half of kernel_main in secondary_main and becomes
  * idle.
  *
- * At run time (kernel/repartition.c drives both): smp_cpu_start brings one offline CPU up the
+ * At run time (kernel/part/repartition.c drives both): smp_cpu_start brings one offline CPU up the
  * same way; a CPU being taken offline runs smp_stop_this from its idle loop once nothing is
  * left on it, and the requesting CPU (smp_wait_off) frees its stack and trace ring only
  * after the firmware says it is off, since until then it may still be running on them.

@@ -7,7 +7,7 @@
  * test_bootargs.c, PRT-nn in tests/unit/test_partition.c).  partition_setup() and
  * partition_boot_print() apply and report the boot split on the boot CPU, before and after
  * the other CPUs start; partition_print() reports the split at any time.  Changes at run
- * time are carried out by kernel/repartition.c, which asks partition_step first.
+ * time are carried out by kernel/part/repartition.c, which asks partition_step first.
  */
 #include "kernel/partition.h"
 #include "kernel/cpu.h"
