@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # zerotick — top-level build.  `make help` lists the targets.
 #
 # Everything built goes under build/.  Every target that needs a tool first runs

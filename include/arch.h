@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arch.h — the only door from kernel/ to the hardware.
  *

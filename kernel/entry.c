@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * entry.c — the kernel side of every exception from user space: accounting on entry, the
  * pending work on the way out (reschedule, signals, the timer), and user faults.

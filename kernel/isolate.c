@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * isolate.c — task isolation (contract in include/kernel/isolate.h).
  *

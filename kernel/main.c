@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * main.c — the boot CPU's path from the first C instruction to user space.
  *
@@ -5,38 +6,37 @@
  * the boot stack with IRQs masked.  Each step below is one call; the order matters and is
  * explained beside it.  Secondary CPUs enter through secondary_main (smp.c).
  */
+#include "kernel/main.h"
 #include "arch.h"
 #include "kernel/bootargs.h"
 #include "kernel/cpu.h"
 #include "kernel/cycles.h"
 #include "kernel/device.h"
-#include "kernel/lib.h"
-#include "kernel/page.h"
-#include "kernel/printk.h"
-#include "kernel/sched.h"
-#include "kernel/smp.h"
-#include "kernel/stats.h"
-#include "kernel/sysdebug.h"
-#include "kernel/main.h"
 #include "kernel/exec.h"
 #include "kernel/futex.h"
-#include "kernel/cycles.h"
 #include "kernel/hklog.h"
 #include "kernel/ipi.h"
 #include "kernel/irq.h"
 #include "kernel/isolate.h"
 #include "kernel/kstack.h"
+#include "kernel/lib.h"
+#include "kernel/page.h"
 #include "kernel/panic.h"
 #include "kernel/partition.h"
 #include "kernel/poll.h"
 #include "kernel/power.h"
+#include "kernel/printk.h"
 #include "kernel/repartition.h"
+#include "kernel/sched.h"
+#include "kernel/smp.h"
+#include "kernel/stats.h"
+#include "kernel/sysdebug.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
 #include "kernel/trace.h"
-#include "kernel/watchdog.h"
 #include "kernel/tty.h"
 #include "kernel/vfs.h"
+#include "kernel/watchdog.h"
 #include "kernel/work.h"
 #include "uapi/zt_errno.h"
 

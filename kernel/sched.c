@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sched.c — per-CPU run queues, context switches, placement (contract in sched.h).
  *
@@ -25,8 +26,8 @@
 #include "kernel/smp.h"
 #include "kernel/stats.h"
 #include "kernel/task.h"
-#include "kernel/trace.h"
 #include "kernel/timer.h"
+#include "kernel/trace.h"
 #include "uapi/zt_errno.h"
 
 struct runqueue {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timer.c — per-CPU timer queues and the single place that programs the local timer
  * (contract in include/kernel/timer.h).
@@ -415,8 +416,7 @@ int timer_list(unsigned cpu, struct timer *out, int n)
     struct timer_queue *tq = percpu_elem(tqs, cpu);
     int count = 0;
     unsigned long flags = spin_lock_irqsave(&tq->lock);
-    list_for_each(pos, &tq->timers)
-    {
+    list_for_each(pos, &tq->timers) {
         if (count < n) {
             out[count] = *container_of(pos, struct timer, link);
         }

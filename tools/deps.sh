@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tools/deps.sh GROUP... — make sure the Debian packages a make target needs are installed.
 #
 # Every make target that needs a tool calls this first with its groups. Packages already

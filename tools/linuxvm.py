@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """linuxvm.py — Debian's Linux on the very QEMU machine zerotick boots (tools/compare).
 
 What it does

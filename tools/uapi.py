@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """uapi.py — the numbers and names that include/uapi/ defines once, for the host tools and
 tests (tools/trace2json, tools/exclog, tools/bench, tools/plot-trace, tests/qemu/).
 

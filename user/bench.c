@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench — micro-benchmarks of the kernel paths, each a loop that runs unchanged on Linux.
  *

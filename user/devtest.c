@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * devtest — checks of the device claim system calls (zt_devices, zt_claim, zt_release) from
  * user space: argument errors, one holder, the reset on release, exit and kill, a holder's

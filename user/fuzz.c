@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz — a seeded system-call fuzzer (issue 9, item 11).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hardtests — the outside audit's findings (issue 9) as regression tests, one per bug, plus
  * the hostile shapes it used: a moved isolated sleeper, timers left behind, PROT_NONE,

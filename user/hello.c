@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hello — prints its arguments, one per line, and exits with argv[1] as its status when
  * that is a number (so tests can check that statuses travel back: `hello 3` exits with 3).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * init — the first process (pid 1).
  *

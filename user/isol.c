@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * isol — the task-isolation experiment.
  *

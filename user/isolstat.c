@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * isolstat — the isolation audit: for each dataplane CPU (or the CPUs given with -c), what
  * could still interrupt it, read from kernel state without disturbing it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * load — housekeeping disturbance generator for the isolation tests.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lsdev — list the devices the kernel can hand to a user-space driver.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * memhog — run the machine out of memory, then give it all back.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * osnoise — the noise meter: how much of each CPU a busy user thread really gets.
  *

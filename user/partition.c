@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * partition — show or change the role of CPUs at run time (zt_partition, docs/partition.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sh — the zerotick shell.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sleep SECONDS — sleep for SECONDS (a decimal, e.g. 0.25), measured by nanosleep.  A real
  * program rather than a shell built-in, so Ctrl-C at the shell (SIGINT to the foreground

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * spin — the tickless experiment: busy tasks pinned to one CPU, and a measurement window
  * QEMU's own exception log can see.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * stress — exhaustion and stress (issue 9, item 13), each test ending with free pages and
  * kernel stacks at their baseline (checked by the test itself, and around the suite by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * t0 — the boot-time probe: prints the counter (CNTVCT_EL0) its own first instruction read.
  *

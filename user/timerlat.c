@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timerlat — timer wake-up latency, as Linux's rtla timerlat measures it: the one place a
  * tickless dataplane CPU is supposed to take interrupts.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trace — dump the kernel's per-CPU trace rings as text a host tool can parse.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * true — exit with status 0 and do nothing else (the smallest process to spawn: load uses
  * it to exercise process creation, exit and teardown without console output).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * udpecho — a UDP echo server polled on a dataplane CPU, driving a virtio-net device from
  * user space (user/net/): the data plane runs with no kernel on its path.

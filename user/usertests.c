@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * usertests — the system-call test suite (xv6's usertests, for zerotick's ABI).
  *

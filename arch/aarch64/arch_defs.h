@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arch_defs.h — aarch64 constants shared by C and assembly: the virtual memory layout,
  * page and stack geometry, and the system-register bit values boot code needs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arch_inline.h — aarch64 versions of the tiny, hot arch operations (contracts in arch.h).
  * Included only through arch.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * asm-offsets.c — the structure offsets the assembly files use, computed by the compiler
  * from the C definitions, never kept by hand.

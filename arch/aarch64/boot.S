@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * boot.S — the first instructions every CPU runs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * context.c — the arch side of tasks: preparing a new task's kernel context and first user
  * frame, and the user thread pointer.  The switch itself and FP/SIMD save/restore are in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt.c — read what zerotick needs from QEMU virt's device tree into struct dt_info
  * (contract in dt.h), with the generic reader kernel/lib/fdt.c.
@@ -29,9 +30,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dt.h"
 #include "kernel/fdt.h"
 #include "kernel/lib.h"
+#include "dt.h"
 
 #define GIC_IRQ_CELLS 3 /* <type number flags> */
 #define GIC_SPI_BASE  32

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt.h — what zerotick needs to know about the machine, read once at boot from the device
  * tree QEMU leaves at DTB_PA (arch/aarch64/dt.c, over the generic reader kernel/lib/fdt.c).

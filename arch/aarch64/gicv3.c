@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gicv3.c — the GICv3 interrupt controller (ARM IHI 0069, "GICv3 and GICv4 Architecture
  * Specification"): distributor, one redistributor per CPU, system-register CPU interface.
@@ -22,9 +23,9 @@
  */
 #include "arch.h"
 #include "kernel/spinlock.h"
-#include "platform.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
+#include "platform.h"
 
 /* Distributor (IHI 0069 12.9) */
 #define GICD_CTLR       0x0000

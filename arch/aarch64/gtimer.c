@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gtimer.c — the ARM generic timer (ARM ARM D11): the free-running virtual counter
  * CNTVCT_EL0 and each CPU's virtual timer (CNTV_*_EL0), used strictly one-shot.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * mmio.c — device windows for user-space drivers: which ones exist, and 32-bit register
  * access for the kernel's few touches of them (kernel/sys/device.c: probe, reset).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * mmu.c — the kernel's translation tables (ARM ARM D8, VMSAv8-64 with 4 KiB granules and
  * 39-bit virtual addresses: three levels, L1 entries 1 GiB, L2 2 MiB, L3 4 KiB).
@@ -20,9 +21,9 @@
 #include "kernel/page.h"
 #include "kernel/panic.h"
 #include "kernel/spinlock.h"
-#include "platform.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
+#include "platform.h"
 
 extern char __kernel_start[], __kernel_end[], __text_start[], __text_end[];
 extern char __rodata_start[], __rodata_end[], __data_start[];

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pl011.c — the console: an ARM PL011 UART (ARM DDI 0183, PrimeCell UART r1p5).
  *

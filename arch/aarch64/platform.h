@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * platform.h — declarations shared inside arch/aarch64 (not visible to kernel/).
  */

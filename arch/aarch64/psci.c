@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * psci.c — firmware calls: PSCI (ARM DEN 0022, "Arm Power State Coordination Interface")
  * to start CPUs and power off, and Arm semihosting's SYS_EXIT to hand an exit status to QEMU.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * smp.c — bringing CPUs up and down on QEMU virt: the boot CPU's platform setup (device
  * tree, console, MMU, GIC, timer), secondary CPU start through PSCI CPU_ON, and power-off.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * switch.S — kernel context switch, the first run of a new task, and FP/SIMD state.
  *

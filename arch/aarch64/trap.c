@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trap.c — what happens after vectors.S has saved a frame: count the exception, decode it,
  * and hand it to the kernel in generic terms (arch.h): an interrupt as its class and number
@@ -16,15 +17,15 @@
 #include "arch.h"
 #include "kernel/bootargs.h"
 #include "kernel/cpu.h"
+#include "kernel/entry.h"
 #include "kernel/irq.h"
 #include "kernel/page.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/stats.h"
-#include "kernel/entry.h"
 #include "kernel/syscall.h"
-#include "platform.h"
 #include "uapi/zt_syscall.h"
+#include "platform.h"
 
 #define ESR_EC(esr) ((unsigned)((esr) >> 26) & 0x3f)
 

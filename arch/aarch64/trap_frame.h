@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trap_frame.h — the register frame saved on every exception, and the Linux/aarch64 system
  * call convention read from it.  Plain C: the host fake arch (arch/host) uses this same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * vectors.S — the exception vector table, register save/restore, and the way back to EL0.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arch_defs.h (host fake) — constants and types for building kernel/ on the host for unit
  * tests: the fake arch's own, not aarch64's.  "Physical" addresses are host pointers:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arch_inline.h (host fake) — the hot arch operations as plain variables that tests
  * control: one simulated CPU at a time (fake_cpu), a settable counter (fake_counter) and

@@ -1,11 +1,12 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fake.h — what the host fake arch records, for unit tests to inspect and control.
  */
 #ifndef ZT_FAKE_H
 #define ZT_FAKE_H
 
-#include <stddef.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <arch_defs.h>

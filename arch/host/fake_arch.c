@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fake_arch.c — a fake implementation of include/arch.h for host unit tests.
  *
@@ -6,16 +7,16 @@
  * table.  What cannot be faked honestly — a real context switch — aborts the test with a
  * message instead of pretending.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdbool.h>
 #include <string.h>
 
 #include "arch.h"
-#include "fake.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
 #include "uapi/zt_virt.h"
+#include "fake.h"
 
 __thread struct cpu *fake_cpu; /* per host thread: a thread is one CPU */
 uint64_t fake_counter;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trap_frame.h (host fake) — the fake arch's own exception frame and system-call convention.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * acct.h — CPU-time accounting without a tick.
  *

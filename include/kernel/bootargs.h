@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bootargs.h — the kernel command line (/chosen/bootargs, from QEMU's -append).
  *

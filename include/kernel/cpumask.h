@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpumask.h — sets of CPUs (MAX_CPUS bits, a few 64-bit words) and Linux "cpulist" text
  * (0-3,7).

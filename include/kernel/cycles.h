@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cycles.h — the kernel's unit of time, and the one place it is converted.
  *

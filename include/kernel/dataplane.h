@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dataplane.h — what a dataplane CPU does at the edges of the kernel so that nothing another
  * CPU could need stays parked on it while it runs user code or idles.

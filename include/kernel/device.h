@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * device.h — devices handed to user space (the control plane of a user-space driver).
  *

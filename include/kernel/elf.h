@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * elf.h — checking and loading ELF64 executables for user space.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * entry.h — what the arch trap code calls in the kernel for exceptions from user space
  * (kernel/entry.c; system calls are dispatched by syscall.h).

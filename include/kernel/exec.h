@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exec.h — starting a program image the way Linux does: an ELF loaded into a fresh address
  * space, and the initial stack a C library's start-up code reads (argc, argv, envp and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fd.h — per-process file descriptor tables and the descriptor system calls.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fdt.h — reading a flattened device tree (the blob firmware or QEMU hands the kernel),
  * checked against its own bounds: the generic half of device-tree support.

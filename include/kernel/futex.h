@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * futex.h — FUTEX_WAIT / FUTEX_WAKE on user addresses, keyed by (address space, address).
  * Waiters sleep in one of a fixed set of hashed wait queues; the queue lock is held from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hklog.h — console lines that must not cost a dataplane CPU anything.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hwnoise.h — the kernel half of `osnoise -w` (kernel/sys/hwnoise.c): sampling the counter with
  * IRQs masked on a dataplane CPU, so the only gaps left are the ones no kernel sees (the

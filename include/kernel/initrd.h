@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * initrd.h — the archive of user programs linked into the kernel image (cpio "newc" format,
  * built by the Makefile from build/initrd/bin/).  Read-only; no locking needed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ipi.h — inter-processor interrupts, each with a reason.
  *

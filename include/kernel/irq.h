@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * irq.h — interrupt handlers and where interrupts go.
  *

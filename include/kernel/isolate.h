@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * isolate.h — task isolation: prctl(PR_SET_TASK_ISOLATION), quiescing a dataplane CPU on
  * every return to its isolated task, strict mode, "who interrupted me" reports, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kmem.h — the kernel object allocator: zeroed objects of up to a page in power-of-two size
  * classes carved from whole pages.  Thread-safe (one lock per class, IRQs masked).  Freed

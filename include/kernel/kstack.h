@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kstack.h — kernel stacks in the stack window (arch_defs.h): KSTACK_SIZE bytes of mapped
  * pages in a KSTACK_SLOT-sized slot whose upper half stays unmapped, so every stack has an

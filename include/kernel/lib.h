@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lib.h — the few C library functions the kernel uses (kernel/lib/lib.c), and small helpers.
  * On the host (ZT_HOST) the C library's own versions are used instead.

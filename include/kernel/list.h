@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * list.h — intrusive circular doubly-linked lists.  A `struct list` is both the head of a
  * list and the link inside each element; container_of() gets from a link to its element.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lockcheck.h — checking the lock order (include/kernel/lockrank.h) in checked builds.
  * spinlock.h calls lockcheck_acquire/lockcheck_release for ranked locks; the rest is for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lockrank.h — THE lock order of the kernel, in one place.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * main.h — the boot CPU's path (kernel/main.c).  The parsed command line is main.c's own:
  * every module gets its settings through its init call (timer_configure, isol_init,

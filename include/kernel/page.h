@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * page.h — the physical page allocator: 4 KiB pages from the RAM the device tree lists,
  * minus the device tree and the kernel image.

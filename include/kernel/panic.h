@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * panic.h — broken kernel invariants.  panic() stops every other CPU (IPI_STOP), prints the
  * message (and, for exceptions, the register dump), and powers off with PANIC_EXIT_STATUS so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * partition.h — which CPUs are housekeeping, which are dataplane, which are offline, and the
  * rules for changing that.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pid.h — process and thread ids: one number space for both (a process's id is its first
  * thread's), handed out in increasing order and reused once freed, as on Linux: after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * poll.h — waiting for any of several files (ppoll, pselect6).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * power.h — powering the machine off.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * printk.h — kernel console output.  printk formats into a local buffer and writes it to
  * the console under console_lock, so lines from different CPUs never interleave.  Callable

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * random.h — unpredictable-enough bytes for user space (AT_RANDOM, getrandom).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * repartition.h — changing CPU roles at run time (zt_partition, /bin/partition).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sched.h — per-CPU run queues and the scheduler.
  *

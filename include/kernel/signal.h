@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * signal.h — signals: kill, faults turned into signals, default actions and user handlers.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * smp.h — starting the other CPUs (kernel/cpu/smp.c): all of them at boot, and one at a time at
  * run time, when a partition change takes a CPU offline or brings it back

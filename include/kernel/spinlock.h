@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * spinlock.h — ticket spinlocks from compiler atomics (no arch code needed: on aarch64 the
  * builtins become load-acquire/store-release exclusives, on the host x86 locked ops).

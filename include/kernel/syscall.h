@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * syscall.h — system-call dispatch (kernel/sys/syscall.c): the entry point the arch trap code
  * calls for a system call from user space, and the names of every call.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sysdebug.h — syscall_debug=1: report unimplemented system calls by their Linux names, once
  * per process, printed by a housekeeping CPU (hklog; kernel/sys/sysdebug.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sysinfo.h — zerotick's own system calls (kernel/sys/sysinfo.c): spawn, the read-only views
  * that ps, cpus and isolstat show (tasks, CPUs, memory, isolation audit, trace rings), and

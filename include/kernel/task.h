@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * task.h — processes (an address space and the things its threads share) and tasks (one
  * thread each, the unit the scheduler runs).

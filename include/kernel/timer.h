@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timer.h — per-CPU queues of absolute deadlines, and the one function that programs the
  * local timer.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trace.h — per-CPU trace rings.
  *

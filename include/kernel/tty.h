@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tty.h — the console as a terminal: a line discipline (canonical editing with echo and
  * erase, or raw bytes), termios settings, the window size and the foreground process group

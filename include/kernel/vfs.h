@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * vfs.h — the file system tree, files and their operations.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * vm.h — user address spaces: regions (VMAs), mmap/munmap/brk, and safe access to user
  * memory from the kernel.

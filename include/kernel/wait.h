@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wait.h — wait queues: how a task sleeps until something happens.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * watchdog.h — a housekeeping watchdog for CPUs that stop taking interrupts.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * work.h — deferred work, always run on housekeeping CPUs.
  *
@@ -14,8 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/list.h"
 #include "kernel/cpumask.h"
+#include "kernel/list.h"
 #include "kernel/timer.h"
 
 struct work;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zt_device.h — handing a device to a user task: the system calls a user-space driver uses
  * to find a virtio-mmio transport and claim it (kernel/sys/device.c implements them).

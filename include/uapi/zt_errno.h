@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zt_errno.h — error numbers, the Linux (asm-generic) values, shared by the kernel and user
  * space.  Syscalls return -E... in x0, exactly as on Linux/aarch64.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zt_events.h — the numbers and names of what zerotick counts, traces and reports, defined
  * once for the kernel, user programs and the host tools.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zt_prctl.h — prctl options zerotick implements (Linux values).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zt_syscall.h — the system-call ABI, shared by the kernel and user space.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zt_virt.h — facts of the machine zerotick boots on (QEMU 7.2 `-M virt,gic-version=3`) that
  * tools and tests need to read QEMU's own logs.  The kernel itself takes these from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpu.c — the CPU table: every CPU's struct cpu and the CPU sets (contract in
  * include/kernel/cpu.h).  Bringing the CPUs up is smp.c's.

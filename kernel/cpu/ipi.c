@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ipi.c — inter-processor interrupts with reasons (contract in include/kernel/ipi.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * irq.c — interrupt handlers, dispatch and routing (contract in include/kernel/irq.h).
  *
@@ -12,12 +13,12 @@
 #include "kernel/irq.h"
 #include "arch.h"
 #include "kernel/cpu.h"
+#include "kernel/cpumask.h"
 #include "kernel/ipi.h"
 #include "kernel/isolate.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/stats.h"
-#include "kernel/cpumask.h"
 #include "uapi/zt_errno.h"
 
 static irq_handler_t handlers[ARCH_NR_IRQS];

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * power.c — powering the machine off: stop every other CPU, print the exit statistics if
  * asked (exit_stats=1), hand the status to the arch (contract in include/kernel/power.h).

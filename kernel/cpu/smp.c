@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * smp.c — SMP bring-up, and starting and stopping single CPUs at run time (contract in
  * include/kernel/smp.h).

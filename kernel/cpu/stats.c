@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * stats.c — per-CPU event counters (contract in include/kernel/stats.h).
  *

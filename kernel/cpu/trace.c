@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trace.c — per-CPU trace rings (contract in include/kernel/trace.h).
  *

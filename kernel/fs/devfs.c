@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * devfs.c — /dev: null, zero, and the console terminal as console and tty (contract in
  * include/kernel/vfs.h; the line discipline is kernel/fs/tty.c).

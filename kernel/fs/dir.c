@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dir.c — directory changes (mkdir, unlink, rmdir, rename: tmpfs directories only), reading
  * directories and links, the read-only file operations of the initrd, and building the tree
@@ -262,8 +263,7 @@ int vfs_dir_entry(struct inode *dir, uint64_t *pos, char *name, uint64_t *ino, u
     }
     unsigned long flags = spin_lock_irqsave(&vfs_lock);
     int found = 0;
-    list_for_each(p, &dir->children)
-    {
+    list_for_each(p, &dir->children) {
         struct inode *c = container_of(p, struct inode, sibling);
         if (c->dir_pos >= index) { /* the entry at index, or the next if it went away */
             kstrlcpy(name, c->name, VFS_NAME_MAX + 1);

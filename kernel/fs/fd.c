@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fd.c — descriptor tables and the calls that act on an open descriptor (contract and locks
  * in include/kernel/fd.h).  Every call checks the descriptor, its access mode and the user

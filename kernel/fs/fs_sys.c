@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fs_sys.c — the system calls that take a path or act on the file system: openat, stat
  * (newfstatat, fstat, statx), getdents64, faccessat, readlinkat, getcwd, chdir, fchdir,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * initrd.c — lookups in the embedded cpio archive (contract in include/kernel/initrd.h).
  *

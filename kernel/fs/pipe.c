@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pipe.c — pipe2(): a one-page ring buffer between a read end and a write end.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * poll.c — ppoll and pselect6 over any descriptors (contract in include/kernel/poll.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tmpfs.c — the bytes of /tmp's files, in whole pages (contract in include/kernel/vfs.h).
  *

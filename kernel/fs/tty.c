@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tty.c — the console as a terminal (contract in include/kernel/tty.h): a line discipline
  * over the UART, with the termios settings, window size and foreground process group that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * vfs.c — the tree: path lookup, inode and file lifetimes, opening, directory changes
  * (contract and locks in include/kernel/vfs.h).
@@ -9,8 +10,8 @@
  */
 #include "kernel/vfs.h"
 #include "kernel/acct.h"
-#include "kernel/kmem.h"
 #include "kernel/cycles.h"
+#include "kernel/kmem.h"
 #include "kernel/lib.h"
 #include "kernel/task.h"
 #include "uapi/zt_errno.h"
@@ -78,8 +79,7 @@ void vfs_link_locked(struct inode *dir, struct inode *child, const char *name)
 
 struct inode *vfs_child_locked(struct inode *dir, const char *name)
 {
-    list_for_each(pos, &dir->children)
-    {
+    list_for_each(pos, &dir->children) {
         struct inode *c = container_of(pos, struct inode, sibling);
         if (strcmp(c->name, name) == 0) {
             return c;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bootargs.c — the kernel command line.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpumask.c — Linux "cpulist" text (0-3,7 and 0-7:2/4) to and from a CPU set (cpumask_t),
  * and the number of set words that can hold an existing CPU (cpumask_words_used: written

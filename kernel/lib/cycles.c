@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cycles.c — conversions between counter cycles and ns/us (contract in
  * include/kernel/cycles.h).

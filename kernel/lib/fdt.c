@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fdt.c — the generic flattened device tree reader (contract in include/kernel/fdt.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lib.c — memory and string functions for the kernel (it links no C library), and a small
  * snprintf.  The compiler may emit calls to memset/memcpy on its own, so these exist under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lockcheck.c — the lock order, checked (checked builds; the order is in
  * include/kernel/lockrank.h).

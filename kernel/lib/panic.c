@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * panic.c — stop everything when a kernel invariant breaks (contract in panic.h).
  *

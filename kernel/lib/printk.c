@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * printk.c — kernel console output (contract in include/kernel/printk.h).
  *

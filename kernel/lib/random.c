@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * random.c — the kernel's byte generator (contract in include/kernel/random.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * spinlock.c — the spinlock state that is not in a lock: in checked builds, how many
  * spinlocks each CPU holds and which one it is waiting for, with where from (contract in

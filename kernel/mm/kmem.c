@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kmem.c — kernel objects in power-of-two size classes (contract in include/kernel/kmem.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kstack.c — kernel stack slots (contract in include/kernel/kstack.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * page.c — the physical page allocator (see include/kernel/page.h for the contract).
  *

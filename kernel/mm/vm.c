@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * vm.c — user address spaces (contract in include/kernel/vm.h).
  *
@@ -128,8 +129,7 @@ static void unmap_kernel_pages(struct vm *vm, uint64_t start, uint64_t end)
 void vm_destroy(struct vm *vm)
 {
     struct page_list freed = {0, 0};
-    list_for_each_safe(pos, tmp, &vm->vmas)
-    {
+    list_for_each_safe(pos, tmp, &vm->vmas) {
         struct vma *v = container_of(pos, struct vma, link);
         if (!vma_owns_pages(v)) {
             unmap_kernel_pages(vm, v->start, v->end);
@@ -146,8 +146,7 @@ void vm_destroy(struct vm *vm)
 /* The first region ending above `addr`, or the list head. */
 static struct list *first_after(struct vm *vm, uint64_t addr)
 {
-    list_for_each(pos, &vm->vmas)
-    {
+    list_for_each(pos, &vm->vmas) {
         if (container_of(pos, struct vma, link)->end > addr) {
             return pos;
         }
@@ -397,8 +396,7 @@ int vm_fault(struct vm *vm, uint64_t addr, unsigned access)
 static uint64_t stack_hole_locked(struct vm *vm, uint64_t below)
 {
     uint64_t hole = 0;
-    list_for_each(pos, &vm->vmas)
-    {
+    list_for_each(pos, &vm->vmas) {
         const struct vma *v = container_of(pos, struct vma, link);
         if (v->kind != VMA_STACK || !(v->prot & (PROT_READ | PROT_WRITE))) {
             continue;
@@ -464,8 +462,7 @@ static int check_unmap_locked(struct vm *vm, uint64_t start, uint64_t end, struc
 static void unmap_range_locked(struct vm *vm, uint64_t start, uint64_t end, struct vma *split,
                                struct page_list *freed)
 {
-    list_for_each_safe(pos, tmp, &vm->vmas)
-    {
+    list_for_each_safe(pos, tmp, &vm->vmas) {
         struct vma *v = container_of(pos, struct vma, link);
         if (v->end <= start || v->start >= end) {
             continue;
@@ -591,8 +588,7 @@ int vm_unmap_phys(struct vm *vm, uint64_t va, uint64_t len)
 {
     struct vma *found = 0;
     unsigned long irq = spin_lock_irqsave(&vm->lock);
-    list_for_each(pos, &vm->vmas)
-    {
+    list_for_each(pos, &vm->vmas) {
         struct vma *v = container_of(pos, struct vma, link);
         if (v->kind == VMA_DEVICE && v->start == va && v->end - v->start == len) {
             found = v;
@@ -863,8 +859,7 @@ long strnlen_user(struct vm *vm, uint64_t usrc, size_t max)
  * boundary or in no region. */
 static bool split_at_locked(struct vm *vm, uint64_t addr, struct vma *spare)
 {
-    list_for_each(pos, &vm->vmas)
-    {
+    list_for_each(pos, &vm->vmas) {
         struct vma *v = container_of(pos, struct vma, link);
         if (v->start < addr && addr < v->end) {
             *spare = *v;
@@ -881,8 +876,7 @@ static bool split_at_locked(struct vm *vm, uint64_t addr, struct vma *spare)
 static bool range_is_user_mapped(struct vm *vm, uint64_t start, uint64_t end)
 {
     uint64_t at = start;
-    list_for_each(pos, &vm->vmas)
-    {
+    list_for_each(pos, &vm->vmas) {
         struct vma *v = container_of(pos, struct vma, link);
         if (v->end <= at || v->start >= end) {
             continue;
@@ -908,8 +902,7 @@ static void reprotect_locked(struct vm *vm, uint64_t start, uint64_t end, unsign
             arch_as_map(&vm->as, va, pa, prot);
         }
     }
-    list_for_each(pos, &vm->vmas)
-    {
+    list_for_each(pos, &vm->vmas) {
         struct vma *v = container_of(pos, struct vma, link);
         if (v->start >= start && v->end <= end) {
             v->prot = prot;
@@ -1036,8 +1029,7 @@ int vm_copy(struct vm *dst, struct vm *src)
         list_free(&l);
     }
     int r = 0;
-    list_for_each(pos, &src->vmas)
-    {
+    list_for_each(pos, &src->vmas) {
         const struct vma *v = container_of(pos, struct vma, link);
         if (v->kind == VMA_DEVICE) {
             continue; /* the holder's alone: its pages are device.c's, not counted in pages */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hklog.c — lines printed on housekeeping (contract in include/kernel/hklog.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * partition.c — the housekeeping/dataplane split and its rules (contract in
  * include/kernel/partition.h).

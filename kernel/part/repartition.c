@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * repartition.c — changing a CPU's role at run time: housekeeping <-> dataplane, offline and
  * back online (contract in include/kernel/repartition.h; the protocol and why it needs no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * watchdog.c — the housekeeping watchdog (contract in include/kernel/watchdog.h).
  *

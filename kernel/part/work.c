@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * work.c — deferred work on housekeeping CPUs (contract in include/kernel/work.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * acct.c — tick-free CPU time accounting (contract and the bucket arithmetic in
  * include/kernel/acct.h).

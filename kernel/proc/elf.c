@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * elf.c — ELF64 executables (contract in include/kernel/elf.h).  Spec: System V ABI, ELF-64
  * Object File Format 1.5, and the AArch64 ELF supplement (EM_AARCH64 = 183).

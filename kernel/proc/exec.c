@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exec.c — program images and the Linux initial stack (contract in include/kernel/exec.h).
  *
@@ -14,6 +15,7 @@
  */
 #include "kernel/exec.h"
 #include "arch.h"
+#include "kernel/cpu.h"
 #include "kernel/elf.h"
 #include "kernel/kmem.h"
 #include "kernel/lib.h"
@@ -22,7 +24,6 @@
 #include "kernel/stats.h"
 #include "kernel/task.h"
 #include "kernel/vfs.h"
-#include "kernel/cpu.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
 

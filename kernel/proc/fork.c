@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fork.c — new processes as copies (clone without CLONE_THREAD: fork and vfork), the end of
  * execve (replacing the image), and process groups and sessions.
@@ -174,8 +175,7 @@ int proc_end_other_threads(void)
         return -EAGAIN;
     }
     __atomic_store_n(&p->exec_task, me, __ATOMIC_RELEASE);
-    list_for_each(pos, &p->threads)
-    {
+    list_for_each(pos, &p->threads) {
         struct task *t = container_of(pos, struct task, thread_link);
         if (t != me) {
             t->exec_kill = true;
@@ -292,8 +292,7 @@ long sys_setpgid(struct trap_frame *f)
     int want = pgid ? pgid : (p ? p->pid : 0);
     if (r == 0 && want != p->pid) {
         bool ok = false;
-        list_for_each(pp, &all_procs)
-        {
+        list_for_each(pp, &all_procs) {
             struct process *q = container_of(pp, struct process, all_link);
             ok |= q->pgid == want && q->sid == me->sid; /* a zombie still holds its group */
         }
@@ -330,8 +329,7 @@ long sys_setsid(struct trap_frame *f)
     struct process *me = current()->proc;
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     bool leader = false;
-    list_for_each(pp, &all_procs)
-    {
+    list_for_each(pp, &all_procs) {
         struct process *q = container_of(pp, struct process, all_link);
         leader |= q->pgid == me->pid;
     }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * futex.c — fast user-space mutex support (contract in include/kernel/futex.h).
  */
@@ -57,8 +58,7 @@ int futex_wake(struct vm *vm, uint64_t uaddr, int n)
     struct waitq *wq = bucket_of(vm, uaddr);
     int woken = 0;
     unsigned long flags = spin_lock_irqsave(&wq->lock);
-    list_for_each_safe(pos, tmp, &wq->tasks)
-    {
+    list_for_each_safe(pos, tmp, &wq->tasks) {
         struct task *t = container_of(pos, struct task, wait_link);
         if (woken < n && t->futex_vm == vm && t->futex_uaddr == uaddr) {
             waitq_wake_task_locked(t, 0);

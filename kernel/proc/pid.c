@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pid.c — process and thread ids (contract in include/kernel/pid.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * signal.c — signals (contract in include/kernel/signal.h).
  *
@@ -8,8 +9,8 @@
 #include "kernel/signal.h"
 #include "arch.h"
 #include "kernel/cpu.h"
-#include "kernel/ipi.h"
 #include "kernel/hklog.h"
+#include "kernel/ipi.h"
 #include "kernel/lib.h"
 #include "kernel/panic.h"
 #include "kernel/sched.h"
@@ -104,8 +105,7 @@ int signal_send_proc_locked(struct process *p, int sig)
         return 0;
     }
     __atomic_fetch_or(&p->sig_pending, SIGBIT(sig), __ATOMIC_SEQ_CST);
-    list_for_each(pos, &p->threads)
-    {
+    list_for_each(pos, &p->threads) {
         signal_kick(container_of(pos, struct task, thread_link));
     }
     return 0;
@@ -364,8 +364,7 @@ int signal_send_pgrp_locked(int pgid, int sig)
 {
     extern struct list all_procs;
     int found = 0;
-    list_for_each(pp, &all_procs)
-    {
+    list_for_each(pp, &all_procs) {
         struct process *p = container_of(pp, struct process, all_link);
         if (p->state == PROC_ALIVE && p->pgid == pgid) {
             found++;

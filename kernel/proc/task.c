@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * task.c — processes and tasks: spawn, clone, exit, wait (contract in include/kernel/task.h).
  *
@@ -20,9 +21,9 @@
 #include "kernel/kmem.h"
 #include "kernel/kstack.h"
 #include "kernel/lib.h"
-#include "kernel/power.h"
 #include "kernel/panic.h"
 #include "kernel/pid.h"
+#include "kernel/power.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
@@ -371,8 +372,7 @@ int task_clone(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint
 static void reparent_children(struct process *p)
 {
     bool zombie = false;
-    list_for_each_safe(pos, tmp, &p->children)
-    {
+    list_for_each_safe(pos, tmp, &p->children) {
         struct process *c = container_of(pos, struct process, sibling);
         list_del(&c->sibling);
         c->parent = init_proc;
@@ -448,8 +448,7 @@ _Noreturn void proc_exit_group(int wstatus)
         p->exiting = true;
         p->exit_status_pending = wstatus;
     }
-    list_for_each(pos, &p->threads)
-    {
+    list_for_each(pos, &p->threads) {
         struct task *t = container_of(pos, struct task, thread_link);
         if (t != me) {
             signal_kick(t); /* it notices p->exiting on its way back to user space */
@@ -470,8 +469,7 @@ static bool wait_matches(const struct process *me, const struct process *c, int 
 static struct process *find_zombie(struct process *me, int pid, bool *any)
 {
     *any = false;
-    list_for_each(pos, &me->children)
-    {
+    list_for_each(pos, &me->children) {
         struct process *c = container_of(pos, struct process, sibling);
         if (wait_matches(me, c, pid)) {
             *any = true;
@@ -523,11 +521,9 @@ int proc_wait(int pid, int *wstatus, int options, uint64_t *user, uint64_t *sys)
 struct task *task_find_locked(int tid)
 {
     ASSERT_HELD(&proc_lock);
-    list_for_each(pp, &all_procs)
-    {
+    list_for_each(pp, &all_procs) {
         struct process *p = container_of(pp, struct process, all_link);
-        list_for_each(tp, &p->threads)
-        {
+        list_for_each(tp, &p->threads) {
             struct task *t = container_of(tp, struct task, thread_link);
             if (t->tid == tid) {
                 return t;
@@ -542,11 +538,9 @@ bool task_find_stranded(cpumask_t leaving, cpumask_t online_after, cpumask_t hk_
 {
     bool found = false;
     unsigned long flags = spin_lock_irqsave(&proc_lock);
-    list_for_each(pp, &all_procs)
-    {
+    list_for_each(pp, &all_procs) {
         struct process *p = container_of(pp, struct process, all_link);
-        list_for_each(tp, &p->threads)
-        {
+        list_for_each(tp, &p->threads) {
             struct task *t = container_of(tp, struct task, thread_link);
             cpumask_t aff = cpumask_load(&t->affinity);
             unsigned cpu = __atomic_load_n(&t->cpu, __ATOMIC_RELAXED);
@@ -569,8 +563,7 @@ bool task_find_stranded(cpumask_t leaving, cpumask_t online_after, cpumask_t hk_
 struct process *proc_find_locked(int pid)
 {
     ASSERT_HELD(&proc_lock);
-    list_for_each(pp, &all_procs)
-    {
+    list_for_each(pp, &all_procs) {
         struct process *p = container_of(pp, struct process, all_link);
         if (p->pid == pid && p->state == PROC_ALIVE) {
             return p;
@@ -624,8 +617,7 @@ int task_list_info(struct zt_task_info *out, int skip, int n)
 {
     int count = 0;
     unsigned long flags = spin_lock_irqsave(&proc_lock);
-    list_for_each(pp, &all_procs)
-    {
+    list_for_each(pp, &all_procs) {
         struct process *p = container_of(pp, struct process, all_link);
         if (p->state == PROC_ZOMBIE) {
             if (count >= skip && count - skip < n) {
@@ -634,8 +626,7 @@ int task_list_info(struct zt_task_info *out, int skip, int n)
             count++;
             continue;
         }
-        list_for_each(tp, &p->threads)
-        {
+        list_for_each(tp, &p->threads) {
             if (count >= skip && count - skip < n) {
                 fill_info(&out[count - skip], p, container_of(tp, struct task, thread_link));
             }
@@ -650,8 +641,7 @@ bool pgrp_exists(int pgid)
 {
     bool found = false;
     unsigned long flags = spin_lock_irqsave(&proc_lock);
-    list_for_each(pp, &all_procs)
-    {
+    list_for_each(pp, &all_procs) {
         struct process *p = container_of(pp, struct process, all_link);
         found |= p->pgid == pgid; /* zombies too: not yet reaped, still members */
     }
@@ -663,8 +653,7 @@ unsigned proc_count(void)
 {
     unsigned n = 0;
     unsigned long flags = spin_lock_irqsave(&proc_lock);
-    list_for_each(pp, &all_procs)
-    {
+    list_for_each(pp, &all_procs) {
         n++;
     }
     spin_unlock_irqrestore(&proc_lock, flags);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wait.c — wait queues and sleeping (contract in include/kernel/wait.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * device.c — devices handed to user-space drivers (contract in include/kernel/device.h, ABI in
  * include/uapi/zt_device.h).

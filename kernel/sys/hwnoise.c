@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hwnoise.c — zt_hwnoise: read the counter in a loop with IRQs masked, on a dataplane CPU,
  * and report the gaps between consecutive reads (contract in include/kernel/hwnoise.h, ABI

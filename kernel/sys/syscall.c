@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * syscall.c — system-call dispatch and the calls that are only argument checking around
  * another module (ABI in include/uapi/zt_syscall.h).
@@ -6,13 +7,15 @@
  * bad input, and reads or writes user memory only with copy_from_user/copy_to_user.
  * Runs in the calling task's context with IRQs enabled.
  */
+#include "kernel/syscall.h"
 #include "arch.h"
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
-#include "kernel/exec.h"
-#include "kernel/fd.h"
 #include "kernel/cycles.h"
 #include "kernel/device.h"
+#include "kernel/entry.h"
+#include "kernel/exec.h"
+#include "kernel/fd.h"
 #include "kernel/futex.h"
 #include "kernel/hwnoise.h"
 #include "kernel/isolate.h"
@@ -22,12 +25,10 @@
 #include "kernel/repartition.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
-#include "kernel/syscall.h"
 #include "kernel/sysdebug.h"
 #include "kernel/sysinfo.h"
 #include "kernel/task.h"
 #include "kernel/trace.h"
-#include "kernel/entry.h"
 #include "kernel/tty.h"
 #include "kernel/wait.h"
 #include "uapi/zt_errno.h"
@@ -196,8 +197,7 @@ static uint64_t process_cpu_ns(struct process *p)
     uint64_t total = 0, user, sys;
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     total = p->dead_user_cycles + p->dead_sys_cycles;
-    list_for_each(pos, &p->threads)
-    {
+    list_for_each(pos, &p->threads) {
         acct_task_read(container_of(pos, struct task, thread_link), &user, &sys);
         total += user + sys;
     }
@@ -366,8 +366,7 @@ static long sys_kill(struct trap_frame *f)
         r = !p ? -ESRCH : sig ? signal_send_proc_locked(p, sig) : 0;
     } else if (pid == -1) {
         r = -ESRCH;
-        list_for_each(pp, &all_procs)
-        {
+        list_for_each(pp, &all_procs) {
             struct process *p = container_of(pp, struct process, all_link);
             if (p->state == PROC_ALIVE && p->pid != 1 && p != me) {
                 r = sig ? signal_send_proc_locked(p, sig) : 0;

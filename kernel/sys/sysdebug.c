@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sysdebug.c — syscall_debug=1: the porting aid.  Each system call number a process makes
  * that the kernel does not implement is reported once per process, with its Linux name:

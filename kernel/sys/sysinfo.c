@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sysinfo.c — zerotick's own system calls: spawn, the read-only views that ps and cpus
  * show (tasks, CPUs, memory), and power-off.
@@ -5,22 +6,22 @@
  * The views read other CPUs' counters and run queues with relaxed loads: a snapshot that
  * may be a few events stale, never a request to the CPU being observed.
  */
+#include "kernel/sysinfo.h"
 #include "arch.h"
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
-#include "kernel/exec.h"
 #include "kernel/cycles.h"
+#include "kernel/exec.h"
 #include "kernel/ipi.h"
 #include "kernel/isolate.h"
 #include "kernel/kmem.h"
 #include "kernel/kstack.h"
 #include "kernel/lib.h"
-#include "kernel/power.h"
 #include "kernel/page.h"
+#include "kernel/power.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/stats.h"
-#include "kernel/sysinfo.h"
 #include "kernel/task.h"
 #include "kernel/trace.h"
 #include "uapi/zt_errno.h"

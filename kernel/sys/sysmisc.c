@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sysmisc.c — the Linux calls a C library makes at start-up and for its bookkeeping:
  * identity (a single user: root), resource limits, robust futex lists, randomness,
@@ -12,8 +13,8 @@
  */
 #include "arch.h"
 #include "kernel/acct.h"
-#include "kernel/fd.h"
 #include "kernel/cycles.h"
+#include "kernel/fd.h"
 #include "kernel/lib.h"
 #include "kernel/page.h"
 #include "kernel/random.h"
@@ -162,8 +163,7 @@ static void proc_times_locked(struct process *p, uint64_t *user, uint64_t *sys)
 {
     *user = p->dead_user_cycles;
     *sys = p->dead_sys_cycles;
-    list_for_each(pos, &p->threads)
-    {
+    list_for_each(pos, &p->threads) {
         uint64_t u, s;
         acct_task_read(container_of(pos, struct task, thread_link), &u, &s);
         *user += u;

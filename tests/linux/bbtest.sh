@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bbtest.sh — busybox checks, run by tests/qemu/test_linux.py as
 #     init=/bin/busybox -- sh /etc/bbtest.sh
 # in one boot.  Each check prints one line: "bb NAME: ok" or "bb NAME: FAILED: ...".

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """pytest configuration for the QEMU tests.
 
 Marker `parallel_vcpus`: the test's scenario needs housekeeping vCPUs to make progress

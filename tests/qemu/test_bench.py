@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Benchmarks (issue 6): /bin/bench prints one well-formed line per loop, its instruction
 counts are exact and repeatable under -icount, and tools/bench --quick writes a complete
 report.  Fast: small iteration counts, the smallest machines, well under a minute in all.

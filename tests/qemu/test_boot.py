@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Platform bring-up under QEMU (issue 2): SMP, EL2 entry, exit status, panics, bad
 device trees, CPUs that fail to start, bad command lines.
 

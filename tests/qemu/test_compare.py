@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """make compare's zerotick side as make test's regression gate (tools/compare, issue 15).
 
 CMP-01 is the gate for the central promise: every interruption scenario of `make compare`,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Tests of tools/exclog, the exception-log oracle, on QEMU 7.2 logs stored in data/exclog/.
 
 No QEMU runs here: the logs were recorded once from a probe (data/exclog/README.md says

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The system-call fuzzer (issue 9, item 11): short seeded rounds of /bin/fuzz, one on
 housekeeping CPUs only and one with dataplane CPUs and task isolation steered at, each
 judged by the fuzzer's own verdict (no worker stuck, no synchronous exception at EL1, free

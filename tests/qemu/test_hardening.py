@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Hardening (issue 9): the outside audit's ten bugs and the other findings, each a test of
 /bin/hardtests that failed before its fix, run in one boot with dataplane CPUs; plus what
 the kernel prints about them (the admission refusal's reason).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Task isolation (issue 5): PR_SET_TASK_ISOLATION, strict mode and its reports, the signal
 path, admission, the isolstat audit, and an isolated task under the heaviest housekeeping
 load — proven with QEMU's own exception log, never with wall-clock time.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Static Linux programs run unchanged (issue 11): glibc and musl builds of user/linux/lxtest.c,
 Debian's busybox-static, the interactive busybox shell, a glibc isolation client, and
 syscall_debug=1.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The test suite's own rules, checked without booting anything.
 
 META-01: every test has a stable ID (a pytest test's docstring starts with "XXX-NN:", a

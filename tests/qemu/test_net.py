@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The user-space dataplane (issue 12): a virtio-net device handed to /bin/udpecho on dataplane
 CPU 3, which polls it in strict isolation.  Traffic comes from the host over loopback only
 (tools/netload; zt.net_options picks free ports): QEMU user networking with a host forward, or

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The noise meter /bin/osnoise (issue 6): rtla's table, isolated dataplane CPUs that see only
 "HW" noise (the host, under TCG), housekeeping CPUs whose IRQ and Thread counts agree with the
 kernel's counters and with QEMU's own exception log, the histogram and its plot, bad arguments.

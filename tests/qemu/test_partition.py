@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Repartition at run time (issue 13): CPUs move between housekeeping and dataplane, go
 offline and come back (zt_partition, /bin/partition), while a bystander dataplane CPU is
 not touched at all — judged by QEMU's own exception log, never by the guest.

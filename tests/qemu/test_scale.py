@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """512 CPUs (issue 14): QEMU virt's largest machine, booted once with dataplane=1-511.
 
 QEMU gives a GICv3 machine of more than 123 CPUs a second redistributor region (hw/arm/virt.c:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Exhaustion and stress (issue 9, item 13): /bin/stress, one boot on 4 CPUs, every test
 ending with free pages and kernel stacks at their baseline (each test checks its own, the
 runner checks the whole suite).  Thread bursts above every cache are HRD-03's

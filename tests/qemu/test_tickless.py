@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Housekeeping and dataplane CPUs, and the timer armed only on contention (issue 4).
 
 Every test boots 4 CPUs with dataplane=2-3, runs /bin/load on the housekeeping CPUs the

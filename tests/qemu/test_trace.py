@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Per-CPU trace rings, /bin/trace and the host tools that read its output (issue 6).
 
 Two boots, each shared by the tests that read it (4 CPUs, trace=1, dataplane=2-3, exit_stats=1):

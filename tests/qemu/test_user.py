@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """User space under QEMU (issue 3): usertests, init's exit status, the shell non-interactive
 (`init=/bin/sh -- -c '...'`) and interactive over the UART.
 

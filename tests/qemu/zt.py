@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """zt.py — boot zerotick under QEMU from pytest, and talk to its console.
 
 Two ways to run the kernel:

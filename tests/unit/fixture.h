@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fixture.h — setup shared by host unit tests that need real kernel memory: a pool of
  * host pages handed to the page allocator, and CPU 0 as the one running CPU (its run
@@ -17,11 +18,11 @@
 pid_t waitpid(pid_t pid, int *status, int options);
 
 #include "arch.h"
-#include "fake.h"
 #include "kernel/cpu.h"
 #include "kernel/page.h"
 #include "kernel/panic.h"
 #include "kernel/sched.h"
+#include "fake.h"
 
 /* Give the page allocator `pages` fresh host pages and make CPU 0 the running CPU.
  * Returns the pool (free it at the end, or let the process exit), NULL if out of memory. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * masks.h — CPU sets in host unit tests: most tests name small machines, whose sets fit in
  * one 64-bit word, so they write and compare them as words (bit N = CPU N).  Include after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_bootargs.c — host unit tests of kernel/lib/bootargs.c: the command line and the
  * housekeeping/dataplane partition.
@@ -18,8 +19,8 @@
 #include <cmocka.h>
 
 #include "kernel/bootargs.h"
-#include "masks.h"
 #include "kernel/partition.h"
+#include "masks.h"
 
 /* cmocka passes every test a state pointer; these tests need none. */
 #define TEST_STATE void **state __attribute__((unused))

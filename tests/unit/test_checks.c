@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_checks.c — host unit tests that the checked invariants of include/kernel/panic.h and
  * spinlock.h hold and fire: spinlock owner tracking, the held-lock count, and ASSERTs at the
@@ -13,13 +14,13 @@
 
 #include <cmocka.h>
 
-#include "fake.h"
-#include "fixture.h"
 #include "kernel/cpu.h"
 #include "kernel/signal.h"
 #include "kernel/spinlock.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
+#include "fake.h"
+#include "fixture.h"
 
 #define TEST_STATE void **state __attribute__((unused))
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_cpio.c — host unit tests of cpio_find (kernel/fs/initrd.c): looking up user programs in
  * a cpio "newc" archive.

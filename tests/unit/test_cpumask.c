@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_cpumask.c — host unit tests of kernel/lib/cpumask.c and cpumask.h: cpulist text <-> CPU
  * sets of MAX_CPUS (512) CPUs, and the set operations.
@@ -15,8 +16,8 @@
 #include <cmocka.h>
 
 #include "kernel/cpumask.h"
-#include "masks.h"
 #include "uapi/zt_errno.h"
+#include "masks.h"
 
 /* cmocka passes every test a state pointer; these tests need none. */
 #define TEST_STATE void **state __attribute__((unused))

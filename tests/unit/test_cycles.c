@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_cycles.c — host unit tests of kernel/lib/cycles.c: conversions between counter cycles and
  * ns/us at the fake arch's frequency (62.5 MHz, 16 ns per cycle, as QEMU virt).
@@ -11,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "fake.h"
 #include "kernel/cycles.h"
+#include "fake.h"
 
 #define TEST_STATE void **state __attribute__((unused))
 

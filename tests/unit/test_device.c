@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_device.c — host unit tests of kernel/sys/device.c (handing a device to a process) and of
  * the pieces it stands on: vm_map_phys/vm_unmap_phys (kernel/mm/vm.c) and
@@ -22,14 +23,14 @@
 
 #include <cmocka.h>
 
-#include "fixture.h"
-#include "fake.h"
 #include "kernel/device.h"
 #include "kernel/page.h"
 #include "kernel/task.h"
 #include "kernel/vm.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
+#include "fake.h"
+#include "fixture.h"
 
 #define TEST_STATE void **state __attribute__((unused))
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_elf.c — host unit tests of elf_check (kernel/proc/elf.c): which executables the kernel
  * agrees to load.
@@ -21,12 +22,12 @@
 
 #include <cmocka.h>
 
-#include "fake.h"
 #include "kernel/cpu.h"
 #include "kernel/elf.h"
 #include "kernel/sched.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
+#include "fake.h"
 
 /* cmocka passes every test a state pointer; these tests need none. */
 #define TEST_STATE void **state __attribute__((unused))

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_entry.c — host unit tests of the system-call fast path's decisions (kernel/entry.c)
  * and of tick-free accounting (kernel/proc/acct.c) against the fake arch.
@@ -20,7 +21,6 @@
 #include <cmocka.h>
 
 #include "arch.h"
-#include "fake.h"
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
 #include "kernel/entry.h"
@@ -29,6 +29,7 @@
 #include "kernel/task.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
+#include "fake.h"
 
 #define TEST_STATE void **state __attribute__((unused))
 

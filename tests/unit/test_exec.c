@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_exec.c — host unit tests of the Linux initial stack (kernel/proc/exec.c): what a C
  * library's start-up code reads at SP, and the argument limits.
@@ -18,13 +19,13 @@
 
 #include <cmocka.h>
 
-#include "fake.h"
-#include "fixture.h"
 #include "kernel/exec.h"
 #include "kernel/page.h"
 #include "kernel/vm.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
+#include "fake.h"
+#include "fixture.h"
 
 #define TEST_STATE void **state __attribute__((unused))
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_fd.c — host unit tests of descriptor tables (kernel/fs/fd.c): the copy fork and execve
  * make, and closing every descriptor, wherever the descriptors sit in the table.
@@ -18,10 +19,10 @@
 
 #include <cmocka.h>
 
-#include "fake.h"
-#include "fixture.h"
 #include "kernel/fd.h"
 #include "kernel/vfs.h"
+#include "fake.h"
+#include "fixture.h"
 
 #define TEST_STATE void **state __attribute__((unused))
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_fdt.c — host unit tests of the device-tree reader: kernel/lib/fdt.c (the generic checks)
  * through arch/aarch64/dt.c (what zerotick looks up).

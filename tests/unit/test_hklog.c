@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_hklog.c — host unit tests of kernel/part/hklog.c: a line from a housekeeping CPU is printed
  * at once; one from a dataplane CPU waits for the housekeeping worker (issue 9: a user fault
@@ -11,9 +12,9 @@
 
 #include <cmocka.h>
 
-#include "fake.h"
 #include "kernel/cpu.h"
 #include "kernel/hklog.h"
+#include "fake.h"
 
 #define TEST_STATE void **state __attribute__((unused))
 

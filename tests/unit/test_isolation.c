@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_isolation.c — host unit tests of the isolation rules, against the fake arch, which
  * records every IPI sent, every interrupt route and every timer written.
@@ -26,14 +27,12 @@
 
 #include "masks.h"
 
-#include "fake.h"
-#include "fixture.h"
 #include "kernel/cpu.h"
 #include "kernel/dataplane.h"
 #include "kernel/entry.h"
+#include "kernel/hklog.h"
 #include "kernel/ipi.h"
 #include "kernel/irq.h"
-#include "kernel/hklog.h"
 #include "kernel/isolate.h"
 #include "kernel/lib.h"
 #include "kernel/page.h"
@@ -46,6 +45,8 @@
 #include "kernel/work.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_prctl.h"
+#include "fake.h"
+#include "fixture.h"
 
 #define TEST_STATE void **state __attribute__((unused))
 #define BIT(c)     cpumask_of(c)

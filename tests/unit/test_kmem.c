@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_kmem.c — host unit tests of kernel/mm/kmem.c: kernel objects in power-of-two classes
  * carved from pages of the page allocator.
@@ -17,12 +18,12 @@
 
 #include <cmocka.h>
 
-#include "fixture.h"
-#include "fake.h"
 #include "kernel/cpu.h"
 #include "kernel/kmem.h"
 #include "kernel/page.h"
 #include "kernel/sched.h"
+#include "fake.h"
+#include "fixture.h"
 
 /* cmocka passes every test a state pointer; these tests need none. */
 #define TEST_STATE void **state __attribute__((unused))

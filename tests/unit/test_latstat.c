@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_latstat.c — host unit tests of the noise meters' arithmetic: user/lib/latstat.c (the
  * latency series and percentiles of osnoise -P and timerlat) and kernel/sys/hwnoise.c's gap

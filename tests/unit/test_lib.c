@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_lib.c — host unit tests of the kernel's formatted output (kernel/lib/lib.c): kvsnprintf
  * and ksnprintf, compared with the host C library's snprintf for every conversion, flag,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_lockcheck.c — host unit tests of kernel/lib/lockcheck.c: the lock-order rule and the
  * per-CPU record of held ranked locks that the checked kernel keeps.
@@ -9,10 +10,10 @@
 
 #include <cmocka.h>
 
-#include "fake.h"
 #include "kernel/cpu.h"
 #include "kernel/lockcheck.h"
 #include "kernel/spinlock.h"
+#include "fake.h"
 
 #define TEST_STATE void **state __attribute__((unused))
 

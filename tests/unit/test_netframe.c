@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_netframe.c — host unit tests of user/net/frame.c, the dataplane's packet logic, fed
  * good and hostile frames under ASan/UBSan.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_netnic.c — host unit tests of user/net/nic.c's refusals: nic_open over a register
  * window that is plain memory (a "device" that shows fixed register values and keeps what is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_netvirtq.c — host unit tests of user/net/virtq.c, the split virtqueue, with the test
  * playing the device: it reads the available ring and writes used entries the way virtio 1.2

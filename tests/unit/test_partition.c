@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_partition.c — host unit tests of the partition state machine: the rules
  * (partition_step, pure) and the protocol (repartition_apply) on the fake arch, which
@@ -30,9 +31,6 @@
 
 #include <cmocka.h>
 
-#include "fake.h"
-#include "fixture.h"
-#include "masks.h"
 #include "kernel/cpu.h"
 #include "kernel/hklog.h"
 #include "kernel/ipi.h"
@@ -53,6 +51,9 @@
 #include "uapi/zt_errno.h"
 #include "uapi/zt_prctl.h"
 #include "uapi/zt_syscall.h"
+#include "fake.h"
+#include "fixture.h"
+#include "masks.h"
 
 #define TEST_STATE void **state __attribute__((unused))
 #define BIT(c)     (1ull << (c)) /* CPU c < 64 in a word of CPUs (masks.h: M64) */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_pid.c — host unit tests of kernel/proc/pid.c: ids handed out in order, reused once freed
  * after a wrap (issue 9: ids were never reused), never twice at once, init's 1 kept.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_sched.c — host unit tests of kernel/sched.c: task placement and the "can this CPU
  * stop its tick" question.
@@ -22,8 +23,6 @@
 
 #include <cmocka.h>
 
-#include "fake.h"
-#include "masks.h"
 #include "kernel/cpu.h"
 #include "kernel/ipi.h"
 #include "kernel/isolate.h"
@@ -34,6 +33,8 @@
 #include "kernel/timer.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_prctl.h"
+#include "fake.h"
+#include "masks.h"
 
 /* cmocka passes every test a state pointer; these tests need none. */
 #define TEST_STATE void **state __attribute__((unused))

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_timer.c — host unit tests of kernel/timer.c: the deadline decision and the single
  * writer of the hardware timer.
@@ -15,18 +16,17 @@
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
-#include <unistd.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "masks.h"
 
-#include "fake.h"
 #include "kernel/cpu.h"
 #include "kernel/entry.h"
 #include "kernel/irq.h"
@@ -34,6 +34,7 @@
 #include "kernel/stats.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
+#include "fake.h"
 
 /* cmocka passes every test a state pointer; these tests need none. */
 #define TEST_STATE void **state __attribute__((unused))

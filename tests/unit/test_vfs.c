@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_vfs.c — host unit tests of the file tree (kernel/fs/): path lookup, /tmp changes,
  * symbolic links, and the RAM file system's page accounting.
@@ -17,12 +18,12 @@
 
 #include <cmocka.h>
 
-#include "fake.h"
-#include "fixture.h"
 #include "kernel/kmem.h"
 #include "kernel/page.h"
 #include "kernel/vfs.h"
 #include "uapi/zt_errno.h"
+#include "fake.h"
+#include "fixture.h"
 
 #define TEST_STATE void **state __attribute__((unused))
 

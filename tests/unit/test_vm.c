@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_vm.c — host unit tests of kernel/mm/vm.c: user address spaces over the fake arch's flat
  * page table (fake.ptes, fake.mapped_pages).
@@ -18,14 +19,14 @@
 
 #include <cmocka.h>
 
-#include "fixture.h"
-#include "fake.h"
 #include "kernel/cpu.h"
 #include "kernel/page.h"
 #include "kernel/sched.h"
 #include "kernel/vm.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
+#include "fake.h"
+#include "fixture.h"
 
 /* cmocka passes every test a state pointer; these tests need none. */
 #define TEST_STATE void **state __attribute__((unused))
@@ -81,8 +82,7 @@ struct want_vma {
 static void expect_vmas(unsigned n, const struct want_vma *want)
 {
     unsigned i = 0;
-    list_for_each(pos, &vm.vmas)
-    {
+    list_for_each(pos, &vm.vmas) {
         const struct vma *v = container_of(pos, struct vma, link);
         if (i >= n) {
             fail_msg("extra region %u: [%#llx, %#llx)", i, (unsigned long long)v->start,
@@ -592,8 +592,7 @@ static void vm16_mmap_more_than_free(TEST_STATE)
 /* Every region is heap, RW; [BRK0, end) is mapped and the page at `end` is not. */
 static void expect_heap(uint64_t end)
 {
-    list_for_each(pos, &vm.vmas)
-    {
+    list_for_each(pos, &vm.vmas) {
         const struct vma *v = container_of(pos, struct vma, link);
         assert_int_equal(v->kind, VMA_HEAP);
         assert_int_equal(v->prot, RW);

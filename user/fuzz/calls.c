@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * calls.c — which system call a draw makes, and with which arguments.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * files.c — arguments for the calls on descriptors, paths and the file tree (the Linux
  * process model's VFS: openat, stat, getdents64, pipes, ppoll...), and the sandbox rules

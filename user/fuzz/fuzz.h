@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz.h — the parts of /bin/fuzz (user/fuzz.c is the runner; this directory holds a worker's
  * life): the random stream, the hostile value pools, the per-call argument shaping and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * machine.c — what the runner does to the machine around a run.
  *

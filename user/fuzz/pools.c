@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pools.c — hostile argument values for /bin/fuzz, and the arena they point into.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * procs.c — arguments for the Linux process-model calls that are not about files: execve,
  * memory protection and advice, signal waits and stacks, identity, groups and sessions,

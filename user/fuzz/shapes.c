@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shapes.c — arguments of the right kinds for the calls the fuzzer knows, and the sandbox
  * rules that keep a draw from ending the test or, unannounced, the life.

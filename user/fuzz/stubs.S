@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * stubs.S — the few places /bin/fuzz needs exact control of registers and stack.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * stuck.c — what the runner prints about a stuck life before it kills it: what the kernel
  * says about every CPU, twice, one second apart (what moves and what does not), the life's

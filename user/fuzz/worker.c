@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * worker.c — one life of a fuzz worker, and the victims it spawns.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpuset.c — CPU sets as text: Linux "cpulist" ("0-3,7", "0-15:2/4", "none") to and from a
  * struct zt_cpuset (uapi), for the programs that take or show CPU lists (cpus -c, ps,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpuview.c — what the shell's `cpus` shows, readable on 4 CPUs and on 512: one paragraph
  * per CPU (`cpus -c LIST`, or every CPU of a small machine), or a summary with one line per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * crt0.S — process entry.  The kernel starts a program here at EL0 (Linux-like): SP 16-byte
  * aligned and pointing at argc, then argv[0..argc-1], NULL, envp..., NULL, auxv pairs ending

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * latstat.c — latency and gap statistics in whole-microsecond buckets (contract in
  * latstat.h).  Pure arithmetic on the caller's struct; no locks, any context.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * latstat.h — latency and gap statistics in whole-microsecond buckets (user/lib/latstat.c),
  * shared by osnoise's -P percentiles, its -w (hwnoise) and -L (timerlat) modes.  Pure: no

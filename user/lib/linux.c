@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * linux.c — the same program under Linux.  `make compare` boots the very files of zerotick's
  * /bin (bench, osnoise, isol, spin, load, true, t0) on Debian's Linux kernel too, so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lock.c — picolibc's lock hooks (__retarget_lock_*), so malloc and the other libc internals
  * that take __lock___libc_recursive_mutex are safe with several threads.  picolibc's own

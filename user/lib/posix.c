@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * posix.c — the POSIX-style calls picolibc and ordinary C code expect (read, write, _exit,
  * getpid, nanosleep, clock_gettime, kill, mmap, ...), each a zt_*() call that turns -E...
@@ -8,8 +9,8 @@
  */
 #include "zt.h"
 
-#include <unistd.h>
 #include <sched.h>
+#include <unistd.h>
 
 /* -E... -> -1 and errno; anything else passes through. */
 static long check(long r)

@@ -1,11 +1,12 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * start.c — what runs between crt0's _start and main(): decode the initial stack, give the
  * main thread its TLS, run constructors, arrange for exit() to flush stdio, call main.
  *
  * Nothing here may touch a thread-local variable (errno included) before tls_setup_main().
  */
-#include "zt.h"
 #include "tls.h"
+#include "zt.h"
 
 #include <stdlib.h>
 #include <unistd.h>

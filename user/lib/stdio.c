@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * stdio.c — picolibc's tinystdio streams stdin/stdout/stderr on the console fds 0/1/2.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sys.c — one zt_*() wrapper per system call of include/uapi/zt_syscall.h, plus the small
  * conveniences built only from them (spawn with an affinity, wait, affinity of self).

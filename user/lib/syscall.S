@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * syscall.S — the only places user space executes `svc`.
  *

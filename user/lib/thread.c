@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * thread.c — threads of one process: zt_thread_create() / zt_thread_join().
  *
@@ -17,8 +18,8 @@
  *     private one would sleep forever there).  join() waits for 0, after which the thread never
  * touches its mapping again and the creator unmaps it.
  */
-#include "zt.h"
 #include "tls.h"
+#include "zt.h"
 
 #define THREAD_STACK_BYTES (128 * 1024)
 #define PAGE_BYTES         4096

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tls.c — builds thread-local storage areas from the linker's TLS symbols (user.ld).
  *

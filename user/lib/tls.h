@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tls.h — thread-local storage blocks (tls.c), shared by start.c (main thread) and thread.c.
  *

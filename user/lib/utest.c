@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * utest.c — the test runner shared by usertests and hardtests (contract in utest.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * utest.h — the test runner shared by usertests and hardtests (xv6's usertests shape).
  *

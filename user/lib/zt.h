@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zt.h — the user-space API of zerotick: raw system calls, one wrapper per call of
  * include/uapi/zt_syscall.h, process spawn/wait, threads, and time read straight from the

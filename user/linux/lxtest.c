@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lxtest — ordinary Linux C, built unchanged against glibc (aarch64-linux-gnu-gcc -static) and,
  * when Debian's arm64 musl is at hand, against musl: the checks that static Linux programs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * barrier.h — the memory barriers of the driver's shared rings (the device, QEMU's I/O thread
  * or a real NIC, reads and writes the same memory as the polling CPU).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dev.c — system-call wrappers for devices handed to user space (contract in dev.h).
  */

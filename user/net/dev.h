@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dev.h — the device system calls (uapi/zt_device.h) for user programs, and the helpers
  * around them that lsdev, devtest and udpecho share.

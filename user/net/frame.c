@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * frame.c — one received frame in, at most one reply out (contract in frame.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * frame.h — the packet logic of the user-space dataplane: what to do with one received
  * Ethernet frame (answer ARP for our address, answer ICMP echo, echo UDP on one port, count

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * nic.c — the virtio-net poll-mode driver (contract in nic.h).
  *

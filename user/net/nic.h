@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * nic.h — a poll-mode virtio-net driver over a claimed virtio-mmio device: the data plane.
  *
@@ -18,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "frame.h"
 #include "uapi/zt_device.h"
+#include "frame.h"
 #include "virtq.h"
 
 #define NIC_QUEUE_SIZE 256

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * virtq.c — split virtqueue rings in the DMA region (contract in virtq.h; virtio 1.2, 2.7).
  *

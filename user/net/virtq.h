@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * virtq.h — a split virtqueue (virtio 1.2, 2.7) as the driver sees it: a descriptor table,
  * the available ring the driver writes and the used ring the device writes, all in the
