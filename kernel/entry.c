@@ -20,10 +20,11 @@
 #include "arch.h"
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
+#include "kernel/cycles.h"
 #include "kernel/dataplane.h"
 #include "kernel/isolate.h"
-#include "kernel/main.h"
 #include "kernel/panic.h"
+#include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/stats.h"
@@ -142,10 +143,18 @@ void kernel_exit_irq(void)
 }
 
 /* A new task's first return to user space. */
+/* init is about to run its first instruction: the boot time, to it. */
+static void note_init_start(void)
+{
+    uint64_t d = arch_counter_read() - arch_boot_info()->entry_counter;
+    printk("boot: init starts %lu us (%lu counter cycles) after the first instruction\n",
+           (unsigned long)cycles_to_us(d), (unsigned long)d);
+}
+
 static void kernel_first_return_to_user(struct trap_frame *f)
 {
     if (current()->proc->pid == 1) {
-        boot_note_init_start(); /* boot time: to init's first instruction */
+        note_init_start(); /* boot time: to init's first instruction */
     }
     kernel_exit_to_user(f);
 }

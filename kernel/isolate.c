@@ -21,10 +21,10 @@
 #include "kernel/cycles.h"
 #include "kernel/hklog.h"
 #include "kernel/ipi.h"
+#include "kernel/irq.h"
 #include "kernel/lib.h"
 #include "kernel/page.h"
 #include "kernel/panic.h"
-#include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/task.h"
@@ -84,6 +84,7 @@ void isol_init(bool debug)
     isol_debug = debug;
     ipi_keep_backtraces(debug); /* an IPI's report names its sender's call path */
     timer_set_arm_observer(debug ? note_timer_arm : 0); /* timers armed on isolated CPUs */
+    irq_set_isolation_observer(isol_interrupt_owned);   /* interruptions of isolated tasks */
 }
 
 /* ---- state ---- */

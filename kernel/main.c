@@ -12,6 +12,7 @@
 #include "kernel/cpu.h"
 #include "kernel/cycles.h"
 #include "kernel/device.h"
+#include "kernel/entry.h"
 #include "kernel/exec.h"
 #include "kernel/futex.h"
 #include "kernel/hklog.h"
@@ -20,7 +21,6 @@
 #include "kernel/isolate.h"
 #include "kernel/kstack.h"
 #include "kernel/lib.h"
-#include "kernel/page.h"
 #include "kernel/panic.h"
 #include "kernel/partition.h"
 #include "kernel/poll.h"
@@ -158,13 +158,6 @@ static void report_smp(const struct arch_boot_info *bi)
     printk("smp: %u of %u CPUs online\n", cpumask_weight(cpus_online), bi->ncpus_total); /* last */
 }
 
-void boot_note_init_start(void)
-{
-    uint64_t d = arch_counter_read() - arch_boot_info()->entry_counter;
-    printk("boot: init starts %lu us (%lu counter cycles) after the first instruction\n",
-           (unsigned long)cycles_to_us(d), (unsigned long)d);
-}
-
 /* The first user process: /bin/init, told what to run by init= and the words after "--". */
 static void start_init(void)
 {
@@ -233,8 +226,9 @@ void kernel_late_init(void)
     repartition_init();                    /* CPU roles change at run time (zt_partition) */
     sysdebug_init(bootargs.syscall_debug); /* syscall_debug=1 */
     proc_set_limit(bootargs.max_procs);    /* processes alive or zombie */
-    start_init();                          /* first: init is pid 1 */
-    work_start();                          /* the housekeeping worker thread */
+    task_set_first_run(kernel_task_first_run); /* where new user tasks start (entry.c) */
+    start_init();                              /* first: init is pid 1 */
+    work_start();                              /* the housekeeping worker thread */
     stats_start_sampler(); /* rates for `cpus`, folded on housekeeping once a second */
 }
 
@@ -253,6 +247,7 @@ void kernel_main(uint64_t entry_counter)
 {
     struct cpu *boot = &cpus[0];
     arch_boot_init(boot, entry_counter); /* device tree, console, MMU, interrupts, timer */
+    panic_set_hooks(ipi_stop_others, task_panic_describe); /* a panic stops and names */
     const struct arch_boot_info *bi = arch_boot_info();
     ncpus = bi->ncpus;
     bootargs_parse(bi->cmdline, strlen(bi->cmdline), &bootargs);

@@ -18,8 +18,8 @@
  *
  * The kernel is linked at KERNEL_VA_OFFSET + KERNEL_LOAD_PA and loaded by QEMU at
  * KERNEL_LOAD_PA (the ELF's physical addresses).  It is linked above 0x40100000 because QEMU
- * writes the device tree at the start of RAM only if it fits below the image
- * (../shared/qemu-notes.md).
+ * writes the device tree at the start of RAM only if it fits below the image (QEMU's
+ * hw/arm/boot.c; measured in docs/boot.md, "Why 0x40200000").
  */
 #ifndef ZT_ARCH_DEFS_H
 #define ZT_ARCH_DEFS_H

@@ -4,7 +4,7 @@
  *
  * QEMU starts the boot CPU at _start with the MMU off, at EL1 (default) or EL2
  * (-M virt,virtualization=on), x0-x3 zero: the device tree is not passed in a register but
- * sits at DTB_PA (../shared/qemu-notes.md).  Secondary CPUs arrive at secondary_entry when
+ * sits at DTB_PA (arch_defs.h says why).  Secondary CPUs arrive at secondary_entry when
  * the boot CPU calls PSCI CPU_ON, at the same EL, with x0 = the context argument, which is
  * the virtual address of that CPU's struct cpu.
  *

@@ -22,24 +22,14 @@
 
 #include <stdint.h>
 
+#include "kernel/cpu.h"
+
 struct task;
 
 enum acct_mode {
     ACCT_IDLE = 0,
     ACCT_USER,
     ACCT_SYS,
-};
-
-/* One CPU's buckets (see above).  user and sys are adjacent: a user/kernel transition is one
- * load-pair and one store-pair. */
-struct acct_user_sys {
-    uint64_t user;
-    uint64_t sys;
-};
-
-struct cpu_acct {
-    struct acct_user_sys us; /* copied as one value: one ldp, one stp */
-    uint64_t idle;
 };
 
 /* A CPU's times, the interval in progress included (acct_cpu_read). */

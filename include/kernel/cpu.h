@@ -15,7 +15,6 @@
 #include <stdint.h>
 
 #include "arch.h"
-#include "kernel/acct.h"
 #include "kernel/cpumask.h"
 
 struct zt_cpu_counters;
@@ -44,6 +43,18 @@ struct cpu_stats {
     uint64_t ctx_switches;
     uint64_t timer_arms;    /* compare register written */
     uint64_t timer_disarms; /* timer switched off */
+};
+
+/* One CPU's time buckets, in struct cpu (the arithmetic and its rules: acct.h, acct.c).  user and
+ * sys are adjacent: a user/kernel transition is one load-pair and one store-pair. */
+struct acct_user_sys {
+    uint64_t user;
+    uint64_t sys;
+};
+
+struct cpu_acct {
+    struct acct_user_sys us; /* copied as one value: one ldp, one stp */
+    uint64_t idle;
 };
 
 struct cpu {

@@ -45,8 +45,8 @@ bool kernel_syscall_exit(void);
 void kernel_syscall_exit_restart(struct trap_frame *f, long r);
 void kernel_syscall_slow(struct trap_frame *f, unsigned svc_imm);
 void kernel_syscall_exit_slow(struct trap_frame *f);
-/* A new task's first instructions (arch_context_init's first_run, given by task.c): finish
- * the switch from `prev`, then leave for the task's first user instruction. */
+/* A new task's first instructions (arch_context_init's first_run: main.c hands it to task.c):
+ * finish the switch from `prev`, then leave for the task's first user instruction. */
 struct task;
 void kernel_task_first_run(struct task *prev);
 /* A synchronous exception from user space other than a system call, as the arch decoded it

@@ -23,6 +23,10 @@ int irq_register(unsigned irq, irq_handler_t h);
 /* An interrupt of class `cls` was taken on this CPU: n is its number, or an IPI's reason.
  * IRQs masked (arch trap code). */
 void irq_dispatch(enum irq_class cls, unsigned n);
+/* Boot (isol_init): fn(cls, n) runs for every interrupt dispatched on a CPU that an isolated
+ * task owns (cpu->isol_owned), before its handler, IRQs masked. */
+typedef void (*irq_observer_t)(enum irq_class cls, unsigned n);
+void irq_set_isolation_observer(irq_observer_t fn);
 /* Route device interrupt `irq` to `cpu`: 0, -EINVAL, or -EPERM (with a console message)
  * when `cpu` is a dataplane CPU — device interrupts go to housekeeping only. */
 int irq_route(unsigned irq, unsigned cpu);

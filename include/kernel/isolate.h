@@ -46,7 +46,8 @@ void isol_kernel_entry_owned(void);
 bool isol_syscall_owned(uint64_t nr, const char *name, const struct trap_frame *f);
 /* A fault from user space: true if strict isolation handled it. */
 bool isol_exception_owned(const struct exc_info *e);
-/* An interrupt taken on this CPU (irq_dispatch): its class and number (an IPI's reason). */
+/* An interrupt taken on this CPU while an isolated task owns it (irq_dispatch, through the
+ * observer isol_init hands to irq_set_isolation_observer): its class and number. */
 void isol_interrupt_owned(enum irq_class cls, unsigned n);
 /* The last step before returning to user space: quiesce if the task is isolated. */
 void isol_exit_to_user_owned(void);
@@ -60,7 +61,7 @@ void isol_release(struct task *t);
  * isolation of the task that owns this CPU, if any, and report it ("isolation: pid N (name)
  * on cpu C: isolation ended: <why>"); a strict task also gets its signal (SIGKILL unless it
  * set one), as for any break of strict isolation.  The IPI that brought the request is not
- * counted as an interruption (isol_interrupt knows IPI_PARTITION). */
+ * counted as an interruption (isol_interrupt_owned knows IPI_PARTITION). */
 void isol_end_here(const char *why);
 /* Does an isolated task own `cpu`?  If so its pid and name (for a refusal's message). */
 bool isol_owner(unsigned cpu, int *pid, char name[ZT_NAME_LEN]);
@@ -80,13 +81,6 @@ static inline void isol_kernel_entry(void)
 static inline bool isol_exception(const struct exc_info *e)
 {
     return this_cpu()->isol_owned && isol_exception_owned(e);
-}
-
-static inline void isol_interrupt(enum irq_class cls, unsigned n)
-{
-    if (this_cpu()->isol_owned) {
-        isol_interrupt_owned(cls, n);
-    }
 }
 
 static inline void isol_exit_to_user(void)

@@ -9,7 +9,5 @@
 
 /* After SMP bring-up on the boot CPU: debug hooks, then start init. */
 void kernel_late_init(void);
-/* init is about to run its first instruction: print the boot time. */
-void boot_note_init_start(void);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * smp.h — starting the other CPUs (kernel/cpu/smp.c): all of them at boot, and one at a time at
+ * smp.h — starting the other CPUs (kernel/part/smp.c): all of them at boot, and one at a time at
  * run time, when a partition change takes a CPU offline or brings it back
  * (kernel/part/repartition.c).
  */

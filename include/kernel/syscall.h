@@ -38,37 +38,6 @@ long sys_gettimeofday(struct trap_frame *f);
 long sys_sysinfo(struct trap_frame *f);
 long sys_mprotect(struct trap_frame *f);
 long sys_madvise(struct trap_frame *f);
-/* fs/fs_sys.c */
-long sys_openat(struct trap_frame *f);
-long sys_newfstatat(struct trap_frame *f);
-long sys_fstat(struct trap_frame *f);
-long sys_statx(struct trap_frame *f);
-long sys_getdents64(struct trap_frame *f);
-long sys_getcwd(struct trap_frame *f);
-long sys_chdir(struct trap_frame *f);
-long sys_fchdir(struct trap_frame *f);
-long sys_umask(struct trap_frame *f);
-long sys_mkdirat(struct trap_frame *f);
-long sys_unlinkat(struct trap_frame *f);
-long sys_renameat(struct trap_frame *f);
-long sys_renameat2(struct trap_frame *f);
-long sys_readlinkat(struct trap_frame *f);
-long sys_faccessat(struct trap_frame *f);
-long sys_faccessat2(struct trap_frame *f);
-long sys_ftruncate(struct trap_frame *f);
-long sys_fsync(struct trap_frame *f);
-long sys_utimensat(struct trap_frame *f);
-long sys_symlinkat(struct trap_frame *f);
-long sys_fchmodat(struct trap_frame *f);
-long sys_fchmod(struct trap_frame *f);
-/* pipe.c */
-long sys_pipe2(struct trap_frame *f);
-/* fork.c */
-long sys_setpgid(struct trap_frame *f);
-long sys_getpgid(struct trap_frame *f);
-long sys_getsid(struct trap_frame *f);
-long sys_setsid(struct trap_frame *f);
-
 typedef long (*syscall_fn)(struct trap_frame *f);
 
 /* The calls the system-call fast path may run with a partial frame, by number (NULL: the full

@@ -9,9 +9,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Words of struct process's nosys_seen bitmap. */
-#define SYSDEBUG_WORDS 8
-
 /* Boot: `on` from the command line (syscall_debug=1). */
 void sysdebug_init(bool on);
 /* The current task called `nr`, which has no implementation (syscall context). */

@@ -26,7 +26,6 @@
 #include "kernel/cpumask.h"
 #include "kernel/list.h"
 #include "kernel/spinlock.h"
-#include "kernel/sysdebug.h"
 #include "kernel/timer.h"
 #include "kernel/vm.h"
 #include "kernel/wait.h"
@@ -126,6 +125,10 @@ struct rlimit_k {
     uint64_t cur, max;
 };
 
+/* Words of struct process's nosys_seen bitmap: one bit per system call number below
+ * 64 * PROC_NOSYS_WORDS - 1, the last bit for every number above (kernel/sys/sysdebug.c). */
+#define PROC_NOSYS_WORDS 8
+
 struct process {
     int pid;
     int pgid, sid; /* process group and session (proc_lock) */
@@ -152,7 +155,7 @@ struct process {
     uint64_t sig_pending; /* sent to the process (proc_lock) */
     struct sigaction_k sigactions[ZT_NSIG];
 
-    uint64_t nosys_seen[SYSDEBUG_WORDS]; /* unimplemented calls reported (sysdebug.c) */
+    uint64_t nosys_seen[PROC_NOSYS_WORDS]; /* unimplemented calls reported (sysdebug.c) */
 
     struct fdtable *files; /* descriptors, shared by the threads (fd.h) */
     struct inode *cwd;     /* working directory (proc_lock to change; referenced) */
@@ -246,6 +249,20 @@ struct task *kthread_start(const char *name, void (*fn)(void *arg), void *arg, c
 
 /* Free a dead task (called by sched.c once it is off its CPU). */
 void task_free(struct task *t);
+
+/* Boot: the function every new user task starts in (entry.c's kernel_task_first_run, which
+ * arch_context_init is given), handed in by main.c before the first process. */
+void task_set_first_run(void (*fn)(struct task *prev));
+
+/* Process groups and sessions (fork.c): setpgid, getpgid, getsid, setsid. */
+long sys_setpgid(struct trap_frame *f);
+long sys_getpgid(struct trap_frame *f);
+long sys_getsid(struct trap_frame *f);
+long sys_setsid(struct trap_frame *f);
+
+/* For panic(): "panic: CPU N was running NAME (tid T)" about this CPU's task (main.c hands
+ * it to panic_set_hooks). */
+void task_panic_describe(void);
 
 /* ---- shared by task.c and fork.c only ---- */
 extern struct list all_procs;

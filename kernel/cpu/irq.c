@@ -15,7 +15,6 @@
 #include "kernel/cpu.h"
 #include "kernel/cpumask.h"
 #include "kernel/ipi.h"
-#include "kernel/isolate.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/stats.h"
@@ -40,12 +39,24 @@ int irq_register(unsigned irq, irq_handler_t h)
     return 0;
 }
 
+/* What an interrupt on a CPU that an isolated task owns does besides its handler: isolation's
+ * count and report (isol_init hands in isol_interrupt_owned; docs/layout.md: isolate.c is a
+ * layer above).  Called only where cpu->isol_owned is set: one load on every other CPU. */
+static irq_observer_t isolated_observer;
+
+void irq_set_isolation_observer(irq_observer_t fn)
+{
+    isolated_observer = fn;
+}
+
 void irq_dispatch(enum irq_class cls, unsigned n)
 {
     ASSERT_IRQS_MASKED();
     ASSERT(cls < IRQ_NR_CLASSES && cls != IRQ_CLASS_SPURIOUS);
     stats_irq(cls, n);
-    isol_interrupt(cls, n); /* counts/reports it if it interrupted an isolated task */
+    if (this_cpu()->isol_owned && isolated_observer) {
+        isolated_observer(cls, n); /* counts/reports it: it interrupted an isolated task */
+    }
     if (cls == IRQ_CLASS_IPI) {
         ipi_receive(n);
         return;

@@ -10,10 +10,10 @@
  * the read-only initrd (-EROFS) and executing a file with no x bit (-EACCES).
  * Syscall context; every argument is checked before anything changes.
  */
+#include "kernel/fs_sys.h"
 #include "arch.h"
 #include "kernel/fd.h"
 #include "kernel/lib.h"
-#include "kernel/syscall.h"
 #include "kernel/task.h"
 #include "kernel/vfs.h"
 #include "uapi/zt_errno.h"

@@ -14,6 +14,7 @@
  * the same queue and every change wakes them all; poll_notify() tells pollers after the
  * lock is dropped.
  */
+#include "kernel/pipe.h"
 #include "arch.h"
 #include "kernel/fd.h"
 #include "kernel/kmem.h"
@@ -21,7 +22,6 @@
 #include "kernel/page.h"
 #include "kernel/poll.h"
 #include "kernel/signal.h"
-#include "kernel/syscall.h"
 #include "kernel/task.h"
 #include "kernel/vfs.h"
 #include "kernel/wait.h"

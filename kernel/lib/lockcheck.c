@@ -11,7 +11,6 @@
  */
 #include "kernel/lockcheck.h"
 #include "arch.h"
-#include "kernel/cpu.h"
 #include "kernel/panic.h"
 #include "kernel/spinlock.h"
 

@@ -9,12 +9,20 @@
  */
 #include "kernel/panic.h"
 #include "arch.h"
-#include "kernel/cpu.h"
-#include "kernel/ipi.h"
 #include "kernel/printk.h"
-#include "kernel/task.h"
 
 static int panicking;
+
+/* What a panic does above lib/ (docs/layout.md): handed in at boot by main.c, so a panic
+ * before then only prints and powers off. */
+static void (*stop_others)(void);
+static void (*describe_cpu)(void);
+
+void panic_set_hooks(void (*stop)(void), void (*describe)(void))
+{
+    stop_others = stop;
+    describe_cpu = describe;
+}
 
 int panic_in_progress(void)
 {
@@ -28,7 +36,9 @@ static void panic_begin(void)
         arch_halt_cpu();
     }
     printk_panic_mode(); /* a CPU that stopped holding the console lock cannot block us */
-    ipi_stop_others();
+    if (stop_others) {
+        stop_others();
+    }
 }
 
 static _Noreturn void panic_end(void)
@@ -40,13 +50,11 @@ static _Noreturn void panic_end(void)
 /* The message line: "panic: CPU N: <message>". */
 static void panic_message(const char *fmt, va_list ap)
 {
-    printk("\npanic: CPU %u: ", this_cpu() ? this_cpu_id() : 0);
+    printk("\npanic: CPU %u: ", arch_this_cpu() ? arch_this_cpu_id() : 0);
     vprintk(fmt, ap);
     printk("\n");
-    const struct task *t = this_cpu() ? this_cpu()->current_task : 0;
-    if (t) {
-        printk("panic: CPU %u was running %s (tid %d%s)\n", this_cpu_id(), t->name, t->tid,
-               t->proc ? "" : ", kernel");
+    if (describe_cpu && arch_this_cpu()) {
+        describe_cpu();
     }
 }
 

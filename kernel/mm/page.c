@@ -22,7 +22,6 @@
 #include "kernel/page.h"
 #include "kernel/cpu.h"
 #include "kernel/ipi.h"
-#include "kernel/lib.h"
 #include "kernel/spinlock.h"
 
 #define MAX_RANGES 8

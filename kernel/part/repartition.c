@@ -38,7 +38,6 @@
 #include "kernel/partition.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
-#include "kernel/stats.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
 #include "kernel/trace.h"

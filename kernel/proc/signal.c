@@ -11,7 +11,6 @@
 #include "kernel/cpu.h"
 #include "kernel/hklog.h"
 #include "kernel/ipi.h"
-#include "kernel/lib.h"
 #include "kernel/panic.h"
 #include "kernel/sched.h"
 #include "kernel/task.h"

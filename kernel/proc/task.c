@@ -12,8 +12,6 @@
 #include "kernel/cpu.h"
 #include "kernel/cycles.h"
 #include "kernel/device.h"
-#include "kernel/elf.h"
-#include "kernel/entry.h"
 #include "kernel/exec.h"
 #include "kernel/fd.h"
 #include "kernel/futex.h"
@@ -27,7 +25,6 @@
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
-#include "kernel/stats.h"
 #include "kernel/tty.h"
 #include "kernel/vfs.h"
 #include "uapi/zt_errno.h"
@@ -37,6 +34,15 @@ struct list all_procs = LIST_INIT(all_procs);
 struct process *init_proc;
 static unsigned nprocs;           /* processes alive or zombie (not yet reaped) */
 static unsigned max_procs = 4096; /* proc_set_limit: spawn says -EAGAIN past it */
+
+/* Where a new user task's first instructions are: entry.c's return to user space, handed in
+ * by main.c (docs/layout.md: entry.c is a layer above this file). */
+static void (*user_first_run)(struct task *prev);
+
+void task_set_first_run(void (*fn)(struct task *prev))
+{
+    user_first_run = fn;
+}
 
 void proc_set_limit(unsigned n)
 {
@@ -64,7 +70,8 @@ struct task *task_alloc(struct process *p, int tid)
     list_init(&t->thread_link);
     timer_init(&t->sleep_timer, 0);
     waitq_init(&t->sleep_wq);
-    arch_context_init(&t->ctx, t->frame, kernel_task_first_run);
+    ASSERT(user_first_run); /* main.c hands it in before the first process */
+    arch_context_init(&t->ctx, t->frame, user_first_run);
     return t;
 }
 
@@ -90,6 +97,15 @@ struct task *kthread_start(const char *name, void (*fn)(void *arg), void *arg, c
 
 /* Give back a task's memory (never ran, or dead and off its CPU).  Under proc_lock: a
  * reader holding it (cpus, isolstat) may be looking at this task as some CPU's current. */
+void task_panic_describe(void)
+{
+    const struct task *t = this_cpu()->current_task;
+    if (t) {
+        printk("panic: CPU %u was running %s (tid %d%s)\n", this_cpu_id(), t->name, t->tid,
+               t->proc ? "" : ", kernel");
+    }
+}
+
 void task_release(struct task *t)
 {
     unsigned long flags = spin_lock_irqsave(&proc_lock);

@@ -30,7 +30,7 @@ void sysdebug_init(bool on)
 /* Has p reported nr already?  Marks it.  Numbers past the bitmap share its last bit. */
 static bool seen_before(struct process *p, uint64_t nr)
 {
-    unsigned bit = nr < 64 * SYSDEBUG_WORDS - 1 ? (unsigned)nr : 64 * SYSDEBUG_WORDS - 1;
+    unsigned bit = nr < 64 * PROC_NOSYS_WORDS - 1 ? (unsigned)nr : 64 * PROC_NOSYS_WORDS - 1;
     uint64_t mask = 1ull << (bit % 64);
     return __atomic_fetch_or(&p->nosys_seen[bit / 64], mask, __ATOMIC_RELAXED) & mask;
 }

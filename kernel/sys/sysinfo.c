@@ -12,7 +12,6 @@
 #include "kernel/cpu.h"
 #include "kernel/cycles.h"
 #include "kernel/exec.h"
-#include "kernel/ipi.h"
 #include "kernel/isolate.h"
 #include "kernel/kmem.h"
 #include "kernel/kstack.h"

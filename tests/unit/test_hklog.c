@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_hklog.c — host unit tests of kernel/part/hklog.c: a line from a housekeeping CPU is printed
+ * test_hklog.c — host unit tests of kernel/proc/hklog.c: a line from a housekeeping CPU is printed
  * at once; one from a dataplane CPU waits for the housekeeping worker (issue 9: a user fault
  * on a dataplane CPU was printed there, spending that CPU's time on the UART).
  */
