@@ -17,6 +17,9 @@
  * other exception takes and checks each reason again.
  */
 #include "kernel/entry.h"
+
+#include <stddef.h>
+
 #include "arch.h"
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
@@ -79,6 +82,17 @@ static inline bool signal_may_be_pending(const struct task *t)
     return vt->sig_pending || p->sig_pending || p->exiting;
 }
 
+/* The bytes of slow_work that only the timer needs: a fast system call leaves them to its
+ * exit, which reprograms the timer without the full frame (timer_reprogram needs none). */
+#define SLOW_WORK_BYTE(field)                                                                      \
+    (0xffull << 8 * (offsetof(struct cpu, field) - offsetof(struct cpu, slow_work)))
+static inline uint64_t slow_work_timer_bytes(void)
+{
+    _Static_assert(offsetof(struct cpu, timer_stale) - offsetof(struct cpu, slow_work) < 8,
+                   "timer_stale is a byte of slow_work");
+    return SLOW_WORK_BYTE(timer_dirty) | SLOW_WORK_BYTE(timer_stale); /* little-endian */
+}
+
 /* A system call when something else is to be done around it: the path of every exception. */
 static void syscall_slow(struct trap_frame *f, unsigned svc_imm)
 {
@@ -105,16 +119,36 @@ syscall_fn kernel_syscall_enter(uint64_t nr)
     return fn;
 }
 
+/* The end of a fast exit: back to user space unless a signal may be pending. */
+static inline bool syscall_exit_fast(struct cpu *c)
+{
+    if (__builtin_expect(signal_may_be_pending(c->current_task), 0)) {
+        return false;
+    }
+    acct_sys_to_user(&c->acct, arch_counter_read_exit());
+    return true;
+}
+
+/* A fast exit whose only slow work is the timer: what the slow path would do for it, without
+ * the full frame (timer_reprogram needs none).  Out of line, so the common exit stays a leaf. */
+static __attribute__((noinline)) bool syscall_exit_timer(struct cpu *c)
+{
+    timer_reprogram();
+    return syscall_exit_fast(c);
+}
+
 bool kernel_syscall_exit(void)
 {
     ASSERT_IRQS_MASKED();
     struct cpu *c = this_cpu(); /* the call may have slept and woken on another CPU */
     ASSERT(!c->current_task->sys_restart && !c->current_task->restore_sigmask); /* FULL only */
-    if (__builtin_expect(c->slow_work != 0 || signal_may_be_pending(c->current_task), 0)) {
-        return false;
+    if (__builtin_expect(c->slow_work != 0, 0)) {
+        if ((c->slow_work & ~slow_work_timer_bytes()) != 0) {
+            return false;
+        }
+        return syscall_exit_timer(c);
     }
-    acct_sys_to_user(&c->acct, arch_counter_read_exit());
-    return true;
+    return syscall_exit_fast(c);
 }
 
 void kernel_syscall_exit_restart(struct trap_frame *f, long r)

@@ -117,9 +117,11 @@ static void resched_ipi(unsigned reason)
  * interrupt the kernel again and again, so a due switch counts as "can stop". */
 static void timer_state(unsigned cpu, struct timer_sched_state *out)
 {
-    out->can_stop_tick = sched_can_stop_tick(cpu) || sched_need_resched();
-    out->slice_end = sched_slice_end(cpu);
-    out->task_running = !sched_is_idle_task(sched_current(cpu));
+    const struct runqueue *rq = percpu_elem(rqs, cpu); /* cpu: this CPU (timer.h) */
+    const struct task *cur = __atomic_load_n(&rq->current, __ATOMIC_RELAXED);
+    out->can_stop_tick = rq_nr_running(rq) <= 1 || sched_need_resched();
+    out->slice_end = rq->slice_end;
+    out->task_running = !sched_is_idle_task(cur);
 }
 
 static void timer_tick(uint64_t now, bool periodic)

@@ -88,8 +88,11 @@ void timer_note_slice(uint64_t slice_end)
     struct timer_queue *tq = &tqs[c->id];
     uint64_t programmed = tq->programmed; /* written by this CPU only */
     bool early_enough = !slice_end || (programmed && programmed <= slice_end);
-    /* The residual tick depends on whether a task runs, which a switch changes. */
-    if (!early_enough || c->dataplane || tq->residual_next) {
+    /* A dataplane CPU whose contention ended (no slice) disarms at once, exactly: it must not
+     * take the old slice's interrupt.  While contention lasts it is like housekeeping: an
+     * early slice timer is left alone (at most one early interrupt per slice, never a late
+     * one).  The residual tick depends on whether a task runs, which a switch changes. */
+    if (!early_enough || (c->dataplane && !slice_end) || tq->residual_next) {
         timer_note_change(c->id);
     }
 }
@@ -264,24 +267,26 @@ void timer_set_dataplane(bool dataplane)
     timer_note_change(this_cpu_id());
 }
 
-uint64_t timer_compute_deadline(const struct timer_inputs *in)
+/* The earlier of two deadlines where 0 means none: 0 - 1 wraps to the largest value, so it
+ * loses every comparison (branch-free: this runs at every reprogramming). */
+static inline uint64_t earlier(uint64_t a, uint64_t b)
 {
-    uint64_t candidates[4] = {
-        in->earliest_timer,
-        in->can_stop_tick ? 0 : in->slice_end,
-        in->periodic_next,
-        in->residual_next,
-    };
-    uint64_t best = 0;
-    for (unsigned i = 0; i < 4; i++) {
-        if (candidates[i] && (!best || candidates[i] < best)) {
-            best = candidates[i];
-        }
-    }
-    return best;
+    return a - 1 < b - 1 ? a : b;
 }
 
 /* timer_reprogram's work, once its inputs may have changed. */
+static inline uint64_t compute_deadline(const struct timer_inputs *in)
+{
+    uint64_t slice = in->can_stop_tick ? 0 : in->slice_end;
+    return earlier(earlier(in->earliest_timer, slice),
+                   earlier(in->periodic_next, in->residual_next));
+}
+
+uint64_t timer_compute_deadline(const struct timer_inputs *in)
+{
+    return compute_deadline(in);
+}
+
 static __attribute__((noinline)) void reprogram(struct cpu *c)
 {
     unsigned cpu = c->id;
@@ -300,18 +305,18 @@ static __attribute__((noinline)) void reprogram(struct cpu *c)
         .residual_next = s.task_running ? tq->residual_next : 0,
     };
     in.earliest_timer = __atomic_load_n(&tq->earliest, __ATOMIC_RELAXED);
-    uint64_t deadline = timer_compute_deadline(&in);
+    uint64_t deadline = compute_deadline(&in);
     if (deadline == tq->programmed && !c->timer_stale) {
         return;
     }
     c->timer_stale = false;
     if (deadline) {
         arch_timer_set_deadline(deadline);
-        stats_timer_write(true);
+        stats_timer_write(c, true);
         trace_event(ZT_TR_TIMER_ARM, deadline, 0);
     } else {
         arch_timer_disarm();
-        stats_timer_write(false);
+        stats_timer_write(c, false);
         trace_event(ZT_TR_TIMER_DISARM, 0, 0);
     }
     tq->programmed = deadline;

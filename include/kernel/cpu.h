@@ -74,14 +74,16 @@ struct cpu {
             bool need_resched; /* sched.c: a switch is due (this CPU only) */
             bool timer_dirty;  /* timer.c: an input of this CPU's deadline changed (any CPU) */
             bool timer_stale;  /* timer.c: the compare register is unknown or has passed */
-            bool dataplane;    /* partition.c, repartition.c: its role, a dataplane CPU
-                                  quiesces at every exit; changed at run time only by the
-                                  CPU itself, or while it is offline */
+            bool quiesce;      /* dataplane.h: this dataplane CPU has something to give
+                                  back before user space runs again (a page in its cache:
+                                  page.c; a deferred request: ipi.c, from any CPU) */
             bool isol_owned;   /* isolate.c: an isolated task owns this CPU */
             bool tracing;      /* trace.c: events are recorded on this CPU */
         };
         uint64_t slow_work;
     };
+    bool dataplane; /* partition.c, repartition.c: its role; changed at run time only by the
+                       CPU itself, or while it is offline */
     struct zt_cpu_counters *counters; /* its public counter page (stats.c) */
     struct cpu_acct acct;             /* its time accounting (acct.c) */
     uint64_t online_counter;          /* counter value when it came online */

@@ -50,7 +50,15 @@ void stats_ctx_switch(void);
 void stats_start_sampler(void);
 /* Exceptions `cpu` took during the last full second. */
 uint64_t stats_rate(unsigned cpu);
-void stats_timer_write(bool armed);
+static inline void stats_timer_write(struct cpu *c, bool armed)
+{
+    if (armed) {
+        __atomic_store_n(&c->stats.timer_arms, c->stats.timer_arms + 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&c->counters->timer_arms, c->counters->timer_arms + 1, __ATOMIC_RELAXED);
+    } else {
+        __atomic_store_n(&c->stats.timer_disarms, c->stats.timer_disarms + 1, __ATOMIC_RELAXED);
+    }
+}
 /* The local timer interrupt's handler ran at counter `now` for the hardware deadline
  * `deadline`: published in this CPU's public counters (timer_irq_deadline, timer_irq_at). */
 void stats_timer_fired(uint64_t deadline, uint64_t now);

@@ -208,11 +208,14 @@ void ipi_call(unsigned cpu, enum ipi_call_fn fn, void (*run)(void))
      * the bit finds the function. */
     __atomic_store_n(&call_fns[fn], run, __ATOMIC_RELAXED);
     __atomic_fetch_or(&pending_calls[cpu], 1ull << fn, __ATOMIC_SEQ_CST);
-    /* A dataplane CPU runs its pending calls at every kernel entry from user space, before
-     * every return to user space and before it idles (dataplane.h): it is
-     * never interrupted for a kernel-internal request. */
+    /* A dataplane CPU runs its pending calls at its next kernel entry from user space, before
+     * its next return to user space and before it idles (dataplane.h): it is never
+     * interrupted for a kernel-internal request. */
     if (cpu_is_dataplane(cpu)) {
         __atomic_fetch_add(&deferred_calls[cpu], 1, __ATOMIC_RELAXED);
+        /* After the request (release): its next exit or entry takes the slow path and finds
+         * it (dataplane.h). */
+        __atomic_store_n(&cpus[cpu].quiesce, true, __ATOMIC_RELEASE);
         return;
     }
     ipi_send(cpu, IPI_CALL);

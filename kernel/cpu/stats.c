@@ -175,13 +175,3 @@ void stats_timer_fired(uint64_t deadline, uint64_t now)
     __atomic_store_n(&pub->timer_irq_deadline, deadline, __ATOMIC_RELAXED);
     __atomic_store_n(&pub->timer_irq_at, now, __ATOMIC_RELAXED);
 }
-
-void stats_timer_write(bool armed)
-{
-    if (armed) {
-        STAT_INC(timer_arms);
-        BUMP(pages[this_cpu_id()].c.timer_arms);
-    } else {
-        STAT_INC(timer_disarms);
-    }
-}

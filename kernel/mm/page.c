@@ -123,6 +123,16 @@ static void pcp_spill(struct pcp *c)
     spin_unlock(&page_lock);
 }
 
+/* Pages left in a dataplane CPU's cache are given back before it returns to user space or
+ * idles: say so (dataplane.h).  This CPU, IRQs masked. */
+static inline void note_cached(const struct pcp *c)
+{
+    struct cpu *me = this_cpu();
+    if (me->dataplane && c->n) {
+        me->quiesce = true;
+    }
+}
+
 paddr_t page_alloc(void)
 {
     unsigned long flags = arch_irq_save();
@@ -131,6 +141,7 @@ paddr_t page_alloc(void)
         pcp_refill(c);
     }
     paddr_t pa = c->n ? c->pages[--c->n] : 0;
+    note_cached(c);
     arch_irq_restore(flags);
     if (!pa) {
         page_drain_all(); /* others' caches may hold pages: ask for them, fail this time */
@@ -151,6 +162,7 @@ void page_free(paddr_t pa)
         pcp_spill(c);
     }
     c->pages[c->n++] = pa;
+    note_cached(c);
     arch_irq_restore(flags);
 }
 

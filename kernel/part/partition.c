@@ -12,6 +12,7 @@
  */
 #include "kernel/partition.h"
 #include "kernel/cpu.h"
+#include "kernel/dataplane.h"
 #include "kernel/hklog.h"
 #include "kernel/lib.h"
 #include "kernel/printk.h"
@@ -92,7 +93,7 @@ void partition_setup(const struct bootargs *ba, unsigned ncpus)
         printk("%s\n", msg[i]);
     }
     for (unsigned c = 0; c < ncpus; c++) {
-        cpus[c].dataplane = cpumask_has(cpus_dataplane, c);
+        dataplane_set_role(&cpus[c], cpumask_has(cpus_dataplane, c));
     }
 }
 

@@ -28,6 +28,7 @@
 #include "kernel/repartition.h"
 #include "arch.h"
 #include "kernel/cpu.h"
+#include "kernel/dataplane.h"
 #include "kernel/hklog.h"
 #include "kernel/ipi.h"
 #include "kernel/irq.h"
@@ -100,7 +101,7 @@ static void flip_role(unsigned me, bool dataplane)
         cpumask_clear_atomic(&cpus_dataplane, me);
         cpumask_set_atomic(&cpus_housekeeping, me);
     }
-    __atomic_store_n(&this_cpu()->dataplane, dataplane, __ATOMIC_RELEASE);
+    dataplane_set_role(this_cpu(), dataplane);
     timer_set_dataplane(dataplane);
 }
 
@@ -235,13 +236,13 @@ static int to_offline(unsigned cpu)
         schedule(); /* the step evicted us: leave the CPU so it can stop */
     }
     int r = smp_wait_off(cpu);
-    cpus[cpu].dataplane = false; /* it is off: its flag is ours to write */
+    dataplane_set_role(&cpus[cpu], false); /* it is off: its flags are ours to write */
     return r;
 }
 
 static int to_online(unsigned cpu, bool dataplane)
 {
-    cpus[cpu].dataplane = dataplane;
+    dataplane_set_role(&cpus[cpu], dataplane);
     cpumask_set_atomic(dataplane ? &cpus_dataplane : &cpus_housekeeping, cpu);
     int r = smp_cpu_start(cpu);
     if (r != 0) {

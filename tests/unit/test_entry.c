@@ -203,17 +203,27 @@ static void ent12_slow_work_entry(TEST_STATE)
     assert_non_null(kernel_syscall_enter(frame.sysno));
 }
 
-/* ENT-13: the exit goes slow for pending work, a signal (even blocked) or a dying process */
+/* ENT-13: the exit goes slow for pending work, a signal (even blocked) or a dying process;
+ * a dataplane CPU's role alone does not send it there (test_fastexit.c: only something to
+ * quiesce does) */
 static void ent13_slow_exit(TEST_STATE)
 {
     assert_true(kernel_syscall_exit());
     acct_enter_kernel();
-    cpus[0].timer_dirty = true;
+    cpus[0].need_resched = true;
     assert_false(kernel_syscall_exit());
-    cpus[0].timer_dirty = false;
+    cpus[0].need_resched = false;
+    cpus[0].quiesce = true;
+    assert_false(kernel_syscall_exit());
+    cpus[0].quiesce = false;
+    cpus[0].isol_owned = true;
+    assert_false(kernel_syscall_exit());
+    cpus[0].isol_owned = false;
+    acct_enter_kernel();
     cpus[0].dataplane = true;
-    assert_false(kernel_syscall_exit());
+    assert_true(kernel_syscall_exit());
     cpus[0].dataplane = false;
+    acct_enter_kernel();
     t.sig_pending = 1ull << (SIGUSR1 - 1);
     t.sig_blocked = t.sig_pending;
     assert_false(kernel_syscall_exit());
