@@ -216,7 +216,7 @@ void user_exception(struct trap_frame *f, const struct exc_info *e)
         return; /* a strict isolation violation: the task has been sentenced */
     }
     if ((e->kind == SYNC_DATA_FAULT || e->kind == SYNC_INSN_FAULT) &&
-        vm_fault(&current()->proc->vm, e->addr, e->access) == 0) {
+        vm_fault(current()->proc->vm, e->addr, e->access) == 0) {
         return; /* a stack page populated on first touch: the access runs again */
     }
     bool known = e->kind < SYNC_NR_KINDS && e->kind != SYNC_OTHER && e->kind != SYNC_SYSCALL;

@@ -160,7 +160,7 @@ static long isol_enable(struct task *t, unsigned long flags)
     if (owner && owner != t) {
         return -EBUSY;
     }
-    struct vm *vm = t->proc ? &t->proc->vm : 0;
+    struct vm *vm = t->proc ? t->proc->vm : 0;
     if (vm && __atomic_load_n(&vm->stack_partial, __ATOMIC_RELAXED) && vm_populate_stack(vm)) {
         return -ENOMEM; /* its stack in full first: no page fault may interrupt it later */
     }

@@ -588,7 +588,7 @@ static void switch_address_space(struct task *prev, struct task *next)
     if (!is_user_task(next)) {
         arch_as_activate(0); /* kernel tasks hold no user mappings (see proc_finish) */
     } else if (!is_user_task(prev) || prev->proc != next->proc) {
-        arch_as_activate(&next->proc->vm.as);
+        arch_as_activate(&next->proc->vm->as);
     }
 }
 

@@ -25,7 +25,10 @@
  *   spawn  spawn /bin/true on this CPU and wait for it, N times; one op = spawn+exit+wait
  *          (zerotick's spawn call; under Linux, which has none, vfork + execve as vspawn)
  *   vspawn the same with vfork + execve + wait, the same code under both kernels (what
- *          Linux's posix_spawn does); zerotick's vfork copies the address space
+ *          Linux's posix_spawn does); the vfork child runs on its parent's address space
+ *   fault  first touch of anonymous memory: mmap 64 private pages, write a byte in each,
+ *          munmap, N/64 times; one op = one page, its share of the mmap and munmap included
+ *          (Linux takes a page fault per page; zerotick populates the pages in mmap itself)
  *   xcpu   the futex round trip with the two threads on CPU -c and CPU -w; one op = one round
  *          trip (each wake crosses CPUs); instructions: see pingpong() below
  *   isol   on a dataplane CPU: prctl(PR_SET_TASK_ISOLATION, ENABLE) then prctl(..., 0), N
@@ -288,6 +291,30 @@ static int run_vspawn(long n, struct meter *m)
     return start_wait_loop(n, m, zt_vfork_exec);
 }
 
+/* ---- first touch of anonymous memory ---- */
+
+#define FAULT_PAGES 64
+
+static int run_fault(long n, struct meter *m)
+{
+    const long page = 4096;
+    meter_mark(m);
+    for (long done = 0; done < n; done += FAULT_PAGES) {
+        long chunk = n - done < FAULT_PAGES ? n - done : FAULT_PAGES;
+        char *p = mmap(NULL, (size_t)(chunk * page), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) {
+            return -ENOMEM;
+        }
+        for (long i = 0; i < chunk; i++) {
+            p[i * page] = 1; /* the first touch */
+        }
+        munmap(p, (size_t)(chunk * page));
+        meter_add(m);
+    }
+    return 0;
+}
+
 /* ---- isolation entry ---- */
 
 static int first_dataplane_cpu(void)
@@ -373,10 +400,10 @@ static int run_part_on(long n, struct meter *m)
 /* ---- driver ---- */
 
 static const struct bench benches[] = {
-    {"null", 1000000, run_null},     {"yield", 100000, run_yield},   {"futex", 50000, run_futex},
-    {"spawn", 500, run_spawn},       {"vspawn", 500, run_vspawn},    {"xcpu", 20000, run_xcpu},
-    {"isol", 10000, run_isol},       {"part_dp", 1000, run_part_dp}, {"part_hk", 1000, run_part_hk},
-    {"part_off", 200, run_part_off}, {"part_on", 200, run_part_on},
+    {"null", 1000000, run_null},    {"yield", 100000, run_yield},    {"futex", 50000, run_futex},
+    {"spawn", 500, run_spawn},      {"vspawn", 500, run_vspawn},     {"xcpu", 20000, run_xcpu},
+    {"fault", 64000, run_fault},    {"isol", 10000, run_isol},       {"part_dp", 1000, run_part_dp},
+    {"part_hk", 1000, run_part_hk}, {"part_off", 200, run_part_off}, {"part_on", 200, run_part_on},
 };
 #define NBENCH (sizeof(benches) / sizeof(benches[0]))
 

@@ -149,7 +149,8 @@ struct process {
     unsigned unfreed_tasks; /* tasks not yet freed; the last task_free ends the process */
     int last_exit_status;   /* wait status of the last thread to exit */
 
-    struct vm vm;         /* address space (vm.h) */
+    struct vm *vm;        /* address space (vm.h): its own, or its vfork parent's until its
+                             execve or exit (counted: vm_get/vm_put); NULL once torn down */
     struct work teardown; /* frees the memory and reports the exit, on housekeeping */
 
     uint64_t sig_pending; /* sent to the process (proc_lock) */
@@ -185,7 +186,7 @@ static inline struct task *current(void)
 /* The address space of the calling process (system calls: where user pointers point). */
 static inline struct vm *current_vm(void)
 {
-    return &current()->proc->vm;
+    return current()->proc->vm;
 }
 
 struct exec_strv;
@@ -275,7 +276,8 @@ struct task *task_alloc(struct process *p, int tid);
 void task_copy_caller(struct task *t, const struct task *me, uint64_t flags, uint64_t stack,
                       uint64_t tls, uint64_t ctid);
 void task_release(struct task *t);
-int proc_alloc(const char *name, const struct process *parent, struct process **out);
+int proc_alloc(const char *name, const struct process *parent, struct vm *share,
+               struct process **out);
 void proc_release_files(struct process *p);
 void proc_free(struct process *p);
 int proc_fork(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint64_t ctid);

@@ -57,9 +57,18 @@ struct vm {
     size_t pages;       /* pages mapped */
     unsigned nregions;  /* regions in vmas (read without the lock by zt_tasks) */
     bool stack_partial; /* a VMA_STACK region may have pages not populated yet */
+    unsigned users;     /* processes using it: 1, or more while vfork children share it */
 };
 
 int vm_init(struct vm *vm);
+/* A new, empty address space with one user (vm_init on a kernel object).  NULL: no memory. */
+struct vm *vm_create(void);
+/* One more process uses vm (clone with CLONE_VM|CLONE_VFORK: the child runs on its parent's
+ * address space until its execve or exit, as on Linux). */
+void vm_get(struct vm *vm);
+/* A process stops using vm (execve, exit); the last user destroys and frees it
+ * (vm_destroy's rule: no CPU may have it active any more). */
+void vm_put(struct vm *vm);
 /* Unmap and free everything; the address space must not be active on any CPU. */
 void vm_destroy(struct vm *vm);
 /* Map [start, start+len) fresh zeroed pages with `prot`.  0 or -ENOMEM/-EINVAL/-EEXIST. */
@@ -103,9 +112,6 @@ int vm_madvise_dontneed(struct vm *vm, uint64_t addr, uint64_t len);
  * region, which stay with the claimer alone (the child has nothing mapped there).  0 or
  * -ENOMEM (dst then holds part of a copy, for vm_destroy). */
 int vm_copy(struct vm *dst, struct vm *src);
-/* execve: move the regions, tables and break of `src` into `dst` (whose lock the caller
- * holds and keeps; its old contents must have been moved out first).  src is left empty. */
-void vm_move(struct vm *dst, struct vm *src);
 
 /* Is all of [uaddr, uaddr+n) mapped with `prot` (PROT_READ/PROT_WRITE)?  0 or -EFAULT.
  * Calls check with it before acting, so a bad buffer changes nothing. */

@@ -55,7 +55,34 @@ int vm_init(struct vm *vm)
     vm->pages = 0;
     vm->nregions = 0;
     vm->stack_partial = false;
+    vm->users = 1;
     return arch_as_init(&vm->as);
+}
+
+struct vm *vm_create(void)
+{
+    struct vm *vm = kmem_alloc(sizeof(*vm));
+    if (vm && vm_init(vm) != 0) {
+        kmem_free(vm, sizeof(*vm));
+        vm = 0;
+    }
+    return vm;
+}
+
+void vm_get(struct vm *vm)
+{
+    ASSERT(__atomic_load_n(&vm->users, __ATOMIC_RELAXED) > 0);
+    __atomic_add_fetch(&vm->users, 1, __ATOMIC_RELAXED);
+}
+
+void vm_put(struct vm *vm)
+{
+    unsigned left = __atomic_sub_fetch(&vm->users, 1, __ATOMIC_ACQ_REL);
+    ASSERT(left + 1 > 0); /* no put without its get */
+    if (left == 0) {
+        vm_destroy(vm);
+        kmem_free(vm, sizeof(*vm));
+    }
 }
 
 /* Put v into the sorted region list before `pos` / take it out (lock held). */
@@ -1045,24 +1072,4 @@ int vm_copy(struct vm *dst, struct vm *src)
     unlock_two(dst, src, irq);
     list_free(&l);
     return r;
-}
-
-void vm_move(struct vm *dst, struct vm *src)
-{
-    dst->as = src->as;
-    dst->brk_start = src->brk_start;
-    dst->brk = src->brk;
-    dst->pages = src->pages;
-    dst->nregions = src->nregions;
-    dst->stack_partial = src->stack_partial;
-    if (list_empty(&src->vmas)) {
-        list_init(&dst->vmas);
-    } else {
-        dst->vmas = src->vmas;
-        dst->vmas.next->prev = &dst->vmas;
-        dst->vmas.prev->next = &dst->vmas;
-    }
-    list_init(&src->vmas);
-    src->pages = 0;
-    src->nregions = 0;
 }

@@ -293,21 +293,16 @@ long sys_execve(struct trap_frame *f)
 {
     struct process *p = current()->proc;
     char path[VFS_PATH_MAX];
-    long r = strncpy_from_user(&p->vm, path, arch_frame_arg(f, 0), sizeof(path));
+    long r = strncpy_from_user(p->vm, path, arch_frame_arg(f, 0), sizeof(path));
     if (r < 0) {
         return r;
     }
-    struct vm *vm = kmem_alloc(sizeof(*vm));
+    struct vm *vm = vm_create();
     if (!vm) {
         return -ENOMEM;
     }
-    r = vm_init(vm);
-    if (r) {
-        kmem_free(vm, sizeof(*vm));
-        return r;
-    }
-    struct exec_strv argv = {&p->vm, arch_frame_arg(f, 1), 0};
-    struct exec_strv envp = {&p->vm, arch_frame_arg(f, 2), 0};
+    struct exec_strv argv = {p->vm, arch_frame_arg(f, 1), 0};
+    struct exec_strv envp = {p->vm, arch_frame_arg(f, 2), 0};
     struct exec_start start;
     struct inode *exe;
     r = exec_load(vm, p->cwd, path, &argv, &envp, &start, &exe);
@@ -318,8 +313,7 @@ long sys_execve(struct trap_frame *f)
         }
     }
     if (r) {
-        vm_destroy(vm);
-        kmem_free(vm, sizeof(*vm));
+        vm_put(vm);
         return r;
     }
     proc_exec_commit(vm, &start, exe, path_basename(path));

@@ -75,7 +75,7 @@ static void fork_undo(struct process *p, struct task *t)
         task_release(t);
     }
     proc_release_files(p);
-    vm_destroy(&p->vm);
+    vm_put(p->vm);
     proc_free(p);
 }
 
@@ -111,15 +111,22 @@ int proc_fork(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint6
     int exit_signal = (int)(flags & 0xff);
     if ((flags & ~known) || ((flags & CLONE_VM) && !(flags & CLONE_VFORK)) || (stack & 15) ||
         exit_signal > ZT_NSIG) {
-        return -EINVAL; /* shared memory between processes exists only as vfork's copy */
+        return -EINVAL; /* an address space is shared between processes only by vfork */
     }
     struct task *me = current(), *t = 0;
     struct process *parent = me->proc, *p = 0;
-    int r = proc_alloc(parent->name, parent, &p);
+    bool share = flags & CLONE_VM; /* vfork: the child runs on the parent's address space */
+    if (share) {
+        vm_get(parent->vm);
+    }
+    int r = proc_alloc(parent->name, parent, share ? parent->vm : 0, &p);
     if (r) {
+        if (share) {
+            vm_put(parent->vm);
+        }
         return r;
     }
-    r = vm_copy(&p->vm, &parent->vm);
+    r = share ? 0 : vm_copy(p->vm, parent->vm);
     if (r == 0) {
         r = fork_state(p, parent, exit_signal);
     }
@@ -128,11 +135,11 @@ int proc_fork(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint6
         r = t ? 0 : -ENOMEM;
     }
     int pid = p->pid;
-    if (r == 0 && (flags & CLONE_CHILD_SETTID) && copy_to_user(&p->vm, ctid, &pid, sizeof(pid))) {
+    if (r == 0 && (flags & CLONE_CHILD_SETTID) && copy_to_user(p->vm, ctid, &pid, sizeof(pid))) {
         r = -EFAULT;
     }
     if (r == 0 && (flags & CLONE_PARENT_SETTID) &&
-        copy_to_user(&parent->vm, ptid, &pid, sizeof(pid))) {
+        copy_to_user(parent->vm, ptid, &pid, sizeof(pid))) {
         r = -EFAULT;
     }
     unsigned long irq = spin_lock_irqsave(&proc_lock);
@@ -235,7 +242,6 @@ void proc_exec_commit(struct vm *vm, const struct exec_start *start, struct inod
     struct task *t = current();
     struct process *p = t->proc;
     static const struct arch_fpsimd zero_fp;
-    struct vm old;
     fdtable_close_on_exec(p->files);
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     reset_signals_locked(p, t);
@@ -244,15 +250,15 @@ void proc_exec_commit(struct vm *vm, const struct exec_start *start, struct inod
     kstrlcpy(p->name, name, sizeof(p->name));
     kstrlcpy(t->name, name, sizeof(t->name));
     spin_unlock_irqrestore(&proc_lock, flags);
-    /* Switch address spaces with IRQs masked: no switch-in may activate a half-moved one. */
-    flags = spin_lock_irqsave(&p->vm.lock);
-    vm_move(&old, &p->vm);
-    vm_move(&p->vm, vm);
-    arch_as_activate(&p->vm.as);
-    spin_unlock_irqrestore(&p->vm.lock, flags);
-    spin_lock_init(&old.lock, LOCK_VM);
-    vm_destroy(&old);
-    kmem_free(vm, sizeof(*vm));
+    /* The new address space replaces the old under proc_lock (zt_tasks reads p->vm under it)
+     * with IRQs masked (no switch-in may activate the old one after this CPU left it).  The
+     * old one is destroyed by its last user: here, unless a vfork parent shares it. */
+    flags = spin_lock_irqsave(&proc_lock);
+    struct vm *old = p->vm;
+    p->vm = vm;
+    arch_as_activate(&vm->as);
+    spin_unlock_irqrestore(&proc_lock, flags);
+    vm_put(old);
     if (old_exe) {
         inode_put(old_exe);
     }

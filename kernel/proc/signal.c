@@ -180,7 +180,7 @@ static bool run_handler(struct task *t, struct trap_frame *f, int sig, struct si
     if ((sa->flags & SA_ONSTACK) && t->altstack_size && !on_altstack(t, sp)) {
         s.frame_top = t->altstack_sp + t->altstack_size;
     }
-    if (arch_signal_push(&t->proc->vm, f, &s) != 0) {
+    if (arch_signal_push(t->proc->vm, f, &s) != 0) {
         return false;
     }
     t->restore_sigmask = false;
@@ -289,7 +289,7 @@ long sys_rt_sigsuspend(uint64_t umask, uint64_t sigsetsize)
     if (sigsetsize != 8) {
         return -EINVAL;
     }
-    if (copy_from_user(&t->proc->vm, &m, umask, sizeof(m))) {
+    if (copy_from_user(t->proc->vm, &m, umask, sizeof(m))) {
         return -EFAULT;
     }
     signal_set_temp_mask(m);
@@ -323,7 +323,7 @@ long sys_sigaltstack(uint64_t uss, uint64_t uold)
     bool on = on_altstack(t, arch_frame_sp(t->frame));
     old.flags = t->altstack_size ? (on ? SS_ONSTACK : 0) : SS_DISABLE;
     if (uss) {
-        if (copy_from_user(&t->proc->vm, &ss, uss, sizeof(ss))) {
+        if (copy_from_user(t->proc->vm, &ss, uss, sizeof(ss))) {
             return -EFAULT;
         }
         if (on) {
@@ -336,7 +336,7 @@ long sys_sigaltstack(uint64_t uss, uint64_t uold)
             return -ENOMEM;
         }
     }
-    if (uold && copy_to_user(&t->proc->vm, uold, &old, sizeof(old))) {
+    if (uold && copy_to_user(t->proc->vm, uold, &old, sizeof(old))) {
         return -EFAULT;
     }
     if (uss) {
@@ -356,7 +356,7 @@ long sys_rt_sigpending(uint64_t uset, uint64_t sigsetsize)
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     uint64_t set = (t->sig_pending | t->proc->sig_pending) & t->sig_blocked;
     spin_unlock_irqrestore(&proc_lock, flags);
-    return copy_to_user(&t->proc->vm, uset, &set, sizeof(set)) ? -EFAULT : 0;
+    return copy_to_user(t->proc->vm, uset, &set, sizeof(set)) ? -EFAULT : 0;
 }
 
 int signal_send_pgrp_locked(int pgid, int sig)
@@ -382,7 +382,7 @@ long sys_rt_sigaction(int sig, uint64_t act, uint64_t oldact, uint64_t sigsetsiz
     if (!valid_signal(sig) || sigsetsize != 8 || (act && (sig == SIGKILL || sig == 19))) {
         return -EINVAL;
     }
-    if (act && copy_from_user(&t->proc->vm, &k, act, sizeof(k))) {
+    if (act && copy_from_user(t->proc->vm, &k, act, sizeof(k))) {
         return -EFAULT;
     }
     unsigned long flags = spin_lock_irqsave(&proc_lock);
@@ -391,7 +391,7 @@ long sys_rt_sigaction(int sig, uint64_t act, uint64_t oldact, uint64_t sigsetsiz
         t->proc->sigactions[sig - 1] = k;
     }
     spin_unlock_irqrestore(&proc_lock, flags);
-    if (oldact && copy_to_user(&t->proc->vm, oldact, &old, sizeof(old))) {
+    if (oldact && copy_to_user(t->proc->vm, oldact, &old, sizeof(old))) {
         return -EFAULT;
     }
     return 0;
@@ -404,10 +404,10 @@ long sys_rt_sigprocmask(int how, uint64_t set, uint64_t oldset, uint64_t sigsets
     if (sigsetsize != 8 || (set && how != 0 && how != 1 && how != 2)) {
         return -EINVAL;
     }
-    if (set && copy_from_user(&t->proc->vm, &m, set, sizeof(m))) {
+    if (set && copy_from_user(t->proc->vm, &m, set, sizeof(m))) {
         return -EFAULT;
     }
-    if (oldset && copy_to_user(&t->proc->vm, oldset, &old, sizeof(old))) {
+    if (oldset && copy_to_user(t->proc->vm, oldset, &old, sizeof(old))) {
         return -EFAULT;
     }
     if (set) {
@@ -421,7 +421,7 @@ long sys_rt_sigreturn(struct trap_frame *f)
 {
     struct task *t = current();
     struct arch_sigsetup s;
-    if (arch_signal_pop(&t->proc->vm, f, &s) != 0) {
+    if (arch_signal_pop(t->proc->vm, f, &s) != 0) {
         hklog("pid %d (%s) killed: bad signal frame at 0x%lx", t->proc->pid, t->name,
               (unsigned long)arch_frame_sp(f));
         proc_exit_group(SIGSEGV);

@@ -131,8 +131,8 @@ void task_free(struct task *t)
     }
     if (ctid) {
         int zero = 0;
-        if (copy_to_user(&p->vm, ctid, &zero, sizeof(zero)) == 0) {
-            futex_wake(&p->vm, ctid, 1);
+        if (copy_to_user(p->vm, ctid, &zero, sizeof(zero)) == 0) {
+            futex_wake(p->vm, ctid, 1);
         }
     }
     unsigned left = __atomic_sub_fetch(&p->unfreed_tasks, 1, __ATOMIC_ACQ_REL);
@@ -148,7 +148,8 @@ static void proc_teardown(struct work *w);
 /* A new process record with its id and empty address space, limits and mask from
  * `parent` (defaults for init); no descriptors, directory or program yet (the creator sets
  * them).  0, or -EAGAIN (too many processes, or no id) / -ENOMEM. */
-int proc_alloc(const char *name, const struct process *parent, struct process **out)
+int proc_alloc(const char *name, const struct process *parent, struct vm *share,
+               struct process **out)
 {
     if (__atomic_add_fetch(&nprocs, 1, __ATOMIC_RELAXED) > max_procs) {
         __atomic_sub_fetch(&nprocs, 1, __ATOMIC_RELAXED);
@@ -156,7 +157,10 @@ int proc_alloc(const char *name, const struct process *parent, struct process **
     }
     struct process *p = kmem_alloc(sizeof(*p));
     int pid = p ? pid_alloc() : -ENOMEM;
-    if (pid < 0 || vm_init(&p->vm) != 0) {
+    if (p && pid >= 0) {
+        p->vm = share ? share : vm_create(); /* share: the caller's vm_get */
+    }
+    if (pid < 0 || !p->vm) {
         if (pid > 0) {
             pid_free(pid);
         }
@@ -226,7 +230,7 @@ static int load_program(struct process *p, struct task *t, const char *path,
                         const struct exec_strv *argv, const struct exec_strv *envp)
 {
     struct exec_start start;
-    int r = exec_load(&p->vm, p->cwd, path, argv, envp, &start, &p->exe);
+    int r = exec_load(p->vm, p->cwd, path, argv, envp, &start, &p->exe);
     if (r == 0) {
         arch_user_frame_init(t->frame, start.pc, start.sp);
     }
@@ -272,7 +276,7 @@ static struct process *proc_create(struct process *parent, const char *path,
                                    cpumask_t affinity, int *err)
 {
     struct process *p = 0;
-    *err = proc_alloc(path_basename(path), parent, &p);
+    *err = proc_alloc(path_basename(path), parent, 0, &p);
     if (*err) {
         return 0;
     }
@@ -286,7 +290,7 @@ static struct process *proc_create(struct process *parent, const char *path,
             task_release(t);
         }
         proc_release_files(p);
-        vm_destroy(&p->vm);
+        vm_put(p->vm);
         proc_free(p);
         return 0;
     }
@@ -358,8 +362,8 @@ int task_clone(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint
     if (tid < 0) {
         return tid;
     }
-    if (((flags & CLONE_PARENT_SETTID) && copy_to_user(&p->vm, ptid, &tid, sizeof(tid))) ||
-        ((flags & CLONE_CHILD_SETTID) && copy_to_user(&p->vm, ctid, &tid, sizeof(tid)))) {
+    if (((flags & CLONE_PARENT_SETTID) && copy_to_user(p->vm, ptid, &tid, sizeof(tid))) ||
+        ((flags & CLONE_CHILD_SETTID) && copy_to_user(p->vm, ctid, &tid, sizeof(tid)))) {
         pid_free(tid);
         return -EFAULT;
     }
@@ -414,8 +418,12 @@ static void proc_teardown(struct work *w)
     device_release_all(p); /* reset its devices before their DMA pages are freed */
     vfork_release(p);      /* before it is a zombie: once reaped, p is gone */
     proc_release_files(p); /* pipe ends close now: readers see end of file */
-    vm_destroy(&p->vm);
     unsigned long flags = spin_lock_irqsave(&proc_lock);
+    struct vm *vm = p->vm;
+    p->vm = 0; /* zt_tasks reads it under proc_lock */
+    spin_unlock_irqrestore(&proc_lock, flags);
+    vm_put(vm); /* the last user (no vfork child shares it) unmaps and frees it here */
+    flags = spin_lock_irqsave(&proc_lock);
     p->wait_status = p->exiting ? p->exit_status_pending : p->last_exit_status;
     p->state = PROC_ZOMBIE;
     if (p == init_proc) {
@@ -623,8 +631,8 @@ static void fill_info(struct zt_task_info *out, const struct process *p, const s
         user = p->dead_user_cycles;
         sys = p->dead_sys_cycles;
     }
-    out->vm_regions = __atomic_load_n(&p->vm.nregions, __ATOMIC_RELAXED);
-    out->vm_pages = __atomic_load_n(&p->vm.pages, __ATOMIC_RELAXED);
+    out->vm_regions = p->vm ? __atomic_load_n(&p->vm->nregions, __ATOMIC_RELAXED) : 0;
+    out->vm_pages = p->vm ? __atomic_load_n(&p->vm->pages, __ATOMIC_RELAXED) : 0;
     out->user_ns = cycles_to_ns(user);
     out->sys_ns = cycles_to_ns(sys);
 }

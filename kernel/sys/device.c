@@ -198,11 +198,11 @@ static int map_into(struct device *d, struct process *p, size_t pages)
     if (!dma) {
         return -ENOMEM;
     }
-    long regs = vm_map_phys(&p->vm, regs_page(d), regs_pages(d), PROT_READ | PROT_WRITE, true);
-    long va = regs < 0 ? regs : vm_map_phys(&p->vm, dma, pages, PROT_READ | PROT_WRITE, false);
+    long regs = vm_map_phys(p->vm, regs_page(d), regs_pages(d), PROT_READ | PROT_WRITE, true);
+    long va = regs < 0 ? regs : vm_map_phys(p->vm, dma, pages, PROT_READ | PROT_WRITE, false);
     if (va < 0) {
         if (regs >= 0) {
-            vm_unmap_phys(&p->vm, (uint64_t)regs, regs_pages(d) * PAGE_SIZE);
+            vm_unmap_phys(p->vm, (uint64_t)regs, regs_pages(d) * PAGE_SIZE);
         }
         page_free_contig(dma, pages);
         return (int)va;
@@ -263,8 +263,8 @@ static bool reset_device(const struct device *d)
 static void take_back(struct device *d, struct process *p, unsigned slot)
 {
     bool stopped = reset_device(d);
-    vm_unmap_phys(&p->vm, d->regs_va, regs_pages(d) * PAGE_SIZE);
-    vm_unmap_phys(&p->vm, d->dma_va, d->dma_pages * PAGE_SIZE);
+    vm_unmap_phys(p->vm, d->regs_va, regs_pages(d) * PAGE_SIZE);
+    vm_unmap_phys(p->vm, d->dma_va, d->dma_pages * PAGE_SIZE);
     if (stopped) {
         page_free_contig(d->dma_pa, d->dma_pages);
     } else {

@@ -20,7 +20,7 @@ DEBS = zt.BUILD / "debs"
 TIMEOUT = 300
 
 LXTEST_CHECKS = ["hello", "threads", "forkexec", "signals", "files", "badfd", "emfile",
-                 "badexec", "pipes", "tmpfull", "threadexec"]
+                 "badexec", "pipes", "tmpfull", "threadexec", "vfork"]
 
 
 def skip_without(path, package):
@@ -54,7 +54,8 @@ def test_lx01_glibc_checks():
     """LX-01: a glibc static program (aarch64-linux-gnu-gcc -static) passes every lxtest
     check: printf/malloc/fopen/qsort, pthreads across CPUs, fork+execve+waitpid, signals with
     and without SA_RESTART, /tmp files, EBADF, EMFILE, execve errors, pipes with poll, /tmp
-    full and every page back, execve from a thread of three; syscall_debug=1 names the one
+    full and every page back, execve from a thread of three, vfork sharing the parent's memory
+    and posix_spawn; syscall_debug=1 names the one
     call glibc tries that does not exist (rseq) once per process."""
     b = run_lxtest("lxtest")
     reports = re.findall(r"syscall_debug: pid (\d+) \(([^)]*)\) called (\d+) \((\w+)\)", b.console)

@@ -50,6 +50,7 @@ static const struct arch_device hw[4] = {
 static void *pool;
 static struct process p1, p2;
 static size_t free0;
+static size_t vm_objects_pages; /* what the two processes' address spaces took at setup */
 
 /* What QEMU's transports show before anyone touches them. */
 static void preset_registers(void)
@@ -66,9 +67,10 @@ static void preset_registers(void)
 static void process_init(struct process *p, int pid)
 {
     memset(p, 0, sizeof(*p));
-    assert_int_equal(vm_init(&p->vm), 0);
+    p->vm = vm_create();
+    assert_non_null(p->vm);
     p->pid = pid;
-    p->vm.brk_start = p->vm.brk = 0x500000;
+    p->vm->brk_start = p->vm->brk = 0x500000;
 }
 
 static int group_setup(void **state)
@@ -89,9 +91,11 @@ static int test_setup(void **state)
 {
     fake_reset();
     preset_registers();
+    size_t before = page_free_count();
     process_init(&p1, 10);
     process_init(&p2, 11);
     free0 = page_free_count();
+    vm_objects_pages = before - free0;
     return 0;
 }
 
@@ -99,9 +103,9 @@ static int test_teardown(void **state)
 {
     device_release_all(&p1);
     device_release_all(&p2);
-    vm_destroy(&p1.vm);
-    vm_destroy(&p2.vm);
-    if (page_free_count() != free0 || fake.mapped_pages != 0) {
+    vm_put(p1.vm);
+    vm_put(p2.vm);
+    if (page_free_count() != free0 + vm_objects_pages || fake.mapped_pages != 0) {
         fprintf(stderr, "leak: %zu free pages, %zu at the start; %zu pages still mapped\n",
                 page_free_count(), free0, fake.mapped_pages);
         return -1;
@@ -159,10 +163,10 @@ static void dev02_claim_maps(TEST_STATE)
     assert_int_equal(c.regs_size, 0x200);
     assert_int_equal(c.dma_size, DMA);
     unsigned prot = 0;
-    assert_int_equal(arch_as_lookup(&p1.vm.as, c.regs & ~(P - 1), &prot), 0x0a003000);
+    assert_int_equal(arch_as_lookup(&p1.vm->as, c.regs & ~(P - 1), &prot), 0x0a003000);
     assert_int_equal(prot, RW | ARCH_PROT_DEVICE);
     for (uint64_t off = 0; off < DMA; off += P) {
-        assert_int_equal(arch_as_lookup(&p1.vm.as, c.dma + off, &prot), c.dma_phys + off);
+        assert_int_equal(arch_as_lookup(&p1.vm->as, c.dma + off, &prot), c.dma_phys + off);
         assert_int_equal(prot, RW);
         const uint8_t *page = phys_to_virt(c.dma_phys + off);
         for (unsigned b = 0; b < P; b += 512) {
@@ -257,15 +261,15 @@ static void dev07_user_access(TEST_STATE)
     struct zt_claim c;
     uint32_t v = 0x12345678, back = 0;
     assert_int_equal(device_claim(&p1, 1, DMA, 0, &c), 0);
-    assert_int_equal(copy_from_user(&p1.vm, &back, c.regs, 4), -EFAULT);
-    assert_int_equal(copy_to_user(&p1.vm, c.regs, &v, 4), -EFAULT);
-    assert_int_equal(vm_check_range(&p1.vm, c.regs, 4, PROT_READ), -EFAULT);
-    assert_int_equal(copy_to_user(&p1.vm, c.dma + 8, &v, 4), 0);
-    assert_int_equal(copy_from_user(&p1.vm, &back, c.dma + 8, 4), 0);
+    assert_int_equal(copy_from_user(p1.vm, &back, c.regs, 4), -EFAULT);
+    assert_int_equal(copy_to_user(p1.vm, c.regs, &v, 4), -EFAULT);
+    assert_int_equal(vm_check_range(p1.vm, c.regs, 4, PROT_READ), -EFAULT);
+    assert_int_equal(copy_to_user(p1.vm, c.dma + 8, &v, 4), 0);
+    assert_int_equal(copy_from_user(p1.vm, &back, c.dma + 8, 4), 0);
     assert_int_equal(back, v);
-    assert_int_equal(vm_munmap(&p1.vm, c.dma, DMA), -EINVAL);
-    assert_int_equal(vm_munmap(&p1.vm, c.regs & ~(P - 1), P), -EINVAL);
-    assert_int_equal(vm_mmap(&p1.vm, c.dma, P, RW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0),
+    assert_int_equal(vm_munmap(p1.vm, c.dma, DMA), -EINVAL);
+    assert_int_equal(vm_munmap(p1.vm, c.regs & ~(P - 1), P), -EINVAL);
+    assert_int_equal(vm_mmap(p1.vm, c.dma, P, RW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0),
                      -EINVAL);
 }
 

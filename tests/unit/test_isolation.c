@@ -194,6 +194,8 @@ static struct task *new_task(unsigned i, cpumask_t affinity)
     memset(p, 0, sizeof(*p));
     memset(t, 0, sizeof(*t));
     p->pid = 40 + (int)i;
+    static struct vm empty_vm; /* what a switch to the task activates (no user memory) */
+    p->vm = &empty_vm;
     list_init(&p->threads);
     list_init(&p->children);
     t->proc = p;
@@ -324,21 +326,23 @@ static void isr06_admission_populates_the_stack(TEST_STATE)
     use_cpu(3);
     sched_init_cpu(&cpus[3]); /* an empty CPU 3 again (ISR-04's task is done with) */
     struct task *t = new_task(0, BIT(3));
-    assert_int_equal(vm_init(&procs[0].vm), 0);
-    assert_int_equal(vm_map_stack(&procs[0].vm, USER_STACK_TOP, 8 * 4096, 4096), 0);
-    assert_true(procs[0].vm.stack_partial);
+    procs[0].vm = vm_create();
+    assert_non_null(procs[0].vm);
+    assert_int_equal(vm_map_stack(procs[0].vm, USER_STACK_TOP, 8 * 4096, 4096), 0);
+    assert_true(procs[0].vm->stack_partial);
     switch_on(3);
     assert_ptr_equal(current(), t);
     fake_irq_masked = 0; /* a system call runs with IRQs enabled */
     assert_int_equal(prctl_isolate(PR_TASK_ISOLATION_ENABLE), 0);
-    assert_false(procs[0].vm.stack_partial);
-    assert_int_equal(procs[0].vm.pages, 8);
+    assert_false(procs[0].vm->stack_partial);
+    assert_int_equal(procs[0].vm->pages, 8);
     for (uint64_t va = USER_STACK_TOP - 8 * 4096; va < USER_STACK_TOP; va += 4096) {
-        assert_true(arch_as_lookup(&procs[0].vm.as, va, 0) != 0);
+        assert_true(arch_as_lookup(&procs[0].vm->as, va, 0) != 0);
     }
     assert_int_equal(isol_prctl(PR_SET_TASK_ISOLATION, 0), 0);
     fake_irq_masked = 1;
-    vm_destroy(&procs[0].vm);
+    vm_put(procs[0].vm);
+    procs[0].vm = 0;
     use_cpu(0);
 }
 

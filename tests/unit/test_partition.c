@@ -61,7 +61,8 @@
 #define BYSTANDER  3
 
 static struct task tasks[4];
-static struct process proc = {.pid = 42};
+static struct vm empty_vm; /* what a switch to a task of proc activates */
+static struct process proc = {.pid = 42, .vm = &empty_vm};
 
 /* ---- the rules ---- */
 

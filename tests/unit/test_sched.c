@@ -603,7 +603,8 @@ static void sch31_sleep_timer_follows_the_task(TEST_STATE)
  * CPU's slot is empty, it no longer reports isolation (issue 9, bugs 1 and 2) */
 static void sch32_isolated_sleeper_moved(TEST_STATE)
 {
-    static struct process proc = {.pid = 42};
+    static struct vm empty_vm;
+    static struct process proc = {.pid = 42, .vm = &empty_vm};
     struct task *a = asleep_on(0, C(2), 1000, true);
     struct zt_isol_audit au;
     struct sched_move move;

@@ -27,6 +27,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,6 +133,38 @@ static int check_forkexec(void)
     CHECK(waitpid(pid, &status, 0) == pid, "waitpid: %s", strerror(errno));
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 7, "status 0x%x", status);
     CHECK(waitpid(-1, &status, WNOHANG) == -1 && errno == ECHILD, "ECHILD");
+    return 0;
+}
+
+/* glibc's vfork is clone(CLONE_VM|CLONE_VFORK|SIGCHLD): the child runs on its parent's memory
+ * until its execve or _exit (Linux's rule; zerotick shares the address space the same way,
+ * counted), so the child's store is the parent's.  musl's aarch64 vfork is a plain fork
+ * (clone(SIGCHLD)), where it is not, on Linux as here.  posix_spawn starts a program (glibc
+ * builds it on CLONE_VM|CLONE_VFORK too). */
+static volatile int vfork_shared;
+
+static int check_vfork(void)
+{
+    int status;
+    vfork_shared = 0;
+    pid_t pid = vfork();
+    if (pid == 0) {
+        vfork_shared = 42;
+        _exit(7);
+    }
+    CHECK(pid > 0, "vfork: %s", strerror(errno));
+    CHECK(waitpid(pid, &status, 0) == pid, "waitpid: %s", strerror(errno));
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 7, "status 0x%x", status);
+#ifdef __GLIBC__
+    CHECK(vfork_shared == 42, "the vfork child's store is not in the parent (%d)", vfork_shared);
+#else
+    CHECK(vfork_shared == 0, "a forked child's store is in the parent (%d)", vfork_shared);
+#endif
+    char *argv[] = {"lxtest", "child", "3", NULL};
+    int r = posix_spawn(&pid, "/bin/lxtest", NULL, NULL, argv, environ);
+    CHECK(r == 0, "posix_spawn: %s", strerror(r));
+    CHECK(waitpid(pid, &status, 0) == pid, "waitpid: %s", strerror(errno));
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 3, "spawned status 0x%x", status);
     return 0;
 }
 
@@ -409,7 +442,7 @@ static const struct check checks[] = {
     {"hello", check_hello},     {"threads", check_threads},       {"forkexec", check_forkexec},
     {"signals", check_signals}, {"files", check_files},           {"badfd", check_badfd},
     {"emfile", check_emfile},   {"badexec", check_badexec},       {"pipes", check_pipes},
-    {"tmpfull", check_tmpfull}, {"threadexec", check_threadexec},
+    {"tmpfull", check_tmpfull}, {"threadexec", check_threadexec}, {"vfork", check_vfork},
 };
 
 int main(int argc, char **argv)
