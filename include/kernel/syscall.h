@@ -33,11 +33,15 @@ long sys_set_robust_list(struct trap_frame *f);
 long sys_getrandom(struct trap_frame *f);
 long sys_times(struct trap_frame *f);
 long sys_getrusage(struct trap_frame *f);
-long sys_clock_getres(struct trap_frame *f);
-long sys_gettimeofday(struct trap_frame *f);
 long sys_sysinfo(struct trap_frame *f);
 long sys_mprotect(struct trap_frame *f);
 long sys_madvise(struct trap_frame *f);
+/* systime.c */
+long sys_nanosleep(struct trap_frame *f);
+long sys_clock_gettime(struct trap_frame *f);
+long sys_clock_getres(struct trap_frame *f);
+long sys_clock_nanosleep(struct trap_frame *f);
+long sys_gettimeofday(struct trap_frame *f);
 /* fs/fs_sys.c */
 long sys_openat(struct trap_frame *f);
 long sys_newfstatat(struct trap_frame *f);
