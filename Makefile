@@ -165,8 +165,12 @@ $(B)/initrd/bin/%: $(B)/user/bin/%
 
 # Files in /bin that are not programs, so usertests and lxtest can check that spawn and
 # execve refuse them with -ENOEXEC: plain text, an ELF header cut short, and a whole AArch64
-# ELF header (hello's) claiming 65535 program headers, far past the end of the file.
-INITRD_DATA := $(B)/initrd/bin/notelf $(B)/initrd/bin/badelf $(B)/initrd/bin/badphdr
+# ELF header (hello's) claiming 65535 program headers, far past the end of the file; and two
+# programs the kernel refuses with a reason on the console: hello marked as built for x86-64
+# (EM_X86_64, 62), and a glibc program dynamically linked against an interpreter that exists
+# nowhere (/lib/ld-zt-missing.so.1).
+INITRD_DATA := $(B)/initrd/bin/notelf $(B)/initrd/bin/badelf $(B)/initrd/bin/badphdr \
+	$(B)/initrd/bin/badmachine $(B)/initrd/bin/nointerp
 
 $(B)/initrd/bin/notelf:
 	@mkdir -p $(dir $@)
@@ -182,6 +186,17 @@ $(B)/initrd/bin/badphdr: $(B)/initrd/bin/hello
 	head -c 64 $< > $@
 	printf '\377\377' | dd of=$@ bs=1 seek=56 conv=notrunc status=none
 	chmod +x $@
+
+$(B)/initrd/bin/badmachine: $(B)/initrd/bin/hello
+	cp $< $@
+	printf '\076\000' | dd of=$@ bs=1 seek=18 conv=notrunc status=none
+	chmod +x $@
+
+$(B)/initrd/bin/nointerp: | deps-build
+	@mkdir -p $(dir $@)
+	printf 'int main(void) { return 0; }\n' | $(CC) -x c -O2 -no-pie -o $@ - \
+		-Wl,--dynamic-linker=/lib/ld-zt-missing.so.1
+	$(CROSS)strip $@
 
 # ---------------------------------------------------------------- Linux programs
 # Ordinary Linux C built unchanged: against glibc (Debian's cross libc6-dev-arm64-cross), and

@@ -25,3 +25,28 @@ def test_new04_partition_cycles_restore_roles():
     assert re.search(r"cycles of 3: online-dataplane median", b.console), b
     assert re.search(r"cycles of 1-3: online/online-dataplane median", b.console), b
     assert b.console.count("partition: offline none") == 2, b
+
+
+def test_new05_exec_refusals_say_why():
+    """NEW-05 (item 4): every program the kernel refuses to run gets one console line with the
+    reason, per exec, naming who asked: text, a header cut short, program headers past the
+    end, a machine other than AArch64, a program whose interpreter exists nowhere, and (with
+    busybox's cp) a file outside the initrd.  Printed through hklog, so a refusal on a
+    dataplane CPU is printed by housekeeping."""
+    has_cp = (zt.BUILD / "initrd" / "bin" / "busybox").exists()
+    cmd = "notelf; badelf; badphdr; badmachine; badmachine; nointerp"
+    if has_cp:
+        cmd += "; cp /bin/hello /tmp/h; /tmp/h"
+    b = sh(cmd)
+    lines = [ln for ln in b.lines() if ln.startswith("exec: ")]
+    want = [("/bin/notelf", "not an ELF file"), ("/bin/badelf", "not an ELF file"),
+            ("/bin/badphdr", "program headers out of bounds"),
+            ("/bin/badmachine", "AArch64"), ("/bin/badmachine", "AArch64"),
+            ("/bin/nointerp", "")]
+    if has_cp:
+        want.append(("/tmp/h", "not in the initrd"))
+    assert len(lines) == len(want), b  # one line per exec, no more
+    for line, (path, why) in zip(lines, want):
+        m = re.match(r"exec: pid (\d+) \(sh\) cannot run (\S+): (.+) \((E[A-Z]+)\)$", line)
+        assert m and m.group(2) == path and why in m.group(3), (line, path, why)
+    assert re.search(r"sh: nointerp: cannot run: ENOEXEC", b.console), b
