@@ -50,3 +50,19 @@ def test_new05_exec_refusals_say_why():
         m = re.match(r"exec: pid (\d+) \(sh\) cannot run (\S+): (.+) \((E[A-Z]+)\)$", line)
         assert m and m.group(2) == path and why in m.group(3), (line, path, why)
     assert re.search(r"sh: nointerp: cannot run: ENOEXEC", b.console), b
+
+
+def test_new07_isolstat_housekeeping_is_not_a_finding():
+    """NEW-07 (item 6): `isolstat -c` on housekeeping CPUs shows what is routed and queued
+    there, marked "-", says the CPU is housekeeping and not audited, and counts no finding:
+    exit status 0 where it reported "2 findings" and exited 2; a dataplane CPU in the same
+    list is still audited."""
+    b = sh("isolstat -c 0-1; isolstat -c 1,3", extra="dataplane=3")
+    assert b.status == 0, b
+    assert "[pid" not in b.console, b  # no program exited with a non-zero status
+    assert not re.search(r"^  ! ", b.console, re.M), b
+    assert not re.search(r"\d+ findings?$", b.console, re.M), b
+    assert len(re.findall(r"^isolstat: cpu [01]: housekeeping, not audited", b.console,
+                          re.M)) == 3, b
+    assert re.search(r"^  - device interrupt SPI \d+ routed here", b.console, re.M), b
+    assert "isolstat: cpu 3 clean" in b.console, b
