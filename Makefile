@@ -66,7 +66,7 @@ USER_PROGS    := $(basename $(notdir $(wildcard user/*.c)))
 USER_BINS     := $(addprefix $(B)/initrd/bin/,$(USER_PROGS))
 
 .PHONY: all kernel checked percpu run run-net debug gdb test unit bench compare fuzz stress-long format check-format \
-	clean help deps-build
+	clean distclean help deps-build
 all: $(B)/kernel.elf
 
 deps-build:
@@ -264,10 +264,22 @@ $(B)/initrd.cpio: $(USER_BINS) $(INITRD_DATA) $(B)/initrd/bin/lxtest $(LINUX_PRO
 		$(B)/linux.stamp
 	@mkdir -p $(B)/initrd/bin
 	@echo "  CPIO    $@"
+	$(Q)if [ -d $(B)/initrd/usr/bin ]; then find $(B)/initrd/usr/bin -mindepth 1 -maxdepth 1 \
+		! -name '$(PROG_NAME)' -exec rm -rf {} +; fi
 	$(Q)cd $(B)/initrd && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet > ../initrd.cpio
 
 # make run PROG=path/to/static-binary ARGS='...': the program goes into the initrd as
-# /usr/bin/NAME and init runs it with ARGS (any BOOTARGS come first).
+# /usr/bin/NAME and init runs it with ARGS (any BOOTARGS come first).  build/initrd/usr/bin
+# holds exactly this run's program (nothing without PROG=): a program of an earlier run is
+# removed when the archive is made, so the image does not grow run after run.
+PROG_NAME := $(notdir $(PROG))
+PROG_LIST := $(B)/initrd-prog.txt
+.PHONY: FORCE
+FORCE:
+$(PROG_LIST): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(PROG_NAME)' | cmp -s - $@ 2>/dev/null || echo '$(PROG_NAME)' > $@
+$(B)/initrd.cpio: $(PROG_LIST)
 ifneq ($(PROG),)
 PROG_DST := $(B)/initrd/usr/bin/$(notdir $(PROG))
 override BOOTARGS := $(BOOTARGS) init=/usr/bin/$(notdir $(PROG)) -- $(ARGS)
@@ -336,7 +348,8 @@ run: $(RUN_KERNEL)
 # make run-net: the same, plus one virtio-net device (modern transport) on loopback only.
 # NET=dgram (default): raw Ethernet frames over UDP, for tools/netload (ping, exact frames);
 # NET=user: QEMU user networking with host forwards to the guest's UDP ports 7 and 9.
-# Ports are picked free by tools/netload; the recipe prints what to run on the host.
+# Ports are picked free by tools/netload; the recipe prints what to run in the guest and on
+# the host (tools/netload hints: the control port that ends udpecho, no nc needed).
 NET ?= dgram
 RUN_NET_BOOTARGS = $${BOOTARGS:-dataplane=2-3}
 
@@ -345,15 +358,13 @@ run-net: $(RUN_KERNEL)
 	@set -e; set -- $$($(PYTHON) tools/netload free-ports 2); \
 	if [ "$(NET)" = user ]; then \
 	  netdev="user,id=n0,hostfwd=udp:127.0.0.1:$$1-:7,hostfwd=udp:127.0.0.1:$$2-:9"; \
-	  host="tools/netload udp --port $$1 -n 1000   (or: nc -u 127.0.0.1 $$1)"; \
 	elif [ "$(NET)" = dgram ]; then \
 	  netdev="dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$$1"; \
 	  netdev="$$netdev,remote.type=inet,remote.host=127.0.0.1,remote.port=$$2"; \
-	  host="tools/netload ping --to $$1 --listen $$2; tools/netload raw --to $$1 --listen $$2 -n 1000"; \
 	else echo "run-net: NET must be dgram or user, not '$(NET)'"; exit 2; fi; \
 	args="$(RUN_NET_BOOTARGS)"; \
 	echo "run-net: $(QEMU_CMD) -global virtio-mmio.force-legacy=false -netdev $$netdev -device virtio-net-device,netdev=n0 -append \"$$args\""; \
-	echo "run-net: in the guest: udpecho -c 3 -t 600    on the host: $$host"; \
+	$(PYTHON) tools/netload hints --net $(NET) $$1 $$2 | sed 's/^/run-net: /'; \
 	echo "run-net: (Ctrl-A x quits QEMU)"; \
 	$(QEMU_CMD) -global virtio-mmio.force-legacy=false -netdev "$$netdev" \
 	  -device virtio-net-device,netdev=n0 -append "$$args"
@@ -512,7 +523,13 @@ check-format:
 	@$(DEPS) format
 	@clang-format --dry-run --Werror --style=file $(FORMAT_FILES) && echo "check-format: clean"
 
+# clean keeps what was downloaded (build/debs: Debian's busybox, musl, Linux), which only the
+# archive can give back; distclean removes that too.
 clean:
+	@if [ -d $(B) ]; then echo "rm -rf everything in $(B)/ but $(B)/debs"; \
+		find $(B) -mindepth 1 -maxdepth 1 ! -name debs -exec rm -rf {} +; fi
+
+distclean:
 	rm -rf $(B)
 
 help:
@@ -520,8 +537,9 @@ help:
 	@echo "  make / make kernel   build $(B)/kernel.elf (user programs inside)"
 	@echo "  make checked         build $(B)/checked/kernel.elf: assertions on (what make test boots)"
 	@echo "  make run DEBUG=1     boot the checked kernel (lock order checked, watchdog on)"
-	@echo "  make run             boot it in QEMU (CPUS=$(CPUS), BOOTARGS='...', REPRO=1); Ctrl-A x quits"
+	@echo "  make run             boot it in QEMU (CPUS=$(CPUS), MEM=$(MEM), BOOTARGS='...', REPRO=1); Ctrl-A x quits"
 	@echo "  make run PROG=FILE ARGS='...'  boot with your static Linux aarch64 program as the first program"
+	@echo "                       (it is /usr/bin/NAME, first on the shell's PATH; earlier runs' programs are removed)"
 	@echo "  make test            check-format, host unit tests, QEMU tests; ends with 'N passed, N failed'"
 	@echo "  make bench           benchmarks -> bench/results.md"
 	@echo "  make percpu          static memory a CPU costs, checked against a 256-CPU build"
@@ -533,7 +551,8 @@ help:
 	@echo "  make gdb             gdb-multiarch attached to 'make debug', stopped at the first instruction"
 	@echo "  make format          clang-format every C file in place"
 	@echo "  make check-format    fail if any C file is not formatted"
-	@echo "  make clean           remove $(B)/"
+	@echo "  make clean           remove $(B)/ but the downloads in $(B)/debs"
+	@echo "  make distclean       remove $(B)/, downloads included"
 	@echo "Missing Debian packages are installed on demand (tools/deps.sh)."
 
 -include $(shell find $(B) -name '*.d' -type f 2>/dev/null)

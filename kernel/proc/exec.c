@@ -31,7 +31,7 @@
 #define MAX_AUXV      24
 #define SIGTRAMP_INSN 2
 
-char *const exec_default_env[] = {"HOME=/", "PATH=/bin", "TERM=vt100", 0};
+char *const exec_default_env[] = {"HOME=/", "PATH=/usr/bin:/bin", "TERM=vt100", 0};
 
 static paddr_t sigtramp_page;
 

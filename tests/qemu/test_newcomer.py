@@ -4,6 +4,8 @@ fix.  Item numbers are the issue's.
 """
 
 import re
+import shutil
+import subprocess
 
 import zt
 
@@ -66,3 +68,143 @@ def test_new07_isolstat_housekeeping_is_not_a_finding():
                           re.M)) == 3, b
     assert re.search(r"^  - device interrupt SPI \d+ routed here", b.console, re.M), b
     assert "isolstat: cpu 3 clean" in b.console, b
+
+
+def make(*args, timeout=600):
+    """Run make in the repository; (status, output)."""
+    p = subprocess.run(["make", "--no-print-directory", *args], cwd=zt.REPO, timeout=timeout,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return p.returncode, p.stdout
+
+
+def usr_bin():
+    d = zt.BUILD / "initrd" / "usr" / "bin"
+    return sorted(x.name for x in d.iterdir()) if d.exists() else []
+
+
+def test_new08_run_prog_replaces_and_comes_first(tmp_path, monkeypatch):
+    """NEW-08 (item 7): each `make ... PROG=FILE` leaves exactly that program in
+    build/initrd/usr/bin (an earlier run's program is removed, so the image does not grow run
+    after run; none without PROG=), and the shell finds /usr/bin before /bin: a program named
+    hello (here a copy of /bin/true) is not shadowed by /bin/hello.  The release kernel is
+    rebuilt without PROG at the end."""
+    progs = []
+    for name in ("hello", "other"):
+        dst = tmp_path / name
+        shutil.copy(zt.BUILD / "initrd" / "bin" / "true", dst)
+        progs.append(dst)
+    try:
+        st, out = make(f"PROG={progs[0]}", "build/kernel.elf")
+        assert st == 0, out
+        assert usr_bin() == ["hello"], usr_bin()
+        monkeypatch.setattr(zt, "KERNEL", zt.BUILD / "kernel.elf")
+        b = sh("hello; hello 3; echo end")
+        assert "hello from pid" not in b.console and "end" in b.console, b
+        assert b.status == 0, b
+        st, out = make(f"PROG={progs[1]}", "build/kernel.elf")
+        assert st == 0, out
+        assert usr_bin() == ["other"], usr_bin()
+    finally:
+        st, out = make("build/kernel.elf")
+    assert st == 0, out
+    assert usr_bin() == [], usr_bin()
+
+
+def test_new09_clean_keeps_downloads(tmp_path):
+    """NEW-09 (item 8): `make clean` removes the build but keeps build/debs (what only the
+    archive can give back); `make distclean` removes everything.  Run on a build directory of
+    its own (B=...), never the suite's."""
+    b = tmp_path / "b"
+    (b / "debs" / "busybox-static").mkdir(parents=True)
+    (b / "debs" / "busybox-static.ok").write_text("")
+    (b / "kernel.elf").write_text("x")
+    (b / "initrd" / "bin").mkdir(parents=True)
+    st, out = make(f"B={b}", "clean")
+    assert st == 0, out
+    assert sorted(x.name for x in b.iterdir()) == ["debs"], out
+    assert (b / "debs" / "busybox-static.ok").exists()
+    st, out = make(f"B={b}", "distclean")
+    assert st == 0 and not b.exists(), out
+
+
+def test_new10_help_lists_every_run_variable():
+    """NEW-10 (item 10): `make help` names MEM= with CPUS=, BOOTARGS= and REPRO=, and the
+    clean targets."""
+    st, out = make("help")
+    assert st == 0, out
+    for word in ("CPUS=", "MEM=", "BOOTARGS=", "REPRO=1", "PROG=", "make distclean"):
+        assert word in out, (word, out)
+
+
+def test_new11_shell_pipes():
+    """NEW-11 (item 10): the zt shell runs `a | b`: a built-in's output into a program (`echo
+    hello 5 | sh`: the inner shell runs the line, status 5), a program's output into a program
+    (`hello 1 | sh`: hello's own line becomes the inner shell's command), a pipe with no
+    command on one side refused with status 2, and (with busybox's head) a built-in writing
+    far more than a pipe holds into a reader that stops after two lines: no deadlock, no
+    SIGPIPE report, the shell goes on."""
+    has_head = (zt.BUILD / "initrd" / "bin" / "busybox").exists()
+    cmd = "echo hello 5 | sh; echo status-next; hello 1 | sh; help"
+    if has_head:
+        cmd += "; cpus -a | head -2; echo after-head"
+    b = sh(cmd, cpus=64 if has_head else 4)
+    out = b.console.replace("\r", "")
+    assert re.search(r"hello from pid \d+: argv\[0\]=hello argv\[1\]=5", out), b
+    assert re.search(r"\[pid \d+\] exited with status 5\n(zt\$ \n)?\[pid \d+\] exited with "
+                     r"status 5\nstatus-next", out), b
+    assert re.search(r"hello from pid \d+: argv\[0\]=hello argv\[1\]=from argv\[2\]=pid", out), b
+    assert "`a | b` a pipe" in out, b
+    if has_head:
+        m = re.search(r"after-head", out)
+        assert m, b
+        assert re.search(r"^cpu0: housekeeping, online", out, re.M), b
+        assert len(re.findall(r"^cpu\d+: ", out, re.M)) == 1, b  # head stopped after 2 lines
+        assert "SIGPIPE" not in out, b
+    assert b.status == 0, b
+    b = sh("echo a |")
+    assert "sh: a pipe with no command on one side" in b.console and b.status == 2, b
+
+
+def run_hints(kind):
+    """Boot with the device `make run-net NET=kind` adds, run the guest command its hints name,
+    then every host command exactly as printed; (boot, [(command, status, output)])."""
+    netload = zt.tool_module("netload")
+    opts, where = zt.net_options(kind)
+    p1, p2 = (where["port"], where["ctl"]) if kind == "user" else (where["to"], where["listen"])
+    hints = netload.hints(kind, p1, p2)
+    guest = [cmd for w, cmd, _ in hints if w == "guest"]
+    host = [cmd for w, cmd, _ in hints if w == "host"]
+    assert len(guest) == 1 and not any(c.split()[0] == "nc" for c in host), hints
+    con = zt.Console(cpus=4, bootargs=f"quiet dataplane=2-3 init=/bin/sh -- -c '{guest[0]}'",
+                     extra=opts)
+    ran = []
+    try:
+        con.expect(r"udpecho: ready:", timeout=300)
+        for cmd in host:
+            p = subprocess.run(cmd, shell=True, cwd=zt.REPO, timeout=120, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            ran.append((cmd, p.returncode, p.stdout))
+        status = con.wait(timeout=300)
+    finally:
+        con.close()
+    return zt.Boot(con.cmd, con.output, status, None), ran
+
+
+def test_new12_run_net_hints_work_as_printed():
+    """NEW-12 (item 9): what `make run-net` prints (tools/netload hints, which the recipe
+    calls) works as printed, for both NET=user and NET=dgram: the guest command names the
+    control port (-x 9), the host commands need no nc (netload, or a one-line Python command
+    whose echo comes back), every one exits 0, and the last one, `tools/netload stop` on the
+    control port (user networking: the forward QEMU was given for the guest's port 9), ends
+    udpecho."""
+    mk = (zt.REPO / "Makefile").read_text()
+    assert "tools/netload hints --net $(NET)" in mk and "nc -u" not in mk
+    for kind in ("user", "dgram"):
+        b, ran = run_hints(kind)
+        for cmd, st, out in ran:
+            assert st == 0, (kind, cmd, out)
+        assert "stop" in ran[-1][0], ran
+        if kind == "user":
+            assert any("b'hello'" in out for _, _, out in ran), ran
+        assert re.search(r"udpecho: done after [\d.]+ s \(control port\)", b.console), b
+        assert b.status == 0, b
