@@ -66,7 +66,7 @@ USER_PROGS    := $(basename $(notdir $(wildcard user/*.c)))
 USER_BINS     := $(addprefix $(B)/initrd/bin/,$(USER_PROGS))
 
 .PHONY: all kernel checked percpu run run-net debug gdb test unit bench compare fuzz stress-long format check-format \
-	clean distclean help deps-build
+	clean distclean help deps-build doccheck
 all: $(B)/kernel.elf
 
 deps-build:
@@ -471,6 +471,12 @@ test: deps-test
 	@$(MAKE) --no-print-directory $(B)/kernel.elf $(B)/checked/kernel.elf unit
 	@ZT_KERNEL=$(B)/checked/kernel.elf $(PYTHON) tools/runtests --check-format $(UNIT_BINS)
 
+# The documentation's marked samples, booted and compared (tools/doccheck; make test runs them
+# as DOC-02).  DOCS='docs/boot.md' for one page.
+doccheck: deps-test
+	@$(MAKE) --no-print-directory $(B)/checked/kernel.elf
+	@ZT_KERNEL=$(B)/checked/kernel.elf $(PYTHON) tools/doccheck $(DOCS)
+
 # The long fuzz run (docs/security.md): FUZZ_CALLS calls in FUZZ_WORKERS workers from
 # FUZZ_SEED on the checked kernel; FUZZ_DATAPLANE=1 adds dataplane CPUs 2-3 and steers the
 # workers into task isolation.  The console goes to build/fuzz/fuzz-SEED.log and
@@ -541,6 +547,7 @@ help:
 	@echo "  make run PROG=FILE ARGS='...'  boot with your static Linux aarch64 program as the first program"
 	@echo "                       (it is /usr/bin/NAME, first on the shell's PATH; earlier runs' programs are removed)"
 	@echo "  make test            check-format, host unit tests, QEMU tests; ends with 'N passed, N failed'"
+	@echo "  make doccheck        boot every sample the docs mark and compare (DOCS=docs/boot.md: one page)"
 	@echo "  make bench           benchmarks -> bench/results.md"
 	@echo "  make percpu          static memory a CPU costs, checked against a 256-CPU build"
 	@echo "  make compare         zerotick and Debian's Linux side by side -> bench/compare.md"
