@@ -66,7 +66,7 @@ USER_PROGS    := $(basename $(notdir $(wildcard user/*.c)))
 USER_BINS     := $(addprefix $(B)/initrd/bin/,$(USER_PROGS))
 
 .PHONY: all kernel checked percpu run run-net debug gdb test unit bench compare fuzz stress-long format check-format \
-	clean help deps-build
+	clean distclean help deps-build doccheck
 all: $(B)/kernel.elf
 
 deps-build:
@@ -165,8 +165,12 @@ $(B)/initrd/bin/%: $(B)/user/bin/%
 
 # Files in /bin that are not programs, so usertests and lxtest can check that spawn and
 # execve refuse them with -ENOEXEC: plain text, an ELF header cut short, and a whole AArch64
-# ELF header (hello's) claiming 65535 program headers, far past the end of the file.
-INITRD_DATA := $(B)/initrd/bin/notelf $(B)/initrd/bin/badelf $(B)/initrd/bin/badphdr
+# ELF header (hello's) claiming 65535 program headers, far past the end of the file; and two
+# programs the kernel refuses with a reason on the console: hello marked as built for x86-64
+# (EM_X86_64, 62), and a glibc program dynamically linked against an interpreter that exists
+# nowhere (/lib/ld-zt-missing.so.1).
+INITRD_DATA := $(B)/initrd/bin/notelf $(B)/initrd/bin/badelf $(B)/initrd/bin/badphdr \
+	$(B)/initrd/bin/badmachine $(B)/initrd/bin/nointerp
 
 $(B)/initrd/bin/notelf:
 	@mkdir -p $(dir $@)
@@ -182,6 +186,17 @@ $(B)/initrd/bin/badphdr: $(B)/initrd/bin/hello
 	head -c 64 $< > $@
 	printf '\377\377' | dd of=$@ bs=1 seek=56 conv=notrunc status=none
 	chmod +x $@
+
+$(B)/initrd/bin/badmachine: $(B)/initrd/bin/hello
+	cp $< $@
+	printf '\076\000' | dd of=$@ bs=1 seek=18 conv=notrunc status=none
+	chmod +x $@
+
+$(B)/initrd/bin/nointerp: | deps-build
+	@mkdir -p $(dir $@)
+	printf 'int main(void) { return 0; }\n' | $(CC) -x c -O2 -no-pie -o $@ - \
+		-Wl,--dynamic-linker=/lib/ld-zt-missing.so.1
+	$(CROSS)strip $@
 
 # ---------------------------------------------------------------- Linux programs
 # Ordinary Linux C built unchanged: against glibc (Debian's cross libc6-dev-arm64-cross), and
@@ -213,6 +228,17 @@ $(B)/initrd/bin/lxtest: user/linux/lxtest.c | deps-build
 	$(Q)$(CC) $(LINUX_CFLAGS) -o $@ $<
 	$(Q)$(CROSS)strip $@
 
+# More ordinary Linux C, one glibc static program per file, as /bin/NAME: lxclock (the clocks
+# a glibc program asks for).  -Iinclude/uapi lets a program include zerotick's ABI headers as
+# <zt_prctl.h>, as a user's own program would.
+LINUX_PROGS := $(addprefix $(B)/initrd/bin/,lxclock)
+
+$(LINUX_PROGS): $(B)/initrd/bin/%: user/linux/%.c $(wildcard include/uapi/*.h) | deps-build
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@ (glibc, static)"
+	$(Q)$(CC) $(LINUX_CFLAGS) -Iinclude/uapi -o $@ $<
+	$(Q)$(CROSS)strip $@
+
 # The optional parts: musl build, busybox and its links, /etc.  Rebuilt when an input changes.
 $(B)/linux.stamp: user/linux/lxtest.c tests/linux/bbtest.sh $(DEBS)/stamp
 	@mkdir -p $(B)/initrd/bin $(B)/initrd/etc
@@ -234,13 +260,26 @@ $(B)/linux.stamp: user/linux/lxtest.c tests/linux/bbtest.sh $(DEBS)/stamp
 
 # The user programs travel inside the kernel image as a cpio (newc) archive: every file,
 # directory and symbolic link under build/initrd.
-$(B)/initrd.cpio: $(USER_BINS) $(INITRD_DATA) $(B)/initrd/bin/lxtest $(B)/linux.stamp
+$(B)/initrd.cpio: $(USER_BINS) $(INITRD_DATA) $(B)/initrd/bin/lxtest $(LINUX_PROGS) \
+		$(B)/linux.stamp
 	@mkdir -p $(B)/initrd/bin
 	@echo "  CPIO    $@"
+	$(Q)if [ -d $(B)/initrd/usr/bin ]; then find $(B)/initrd/usr/bin -mindepth 1 -maxdepth 1 \
+		! -name '$(PROG_NAME)' -exec rm -rf {} +; fi
 	$(Q)cd $(B)/initrd && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet > ../initrd.cpio
 
 # make run PROG=path/to/static-binary ARGS='...': the program goes into the initrd as
-# /usr/bin/NAME and init runs it with ARGS (any BOOTARGS come first).
+# /usr/bin/NAME and init runs it with ARGS (any BOOTARGS come first).  build/initrd/usr/bin
+# holds exactly this run's program (nothing without PROG=): a program of an earlier run is
+# removed when the archive is made, so the image does not grow run after run.
+PROG_NAME := $(notdir $(PROG))
+PROG_LIST := $(B)/initrd-prog.txt
+.PHONY: FORCE
+FORCE:
+$(PROG_LIST): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(PROG_NAME)' | cmp -s - $@ 2>/dev/null || echo '$(PROG_NAME)' > $@
+$(B)/initrd.cpio: $(PROG_LIST)
 ifneq ($(PROG),)
 PROG_DST := $(B)/initrd/usr/bin/$(notdir $(PROG))
 override BOOTARGS := $(BOOTARGS) init=/usr/bin/$(notdir $(PROG)) -- $(ARGS)
@@ -309,7 +348,8 @@ run: $(RUN_KERNEL)
 # make run-net: the same, plus one virtio-net device (modern transport) on loopback only.
 # NET=dgram (default): raw Ethernet frames over UDP, for tools/netload (ping, exact frames);
 # NET=user: QEMU user networking with host forwards to the guest's UDP ports 7 and 9.
-# Ports are picked free by tools/netload; the recipe prints what to run on the host.
+# Ports are picked free by tools/netload; the recipe prints what to run in the guest and on
+# the host (tools/netload hints: the control port that ends udpecho, no nc needed).
 NET ?= dgram
 RUN_NET_BOOTARGS = $${BOOTARGS:-dataplane=2-3}
 
@@ -318,15 +358,13 @@ run-net: $(RUN_KERNEL)
 	@set -e; set -- $$($(PYTHON) tools/netload free-ports 2); \
 	if [ "$(NET)" = user ]; then \
 	  netdev="user,id=n0,hostfwd=udp:127.0.0.1:$$1-:7,hostfwd=udp:127.0.0.1:$$2-:9"; \
-	  host="tools/netload udp --port $$1 -n 1000   (or: nc -u 127.0.0.1 $$1)"; \
 	elif [ "$(NET)" = dgram ]; then \
 	  netdev="dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$$1"; \
 	  netdev="$$netdev,remote.type=inet,remote.host=127.0.0.1,remote.port=$$2"; \
-	  host="tools/netload ping --to $$1 --listen $$2; tools/netload raw --to $$1 --listen $$2 -n 1000"; \
 	else echo "run-net: NET must be dgram or user, not '$(NET)'"; exit 2; fi; \
 	args="$(RUN_NET_BOOTARGS)"; \
 	echo "run-net: $(QEMU_CMD) -global virtio-mmio.force-legacy=false -netdev $$netdev -device virtio-net-device,netdev=n0 -append \"$$args\""; \
-	echo "run-net: in the guest: udpecho -c 3 -t 600    on the host: $$host"; \
+	$(PYTHON) tools/netload hints --net $(NET) $$1 $$2 | sed 's/^/run-net: /'; \
 	echo "run-net: (Ctrl-A x quits QEMU)"; \
 	$(QEMU_CMD) -global virtio-mmio.force-legacy=false -netdev "$$netdev" \
 	  -device virtio-net-device,netdev=n0 -append "$$args"
@@ -433,6 +471,12 @@ test: deps-test
 	@$(MAKE) --no-print-directory $(B)/kernel.elf $(B)/checked/kernel.elf unit
 	@ZT_KERNEL=$(B)/checked/kernel.elf $(PYTHON) tools/runtests --check-format $(UNIT_BINS)
 
+# The documentation's marked samples, booted and compared (tools/doccheck; make test runs them
+# as DOC-02).  DOCS='docs/boot.md' for one page.
+doccheck: deps-test
+	@$(MAKE) --no-print-directory $(B)/checked/kernel.elf
+	@ZT_KERNEL=$(B)/checked/kernel.elf $(PYTHON) tools/doccheck $(DOCS)
+
 # The long fuzz run (docs/security.md): FUZZ_CALLS calls in FUZZ_WORKERS workers from
 # FUZZ_SEED on the checked kernel; FUZZ_DATAPLANE=1 adds dataplane CPUs 2-3 and steers the
 # workers into task isolation.  The console goes to build/fuzz/fuzz-SEED.log and
@@ -485,7 +529,13 @@ check-format:
 	@$(DEPS) format
 	@clang-format --dry-run --Werror --style=file $(FORMAT_FILES) && echo "check-format: clean"
 
+# clean keeps what was downloaded (build/debs: Debian's busybox, musl, Linux), which only the
+# archive can give back; distclean removes that too.
 clean:
+	@if [ -d $(B) ]; then echo "rm -rf everything in $(B)/ but $(B)/debs"; \
+		find $(B) -mindepth 1 -maxdepth 1 ! -name debs -exec rm -rf {} +; fi
+
+distclean:
 	rm -rf $(B)
 
 help:
@@ -493,9 +543,11 @@ help:
 	@echo "  make / make kernel   build $(B)/kernel.elf (user programs inside)"
 	@echo "  make checked         build $(B)/checked/kernel.elf: assertions on (what make test boots)"
 	@echo "  make run DEBUG=1     boot the checked kernel (lock order checked, watchdog on)"
-	@echo "  make run             boot it in QEMU (CPUS=$(CPUS), BOOTARGS='...', REPRO=1); Ctrl-A x quits"
+	@echo "  make run             boot it in QEMU (CPUS=$(CPUS), MEM=$(MEM), BOOTARGS='...', REPRO=1); Ctrl-A x quits"
 	@echo "  make run PROG=FILE ARGS='...'  boot with your static Linux aarch64 program as the first program"
+	@echo "                       (it is /usr/bin/NAME, first on the shell's PATH; earlier runs' programs are removed)"
 	@echo "  make test            check-format, host unit tests, QEMU tests; ends with 'N passed, N failed'"
+	@echo "  make doccheck        boot every sample the docs mark and compare (DOCS=docs/boot.md: one page)"
 	@echo "  make bench           benchmarks -> bench/results.md"
 	@echo "  make percpu          static memory a CPU costs, checked against a 256-CPU build"
 	@echo "  make compare         zerotick and Debian's Linux side by side -> bench/compare.md"
@@ -506,7 +558,8 @@ help:
 	@echo "  make gdb             gdb-multiarch attached to 'make debug', stopped at the first instruction"
 	@echo "  make format          clang-format every C file in place"
 	@echo "  make check-format    fail if any C file is not formatted"
-	@echo "  make clean           remove $(B)/"
+	@echo "  make clean           remove $(B)/ but the downloads in $(B)/debs"
+	@echo "  make distclean       remove $(B)/, downloads included"
 	@echo "Missing Debian packages are installed on demand (tools/deps.sh)."
 
 -include $(shell find $(B) -name '*.d' -type f 2>/dev/null)

@@ -75,6 +75,8 @@ struct arch_boot_info {
     uint64_t mem_size[ARCH_MAX_MEM];
     const char *cmdline;        /* /chosen/bootargs, NUL-terminated, "" if absent */
     uint64_t entry_counter;     /* counter value at the boot CPU's first instruction */
+    uint64_t rtc_seconds;       /* wall-clock time at boot, seconds since the Epoch, read from */
+    uint64_t rtc_counter;       /* the real-time clock when the counter read rtc_counter; 0: none */
     const char *protection;     /* the memory protections in force, for the boot log */
     unsigned long percpu_bytes; /* static memory a CPU costs: its share of the arrays declared
                                    with PERCPU_ARRAY (cpumask.h), 0 if the arch does not know */

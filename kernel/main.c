@@ -9,6 +9,7 @@
 #include "kernel/main.h"
 #include "arch.h"
 #include "kernel/bootargs.h"
+#include "kernel/clock.h"
 #include "kernel/cpu.h"
 #include "kernel/cycles.h"
 #include "kernel/device.h"
@@ -250,6 +251,7 @@ void kernel_main(uint64_t entry_counter)
     panic_set_hooks(ipi_stop_others, task_panic_describe); /* a panic stops and names */
     const struct arch_boot_info *bi = arch_boot_info();
     ncpus = bi->ncpus;
+    clock_init(bi->rtc_seconds, bi->rtc_counter); /* wall time: the RTC at boot + the counter */
     bootargs_parse(bi->cmdline, strlen(bi->cmdline), &bootargs);
     print_banner(bi);
     for (int i = 0; i < bootargs.nwarn; i++) {

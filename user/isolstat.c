@@ -11,7 +11,9 @@
  * the local timer armed, timers queued (with who armed them), cross-CPU requests pending,
  * other runnable tasks, free pages parked in its per-CPU cache.  The last line per CPU is
  * "isolstat: cpu N clean" or "isolstat: cpu N: K findings"; the exit status is the number of
- * CPUs with findings (capped at 100).  An empty audit is the guarantee.
+ * CPUs with findings (capped at 100).  An empty audit is the guarantee.  A housekeeping CPU
+ * named with -c is not audited: what could reach it is its work, so its lines are marked "-"
+ * and its last line says "housekeeping, not audited"; it never counts as a finding.
  *
  * On a large machine the audit stays readable: when more than ISOLSTAT_FULL_UPTO CPUs are
  * audited, a clean CPU without an isolated task is one of a run ("isolstat: cpus 2-510
@@ -44,37 +46,38 @@ static void print_header(const struct zt_isol_audit *a)
            a->timer_intid, a->ppis_enabled & (1u << (a->timer_intid - 16)) ? "on" : "off");
 }
 
-static int findings(const struct zt_isol_audit *a)
+/* What could interrupt the CPU, one line each, marked `mark` ('!' for a finding); how many. */
+static int findings(const struct zt_isol_audit *a, char mark)
 {
     int n = 0;
     uint32_t other_ppis = a->ppis_enabled & ~(1u << (a->timer_intid - 16));
     for (unsigned i = 0; i < 16; i++) {
         if (other_ppis & (1u << i)) {
-            printf("  ! PPI %u enabled\n", 16 + i), n++;
+            printf("  %c PPI %u enabled\n", mark, 16 + i), n++;
         }
     }
     for (unsigned i = 0; i < a->nspis; i++) {
-        printf("  ! device interrupt SPI %u routed here\n", a->spis[i]), n++;
+        printf("  %c device interrupt SPI %u routed here\n", mark, a->spis[i]), n++;
     }
     if (a->timer_armed) {
-        printf("  ! local timer armed: fires in %.3f ms\n", ms(a->timer_programmed_ns)), n++;
+        printf("  %c local timer armed: fires in %.3f ms\n", mark, ms(a->timer_programmed_ns)), n++;
     }
     for (unsigned i = 0; i < a->ntimers && i < ZT_AUDIT_MAX_TIMERS; i++) {
-        printf("  ! timer due in %.3f ms, armed by tid %d at kernel address 0x%llx\n",
+        printf("  %c timer due in %.3f ms, armed by tid %d at kernel address 0x%llx\n", mark,
                ms(a->timers[i].due_ns), a->timers[i].owner_tid,
                (unsigned long long)a->timers[i].armed_by);
         n++;
     }
     if (a->pending_calls) {
-        printf("  ! cross-CPU requests pending (mask 0x%llx): run at its next kernel entry\n",
-               (unsigned long long)a->pending_calls);
+        printf("  %c cross-CPU requests pending (mask 0x%llx): run at its next kernel entry\n",
+               mark, (unsigned long long)a->pending_calls);
         n++;
     }
     if (a->other_runnable) {
-        printf("  ! %u other runnable task(s)\n", a->other_runnable), n++;
+        printf("  %c %u other runnable task(s)\n", mark, a->other_runnable), n++;
     }
     if (a->cached_pages && a->isolated && a->in_user) {
-        printf("  ! %u free pages parked in its per-CPU cache\n", a->cached_pages), n++;
+        printf("  %c %u free pages parked in its per-CPU cache\n", mark, a->cached_pages), n++;
     }
     printf("  requests deferred instead of interrupting it, since boot: %llu\n",
            (unsigned long long)a->deferred_total);
@@ -117,8 +120,20 @@ static int audit(unsigned cpu, bool brief)
         return 0; /* no finding: exactly what findings() would say */
     }
     flush_run();
+    if (!a.dataplane) {
+        /* Device interrupts, timers and other tasks are a housekeeping CPU's work: what is
+         * there is shown (unless brief), marked "-", and nothing is counted. */
+        if (!brief) {
+            print_header(&a);
+            findings(&a, '-');
+        }
+        printf("isolstat: cpu %u: housekeeping, not audited (its interrupts, timers and tasks "
+               "are its work, not findings)\n",
+               cpu);
+        return 0;
+    }
     print_header(&a);
-    int n = findings(&a);
+    int n = findings(&a, '!');
     if (n) {
         printf("isolstat: cpu %u: %d finding%s\n", cpu, n, n == 1 ? "" : "s");
     } else {

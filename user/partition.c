@@ -13,18 +13,16 @@
  *   -b        refuse (-EBUSY) rather than end the isolation of a task isolated on a CPU
  *   -q        the kernel prints nothing (ZT_PART_QUIET)
  *   -x ERRNO  expect the change to fail with -ERRNO (e.g. EBUSY): exit 0 if it does
- *   -n N      do the change and its reverse (dataplane <-> housekeeping, offline <-> online)
- *             N times, quietly, then print what each kind cost, in guest microseconds read
- *             from CNTVCT_EL0 around the system call (median, min, max) and instructions
- *             from PMU event counter 0 (only under -icount, else "n/a"), and the free page
- *             and kernel stack counts before and after:
- *               partition: N cycles of LIST: ROLE median X us (min A, max B), instructions I
- *               partition: free pages F1 before, F2 after; kernel stacks K1 before, K2 after
- *   -T        call zt_partition with bad arguments (unknown op or flags, a list too long,
- *             empty, unmapped, not NUL-free) and print one line per case:
- *               partition: check NAME: -ERRNO (expected -ERRNO) ok|WRONG
- *             ending with "partition: argument checks: N ok, M wrong"
- * Exit status 0, 1 if a change failed (or did not fail as -x expected), 2 for bad usage.
+ *   -n N      do the change and its reverse (dataplane <-> housekeeping, offline <-> online;
+ *             after an offline each CPU comes back in the role it had) N times, quietly, then print
+ * what each kind cost, in guest microseconds read from CNTVCT_EL0 around the system call (median,
+ * min, max) and instructions from PMU event counter 0 (only under -icount, else "n/a"), and the
+ * free page and kernel stack counts before and after: partition: N cycles of LIST: ROLE median X us
+ * (min A, max B), instructions I partition: free pages F1 before, F2 after; kernel stacks K1
+ * before, K2 after -T        call zt_partition with bad arguments (unknown op or flags, a list too
+ * long, empty, unmapped, not NUL-free) and print one line per case: partition: check NAME: -ERRNO
+ * (expected -ERRNO) ok|WRONG ending with "partition: argument checks: N ok, M wrong" Exit status 0,
+ * 1 if a change failed (or did not fail as -x expected), 2 for bad usage.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,11 +104,21 @@ struct cost {
     uint64_t insts;   /* instructions, all changes */
 };
 
-static long measured(struct cost *c, int i, const char *list, unsigned op, unsigned flags)
+/* One step of a cycle: up to two calls (the online that undoes an offline puts the CPUs
+ * that were dataplane back with ZT_PART_AS_DATAPLANE and the others without it). */
+struct step {
+    const char *list[2];
+    unsigned op, flags[2];
+};
+
+static long measured(struct cost *c, int i, const struct step *st)
 {
     uint32_t i0 = inst_read();
     uint64_t t0 = zt_counter();
-    long r = zt_partition(list, op, flags);
+    long r = 0;
+    for (int k = 0; k < 2 && r == 0; k++) {
+        r = st->list[k] ? zt_partition(st->list[k], st->op, st->flags[k]) : 0;
+    }
     uint64_t t1 = zt_counter();
     c->insts += (uint32_t)(inst_read() - i0);
     c->cycles[i] = t1 - t0;
@@ -151,27 +159,77 @@ static const char *role_name(unsigned op, unsigned flags)
     }
 }
 
-/* The change that undoes `op`. */
-static unsigned reverse(unsigned op, unsigned *flags)
+/* The CPUs of `list` that are online dataplane CPUs now, and the others, as cpulists (NULL
+ * when empty); 0, or 1 after a message. */
+static int split_by_role(const char *list, char *dp, char *hk, size_t size, const char **dpl,
+                         const char **hkl)
 {
+    struct zt_cpuset want, sets[2];
+    long n;
+    struct zt_cpu_info *info = zt_cpus_all(&n);
+    if (info == NULL || zt_cpulist_parse(list, &want) != 0) {
+        printf("partition: cannot read the roles of %s\n", list);
+        free(info);
+        return 1;
+    }
+    zt_cpuset_zero(&sets[0]);
+    zt_cpuset_zero(&sets[1]);
+    for (long i = 0; i < n; i++) {
+        if (zt_cpuset_has(&want, (int)info[i].cpu)) {
+            zt_cpuset_add(&sets[info[i].online && info[i].dataplane], (int)info[i].cpu);
+        }
+    }
+    free(info);
+    zt_cpulist_format(&sets[1], dp, size);
+    zt_cpulist_format(&sets[0], hk, size);
+    *dpl = zt_cpuset_count(&sets[1]) ? dp : NULL;
+    *hkl = zt_cpuset_count(&sets[0]) ? hk : NULL;
+    return 0;
+}
+
+/* The step that undoes `op` on `list`: each CPU goes back to the role it has now.  An offline
+ * is undone by an online that puts the dataplane CPUs back as dataplane. */
+static int reverse(const char *list, unsigned op, unsigned flags, struct step *back)
+{
+    static char dp[2048], hk[2048];
+    const char *dpl, *hkl;
+    *back = (struct step){{list, NULL}, 0, {flags, 0}};
     switch (op) {
     case ZT_PART_HOUSEKEEPING:
-        return ZT_PART_DATAPLANE;
+        back->op = ZT_PART_DATAPLANE;
+        return 0;
     case ZT_PART_DATAPLANE:
-        return ZT_PART_HOUSEKEEPING;
+        back->op = ZT_PART_HOUSEKEEPING;
+        return 0;
     case ZT_PART_OFFLINE:
-        return ZT_PART_ONLINE;
+        if (split_by_role(list, dp, hk, sizeof(dp), &dpl, &hkl)) {
+            return 1;
+        }
+        back->op = ZT_PART_ONLINE;
+        back->list[0] = hkl ? hkl : dpl;
+        back->flags[0] = hkl ? flags : flags | ZT_PART_AS_DATAPLANE;
+        back->list[1] = hkl ? dpl : NULL;
+        back->flags[1] = flags | ZT_PART_AS_DATAPLANE;
+        return 0;
     default:
-        *flags &= ~(unsigned)ZT_PART_AS_DATAPLANE;
-        return ZT_PART_OFFLINE;
+        back->op = ZT_PART_OFFLINE;
+        back->flags[0] &= ~(unsigned)ZT_PART_AS_DATAPLANE;
+        return 0;
     }
 }
 
 static int run_cycles(const char *list, unsigned op, unsigned flags)
 {
-    unsigned rflags = flags | ZT_PART_QUIET, rop = reverse(op, &rflags);
+    struct step fwd_step = {{list, NULL}, op, {flags | ZT_PART_QUIET, 0}}, back_step;
+    if (reverse(list, op, flags | ZT_PART_QUIET, &back_step)) {
+        return 1;
+    }
+    const char *back_role = back_step.op != ZT_PART_ONLINE
+                                ? role_name(back_step.op, back_step.flags[0])
+                            : back_step.list[1] ? "online/online-dataplane"
+                                                : role_name(back_step.op, back_step.flags[0]);
     struct cost fwd = {role_name(op, flags), calloc((size_t)cycles, 8), 0};
-    struct cost back = {role_name(rop, rflags), calloc((size_t)cycles, 8), 0};
+    struct cost back = {back_role, calloc((size_t)cycles, 8), 0};
     struct zt_meminfo before, after;
     if (!fwd.cycles || !back.cycles) {
         printf("partition: out of memory\n");
@@ -181,8 +239,8 @@ static int run_cycles(const char *list, unsigned op, unsigned flags)
     zt_sleep_ns(200 * 1000 * 1000);
     zt_meminfo(&before);
     for (int i = 0; i < cycles; i++) {
-        long r = measured(&fwd, i, list, op, flags | ZT_PART_QUIET);
-        long r2 = r ? 0 : measured(&back, i, list, rop, rflags);
+        long r = measured(&fwd, i, &fwd_step);
+        long r2 = r ? 0 : measured(&back, i, &back_step);
         if (r || r2) {
             printf("partition: cycle %d: %s %s: -%s\n", i, r ? fwd.role : back.role, list,
                    zt_errno_name((int)-(r ? r : r2)));

@@ -8,12 +8,21 @@
  *   sh -c 'CMD'        runs CMD and exits with the status of its last foreground command,
  *                      after waiting for its background jobs (so their output is complete)
  *
- * A command line is commands separated by `;` (one after the other) or ended by `&` (in the
- * background).  Words split on blanks; '...' and "..." quote (a backslash escapes the next
- * character outside single quotes).  `NAME args` runs /bin/NAME (or the path, if NAME holds a
- * '/').  Every program runs in its own process group; a foreground one becomes the
- * console's foreground group (ioctl TIOCSPGRP), so Ctrl-C sends it SIGINT; the shell takes
- * the console back when it ends.
+ * A command line is pipelines separated by `;` (one after the other) or ended by `&` (in the
+ * background); a pipeline is commands joined by `|`, each one's standard output the next
+ * one's standard input.  Words split on blanks; '...' and "..." quote (a backslash escapes
+ * the next character outside single quotes).  `NAME args` runs the first NAME found in the
+ * directories of $PATH (default /usr/bin:/bin, so a program `make run PROG=` put in /usr/bin
+ * comes before /bin's), or the path itself if NAME holds a '/'.  Every pipeline runs in its
+ * own process group; a foreground one becomes the console's foreground group (ioctl
+ * TIOCSPGRP), so Ctrl-C sends it SIGINT; the shell takes the console back when it ends.
+ *
+ * A pipeline: every pipe is made first, then every program is spawned with its ends as
+ * descriptors 0 and 1 (the shell's own 0 and 1 are set to them around each spawn and put
+ * back), then the built-ins of the pipeline run in the shell with their output in their
+ * pipe, in order, each pipe end closed as soon as its last user is done; the shell then waits
+ * for every program.  So a built-in that writes more than a pipe holds (`cpus -a | head`)
+ * never waits for a reader that does not exist yet.  The status is the last command's.
  *
  * Statuses are reported as `[pid 7] exited with status 3` / `[pid 7] killed by signal 11
  * (SIGSEGV)`; a status of 0 is not reported, except `[pid 7] done` for background jobs in
@@ -28,15 +37,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LINE_BYTES 256
-#define MAX_WORDS  32
-#define MAX_JOBS   32
-#define PATH_BYTES 128
+#define LINE_BYTES         256
+#define MAX_WORDS          32
+#define MAX_JOBS           32
+#define MAX_STAGES         8
+#define PATH_BYTES         128
+#define DEFAULT_PATH       "/usr/bin:/bin"
+#define O_CLOEXEC_LX       02000000 /* Linux's O_CLOEXEC (picolibc's differs) */
+#define F_DUPFD_CLOEXEC_LX 1030
 
 struct command {
     char *argv[MAX_WORDS + 1];
     int argc;
     bool background;
+    bool piped; /* ended by `|`: its output goes to the next command */
 };
 
 struct job {
@@ -130,47 +144,91 @@ static void set_foreground(int pgrp)
     zt_ioctl(0, TIOCSPGRP, &pgrp);
 }
 
-static void resolve_path(const char *name, char *path, size_t size)
+/* Spawn c->argv[0]: the path itself if it holds a '/', else the first directory of $PATH
+ * where it exists (a directory without it: -ENOENT, try the next).  The pid or -errno. */
+static long spawn_program(struct command *c)
 {
-    snprintf(path, size, "%s%s", strchr(name, '/') ? "" : "/bin/", name);
+    const char *dirs = getenv("PATH");
+    char path[PATH_BYTES];
+    long pid = -ENOENT;
+
+    if (strchr(c->argv[0], '/')) {
+        return zt_spawn(c->argv[0], c->argv, 0);
+    }
+    for (dirs = dirs && *dirs ? dirs : DEFAULT_PATH; pid == -ENOENT && *dirs;) {
+        size_t n = strcspn(dirs, ":");
+        if (n > 0 && n + strlen(c->argv[0]) + 2 <= sizeof(path)) {
+            snprintf(path, sizeof(path), "%.*s/%s", (int)n, dirs, c->argv[0]);
+            pid = zt_spawn(path, c->argv, 0);
+        }
+        dirs += n + (dirs[n] == ':');
+    }
+    return pid;
 }
 
-static int run_program(struct command *c)
+/* Start c in process group *pgid (0: a new group, whose id is then stored), or say why not:
+ * its pid, or the status the command fails with. */
+static long start_program(struct command *c, int *pgid, int *fail_status)
 {
-    char path[PATH_BYTES];
-    int status = 0;
-    long pid, r;
+    long pid = spawn_program(c);
 
-    resolve_path(c->argv[0], path, sizeof(path));
-    fflush(stdout);
-    pid = zt_spawn(path, c->argv, 0);
     if (pid < 0) {
         if (pid == -ENOENT) {
             printf("sh: %s: not found\n", c->argv[0]);
-            return 127;
+            *fail_status = 127;
+        } else {
+            printf("sh: %s: cannot run: %s\n", c->argv[0], zt_errno_name((int)-pid));
+            *fail_status = 126;
         }
-        printf("sh: %s: cannot run: %s\n", c->argv[0], zt_errno_name((int)-pid));
-        return 126;
+        return pid;
     }
-    zt_syscall2(SYS_setpgid, pid, pid); /* its own group: Ctrl-C reaches only the foreground */
+    /* Its pipeline's group: Ctrl-C reaches only the foreground. */
+    zt_syscall2(SYS_setpgid, pid, *pgid ? *pgid : pid);
+    *pgid = *pgid ? *pgid : (int)pid;
     if (c->background) {
         job_add((int)pid, c->argv[0]);
         if (interactive) {
             printf("[pid %ld] %s &\n", pid, c->argv[0]);
         }
-        return 0;
     }
-    set_foreground((int)pid);
+    return pid;
+}
+
+/* Wait for the foreground program pid; its status as the shell reports it.  A program
+ * before the last of a pipeline that a SIGPIPE ended (its reader had finished) is not
+ * reported: that is how a pipeline ends early, as in any shell. */
+static int wait_program(long pid, bool piped)
+{
+    int status = 0;
+    long r;
+
     do { /* a Ctrl-C typed before the hand-over interrupts only the shell's wait */
         r = zt_wait((int)pid, &status);
     } while (r == -EINTR);
-    set_foreground((int)zt_syscall1(SYS_getpgid, 0));
     if (r < 0) {
         printf("sh: wait4(%ld) failed: %s\n", pid, zt_errno_name((int)-r));
         return 126;
     }
-    report((int)pid, status, false);
+    if (!(piped && zt_wifsignaled(status) && zt_wtermsig(status) == SIGPIPE)) {
+        report((int)pid, status, false);
+    }
     return zt_status_code(status);
+}
+
+static int run_program(struct command *c)
+{
+    int pgid = 0, status = 0;
+    long pid;
+
+    fflush(stdout);
+    pid = start_program(c, &pgid, &status);
+    if (pid < 0 || c->background) {
+        return status;
+    }
+    set_foreground(pgid);
+    status = wait_program(pid, false);
+    set_foreground((int)zt_syscall1(SYS_getpgid, 0));
+    return status;
 }
 
 /* ---------------------------------------------------------------- built-ins */
@@ -185,8 +243,10 @@ static bool parse_int(const char *s, long *out)
 
 static int builtin_help(struct command *c)
 {
-    printf("commands: PROGRAM [ARGS...] runs /bin/PROGRAM; `a ; b` in sequence, `a &` in the\n"
-           "background; '...' and \"...\" quote.  Ctrl-C ends the foreground program.\n"
+    printf("commands: PROGRAM [ARGS...] runs the first PROGRAM in $PATH (/usr/bin, then /bin);\n"
+           "`a ; b` in sequence, `a &` in the background, `a | b` a pipe; '...' and \"...\"\n"
+           "quote.  Ctrl-C ends the foreground program.  No redirections (<, >), variables or\n"
+           "control flow: busybox's sh has them when busybox is in /bin.\n"
            "built-ins:\n"
            "  help             this text\n"
            "  ps               threads: pid, tid, name, cpu, state, user/system time\n"
@@ -368,15 +428,99 @@ static const struct builtin builtins[] = {
     {"kill", builtin_kill}, {"exit", builtin_exit}, {"poweroff", builtin_poweroff},
 };
 
-static int run_command(struct command *c)
+static const struct builtin *builtin_of(const struct command *c)
 {
     for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++) {
         if (strcmp(c->argv[0], builtins[i].name) == 0) {
-            /* Built-ins always run in the shell itself, `&` or not. */
-            return builtins[i].fn(c);
+            return &builtins[i];
         }
     }
-    return run_program(c);
+    return NULL;
+}
+
+static int run_command(struct command *c)
+{
+    const struct builtin *b = builtin_of(c);
+
+    /* Built-ins always run in the shell itself, `&` or not. */
+    return b ? b->fn(c) : run_program(c);
+}
+
+/* Make descriptor `to` refer to `from` (dup3), or close it when from < 0. */
+static void fd_set_to(int from, int to)
+{
+    if (from >= 0) {
+        zt_syscall3(SYS_dup3, from, to, 0);
+    }
+}
+
+static void fd_close(int *fd)
+{
+    if (*fd >= 0) {
+        zt_syscall1(SYS_close, *fd);
+        *fd = -1;
+    }
+}
+
+/* Run a pipeline of n commands (n >= 2; see the header for the order of things). */
+static int run_pipeline(struct command *cmds, int n)
+{
+    int pipes[MAX_STAGES - 1][2], status[MAX_STAGES], pgid = 0;
+    long pids[MAX_STAGES];
+    int saved_in = (int)zt_syscall3(SYS_fcntl, 0, F_DUPFD_CLOEXEC_LX, 10);
+    int saved_out = (int)zt_syscall3(SYS_fcntl, 1, F_DUPFD_CLOEXEC_LX, 10);
+    bool background = cmds[n - 1].background;
+
+    fflush(stdout);
+    for (int i = 0; i < n - 1; i++) {
+        if (zt_syscall2(SYS_pipe2, pipes[i], O_CLOEXEC_LX) != 0) {
+            pipes[i][0] = pipes[i][1] = -1; /* that stage reads nothing / writes nowhere */
+        }
+    }
+    for (int i = 0; i < n; i++) { /* the programs first, each with its ends as 0 and 1 */
+        pids[i] = -1;
+        status[i] = 0;
+        cmds[i].background = background;
+        if (builtin_of(&cmds[i])) {
+            continue;
+        }
+        fd_set_to(i > 0 ? pipes[i - 1][0] : saved_in, 0);
+        fd_set_to(i < n - 1 ? pipes[i][1] : saved_out, 1);
+        pids[i] = start_program(&cmds[i], &pgid, &status[i]);
+    }
+    fd_set_to(saved_in, 0);
+    for (int i = 0; i < n - 1; i++) {
+        fd_close(&pipes[i][0]); /* read by a program, or by nobody: built-ins read no input */
+    }
+    /* A built-in writing into a pipe whose reader has gone must fail (EPIPE), not end the
+     * shell: SIGPIPE is ignored while they run (the programs are started already). */
+    zt_signal(SIGPIPE, SIG_IGN, 0);
+    for (int i = 0; i < n; i++) { /* then the built-ins, in order, output into their pipe */
+        if (builtin_of(&cmds[i])) {
+            fd_set_to(i < n - 1 ? pipes[i][1] : saved_out, 1);
+            status[i] = builtin_of(&cmds[i])->fn(&cmds[i]);
+            fflush(stdout);
+            clearerr(stdout); /* an EPIPE is the reader's choice, not an error to keep */
+        }
+        fd_set_to(saved_out, 1);
+        if (i < n - 1) {
+            fd_close(&pipes[i][1]); /* its reader sees the end of the data */
+        }
+    }
+    zt_signal(SIGPIPE, SIG_DFL, 0);
+    fd_close(&saved_in);
+    fd_close(&saved_out);
+    if (background || pgid == 0) {
+        return status[n - 1];
+    }
+    set_foreground(pgid);
+    for (int i = 0; i < n; i++) {
+        if (pids[i] > 0) {
+            status[i] = wait_program(pids[i], i < n - 1);
+        }
+    }
+    set_foreground((int)zt_syscall1(SYS_getpgid, 0));
+    return status[n - 1];
 }
 
 /* ---------------------------------------------------------------- parsing */
@@ -390,7 +534,8 @@ static bool is_blank(char ch)
  * Split the next command off *cursor, in place: words are NUL-terminated inside the line
  * (quotes removed, so a word never grows past the byte that ended it).  Returns false when
  * the line is used up; true with c->argc == 0 for an empty command (`a ;; b`).  On an
- * unterminated quote or too many words, sets *error and returns false.
+ * unterminated quote or too many words, sets *error and returns false.  A command ended by
+ * `|` has c->piped set.
  */
 static bool parse_command(char **cursor, struct command *c, const char **error)
 {
@@ -408,7 +553,7 @@ static bool parse_command(char **cursor, struct command *c, const char **error)
         if (*in == '\0') {
             break;
         }
-        if (*in == ';' || *in == '&') {
+        if (*in == ';' || *in == '&' || *in == '|') {
             end = *in++;
             break;
         }
@@ -417,7 +562,8 @@ static bool parse_command(char **cursor, struct command *c, const char **error)
             return false;
         }
         word = out = in;
-        while (*in != '\0' && (quote != 0 || (!is_blank(*in) && *in != ';' && *in != '&'))) {
+        while (*in != '\0' &&
+               (quote != 0 || (!is_blank(*in) && *in != ';' && *in != '&' && *in != '|'))) {
             if (quote != 0 && *in == quote) {
                 quote = 0;
                 in++;
@@ -438,33 +584,46 @@ static bool parse_command(char **cursor, struct command *c, const char **error)
         in += stop != '\0';
         *out = '\0';
         c->argv[c->argc++] = word;
-        if (stop == ';' || stop == '&') {
+        if (stop == ';' || stop == '&' || stop == '|') {
             end = stop;
         }
     }
     c->argv[c->argc] = NULL;
     c->background = end == '&';
+    c->piped = end == '|';
     *cursor = in;
     return c->argc > 0 || end != 0;
 }
 
-/* Run every command of one line; last_status becomes the last foreground command's. */
+/* Run every pipeline of one line; last_status becomes the last foreground pipeline's. */
 static void run_line(char *line)
 {
-    struct command c;
+    static struct command cmds[MAX_STAGES];
     const char *error = NULL;
     char *cursor = line;
+    int n = 0;
 
-    while (parse_command(&cursor, &c, &error)) {
+    while (error == NULL && parse_command(&cursor, &cmds[n], &error)) {
+        struct command *c = &cmds[n];
         int status;
 
-        if (c.argc == 0) {
+        if (c->argc == 0) {
+            error = c->piped || n > 0 ? "a pipe with no command on one side" : NULL;
+            n = 0;
             continue;
         }
-        status = run_command(&c);
-        if (!c.background) {
+        if (c->piped) {
+            error = ++n == MAX_STAGES ? "too many commands in one pipeline" : NULL;
+            continue;
+        }
+        status = n == 0 ? run_command(c) : run_pipeline(cmds, n + 1);
+        if (!c->background) {
             last_status = status;
         }
+        n = 0;
+    }
+    if (error == NULL && n > 0) {
+        error = "a pipe with no command on one side";
     }
     if (error != NULL) {
         printf("sh: %s\n", error);

@@ -48,6 +48,10 @@ bool semihost_check_fault(uint64_t elr); /* trap.c: was this the probe's HLT? */
 /* mmio.c: the device windows (virtio-mmio transports) into arch_boot_info */
 void mmio_fill_devices(struct arch_boot_info *info);
 
+/* rtc.c: the PL031's time (seconds since the Epoch) and the counter when it was read, into
+ * info->rtc_seconds/rtc_counter; both 0 without an RTC.  Boot CPU, first GiB mapped. */
+void rtc_read_boot_time(const void *blob, size_t max_len, struct arch_boot_info *info);
+
 /* mmu.c */
 void mmu_init(void);
 void mmu_init_secondary(void);

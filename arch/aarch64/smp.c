@@ -87,6 +87,7 @@ static void fill_boot_info(uint64_t entry_counter)
     boot_info.entry_counter = entry_counter;
     boot_info.percpu_bytes = percpu_bytes();
     mmio_fill_devices(&boot_info);
+    rtc_read_boot_time(phys_to_virt(DTB_PA), DTB_MAX_SIZE, &boot_info);
 }
 
 /* RAM minus the device tree and the kernel image goes to the page allocator. */

@@ -13,7 +13,11 @@
  * Parameters (Linux names where Linux has the concept):
  *   dataplane=LIST        CPUs given to dataplane tasks; nohz_full=LIST and isolcpus=LIST
  *                         mean the same (isolcpus' leading flag words such as "nohz,domain,"
- *                         or "managed_irq," are skipped)
+ *                         or "managed_irq," are skipped).  Given together, the dataplane set
+ *                         is the union of their lists (a CPU any of them names leaves
+ *                         housekeeping, as Linux takes a CPU out of its housekeeping mask for
+ *                         each); when the lists differ a warning line says so and names the
+ *                         set used.  Each name given twice: the later list replaces its own.
  *   tick=nohz|periodic    nohz (default): timer armed only on contention; periodic: baseline
  *   hz=N                  time-slice rate, 1..1000, default 100
  *   tick_residual=0|1     1 Hz residual tick on dataplane CPUs; bare "debug_1hz_tick" too
@@ -83,8 +87,11 @@ enum debug_fault {
 };
 
 struct bootargs {
-    bool has_dataplane;  /* a dataplane= (or alias) parameter parsed correctly */
-    cpumask_t dataplane; /* the set it asked for (not yet checked against the machine) */
+    bool has_dataplane;       /* a dataplane= (or alias) parameter parsed correctly */
+    cpumask_t dataplane;      /* the set it asked for (not yet checked against the machine): the
+                                 union of what each name asked for */
+    unsigned dataplane_named; /* bit i: name i of dataplane=, nohz_full=, isolcpus= given */
+    cpumask_t dataplane_by_name[3]; /* each name's own list */
     enum tick_mode tick;
     unsigned hz;
     bool tick_residual;

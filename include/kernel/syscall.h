@@ -33,11 +33,16 @@ long sys_set_robust_list(struct trap_frame *f);
 long sys_getrandom(struct trap_frame *f);
 long sys_times(struct trap_frame *f);
 long sys_getrusage(struct trap_frame *f);
-long sys_clock_getres(struct trap_frame *f);
-long sys_gettimeofday(struct trap_frame *f);
 long sys_sysinfo(struct trap_frame *f);
 long sys_mprotect(struct trap_frame *f);
 long sys_madvise(struct trap_frame *f);
+/* systime.c */
+long sys_nanosleep(struct trap_frame *f);
+long sys_clock_gettime(struct trap_frame *f);
+long sys_clock_getres(struct trap_frame *f);
+long sys_clock_nanosleep(struct trap_frame *f);
+long sys_gettimeofday(struct trap_frame *f);
+
 typedef long (*syscall_fn)(struct trap_frame *f);
 
 /* The calls the system-call fast path may run with a partial frame, by number (NULL: the full

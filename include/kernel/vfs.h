@@ -109,7 +109,7 @@ struct inode {
     bool writable_dir; /* a directory of /tmp: entries may be created and removed */
     uint32_t rdev;     /* devices: major << 8 | minor */
     uint64_t size;
-    uint64_t mtime_ns; /* since boot */
+    uint64_t mtime_ns; /* wall time (CLOCK_REALTIME) */
     char name[VFS_NAME_MAX + 1];
     struct inode *parent;
     struct list children; /* directories: entries in creation order, so in dir_pos order */

@@ -3,7 +3,8 @@
  * zt_prctl.h — prctl options zerotick implements (Linux values).
  *
  * Task isolation follows Chris Metcalf's 2015-2016 patch series (never merged into Linux);
- * see docs/isolation.md for the semantics here and how the values were checked.
+ * docs/isolation.md gives the semantics here and where each value comes from.  A glibc
+ * program includes this next to <sys/prctl.h> (-I the repository's include/uapi).
  */
 #ifndef ZT_UAPI_PRCTL_H
 #define ZT_UAPI_PRCTL_H

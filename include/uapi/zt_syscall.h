@@ -59,9 +59,9 @@
 #define SYS_futex             98 /* FUTEX_WAIT, FUTEX_WAKE (private or not: same) */
 #define SYS_set_robust_list   99
 #define SYS_nanosleep         101
-#define SYS_clock_gettime     113 /* MONOTONIC, REALTIME (= monotonic since boot), CPU times */
+#define SYS_clock_gettime     113 /* every Linux clock id: zt_clock.h */
 #define SYS_clock_getres      114
-#define SYS_clock_nanosleep   115 /* relative, or TIMER_ABSTIME on MONOTONIC */
+#define SYS_clock_nanosleep   115 /* relative or TIMER_ABSTIME; which clocks: zt_clock.h */
 #define SYS_sched_setaffinity 122
 #define SYS_sched_getaffinity 123
 #define SYS_sched_yield       124
@@ -211,13 +211,6 @@
 #define __WALL      0x40000000
 #define __WCLONE    0x80000000
 
-/* clocks */
-#define CLOCK_REALTIME           0
-#define CLOCK_MONOTONIC          1
-#define CLOCK_PROCESS_CPUTIME_ID 2
-#define CLOCK_THREAD_CPUTIME_ID  3
-#define TIMER_ABSTIME            1
-
 /* ioctl on the console */
 #define TIOCGPGRP 0x540f
 #define TIOCSPGRP 0x5410
@@ -226,6 +219,8 @@
 
 #ifndef __ASSEMBLY__
 #include <stdint.h>
+
+#include "zt_clock.h" /* the clock ids (CLOCK_*) and what each one reads */
 
 /* The most CPUs zerotick supports (QEMU virt with GICv3 offers 512).  tools/percpu builds
  * the kernel's objects a second time with ZT_MAX_CPUS_BUILD set lower, to measure what each

@@ -10,7 +10,7 @@
  */
 #include "kernel/vfs.h"
 #include "kernel/acct.h"
-#include "kernel/cycles.h"
+#include "kernel/clock.h"
 #include "kernel/kmem.h"
 #include "kernel/lib.h"
 #include "kernel/task.h"
@@ -22,7 +22,7 @@ static uint64_t next_ino = 1;
 
 uint64_t vfs_now_ns(void)
 {
-    return cycles_to_ns(arch_counter_read());
+    return clock_realtime_ns(); /* file times are wall time, as on Linux */
 }
 
 unsigned vfs_umask(void)

@@ -192,7 +192,11 @@ static void tail_dataplane(struct tbuf *tb, const struct bootargs *ba)
     tb_cpulist(tb, ba->dataplane);
 }
 
-/* dataplane=, nohz_full=, isolcpus= (whose leading Linux flag words are skipped). */
+/* The three names of the dataplane set, in the order of bootargs.dataplane_by_name[]. */
+static const char *const dataplane_names[3] = {"dataplane", "nohz_full", "isolcpus"};
+
+/* dataplane=, nohz_full=, isolcpus= (whose leading Linux flag words are skipped).  Each name
+ * keeps its own list; the set used is their union (bootargs.h). */
 static void set_dataplane(struct parser *p, const struct param_token *t)
 {
     struct text list = t->value;
@@ -208,8 +212,16 @@ static void set_dataplane(struct parser *p, const struct param_token *t)
     }
     rc = cpulist_parse(list.s, list.len, &m, &bad);
     if (rc == 0) {
+        unsigned i = text_is(t->name, "nohz_full") ? 1 : text_is(t->name, "isolcpus") ? 2 : 0;
+        p->ba->dataplane_by_name[i] = m;
+        p->ba->dataplane_named |= 1u << i;
         p->ba->has_dataplane = true;
-        p->ba->dataplane = m;
+        p->ba->dataplane = CPUMASK_NONE;
+        for (unsigned k = 0; k < 3; k++) {
+            if (p->ba->dataplane_named & (1u << k)) {
+                p->ba->dataplane = cpumask_or(p->ba->dataplane, p->ba->dataplane_by_name[k]);
+            }
+        }
         return;
     }
     warn_begin(p, &tb);
@@ -229,6 +241,40 @@ static void set_dataplane(struct parser *p, const struct param_token *t)
         tbuf_str(&tb, " is not a CPU list");
     }
     tail_dataplane(&tb, p->ba);
+}
+
+/* After the whole line: several names with different lists get one line saying what is
+ * used, e.g. "bootargs: nohz_full=2-3 and isolcpus=1 differ; using their union,
+ * dataplane=1-3 (a CPU any of them names leaves housekeeping)". */
+static void dataplane_names_report(struct parser *p)
+{
+    const struct bootargs *ba = p->ba;
+    bool differ = false;
+    unsigned given = 0;
+    struct tbuf tb;
+
+    for (unsigned k = 0; k < 3; k++) {
+        if (ba->dataplane_named & (1u << k)) {
+            differ |= !cpumask_equal(ba->dataplane_by_name[k], ba->dataplane); /* != union */
+            given++;
+        }
+    }
+    if (given < 2 || !differ) {
+        return;
+    }
+    warn_begin(p, &tb);
+    for (unsigned k = 0, n = 0; k < 3; k++) {
+        if (ba->dataplane_named & (1u << k)) {
+            tbuf_str(&tb, n == 0 ? "" : n + 1 == given ? " and " : ", ");
+            tbuf_str(&tb, dataplane_names[k]);
+            tbuf_char(&tb, '=');
+            tb_cpulist(&tb, ba->dataplane_by_name[k]);
+            n++;
+        }
+    }
+    tbuf_str(&tb, " differ; using their union, dataplane=");
+    tb_cpulist(&tb, ba->dataplane);
+    tbuf_str(&tb, " (a CPU any of them names leaves housekeeping)");
 }
 
 static void set_tick(struct parser *p, const struct param_token *t)
@@ -593,6 +639,10 @@ static void bootargs_defaults(struct bootargs *ba)
 {
     ba->has_dataplane = false;
     ba->dataplane = CPUMASK_NONE;
+    ba->dataplane_named = 0;
+    for (int i = 0; i < 3; i++) {
+        ba->dataplane_by_name[i] = CPUMASK_NONE;
+    }
     ba->tick = TICK_NOHZ;
     ba->hz = DEFAULT_HZ;
     ba->tick_residual = false;
@@ -649,5 +699,6 @@ void bootargs_parse(const char *cmdline, size_t len, struct bootargs *out)
         struct param_token t = param_split(whole);
         apply_param(&p, &t, whole);
     }
+    dataplane_names_report(&p);
     warn_finish(&p);
 }

@@ -4,7 +4,9 @@
  *
  * A region (struct vma) is created fully populated (the stack: its top part; below it a page
  * is populated by stack_fault_in_locked when first touched by the task or copied to by the
- * kernel) and removed fully unmapped: the page tables hold only pages of the regions, and a
+ * kernel; an mmap with PROT_NONE reserves address space only, and mprotect populates its
+ * pages when it makes them accessible, so only a PROT_NONE region has holes) and removed
+ * fully unmapped: the page tables hold only pages of the regions, and a
  * table left empty by an unmap is freed at once (arch_as_trim).  mmap places regions top-down below
  * USER_MMAP_TOP in the first gap that fits; MAP_FIXED replaces whatever was there.  munmap may cut
  * a region in pieces; adjacent anonymous regions with the same protection are one region (brk grown
@@ -652,7 +654,7 @@ long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned
     }
     struct page_list l, freed = {0, 0};
     struct vma *spare, *split = 0;
-    long r = prepare_region(len, &l, &spare);
+    long r = prepare_region(prot == PROT_NONE ? 0 : len, &l, &spare);
     if (r) {
         return r;
     }
@@ -667,7 +669,9 @@ long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned
         r = addr ? 0 : -ENOMEM;
     }
     bool spare_used = r == 0;
-    if (r == 0) {
+    if (r == 0 && prot == PROT_NONE) {
+        add_region(vm, addr, addr + len, prot, VMA_MMAP, spare); /* a reservation: no pages */
+    } else if (r == 0) {
         r = map_list_locked(vm, addr, addr + len, prot, VMA_MMAP, &l, spare);
     }
     spin_unlock_irqrestore(&vm->lock, irq);
@@ -937,6 +941,78 @@ static void reprotect_locked(struct vm *vm, uint64_t start, uint64_t end, unsign
     }
 }
 
+/* A region whose missing pages mprotect populates: an owned PROT_NONE mmap region, the only
+ * kind with holes besides the stack (which fills its own on first touch). */
+static bool is_reservation(const struct vma *v)
+{
+    return v->prot == PROT_NONE && v->kind == VMA_MMAP;
+}
+
+/* The pages of [start, end) that are holes of reservations (lock held): what making the range
+ * accessible must populate.  Walks the range's pages, as reprotect_locked does. */
+static size_t holes_locked(struct vm *vm, uint64_t start, uint64_t end)
+{
+    size_t n = 0;
+    list_for_each(pos, &vm->vmas) {
+        const struct vma *v = container_of(pos, struct vma, link);
+        if (!is_reservation(v) || v->end <= start || v->start >= end) {
+            continue;
+        }
+        for (uint64_t va = MAX(v->start, start); va < MIN(v->end, end); va += PAGE_SIZE) {
+            n += arch_as_lookup(&vm->as, va, 0) == 0;
+        }
+    }
+    return n;
+}
+
+/* Undo fill_holes_locked: the pages of reservations in [start, end) mapped accessible are
+ * the ones it mapped; they go back to `l` (lock held). */
+static void unfill_holes_locked(struct vm *vm, uint64_t start, uint64_t end, struct page_list *l)
+{
+    list_for_each(pos, &vm->vmas) {
+        const struct vma *v = container_of(pos, struct vma, link);
+        if (!is_reservation(v) || v->end <= start || v->start >= end) {
+            continue;
+        }
+        for (uint64_t va = MAX(v->start, start); va < MIN(v->end, end); va += PAGE_SIZE) {
+            unsigned mapped;
+            if (arch_as_lookup(&vm->as, va, &mapped) && (mapped & ~ARCH_PROT_DEVICE) != 0) {
+                list_push(l, arch_as_unmap(&vm->as, va));
+                vm->pages--;
+            }
+        }
+    }
+    arch_as_trim(&vm->as, start, end);
+}
+
+/* Populate the holes of reservations in [start, end) with pages of `l`, mapped with `prot`
+ * (lock held; `l` holds enough).  On failure (no page for a table) the pages this call
+ * mapped, the only pages of a PROT_NONE region with an accessible mapping, go back to `l`,
+ * and -ENOMEM. */
+static int fill_holes_locked(struct vm *vm, uint64_t start, uint64_t end, unsigned prot,
+                             struct page_list *l)
+{
+    list_for_each(pos, &vm->vmas) {
+        const struct vma *v = container_of(pos, struct vma, link);
+        if (!is_reservation(v) || v->end <= start || v->start >= end) {
+            continue;
+        }
+        for (uint64_t va = MAX(v->start, start); va < MIN(v->end, end); va += PAGE_SIZE) {
+            if (arch_as_lookup(&vm->as, va, 0)) {
+                continue;
+            }
+            paddr_t pa = list_pop(l);
+            if (arch_as_map(&vm->as, va, pa, prot) != 0) { /* rare: no page for a table */
+                list_push(l, pa);
+                unfill_holes_locked(vm, start, end, l);
+                return -ENOMEM;
+            }
+            vm->pages++;
+        }
+    }
+    return 0;
+}
+
 int vm_mprotect(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot)
 {
     if ((addr & PAGE_MASK) || (prot & ~(unsigned)(PROT_READ | PROT_WRITE | PROT_EXEC))) {
@@ -953,17 +1029,32 @@ int vm_mprotect(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot)
         return -ENOMEM;
     }
     struct vma *spare[2] = {kmem_alloc(sizeof(struct vma)), kmem_alloc(sizeof(struct vma))};
+    struct page_list l = {0, 0};
     int r = spare[0] && spare[1] ? 0 : -ENOMEM;
     unsigned long irq = spin_lock_irqsave(&vm->lock);
+    /* Pages for the holes an accessible protection populates are taken with the lock
+     * released; if the range changed meanwhile, count again. */
+    size_t need;
+    while (r == 0 && range_is_user_mapped(vm, addr, addr + len) && prot != PROT_NONE &&
+           (need = holes_locked(vm, addr, addr + len)) > l.n) {
+        spin_unlock_irqrestore(&vm->lock, irq);
+        list_free(&l);
+        r = list_fill(&l, need);
+        irq = spin_lock_irqsave(&vm->lock);
+    }
     if (r == 0 && !range_is_user_mapped(vm, addr, addr + len)) {
         r = -ENOMEM;
     }
     if (r == 0) {
         spare[0] = split_at_locked(vm, addr, spare[0]) ? 0 : spare[0];
         spare[1] = split_at_locked(vm, addr + len, spare[1]) ? 0 : spare[1];
+        r = prot != PROT_NONE ? fill_holes_locked(vm, addr, addr + len, prot, &l) : 0;
+    }
+    if (r == 0) {
         reprotect_locked(vm, addr, addr + len, prot);
     }
     spin_unlock_irqrestore(&vm->lock, irq);
+    list_free(&l); /* what was not needed */
     for (int i = 0; i < 2; i++) {
         if (spare[i]) {
             kmem_free(spare[i], sizeof(struct vma));

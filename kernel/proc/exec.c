@@ -17,6 +17,7 @@
 #include "arch.h"
 #include "kernel/cpu.h"
 #include "kernel/elf.h"
+#include "kernel/hklog.h"
 #include "kernel/kmem.h"
 #include "kernel/lib.h"
 #include "kernel/page.h"
@@ -30,7 +31,7 @@
 #define MAX_AUXV      24
 #define SIGTRAMP_INSN 2
 
-char *const exec_default_env[] = {"HOME=/", "PATH=/bin", "TERM=vt100", 0};
+char *const exec_default_env[] = {"HOME=/", "PATH=/usr/bin:/bin", "TERM=vt100", 0};
 
 static paddr_t sigtramp_page;
 
@@ -226,6 +227,20 @@ static int build_stack(struct vm *vm, const struct elf_image *img, const char *e
     return r;
 }
 
+/* A program refused with -ENOEXEC: one console line with the reason, per exec, printed by
+ * housekeeping (hklog: a refusal on a dataplane CPU costs it no console write).  Who asked is
+ * named when a process did (init is started by the kernel itself). */
+static void exec_refused(const char *path, const char *why)
+{
+    const struct task *t = current();
+    if (t && t->proc) {
+        hklog("exec: pid %d (%s) cannot run %s: %s (ENOEXEC)", t->proc->pid, t->proc->name, path,
+              why);
+    } else {
+        hklog("exec: cannot run %s: %s (ENOEXEC)", path, why);
+    }
+}
+
 int exec_load_image(struct vm *vm, const void *data, uint64_t size, const char *execfn,
                     const struct exec_strv *argv, const struct exec_strv *envp,
                     struct exec_start *start)
@@ -233,6 +248,9 @@ int exec_load_image(struct vm *vm, const void *data, uint64_t size, const char *
     struct elf_image img;
     const char *why;
     int r = elf_check(data, size, &img, &why);
+    if (r == -ENOEXEC) {
+        exec_refused(execfn, why);
+    }
     if (r == 0) {
         r = elf_load(vm, data, &img);
     }
@@ -278,6 +296,9 @@ int exec_load(struct vm *vm, struct inode *cwd, const char *path, const struct e
         return r;
     }
     r = vfs_file_bytes(ino, &data, &size);
+    if (r == -ENOEXEC) {
+        exec_refused(path, "not in the initrd (only the initrd's files can be run)");
+    }
     if (r == 0) {
         r = exec_load_image(vm, data, size, path, argv, envp, start);
     }

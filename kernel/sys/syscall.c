@@ -10,6 +10,7 @@
 #include "kernel/syscall.h"
 #include "arch.h"
 #include "kernel/acct.h"
+#include "kernel/clock.h"
 #include "kernel/cpu.h"
 #include "kernel/cycles.h"
 #include "kernel/device.h"
@@ -27,6 +28,7 @@
 #include "kernel/signal.h"
 #include "kernel/sysdebug.h"
 #include "kernel/sysinfo.h"
+#include "kernel/systime.h"
 #include "kernel/task.h"
 #include "kernel/trace.h"
 #include "kernel/wait.h"
@@ -35,11 +37,6 @@
 #include "uapi/zt_syscall.h"
 
 #define A(i) arch_frame_arg(f, i)
-
-struct timespec_k {
-    int64_t sec;
-    int64_t nsec;
-};
 
 /* ---- identity and scheduling ---- */
 
@@ -128,103 +125,6 @@ static long sys_sched_getaffinity(struct trap_frame *f)
     return copy_to_user(current_vm(), A(2), &mask, len) ? -EFAULT : (long)len;
 }
 
-/* ---- time ---- */
-
-/* A checked timespec (read_timespec: sec <= 2^32) in counter cycles. */
-static uint64_t timespec_cycles(const struct timespec_k *ts)
-{
-    return cycles_from_ns((uint64_t)ts->sec * NS_PER_SEC + (uint64_t)ts->nsec);
-}
-
-static int read_timespec(uint64_t uptr, struct timespec_k *ts)
-{
-    if (copy_from_user(current_vm(), ts, uptr, sizeof(*ts))) {
-        return -EFAULT;
-    }
-    if (ts->sec < 0 || ts->nsec < 0 || ts->nsec >= 1000000000 || ts->sec > (1ll << 32)) {
-        return -EINVAL;
-    }
-    return 0;
-}
-
-static long write_ns(uint64_t uptr, uint64_t ns)
-{
-    struct timespec_k ts = {(int64_t)(ns / 1000000000ull), (int64_t)(ns % 1000000000ull)};
-    return copy_to_user(current_vm(), uptr, &ts, sizeof(ts)) ? -EFAULT : 0;
-}
-
-/* Sleep until `deadline`; on a signal, report the time left in *urem (if given). */
-static long sleep_and_report(uint64_t deadline, uint64_t urem)
-{
-    int r = sleep_until(deadline);
-    if (r == -EINTR && urem) {
-        uint64_t now = arch_counter_read();
-        write_ns(urem, now < deadline ? cycles_to_ns(deadline - now) : 0);
-    }
-    return r;
-}
-
-static long sys_nanosleep(struct trap_frame *f)
-{
-    struct timespec_k ts;
-    int r = read_timespec(A(0), &ts);
-    if (r) {
-        return r;
-    }
-    uint64_t deadline = arch_counter_read() + timespec_cycles(&ts);
-    return sleep_and_report(deadline, A(1));
-}
-
-static long sys_clock_nanosleep(struct trap_frame *f)
-{
-    struct timespec_k ts;
-    int clk = (int)A(0), flags = (int)A(1);
-    if ((clk != CLOCK_MONOTONIC && clk != CLOCK_REALTIME) || (flags & ~TIMER_ABSTIME)) {
-        return -EINVAL;
-    }
-    int r = read_timespec(A(2), &ts);
-    if (r) {
-        return r;
-    }
-    uint64_t t = timespec_cycles(&ts);
-    uint64_t deadline = (flags & TIMER_ABSTIME) ? t : arch_counter_read() + t;
-    return sleep_and_report(deadline, (flags & TIMER_ABSTIME) ? 0 : A(3));
-}
-
-static uint64_t process_cpu_ns(struct process *p)
-{
-    uint64_t total = 0, user, sys;
-    unsigned long flags = spin_lock_irqsave(&proc_lock);
-    total = p->dead_user_cycles + p->dead_sys_cycles;
-    list_for_each(pos, &p->threads) {
-        acct_task_read(container_of(pos, struct task, thread_link), &user, &sys);
-        total += user + sys;
-    }
-    spin_unlock_irqrestore(&proc_lock, flags);
-    return cycles_to_ns(total);
-}
-
-static long sys_clock_gettime(struct trap_frame *f)
-{
-    uint64_t user, sys, ns;
-    switch ((int)A(0)) {
-    case CLOCK_REALTIME:
-    case CLOCK_MONOTONIC:
-        ns = cycles_to_ns(arch_counter_read());
-        break;
-    case CLOCK_PROCESS_CPUTIME_ID:
-        ns = process_cpu_ns(current()->proc);
-        break;
-    case CLOCK_THREAD_CPUTIME_ID:
-        acct_task_read(current(), &user, &sys);
-        ns = cycles_to_ns(user + sys);
-        break;
-    default:
-        return -EINVAL;
-    }
-    return write_ns(A(1), ns);
-}
-
 /* ---- memory ---- */
 
 static long sys_mmap(struct trap_frame *f)
@@ -291,7 +191,8 @@ static long futex_requeue(struct trap_frame *f, bool cmp)
 }
 
 /* FUTEX_WAIT/WAKE and their _BITSET forms with the match-any bitset (what C libraries use
- * for plain and absolute-timeout waits); REALTIME and MONOTONIC are one clock here. */
+ * for plain and absolute-timeout waits); an absolute timeout is on CLOCK_MONOTONIC, or on
+ * CLOCK_REALTIME (wall time, kernel/lib/clock.c) with FUTEX_CLOCK_REALTIME. */
 static long sys_futex(struct trap_frame *f)
 {
     int op = (int)A(1) & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
@@ -311,11 +212,14 @@ static long sys_futex(struct trap_frame *f)
     uint64_t deadline = 0;
     if (A(3)) {
         struct timespec_k ts;
-        int r = read_timespec(A(3), &ts);
+        int r = systime_read_timespec(A(3), &ts);
         if (r) {
             return r;
         }
-        uint64_t t = timespec_cycles(&ts);
+        uint64_t t = systime_timespec_cycles(&ts);
+        if (op == FUTEX_WAIT_BITSET && (A(1) & FUTEX_CLOCK_REALTIME)) {
+            t = clock_wall_to_counter((uint64_t)ts.sec * NS_PER_SEC + (uint64_t)ts.nsec);
+        }
         deadline = op == FUTEX_WAIT_BITSET ? MAX(t, 1) : arch_counter_read() + t; /* absolute */
     }
     return futex_wait(current_vm(), A(0), (uint32_t)A(2), deadline);

@@ -233,26 +233,6 @@ long sys_getrusage(struct trap_frame *f)
     return copy_to_user(current_vm(), A(1), &ru, sizeof(ru)) ? -EFAULT : 0;
 }
 
-long sys_clock_getres(struct trap_frame *f)
-{
-    int clk = (int)A(0);
-    if (clk < CLOCK_REALTIME || clk > CLOCK_THREAD_CPUTIME_ID) {
-        return -EINVAL;
-    }
-    uint64_t freq = arch_counter_freq();
-    int64_t res[2] = {0, (int64_t)((1000000000ull + freq - 1) / freq)}; /* one counter tick */
-    return A(1) && copy_to_user(current_vm(), A(1), res, sizeof(res)) ? -EFAULT : 0;
-}
-
-long sys_gettimeofday(struct trap_frame *f)
-{
-    struct timeval_k tv = to_timeval(arch_counter_read()); /* time since boot, as REALTIME */
-    if (A(0) && copy_to_user(current_vm(), A(0), &tv, sizeof(tv))) {
-        return -EFAULT;
-    }
-    return 0; /* the timezone argument is obsolete; ignored as on Linux */
-}
-
 struct sysinfo_k {
     int64_t uptime;
     uint64_t loads[3];

@@ -196,6 +196,33 @@ static void ba04_isolcpus_flags(TEST_STATE)
                        "bootargs: dataplane=nohz,1 is not a CPU list; no dataplane CPUs");
 }
 
+/* NEW-06: dataplane=, nohz_full= and isolcpus= given together: the set is the union of their
+ * lists, and when the lists differ one line says so and what is used (issue 21, item 5);
+ * equal lists (the usual nohz_full=L isolcpus=nohz,domain,L) say nothing.  A name given twice
+ * replaces its own list only; a bad list leaves the union as it was. */
+static void new06_dataplane_names_union(TEST_STATE)
+{
+    struct bootargs *ba = expect_one_warning(
+        "nohz_full=2-3 isolcpus=1", "bootargs: nohz_full=2-3 and isolcpus=1 differ; using their "
+                                    "union, dataplane=1-3 (a CPU any of them names leaves "
+                                    "housekeeping)");
+    assert_true(ba->has_dataplane);
+    assert_int_equal(low64(ba->dataplane), 0xe);
+    ba = parse("nohz_full=2-3 isolcpus=nohz,domain,managed_irq,2-3");
+    expect_warnings(ba, NULL);
+    assert_int_equal(low64(ba->dataplane), 0xc);
+    ba = expect_one_warning("isolcpus=5 dataplane=1 nohz_full=2 dataplane=3",
+                            "bootargs: dataplane=3, nohz_full=2 and isolcpus=5 differ; using their "
+                            "union, dataplane=2-3,5 (a CPU any of them names leaves housekeeping)");
+    assert_int_equal(low64(ba->dataplane), 0x2c);
+    ba = parse("nohz_full=2-3 isolcpus=x");
+    assert_int_equal(low64(ba->dataplane), 0xc);
+    expect_warnings(ba, "bootargs: isolcpus=x is not a CPU list; using dataplane=2-3", NULL);
+    ba = parse("dataplane=1-2 nohz_full=1-2 isolcpus=1-2");
+    expect_warnings(ba, NULL);
+    assert_int_equal(low64(ba->dataplane), 0x6);
+}
+
 /* BA-05: tick=nohz|periodic */
 static void ba05_tick(TEST_STATE)
 {
@@ -436,7 +463,7 @@ static void ba19_warning_text_is_clipped(TEST_STATE)
 /* BA-20: later parameters override earlier ones */
 static void ba20_override_order(TEST_STATE)
 {
-    struct bootargs *ba = parse("hz=200 hz=300 dataplane=1 nohz_full=2-3 tick=periodic "
+    struct bootargs *ba = parse("hz=200 hz=300 dataplane=1 dataplane=2-3 tick=periodic "
                                 "tick=nohz init=/a init=/b debug_exit=1 debug_exit=2");
 
     assert_int_equal(ba->hz, 300);
@@ -909,6 +936,7 @@ int main(void)
         cmocka_unit_test(ba02_dataplane),
         cmocka_unit_test(ba03_dataplane_aliases),
         cmocka_unit_test(ba04_isolcpus_flags),
+        cmocka_unit_test(new06_dataplane_names_union),
         cmocka_unit_test(ba05_tick),
         cmocka_unit_test(ba06_hz),
         cmocka_unit_test(ba07_flags),

@@ -6,7 +6,7 @@
  * Every test gets a fresh address space with its break at BRK0 and, in its teardown,
  * destroys it and checks that page_free_count() is back where the test started — so every
  * test is also a leak test.  IDs: VM-0n create and map, VM-1n mmap, VM-2n munmap, VM-3n brk,
- * VM-4n user copies, VM-5n teardown, VM-6n fork's copy.
+ * VM-4n user copies, VM-5n teardown, VM-6n fork's copy; NEW-01/02 PROT_NONE reservations.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -365,7 +365,63 @@ static void vm15_mmap_refusals(TEST_STATE)
     assert_int_equal(vm_mmap(&vm, 0, P, PROT_NONE, MAP_SHARED | MAP_ANONYMOUS, -1, 0),
                      (long)(T - 2 * P));
     expect_mapped(T - P, T, PROT_READ | PROT_EXEC);
-    expect_mapped(T - 2 * P, T - P, PROT_NONE);
+    expect_unmapped(T - 2 * P, T - P); /* PROT_NONE reserves: NEW-01 */
+    EXPECT_VMAS({T - 2 * P, T - P, PROT_NONE, VMA_MMAP},
+                {T - P, T, PROT_READ | PROT_EXEC, VMA_MMAP});
+}
+
+/* NEW-01: mmap with PROT_NONE reserves address space and takes no page (glibc reserves 64 MiB
+ * for each thread's heap that way); mprotect populates exactly the pages it makes accessible,
+ * zeroed, and only those; back to PROT_NONE keeps them; munmap gives every page back. */
+static void new01_prot_none_reserves(TEST_STATE)
+{
+    const uint64_t n = 64;
+    assert_int_equal(vm_mmap(&vm, X, n * P, PROT_NONE, ANON | MAP_FIXED, -1, 0), (long)X);
+    assert_true(free0 - page_free_count() <= 1); /* the region's record (a kmem slab) only */
+    assert_int_equal(vm.pages, 0);
+    assert_int_equal(fake.mapped_pages, 0);
+    expect_unmapped(X, X + n * P);
+    size_t before = page_free_count();
+    assert_int_equal(vm_mprotect(&vm, X + 8 * P, 3 * P, RW), 0);
+    assert_int_equal(before - page_free_count(), 3);
+    assert_int_equal(vm.pages, 3);
+    expect_mapped(X + 8 * P, X + 11 * P, RW);
+    assert_true(page_is_zero(X + 8 * P) && page_is_zero(X + 10 * P));
+    expect_unmapped(X, X + 8 * P);
+    expect_unmapped(X + 11 * P, X + n * P);
+    EXPECT_VMAS({X, X + 8 * P, PROT_NONE, VMA_MMAP}, {X + 8 * P, X + 11 * P, RW, VMA_MMAP},
+                {X + 11 * P, X + n * P, PROT_NONE, VMA_MMAP});
+    stamp(X + 8 * P, X + 11 * P);
+    /* Back to PROT_NONE: the pages stay (their contents too), inaccessible. */
+    assert_int_equal(vm_mprotect(&vm, X + 8 * P, 3 * P, PROT_NONE), 0);
+    assert_int_equal(vm.pages, 3);
+    expect_mapped(X + 8 * P, X + 11 * P, PROT_NONE);
+    /* The whole range readable: the 61 holes are populated, the 3 pages keep their bytes. */
+    assert_int_equal(vm_mprotect(&vm, X, n * P, PROT_READ), 0);
+    assert_int_equal(vm.pages, n);
+    expect_mapped(X, X + n * P, PROT_READ);
+    assert_false(page_is_zero(X + 9 * P));
+    assert_true(page_is_zero(X + 12 * P));
+    assert_int_equal(vm_munmap(&vm, X, n * P), 0);
+    assert_int_equal(vm.pages, 0);
+    assert_int_equal(page_free_count(), free0);
+}
+
+/* NEW-02: an mprotect that cannot map a populated page (no page for a table) fails with
+ * -ENOMEM and leaves the reservation as it was: no page mapped, every page back. */
+static void new02_prot_none_fill_failure(TEST_STATE)
+{
+    assert_int_equal(vm_mmap(&vm, X, 8 * P, PROT_NONE, ANON | MAP_FIXED, -1, 0), (long)X);
+    fake.map_fail_after = 3; /* the third page's mapping fails */
+    size_t before = page_free_count();
+    assert_int_equal(vm_mprotect(&vm, X, 8 * P, RW), -ENOMEM);
+    assert_int_equal(vm.pages, 0);
+    assert_int_equal(fake.mapped_pages, 0);
+    expect_unmapped(X, X + 8 * P);
+    assert_int_equal(page_free_count(), before);
+    fake.map_fail_after = 0;
+    assert_int_equal(vm_mprotect(&vm, X, 8 * P, RW), 0);
+    expect_mapped(X, X + 8 * P, RW);
 }
 
 /* ------------------------------------------------------------------ munmap */
@@ -1044,6 +1100,8 @@ int main(void)
         T_(vm13_mmap_keeps_heap_room_above_image),
         T_(vm14_map_fixed_replaces),
         T_(vm15_mmap_refusals),
+        T_(new01_prot_none_reserves),
+        T_(new02_prot_none_fill_failure),
         T_(vm16_mmap_more_than_free),
         T_(vm20_munmap_middle),
         T_(vm21_munmap_start),
