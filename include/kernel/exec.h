@@ -52,7 +52,8 @@ struct exec_strv {
 /* Where the new image starts. */
 struct exec_start {
     uint64_t pc, sp;
-    uint64_t brk; /* page-aligned end of the image: the heap starts there */
+    uint64_t brk;    /* page-aligned end of the image: the heap starts there */
+    const char *why; /* after a refusal of the file or its interpreter: the reason, or NULL */
 };
 
 /* The environment a program gets when nobody gives it one (init, spawn without envp). */
@@ -62,9 +63,11 @@ extern char *const exec_default_env[];
 void exec_init(void);
 
 /* Load the program at `path` (looked up from `cwd`) into the empty address space `vm` with
- * argv and envp; fill *start and give the program's inode, referenced, in *exe.  0 or -errno
- * (ENOENT, EACCES for a directory or a file without an x bit, ENOEXEC, E2BIG, EFAULT,
- * ENOMEM, ...); on failure `vm` may hold a partial image, which the caller destroys. */
+ * argv and envp, and its interpreter if it names one (PT_INTERP, looked up from `cwd` too);
+ * fill *start and give the program's inode, referenced, in *exe.  0 or -errno (ENOENT, EACCES
+ * for a directory or a file without an x bit, ENOEXEC with start->why, E2BIG, EFAULT, ENOMEM,
+ * ENOENT for a missing interpreter, ELIBBAD for a bad one, ...); on failure `vm` may hold a
+ * partial image, which the caller destroys. */
 struct inode;
 int exec_load(struct vm *vm, struct inode *cwd, const char *path, const struct exec_strv *argv,
               const struct exec_strv *envp, struct exec_start *start, struct inode **exe);

@@ -10,6 +10,12 @@
  * the last reference of an unlinked file give the pages back at once. Locks: vfs_lock guards every
  * table and size; user copies are made with it held, one page at a time (order vfs_lock -> vm
  * lock).
+ *
+ * Shared mappings (kernel/fs/filemap.c) map these very pages into address spaces.  While a
+ * file has any (ino->maps), no page of it is freed, not even past its size: a truncation
+ * keeps them (a mapping reads what it wrote past the end, where Linux would raise SIGBUS),
+ * the bytes between the old size and the new one are zeroed when the file grows again, and
+ * the pages past the size go back when the last mapping does (tmpfs_unmapped_locked).
  */
 #include "kernel/kmem.h"
 #include "kernel/lib.h"
@@ -76,6 +82,40 @@ static char *page_of(struct inode *ino, uint64_t i)
     return phys_to_virt(*slot(ino, i, false));
 }
 
+/* Give back every page past `size` and zero the last page past it (lock held). */
+static void drop_past_locked(struct inode *ino, uint64_t size)
+{
+    for (uint64_t i = pages_for(size); ino->pages && i < TMPFS_MAX_PAGES; i++) {
+        paddr_t *s = slot(ino, i, false);
+        if (s && *s) {
+            page_free(*s);
+            *s = 0;
+            pages_used--;
+        }
+    }
+    paddr_t *last = size % PAGE_SIZE ? slot(ino, size / PAGE_SIZE, false) : 0;
+    if (last && *last) {
+        char *p = phys_to_virt(*last);
+        memset(p + size % PAGE_SIZE, 0, PAGE_SIZE - size % PAGE_SIZE); /* reads as zeros */
+    }
+}
+
+/* The file grows from its size to `to` over pages a shared mapping may have written past the
+ * end: zero those bytes in the pages that exist, so the new part reads as zeros (lock held;
+ * without a mapping nothing exists past the size but zeros). */
+static void zero_past_size_locked(struct inode *ino, uint64_t to)
+{
+    bool mapped = __atomic_load_n(&ino->maps, __ATOMIC_RELAXED) != 0;
+    for (uint64_t at = ino->size; mapped && at < to;) {
+        uint64_t next = MIN(to, (at / PAGE_SIZE + 1) * PAGE_SIZE);
+        paddr_t *s = slot(ino, at / PAGE_SIZE, false);
+        if (s && *s) {
+            memset((char *)phys_to_virt(*s) + at % PAGE_SIZE, 0, next - at);
+        }
+        at = next;
+    }
+}
+
 int tmpfs_truncate_locked(struct inode *ino, uint64_t size)
 {
     if (size > (uint64_t)TMPFS_MAX_PAGES * PAGE_SIZE) {
@@ -86,23 +126,32 @@ int tmpfs_truncate_locked(struct inode *ino, uint64_t size)
         if (r) {
             return r;
         }
-    }
-    for (uint64_t i = pages_for(size); ino->pages && i < TMPFS_MAX_PAGES; i++) {
-        paddr_t *s = slot(ino, i, false);
-        if (s && *s) {
-            page_free(*s);
-            *s = 0;
-            pages_used--;
-        }
-    }
-    paddr_t *last = size % PAGE_SIZE ? slot(ino, size / PAGE_SIZE, false) : 0;
-    if (last && *last && size < ino->size) {
-        char *p = phys_to_virt(*last);
-        memset(p + size % PAGE_SIZE, 0, PAGE_SIZE - size % PAGE_SIZE); /* reads as zeros */
+        zero_past_size_locked(ino, size);
+    } else if (!__atomic_load_n(&ino->maps, __ATOMIC_RELAXED)) {
+        drop_past_locked(ino, size); /* while mapped, the mappings keep every page (maps) */
     }
     ino->size = size;
     ino->mtime_ns = vfs_now_ns();
     return 0;
+}
+
+int tmpfs_map_page_locked(struct inode *ino, uint64_t i, paddr_t *pa)
+{
+    paddr_t *s = i < TMPFS_MAX_PAGES ? slot(ino, i, true) : 0;
+    if (s && !*s && pages_used < TMPFS_MAX_PAGES) {
+        *s = page_alloc(); /* zeroed */
+        pages_used += *s ? 1 : 0;
+    }
+    if (!s || !*s) {
+        return -ENOSPC;
+    }
+    *pa = *s;
+    return 0;
+}
+
+void tmpfs_unmapped_locked(struct inode *ino)
+{
+    drop_past_locked(ino, ino->size);
 }
 
 void tmpfs_free_data(struct inode *ino)
@@ -144,6 +193,25 @@ static long tmpfs_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
     return done;
 }
 
+int tmpfs_read_kernel(struct inode *ino, uint64_t off, void *buf, size_t n)
+{
+    char *dst = buf;
+    while (n) { /* a page at a time, the lock taken for each: bounded work with IRQs masked */
+        size_t k = (size_t)MIN((uint64_t)n, PAGE_SIZE - off % PAGE_SIZE);
+        unsigned long flags = spin_lock_irqsave(&vfs_lock);
+        bool inside = off <= ino->size && k <= ino->size - off;
+        if (inside) {
+            memcpy(dst, page_of(ino, off / PAGE_SIZE) + off % PAGE_SIZE, k);
+        }
+        spin_unlock_irqrestore(&vfs_lock, flags);
+        if (!inside) {
+            return -EIO; /* the file shrank meanwhile */
+        }
+        dst += k, off += k, n -= k;
+    }
+    return 0;
+}
+
 static long tmpfs_write(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
 {
     struct inode *ino = f->inode;
@@ -152,6 +220,9 @@ static long tmpfs_write(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
     unsigned long flags = spin_lock_irqsave(&vfs_lock);
     if (f->flags & O_APPEND) {
         *pos = ino->size;
+    }
+    if (*pos > ino->size) {
+        zero_past_size_locked(ino, *pos); /* the gap reads as zeros */
     }
     while ((size_t)done < n) {
         uint64_t off = *pos % PAGE_SIZE, page = *pos / PAGE_SIZE;

@@ -16,6 +16,7 @@
 #include "kernel/entry.h"
 #include "kernel/exec.h"
 #include "kernel/fd.h"
+#include "kernel/filemap.h"
 #include "kernel/futex.h"
 #include "kernel/hwnoise.h"
 #include "kernel/isolate.h"
@@ -230,6 +231,10 @@ static long sys_clock_gettime(struct trap_frame *f)
 
 static long sys_mmap(struct trap_frame *f)
 {
+    if (!((unsigned)A(3) & MAP_ANONYMOUS)) { /* a file (filemap.c) */
+        return filemap_mmap(current_vm(), A(0), A(1), (unsigned)A(2), (unsigned)A(3), (int)A(4),
+                            A(5));
+    }
     return vm_mmap(current_vm(), A(0), A(1), (unsigned)A(2), (unsigned)A(3), (long)A(4), A(5));
 }
 
@@ -559,6 +564,7 @@ struct syscall_entry {
     X(mmap, sys_mmap, FAST)                                                                        \
     X(mprotect, sys_mprotect, FAST)                                                                \
     X(madvise, sys_madvise, FAST)                                                                  \
+    X(msync, sys_msync, FAST)                                                                      \
     X(wait4, sys_wait4, FAST)                                                                      \
     X(prlimit64, sys_prlimit64, FAST)                                                              \
     X(renameat2, sys_renameat2, FAST)                                                              \
