@@ -213,6 +213,52 @@ $(B)/initrd/bin/lxtest: user/linux/lxtest.c | deps-build
 	$(Q)$(CC) $(LINUX_CFLAGS) -o $@ $<
 	$(Q)$(CROSS)strip $@
 
+# Dynamically linked programs (docs/linux-abi.md): Debian's glibc shared libraries
+# (libc6-arm64-cross) go into the initrd at their Debian paths, with the interpreter's link as
+# Debian has it; there is no ld.so.cache (the loader searches its built-in directories, the
+# multiarch ones first).  dyntest is built as Debian's compiler builds by default (a dynamic
+# PIE) and as a static-pie, and dlopen()s libztdyn.so; maptest (dynamic) checks file
+# mappings; the dynbad-* programs are corrupt copies of dyntest (tools/mkbadelf).
+GLIBC_SO   := /usr/aarch64-linux-gnu/lib
+DYN_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror
+DYN_LIBDIR := $(B)/initrd/usr/lib/aarch64-linux-gnu
+INITRD_DYN := $(B)/initrd/lib/aarch64-linux-gnu/ld-linux-aarch64.so.1 \
+	$(B)/initrd/lib/aarch64-linux-gnu/libc.so.6 $(B)/initrd/lib/ld-linux-aarch64.so.1 \
+	$(DYN_LIBDIR)/libztdyn.so $(B)/initrd/bin/dyntest $(B)/initrd/bin/dyntest-static-pie \
+	$(B)/initrd/bin/maptest $(B)/dynbad.stamp
+
+$(B)/initrd/lib/aarch64-linux-gnu/%: | deps-build
+	@mkdir -p $(dir $@)
+	$(Q)cp $(GLIBC_SO)/$* $@
+
+$(B)/initrd/lib/ld-linux-aarch64.so.1:
+	@mkdir -p $(dir $@)
+	$(Q)ln -sfn aarch64-linux-gnu/ld-linux-aarch64.so.1 $@
+
+$(DYN_LIBDIR)/libztdyn.so: user/linux/ztdyn.c | deps-build
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@ (glibc, shared library)"
+	$(Q)$(CC) $(DYN_CFLAGS) -shared -fPIC -o $@ $<
+	$(Q)$(CROSS)strip $@
+
+$(B)/initrd/bin/dyntest $(B)/initrd/bin/maptest: $(B)/initrd/bin/%: user/linux/%.c | deps-build
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@ (glibc, dynamic)"
+	$(Q)$(CC) $(DYN_CFLAGS) -o $@ $< -pthread
+	$(Q)$(CROSS)strip $@
+
+# glibc's linker warning about dlopen in a static program is the point here: kept quiet.
+$(B)/initrd/bin/dyntest-static-pie: user/linux/dyntest.c | deps-build
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@ (glibc, static-pie)"
+	$(Q)$(CC) $(DYN_CFLAGS) -static-pie -o $@ $< -pthread 2> $(B)/static-pie.log \
+		|| { cat $(B)/static-pie.log; exit 1; }
+	$(Q)$(CROSS)strip $@
+
+$(B)/dynbad.stamp: $(B)/initrd/bin/dyntest tools/mkbadelf
+	$(Q)$(PYTHON) tools/mkbadelf $< $(B)/initrd/bin
+	@touch $@
+
 # The optional parts: musl build, busybox and its links, /etc.  Rebuilt when an input changes.
 $(B)/linux.stamp: user/linux/lxtest.c tests/linux/bbtest.sh $(DEBS)/stamp
 	@mkdir -p $(B)/initrd/bin $(B)/initrd/etc
@@ -234,7 +280,7 @@ $(B)/linux.stamp: user/linux/lxtest.c tests/linux/bbtest.sh $(DEBS)/stamp
 
 # The user programs travel inside the kernel image as a cpio (newc) archive: every file,
 # directory and symbolic link under build/initrd.
-$(B)/initrd.cpio: $(USER_BINS) $(INITRD_DATA) $(B)/initrd/bin/lxtest $(B)/linux.stamp
+$(B)/initrd.cpio: $(USER_BINS) $(INITRD_DATA) $(B)/initrd/bin/lxtest $(B)/linux.stamp $(INITRD_DYN)
 	@mkdir -p $(B)/initrd/bin
 	@echo "  CPIO    $@"
 	$(Q)cd $(B)/initrd && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet > ../initrd.cpio
