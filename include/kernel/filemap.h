@@ -31,6 +31,13 @@
 long filemap_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned flags, int fd,
                   uint64_t off);
 
+/* mmap(addr, len, prot, MAP_SHARED|MAP_ANONYMOUS...): zeroed memory that a fork's child
+ * shares with its parent, as on Linux: the pages of a tmpfs file in no directory (which
+ * /tmp's bound does not count), freed when the last mapping of them goes.  The address or
+ * -EINVAL/-ENOMEM. */
+long filemap_mmap_anon_shared(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot,
+                              unsigned flags);
+
 /* What a mapping of an inode holds (set in every inode's vmobj by inode_new). */
 extern const struct vm_object_ops filemap_object_ops;
 

@@ -120,6 +120,8 @@ struct inode {
     const struct file_ops *fops;
     const void *data;       /* initrd files and symlinks */
     void *pages;            /* tmpfs files: the top table of their data pages (tmpfs.c) */
+    uint64_t pages_end;     /* tmpfs files: one past the highest data page that exists */
+    bool anon;              /* tmpfs files: anonymous shared memory, not counted in /tmp's bound */
     int maps;               /* tmpfs files: shared mappings of its pages (vfs_lock for 0 <-> 1) */
     struct vm_object vmobj; /* what a mapping of this file holds (filemap.c) */
 };

@@ -201,6 +201,41 @@ long filemap_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, uns
     return mapped;
 }
 
+long filemap_mmap_anon_shared(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot,
+                              unsigned flags)
+{
+    int r = vm_mmap_check(addr, len, prot, flags);
+    uint64_t pages = (len + PAGE_MASK) / PAGE_SIZE;
+    if (r || pages > VM_PAGEVEC_MAX || !page_have_free(pages)) {
+        return r ? r : -ENOMEM;
+    }
+    struct inode *ino = inode_new(INODE_TMPFS_FILE, S_IFREG | 0600); /* in no directory */
+    if (!ino) {
+        return -ENOMEM;
+    }
+    ino->anon = true;
+    ino->size = pages * PAGE_SIZE;
+    struct vm_pagevec *pv = kmem_alloc(sizeof(*pv));
+    long mapped = pv ? vm_pagevec_init(pv, pages) : -ENOMEM;
+    if (mapped == 0) {
+        struct vm_file_map m = {.obj = &ino->vmobj, .shared = true, .pages = pv};
+        hold_shared(ino);
+        mapped = share_pages(ino, 0, pv);
+        if (mapped == 0) {
+            mapped = vm_mmap_file(vm, addr, len, prot, flags, &m);
+        }
+        if (mapped < 0) {
+            object_put(&ino->vmobj, true);
+        }
+        vm_pagevec_fini(pv, false);
+    }
+    if (pv) {
+        kmem_free(pv, sizeof(*pv));
+    }
+    inode_put(ino); /* the region holds it now, or nothing does: then its pages go */
+    return mapped;
+}
+
 long sys_msync(struct trap_frame *f)
 {
     unsigned flags = (unsigned)arch_frame_arg(f, 2);

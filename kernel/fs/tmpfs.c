@@ -16,6 +16,9 @@
  * keeps them (a mapping reads what it wrote past the end, where Linux would raise SIGBUS),
  * the bytes between the old size and the new one are zeroed when the file grows again, and
  * the pages past the size go back when the last mapping does (tmpfs_unmapped_locked).
+ * Anonymous shared memory (mmap MAP_SHARED|MAP_ANONYMOUS) is a file of this kind outside the
+ * tree (ino->anon), which /tmp's bound does not count: it is bounded by memory, as anonymous
+ * private memory is.
  */
 #include "kernel/kmem.h"
 #include "kernel/lib.h"
@@ -56,22 +59,40 @@ static uint64_t pages_for(uint64_t size)
     return (size + PAGE_SIZE - 1) / PAGE_SIZE;
 }
 
+/* The most data pages ino may have: /tmp's bound, or for anonymous shared memory (which
+ * /tmp's bound does not count) what the two table levels hold. */
+static uint64_t page_limit(const struct inode *ino)
+{
+    return ino->anon ? (uint64_t)TABLE_SLOTS * TABLE_SLOTS : TMPFS_MAX_PAGES;
+}
+
+/* Make data page i exist, zeroed (lock held): 0, or -ENOSPC. */
+static int make_page_locked(struct inode *ino, uint64_t i)
+{
+    paddr_t *s = i < page_limit(ino) ? slot(ino, i, true) : 0;
+    if (s && *s) {
+        return 0;
+    }
+    if (!s || (!ino->anon && pages_used >= TMPFS_MAX_PAGES)) {
+        return -ENOSPC;
+    }
+    *s = page_alloc();
+    if (!*s) {
+        return -ENOSPC;
+    }
+    pages_used += !ino->anon;
+    ino->pages_end = MAX(ino->pages_end, i + 1);
+    return 0;
+}
+
 /* Make pages [0, n) exist (lock held).  0, or -ENOSPC with what fit kept. */
 static int grow_locked(struct inode *ino, uint64_t n)
 {
     for (uint64_t i = 0; i < n; i++) {
-        paddr_t *s = slot(ino, i, true);
-        if (s && *s) {
-            continue;
+        int r = make_page_locked(ino, i);
+        if (r) {
+            return r;
         }
-        if (!s || pages_used >= TMPFS_MAX_PAGES) {
-            return -ENOSPC;
-        }
-        *s = page_alloc();
-        if (!*s) {
-            return -ENOSPC;
-        }
-        pages_used++;
     }
     return 0;
 }
@@ -85,14 +106,15 @@ static char *page_of(struct inode *ino, uint64_t i)
 /* Give back every page past `size` and zero the last page past it (lock held). */
 static void drop_past_locked(struct inode *ino, uint64_t size)
 {
-    for (uint64_t i = pages_for(size); ino->pages && i < TMPFS_MAX_PAGES; i++) {
+    for (uint64_t i = pages_for(size); ino->pages && i < ino->pages_end; i++) {
         paddr_t *s = slot(ino, i, false);
         if (s && *s) {
             page_free(*s);
             *s = 0;
-            pages_used--;
+            pages_used -= !ino->anon;
         }
     }
+    ino->pages_end = MIN(ino->pages_end, pages_for(size));
     paddr_t *last = size % PAGE_SIZE ? slot(ino, size / PAGE_SIZE, false) : 0;
     if (last && *last) {
         char *p = phys_to_virt(*last);
@@ -137,16 +159,11 @@ int tmpfs_truncate_locked(struct inode *ino, uint64_t size)
 
 int tmpfs_map_page_locked(struct inode *ino, uint64_t i, paddr_t *pa)
 {
-    paddr_t *s = i < TMPFS_MAX_PAGES ? slot(ino, i, true) : 0;
-    if (s && !*s && pages_used < TMPFS_MAX_PAGES) {
-        *s = page_alloc(); /* zeroed */
-        pages_used += *s ? 1 : 0;
+    int r = make_page_locked(ino, i);
+    if (r == 0) {
+        *pa = *slot(ino, i, false);
     }
-    if (!s || !*s) {
-        return -ENOSPC;
-    }
-    *pa = *s;
-    return 0;
+    return r;
 }
 
 void tmpfs_unmapped_locked(struct inode *ino)

@@ -231,9 +231,12 @@ static long sys_clock_gettime(struct trap_frame *f)
 
 static long sys_mmap(struct trap_frame *f)
 {
-    if (!((unsigned)A(3) & MAP_ANONYMOUS)) { /* a file (filemap.c) */
-        return filemap_mmap(current_vm(), A(0), A(1), (unsigned)A(2), (unsigned)A(3), (int)A(4),
-                            A(5));
+    unsigned flags = (unsigned)A(3);
+    if (!(flags & MAP_ANONYMOUS)) { /* a file (filemap.c) */
+        return filemap_mmap(current_vm(), A(0), A(1), (unsigned)A(2), flags, (int)A(4), A(5));
+    }
+    if ((flags & (MAP_SHARED | MAP_PRIVATE)) == MAP_SHARED && (long)A(4) == -1) {
+        return filemap_mmap_anon_shared(current_vm(), A(0), A(1), (unsigned)A(2), flags);
     }
     return vm_mmap(current_vm(), A(0), A(1), (unsigned)A(2), (unsigned)A(3), (long)A(4), A(5));
 }

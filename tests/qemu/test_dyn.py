@@ -16,7 +16,7 @@ import zt
 
 TIMEOUT = 300
 DYN_RUNS = ["dyntest a 'b c'", "dyntest-static-pie d e", "dyntest tmpexec", "dyntest badexec"]
-MAP_CHECKS = ["shmfork", "private", "pages", "closed", "truncate", "protect", "sync", "advise",
+MAP_CHECKS = ["shmfork", "anonfork", "private", "pages", "closed", "truncate", "protect", "sync", "advise",
               "exitdrop", "execdrop", "badmap"]
 
 
@@ -113,6 +113,13 @@ def test_map01_shared_fork_coherent(map_boot):
     sum up exactly."""
     map_check(map_boot, "shmfork")
     assert "maptest shmfork: parent and child agree, counter 40000" in map_boot.console
+
+
+def test_map06_shared_anonymous(map_boot):
+    """MAP-06: MAP_SHARED|MAP_ANONYMOUS memory is zeroed and shared with a forked child, as on
+    Linux (a store of the child is the parent's to read, 2 x 10,000 atomic adds sum up), and
+    every page comes back after munmap and the child's exit."""
+    map_check(map_boot, "anonfork")
 
 
 def test_map02_private_not_in_file(map_boot):

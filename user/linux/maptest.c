@@ -136,6 +136,50 @@ static int check_shmfork(void)
     return 0;
 }
 
+/* ---- anonfork ---- */
+
+/* MAP_SHARED|MAP_ANONYMOUS memory, 3 pages: a forked child's stores are the parent's to read,
+ * and both add to one counter.  0, or a failure in fail_why. */
+static int anon_round(void)
+{
+    volatile uint32_t *m =
+        mmap(NULL, 3 * PS, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    CHECK(m != MAP_FAILED, "mmap: %s", strerror(errno));
+    CHECK(m[0] == 0 && m[3 * PS / 4 - 1] == 0, "not zeroed");
+    m[1] = 7;
+    pid_t pid = fork();
+    if (pid == 0) {
+        m[2 * PS / 4] = m[1] + 1; /* page 2 */
+        for (int i = 0; i < 10000; i++) {
+            __atomic_fetch_add(&m[3], 1, __ATOMIC_RELAXED);
+        }
+        _exit(0);
+    }
+    for (int i = 0; i < 10000; i++) {
+        __atomic_fetch_add(&m[3], 1, __ATOMIC_RELAXED);
+    }
+    int status;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && status == 0, "child status %#x", status);
+    CHECK(m[2 * PS / 4] == 8, "the child's store: %u", m[2 * PS / 4]);
+    CHECK(m[3] == 20000, "counter %u", m[3]);
+    CHECK(munmap((void *)m, 3 * PS) == 0, "munmap");
+    return 0;
+}
+
+static int check_anonfork(void)
+{
+    if (anon_round() != 0) { /* warm-up */
+        return 1;
+    }
+    unsigned long before = free_pages();
+    if (anon_round() != 0) {
+        return 1;
+    }
+    unsigned long after = free_pages();
+    CHECK(before == after, "free pages %lu before, %lu after", before, after);
+    return 0;
+}
+
 /* ---- private ---- */
 
 static int check_private(void)
@@ -465,9 +509,10 @@ static const struct {
     const char *name;
     int (*fn)(void);
 } checks[] = {
-    {"shmfork", check_shmfork}, {"private", check_private},   {"pages", check_pages},
-    {"closed", check_closed},   {"truncate", check_truncate}, {"protect", check_protect},
-    {"sync", check_sync},       {"advise", check_advise},     {"badmap", check_badmap},
+    {"shmfork", check_shmfork}, {"anonfork", check_anonfork}, {"private", check_private},
+    {"pages", check_pages},     {"closed", check_closed},     {"truncate", check_truncate},
+    {"protect", check_protect}, {"sync", check_sync},         {"advise", check_advise},
+    {"badmap", check_badmap},
 };
 
 int main(int argc, char **argv)
