@@ -222,8 +222,9 @@ $(B)/initrd/bin/lxtest: user/linux/lxtest.c | deps-build
 GLIBC_SO   := /usr/aarch64-linux-gnu/lib
 DYN_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror
 DYN_LIBDIR := $(B)/initrd/usr/lib/aarch64-linux-gnu
-INITRD_DYN := $(B)/initrd/lib/aarch64-linux-gnu/ld-linux-aarch64.so.1 \
-	$(B)/initrd/lib/aarch64-linux-gnu/libc.so.6 $(B)/initrd/lib/ld-linux-aarch64.so.1 \
+GLIBC_LIBS := ld-linux-aarch64.so.1 libc.so.6 libm.so.6
+INITRD_DYN := $(addprefix $(B)/initrd/lib/aarch64-linux-gnu/,$(GLIBC_LIBS)) \
+	$(B)/initrd/lib/ld-linux-aarch64.so.1 \
 	$(DYN_LIBDIR)/libztdyn.so $(B)/initrd/bin/dyntest $(B)/initrd/bin/dyntest-static-pie \
 	$(B)/initrd/bin/maptest $(B)/dynbad.stamp
 
