@@ -111,6 +111,29 @@ $(B)/checked/%.o: %.S | deps-build
 	@echo "  AS      $< (checked)"
 	$(Q)$(CC) $(KERNEL_ASFLAGS) -DZT_CHECKED -c $< -o $@
 
+# The vDSO (arch/aarch64/vdso/, include/uapi/zt_vdso.h): EL0 code built as a small shared
+# object, "linux-vdso.so.1", carried in the kernel image by arch/aarch64/vdso_blob.S.  Nothing
+# relocates it once mapped, so an image with any relocation is refused here.
+VDSO        := $(B)/vdso/vdso.so
+VDSO_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -fPIC -fvisibility=hidden -ffreestanding \
+	-fno-builtin -fno-stack-protector -mgeneral-regs-only -fno-asynchronous-unwind-tables \
+	-fno-unwind-tables -Iinclude
+VDSO_LDFLAGS := -nostdlib -shared -Wl,-soname=linux-vdso.so.1 -Wl,--hash-style=both \
+	-Wl,-Bsymbolic -Wl,-z,max-page-size=4096 -Wl,-z,noexecstack -Wl,--build-id=none \
+	-Wl,-T,arch/aarch64/vdso/vdso.lds
+
+$(VDSO): arch/aarch64/vdso/vdso.c arch/aarch64/vdso/vdso.lds include/uapi/zt_vdso.h \
+		include/uapi/zt_clock.h include/uapi/zt_errno.h | deps-build
+	@mkdir -p $(dir $@)
+	@echo "  VDSO    $@"
+	$(Q)$(CC) $(VDSO_CFLAGS) -c $< -o $(B)/vdso/vdso.o
+	$(Q)$(CC) $(VDSO_LDFLAGS) $(B)/vdso/vdso.o -o $@.full
+	$(Q)if $(CROSS)readelf -rW $@.full | grep -q R_AARCH64; then \
+		echo "vdso: the image needs relocating:" >&2; $(CROSS)readelf -rW $@.full >&2; exit 1; fi
+	$(Q)$(CROSS)strip -o $@ $@.full
+
+$(B)/arch/aarch64/vdso_blob.o $(B)/checked/arch/aarch64/vdso_blob.o: $(VDSO)
+
 # User objects carry their own flags (picolibc, EL0 code) so they live in a separate tree.
 $(B)/user/%.o: user/%.c | deps-build
 	@mkdir -p $(dir $@)
@@ -218,7 +241,8 @@ $(B)/initrd/bin/lxtest: user/linux/lxtest.c | deps-build
 # Debian has it; there is no ld.so.cache (the loader searches its built-in directories, the
 # multiarch ones first).  dyntest is built as Debian's compiler builds by default (a dynamic
 # PIE) and as a static-pie, and dlopen()s libztdyn.so; maptest (dynamic) checks file
-# mappings; the dynbad-* programs are corrupt copies of dyntest (tools/mkbadelf).
+# mappings; vdsotest (dynamic and static) glibc's clock calls through the vDSO; the dynbad-*
+# programs are corrupt copies of dyntest (tools/mkbadelf).
 GLIBC_SO   := /usr/aarch64-linux-gnu/lib
 DYN_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror
 DYN_LIBDIR := $(B)/initrd/usr/lib/aarch64-linux-gnu
@@ -226,7 +250,8 @@ GLIBC_LIBS := ld-linux-aarch64.so.1 libc.so.6 libm.so.6
 INITRD_DYN := $(addprefix $(B)/initrd/lib/aarch64-linux-gnu/,$(GLIBC_LIBS)) \
 	$(B)/initrd/lib/ld-linux-aarch64.so.1 \
 	$(DYN_LIBDIR)/libztdyn.so $(B)/initrd/bin/dyntest $(B)/initrd/bin/dyntest-static-pie \
-	$(B)/initrd/bin/maptest $(B)/dynbad.stamp
+	$(B)/initrd/bin/maptest $(B)/dynbad.stamp $(B)/initrd/bin/vdsotest \
+	$(B)/initrd/bin/vdsotest-static
 
 $(B)/initrd/lib/aarch64-linux-gnu/%: | deps-build
 	@mkdir -p $(dir $@)
@@ -242,7 +267,8 @@ $(DYN_LIBDIR)/libztdyn.so: user/linux/ztdyn.c | deps-build
 	$(Q)$(CC) $(DYN_CFLAGS) -shared -fPIC -o $@ $<
 	$(Q)$(CROSS)strip $@
 
-$(B)/initrd/bin/dyntest $(B)/initrd/bin/maptest: $(B)/initrd/bin/%: user/linux/%.c | deps-build
+$(B)/initrd/bin/dyntest $(B)/initrd/bin/maptest $(B)/initrd/bin/vdsotest: \
+		$(B)/initrd/bin/%: user/linux/%.c | deps-build
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@ (glibc, dynamic)"
 	$(Q)$(CC) $(DYN_CFLAGS) -o $@ $< -pthread
@@ -254,6 +280,12 @@ $(B)/initrd/bin/dyntest-static-pie: user/linux/dyntest.c | deps-build
 	@echo "  CC      $@ (glibc, static-pie)"
 	$(Q)$(CC) $(DYN_CFLAGS) -static-pie -o $@ $< -pthread 2> $(B)/static-pie.log \
 		|| { cat $(B)/static-pie.log; exit 1; }
+	$(Q)$(CROSS)strip $@
+
+$(B)/initrd/bin/vdsotest-static: user/linux/vdsotest.c | deps-build
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@ (glibc, static)"
+	$(Q)$(CC) $(DYN_CFLAGS) -static -o $@ $<
 	$(Q)$(CROSS)strip $@
 
 $(B)/dynbad.stamp: $(B)/initrd/bin/dyntest tools/mkbadelf

@@ -20,26 +20,27 @@
 #define EXEC_ARG_BYTES (32 * 1024)
 
 /* Linux auxiliary vector keys (include/uapi/linux/auxvec.h, the arm64 additions). */
-#define AT_NULL        0
-#define AT_PHDR        3
-#define AT_PHENT       4
-#define AT_PHNUM       5
-#define AT_PAGESZ      6
-#define AT_BASE        7
-#define AT_FLAGS       8
-#define AT_ENTRY       9
-#define AT_UID         11
-#define AT_EUID        12
-#define AT_GID         13
-#define AT_EGID        14
-#define AT_PLATFORM    15
-#define AT_HWCAP       16
-#define AT_CLKTCK      17
-#define AT_SECURE      23
-#define AT_RANDOM      25
-#define AT_HWCAP2      26
-#define AT_EXECFN      31
-#define AT_MINSIGSTKSZ 51
+#define AT_NULL         0
+#define AT_PHDR         3
+#define AT_PHENT        4
+#define AT_PHNUM        5
+#define AT_PAGESZ       6
+#define AT_BASE         7
+#define AT_FLAGS        8
+#define AT_ENTRY        9
+#define AT_UID          11
+#define AT_EUID         12
+#define AT_GID          13
+#define AT_EGID         14
+#define AT_PLATFORM     15
+#define AT_HWCAP        16
+#define AT_CLKTCK       17
+#define AT_SECURE       23
+#define AT_RANDOM       25
+#define AT_HWCAP2       26
+#define AT_EXECFN       31
+#define AT_SYSINFO_EHDR 33
+#define AT_MINSIGSTKSZ  51
 
 /* A NULL-terminated string array: user pointers in `vm` (uarray), or kernel pointers
  * (karray) when vm is NULL.  An absent array (uarray 0 / karray NULL) counts as empty. */

@@ -32,6 +32,7 @@
 #include "kernel/random.h"
 #include "kernel/stats.h"
 #include "kernel/task.h"
+#include "kernel/vdso.h"
 #include "kernel/vfs.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
@@ -58,8 +59,9 @@ void exec_init(void)
     }
 }
 
-/* The pages of every CPU's counters (read-only) and the signal-return page (read, execute). */
-static int map_kernel_pages(struct vm *vm)
+/* The pages of every CPU's counters (read-only), the signal-return page (read, execute) and
+ * the vDSO (its address in *vdso, 0 without one). */
+static int map_kernel_pages(struct vm *vm, uint64_t *vdso)
 {
     enum { PER_PAGE = PAGE_SIZE / ZT_COUNTERS_STRIDE };
     paddr_t pa[(MAX_CPUS + PER_PAGE - 1) / PER_PAGE];
@@ -71,7 +73,7 @@ static int map_kernel_pages(struct vm *vm)
     if (r == 0 && sigtramp_page) {
         r = vm_map_kernel_pages(vm, ZT_SIGTRAMP_VA, &sigtramp_page, 1, PROT_READ | PROT_EXEC);
     }
-    return r;
+    return r ? r : vdso_map(vm, vdso);
 }
 
 /* String i of s: its user address (*up) or kernel pointer (*kp); 0 at the end, or -EFAULT. */
@@ -171,10 +173,13 @@ static int copy_strv(struct vm *vm, const struct exec_strv *s, int n, uint64_t *
 /* The auxiliary vector for img (and its interpreter, if any: else NULL); AT_PHDR only when
  * the headers are loaded. */
 static unsigned build_auxv(uint64_t *a, const struct elf_image *img, const struct elf_image *interp,
-                           uint64_t random, uint64_t platform, uint64_t execfn)
+                           uint64_t vdso, uint64_t random, uint64_t platform, uint64_t execfn)
 {
     unsigned n = 0;
 #define AUX(k, v) (a[n++] = (k), a[n++] = (v))
+    if (vdso) {
+        AUX(AT_SYSINFO_EHDR, vdso); /* the vDSO's ELF header: glibc and musl look it up */
+    }
     if (img->phdr) {
         AUX(AT_PHDR, img->phdr);
     }
@@ -204,7 +209,7 @@ static unsigned build_auxv(uint64_t *a, const struct elf_image *img, const struc
 /* Build the initial stack in vm (already mapped below USER_STACK_TOP); *sp gets argc's
  * address. */
 static int build_stack(struct vm *vm, const struct elf_image *img, const struct elf_image *interp,
-                       const char *execfn, const struct exec_strv *argv,
+                       uint64_t vdso, const char *execfn, const struct exec_strv *argv,
                        const struct exec_strv *envp, uint64_t *sp)
 {
     int argc = 0, envc = 0;
@@ -220,7 +225,7 @@ static int build_stack(struct vm *vm, const struct elf_image *img, const struct 
     uint64_t top = USER_STACK_TOP - 8, fn_len = strlen(execfn) + 1;
     uint64_t execfn_at = top - fn_len, strings = execfn_at - bytes;
     uint64_t platform = (strings - 8) & ~7ull, random = platform - 16;
-    unsigned naux = build_auxv(auxv, img, interp, random, platform, execfn_at);
+    unsigned naux = build_auxv(auxv, img, interp, vdso, random, platform, execfn_at);
     uint64_t words = 1 + (uint64_t)argc + 1 + (uint64_t)envc + 1 + naux;
     uint64_t at = ((random & ~15ull) - words * 8) & ~15ull;
     uint64_t argv_at = at + 8, envp_at = argv_at + ((uint64_t)argc + 1) * 8;
@@ -340,11 +345,12 @@ static int load_elf(struct vm *vm, struct inode *cwd, const struct elf_file *fil
     if (r == 0) {
         r = vm_map_stack(vm, USER_STACK_TOP, USER_STACK_SIZE, USER_STACK_POPULATED);
     }
+    uint64_t vdso = 0;
     if (r == 0) {
-        r = map_kernel_pages(vm);
+        r = map_kernel_pages(vm, &vdso);
     }
     if (r == 0) {
-        r = build_stack(vm, &img, dynamic ? &interp : 0, execfn, argv, envp, &start->sp);
+        r = build_stack(vm, &img, dynamic ? &interp : 0, vdso, execfn, argv, envp, &start->sp);
     }
     if (r == 0) {
         start->pc = dynamic ? interp.entry : img.entry;

@@ -58,7 +58,7 @@ def test_dyn10_dynamic_glibc(dyn_boot):
     m = re.search(r"dyntest dynamic: loaded at (0x[0-9a-f]+), entry 0x[0-9a-f]+, interpreter at "
                   r"(0x[0-9a-f]+), (\d+) objects", c)
     assert m and int(m.group(1), 16) == 0x5555550000 and int(m.group(2), 16) >= 0x7e00000000, c
-    assert int(m.group(3)) == 3, c  # the program, libc.so.6, the loader
+    assert int(m.group(3)) == 4, c  # the program, the vDSO, libc.so.6, the loader
     assert "dlopen /usr/lib/aarch64-linux-gnu/libztdyn.so: ok" in c, c
     calls = set(re.findall(r"syscall_debug: pid \d+ \(([^)]*)\) called \d+ \((\w+)\)", c))
     assert {name for _, name in calls} == {"rseq"}, calls
@@ -72,7 +72,7 @@ def test_dyn11_static_pie(dyn_boot):
     assert "dyntest arg 0: dyntest-static-pie\ndyntest arg 1: d\ndyntest arg 2: e\n" in c, c
     assert check_lines(c, "dyntest").get("static-pie") == "ok", dyn_boot
     assert re.search(r"dyntest static-pie: loaded at 0x5555550000, entry 0x[0-9a-f]+, "
-                     r"interpreter at 0, 1 objects", c), c
+                     r"interpreter at 0, 2 objects", c), c  # the program, the vDSO
 
 
 def test_dyn12_run_from_tmp(dyn_boot):
