@@ -219,15 +219,22 @@ MUSL_CC     = $(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -static -nostdinc -nost
 	$(MUSL_LIB)/crt1.o $(MUSL_LIB)/crti.o $$($(CC) -print-file-name=crtbeginT.o)
 MUSL_LIBS   = -L$(MUSL_LIB) -lc $$($(CC) -print-libgcc-file-name) \
 	$$($(CC) -print-file-name=crtend.o) $(MUSL_LIB)/crtn.o
+# Dynamically linked against musl (its loader and libc.so from Debian's arm64 musl): a PIE
+# that names /lib/ld-musl-aarch64.so.1, and a shared library.
+MUSL_SO     := $(DEBS)/musl/lib/aarch64-linux-musl
+MUSL_DYN    = $(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -nostdinc -nostdlib \
+	-isystem $(MUSL)/include/aarch64-linux-musl -isystem $$($(CC) -print-file-name=include)
+MUSL_DYN_END = -L$(MUSL_SO) -lc $$($(CC) -print-libgcc-file-name) \
+	$$($(CC) -print-file-name=crtendS.o) $(MUSL_LIB)/crtn.o
 # Applets reachable as /bin/NAME (links to busybox); names zerotick's own programs use stay
 # theirs.
 BUSYBOX_APPLETS := ls cat wc grep sort head tail seq echo test mkdir rmdir rm mv cp tr cut \
 	uniq env uname expr find xargs sed awk od stat touch printf dirname basename tee id ln \
 	pwd yes date ash
 
-$(DEBS)/stamp: tools/fetch-debs
+$(DEBS)/stamp: tools/fetch-debs Makefile
 	@mkdir -p $(DEBS)
-	$(Q)tools/fetch-debs $(DEBS) busybox-static musl-dev
+	$(Q)tools/fetch-debs $(DEBS) busybox-static musl-dev musl
 	@touch $@
 
 $(B)/initrd/bin/lxtest: user/linux/lxtest.c | deps-build
@@ -292,8 +299,11 @@ $(B)/dynbad.stamp: $(B)/initrd/bin/dyntest tools/mkbadelf
 	$(Q)$(PYTHON) tools/mkbadelf $< $(B)/initrd/bin
 	@touch $@
 
-# The optional parts: musl build, busybox and its links, /etc.  Rebuilt when an input changes.
-$(B)/linux.stamp: user/linux/lxtest.c tests/linux/bbtest.sh $(DEBS)/stamp
+# The optional parts: musl builds (static lxtest; dynamic dyntest with musl's loader, libc.so
+# and a libztdyn.so of its own in /usr/lib, where musl's loader looks), busybox and its links,
+# /etc.  Rebuilt when an input changes.
+$(B)/linux.stamp: user/linux/lxtest.c user/linux/dyntest.c user/linux/ztdyn.c user/linux/vdsotest.c \
+		tests/linux/bbtest.sh $(DEBS)/stamp
 	@mkdir -p $(B)/initrd/bin $(B)/initrd/etc
 	$(Q)cp tests/linux/bbtest.sh $(B)/initrd/etc/bbtest.sh
 	$(Q)printf 'root:x:0:0:root:/:/bin/sh\n' > $(B)/initrd/etc/passwd
@@ -303,6 +313,25 @@ $(B)/linux.stamp: user/linux/lxtest.c tests/linux/bbtest.sh $(DEBS)/stamp
 		$(MUSL_CC) -o $(B)/initrd/bin/lxtest-musl user/linux/lxtest.c $(MUSL_LIBS) && \
 		$(CROSS)strip $(B)/initrd/bin/lxtest-musl; \
 	else rm -f $(B)/initrd/bin/lxtest-musl; echo "  SKIP    musl: $$(cat $(DEBS)/musl-dev.skip)"; fi
+	$(Q)if [ -f $(DEBS)/musl-dev.ok ] && [ -f $(DEBS)/musl.ok ]; then \
+		echo "  CC      $(B)/initrd/bin/dyntest-musl (musl, dynamic)"; \
+		mkdir -p $(B)/initrd/lib/aarch64-linux-musl $(B)/initrd/usr/lib && \
+		cp $(MUSL_SO)/libc.so $(B)/initrd/lib/aarch64-linux-musl/libc.so && \
+		ln -sfn aarch64-linux-musl/libc.so $(B)/initrd/lib/ld-musl-aarch64.so.1 && \
+		$(MUSL_DYN) -shared -fPIC -o $(B)/initrd/usr/lib/libztdyn.so $(MUSL_LIB)/crti.o \
+			$$($(CC) -print-file-name=crtbeginS.o) user/linux/ztdyn.c $(MUSL_DYN_END) && \
+		$(MUSL_DYN) -fPIE -pie -Wl,-dynamic-linker,/lib/ld-musl-aarch64.so.1 \
+			-o $(B)/initrd/bin/dyntest-musl $(MUSL_LIB)/Scrt1.o $(MUSL_LIB)/crti.o \
+			$$($(CC) -print-file-name=crtbeginS.o) user/linux/dyntest.c $(MUSL_DYN_END) && \
+		$(MUSL_DYN) -fPIE -pie -Wl,-dynamic-linker,/lib/ld-musl-aarch64.so.1 \
+			-o $(B)/initrd/bin/vdsotest-musl $(MUSL_LIB)/Scrt1.o $(MUSL_LIB)/crti.o \
+			$$($(CC) -print-file-name=crtbeginS.o) user/linux/vdsotest.c $(MUSL_DYN_END) && \
+		$(CROSS)strip $(B)/initrd/bin/dyntest-musl $(B)/initrd/bin/vdsotest-musl \
+			$(B)/initrd/usr/lib/libztdyn.so; \
+	else rm -rf $(B)/initrd/bin/dyntest-musl $(B)/initrd/bin/vdsotest-musl \
+		$(B)/initrd/usr/lib/libztdyn.so \
+		$(B)/initrd/lib/aarch64-linux-musl $(B)/initrd/lib/ld-musl-aarch64.so.1; \
+		echo "  SKIP    musl dynamic: $$(cat $(DEBS)/musl.skip $(DEBS)/musl-dev.skip 2>/dev/null)"; fi
 	$(Q)if [ -f $(DEBS)/busybox-static.ok ]; then \
 		cp $(DEBS)/busybox-static/bin/busybox $(B)/initrd/bin/busybox; \
 		for a in $(BUSYBOX_APPLETS); do \

@@ -15,7 +15,11 @@ import pytest
 import zt
 
 TIMEOUT = 300
+BIN = zt.BUILD / "initrd" / "bin"
+DEBS = zt.BUILD / "debs"
 DYN_RUNS = ["dyntest a 'b c'", "dyntest-static-pie d e", "dyntest tmpexec", "dyntest badexec"]
+if (BIN / "dyntest-musl").exists():
+    DYN_RUNS.append("dyntest-musl m u")
 MAP_CHECKS = ["shmfork", "anonfork", "private", "pages", "closed", "truncate", "protect", "sync", "advise",
               "exitdrop", "execdrop", "badmap"]
 
@@ -61,7 +65,7 @@ def test_dyn10_dynamic_glibc(dyn_boot):
     assert int(m.group(3)) == 4, c  # the program, the vDSO, libc.so.6, the loader
     assert "dlopen /usr/lib/aarch64-linux-gnu/libztdyn.so: ok" in c, c
     calls = set(re.findall(r"syscall_debug: pid \d+ \(([^)]*)\) called \d+ \((\w+)\)", c))
-    assert {name for _, name in calls} == {"rseq"}, calls
+    assert {name for prog, name in calls if prog != "dyntest-musl"} == {"rseq"}, calls
 
 
 def test_dyn11_static_pie(dyn_boot):
@@ -98,6 +102,21 @@ def test_dyn13_corrupt_programs(dyn_boot):
     got = dict(re.findall(r"dyntest badexec: /bin/dynbad-(\S+) refused: (.*)", c))
     assert got == want, got
     assert dyn_boot.status == 0, dyn_boot
+
+
+def test_dyn14_dynamic_musl(dyn_boot):
+    """DYN-14: the same program built against Debian's arm64 musl, dynamically (its PT_INTERP
+    names /lib/ld-musl-aarch64.so.1, musl's loader, which is its libc.so): placed, started at
+    the loader's entry, AT_BASE at the loader, dlopen() of a musl-built libztdyn.so from
+    /usr/lib called from two threads, exit 0."""
+    if not (BIN / "dyntest-musl").exists():
+        why = DEBS / "musl.skip"
+        pytest.skip("musl (arm64) unavailable: "
+                    + (why.read_text().strip() if why.exists() else "not fetched"))
+    c = dyn_boot.console.replace("\r", "")
+    assert "dyntest arg 0: dyntest-musl\ndyntest arg 1: m\ndyntest arg 2: u\n" in c, c
+    assert "dyntest dynamic: dlopen /usr/lib/libztdyn.so: ok" in c, c
+    assert c.count("dyntest dynamic: ok") >= 2, c  # glibc's run and musl's
 
 
 def map_check(boot, *names):
