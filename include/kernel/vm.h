@@ -4,7 +4,8 @@
  * memory from the kernel.
  *
  * Nothing is demand-paged but the main thread's stack: every page of any other region is
- * allocated, zeroed and mapped when the region is created.  The stack region is
+ * allocated, zeroed and mapped when the region is created (a file's region: its pages are
+ * handed in filled, vm_mmap_file).  The stack region is
  * USER_STACK_SIZE, of which only the top USER_STACK_POPULATED is populated by exec; a page
  * below is populated when the task first touches it (a fault, vm_fault) or the kernel first
  * copies to or from it, and all of it before the task is isolated (vm_populate_stack), so an

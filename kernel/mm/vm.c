@@ -29,7 +29,12 @@
  * Regions whose pages the address space does not own (VMA_KERNEL: the counters; VMA_DEVICE:
  * a claimed device's registers and DMA region, kernel/sys/device.c) are unmapped without being
  * freed and cannot be munmapped; the user copies never go through device registers
- * (ARCH_PROT_DEVICE).
+ * (ARCH_PROT_DEVICE).  A shared mapping of a file (VMA_SHARED) does not own its pages either,
+ * but is unmapped like any region: its pages are the file's.  A file region, shared or a
+ * private copy, holds a reference on its file (struct vm_object), taken for every record that
+ * shows it (a split, a fork's copy) and given back for every record removed; since giving it
+ * back may take the file system's lock, an unmap collects the records with its freed pages and
+ * drops them after the address-space lock (list_free).
  */
 #include "kernel/vm.h"
 #include "kernel/kmem.h"
