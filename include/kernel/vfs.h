@@ -9,6 +9,7 @@
  *                bounded to TMPFS_MAX_PAGES pages in all (-ENOSPC past it), every page
  *                returned when a file is truncated or its last reference goes
  *   /dev         null, zero, console and tty (the console, kernel/fs/tty.c)
+ *   /dev/shm     a RAM directory like /tmp, sharing its bound (POSIX shared memory)
  *   /proc/self/exe  a link to the calling process's program (busybox re-executes itself so)
  * No hard links, no mount table, a single user (root; permission bits are stored and shown,
  * changed by chmod under /tmp only; writing the initrd is refused, and running a file needs
@@ -17,7 +18,8 @@
  * Lifetime: an inode is referenced by its place in the tree and by every open file and
  * lookup holding it (refs); it is freed, with its data, when it has left the tree and the
  * last reference is dropped.  A struct file is shared by every descriptor dup'ed or
- * inherited from the same open (refs) and holds one inode reference.
+ * inherited from the same open (refs) and holds one inode reference; a mapping of a file
+ * holds one too (kernel/fs/filemap.c), whatever happens to the descriptor.
  *
  * Locks: vfs_lock (one spinlock, IRQs masked) guards the tree (children lists, names,
  * parents), tmpfs file data and sizes.  Order: vfs_lock -> a vm's lock (user copies are made
