@@ -111,6 +111,29 @@ $(B)/checked/%.o: %.S | deps-build
 	@echo "  AS      $< (checked)"
 	$(Q)$(CC) $(KERNEL_ASFLAGS) -DZT_CHECKED -c $< -o $@
 
+# The vDSO (arch/aarch64/vdso/, include/uapi/zt_vdso.h): EL0 code built as a small shared
+# object, "linux-vdso.so.1", carried in the kernel image by arch/aarch64/vdso_blob.S.  Nothing
+# relocates it once mapped, so an image with any relocation is refused here.
+VDSO        := $(B)/vdso/vdso.so
+VDSO_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -fPIC -fvisibility=hidden -ffreestanding \
+	-fno-builtin -fno-stack-protector -mgeneral-regs-only -fno-asynchronous-unwind-tables \
+	-fno-unwind-tables -Iinclude
+VDSO_LDFLAGS := -nostdlib -shared -Wl,-soname=linux-vdso.so.1 -Wl,--hash-style=both \
+	-Wl,-Bsymbolic -Wl,-z,max-page-size=4096 -Wl,-z,noexecstack -Wl,--build-id=none \
+	-Wl,-T,arch/aarch64/vdso/vdso.lds
+
+$(VDSO): arch/aarch64/vdso/vdso.c arch/aarch64/vdso/vdso.lds include/uapi/zt_vdso.h \
+		include/uapi/zt_clock.h include/uapi/zt_errno.h | deps-build
+	@mkdir -p $(dir $@)
+	@echo "  VDSO    $@"
+	$(Q)$(CC) $(VDSO_CFLAGS) -c $< -o $(B)/vdso/vdso.o
+	$(Q)$(CC) $(VDSO_LDFLAGS) $(B)/vdso/vdso.o -o $@.full
+	$(Q)if $(CROSS)readelf -rW $@.full | grep -q R_AARCH64; then \
+		echo "vdso: the image needs relocating:" >&2; $(CROSS)readelf -rW $@.full >&2; exit 1; fi
+	$(Q)$(CROSS)strip -o $@ $@.full
+
+$(B)/arch/aarch64/vdso_blob.o $(B)/checked/arch/aarch64/vdso_blob.o: $(VDSO)
+
 # User objects carry their own flags (picolibc, EL0 code) so they live in a separate tree.
 $(B)/user/%.o: user/%.c | deps-build
 	@mkdir -p $(dir $@)
@@ -211,15 +234,22 @@ MUSL_CC     = $(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -static -nostdinc -nost
 	$(MUSL_LIB)/crt1.o $(MUSL_LIB)/crti.o $$($(CC) -print-file-name=crtbeginT.o)
 MUSL_LIBS   = -L$(MUSL_LIB) -lc $$($(CC) -print-libgcc-file-name) \
 	$$($(CC) -print-file-name=crtend.o) $(MUSL_LIB)/crtn.o
+# Dynamically linked against musl (its loader and libc.so from Debian's arm64 musl): a PIE
+# that names /lib/ld-musl-aarch64.so.1, and a shared library.
+MUSL_SO     := $(DEBS)/musl/lib/aarch64-linux-musl
+MUSL_DYN    = $(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -nostdinc -nostdlib \
+	-isystem $(MUSL)/include/aarch64-linux-musl -isystem $$($(CC) -print-file-name=include)
+MUSL_DYN_END = -L$(MUSL_SO) -lc $$($(CC) -print-libgcc-file-name) \
+	$$($(CC) -print-file-name=crtendS.o) $(MUSL_LIB)/crtn.o
 # Applets reachable as /bin/NAME (links to busybox); names zerotick's own programs use stay
 # theirs.
 BUSYBOX_APPLETS := ls cat wc grep sort head tail seq echo test mkdir rmdir rm mv cp tr cut \
 	uniq env uname expr find xargs sed awk od stat touch printf dirname basename tee id ln \
 	pwd yes date ash
 
-$(DEBS)/stamp: tools/fetch-debs
+$(DEBS)/stamp: tools/fetch-debs Makefile
 	@mkdir -p $(DEBS)
-	$(Q)tools/fetch-debs $(DEBS) busybox-static musl-dev
+	$(Q)tools/fetch-debs $(DEBS) busybox-static musl-dev musl
 	@touch $@
 
 $(B)/initrd/bin/lxtest: user/linux/lxtest.c | deps-build
@@ -239,8 +269,67 @@ $(LINUX_PROGS): $(B)/initrd/bin/%: user/linux/%.c $(wildcard include/uapi/*.h) |
 	$(Q)$(CC) $(LINUX_CFLAGS) -Iinclude/uapi -o $@ $<
 	$(Q)$(CROSS)strip $@
 
-# The optional parts: musl build, busybox and its links, /etc.  Rebuilt when an input changes.
-$(B)/linux.stamp: user/linux/lxtest.c tests/linux/bbtest.sh $(DEBS)/stamp
+# Dynamically linked programs (docs/linux-abi.md): Debian's glibc shared libraries
+# (libc6-arm64-cross) go into the initrd at their Debian paths, with the interpreter's link as
+# Debian has it; there is no ld.so.cache (the loader searches its built-in directories, the
+# multiarch ones first).  dyntest is built as Debian's compiler builds by default (a dynamic
+# PIE) and as a static-pie, and dlopen()s libztdyn.so; maptest (dynamic) checks file
+# mappings; vdsotest (dynamic and static) glibc's clock calls through the vDSO; the dynbad-*
+# programs are corrupt copies of dyntest (tools/mkbadelf).
+GLIBC_SO   := /usr/aarch64-linux-gnu/lib
+DYN_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror
+DYN_LIBDIR := $(B)/initrd/usr/lib/aarch64-linux-gnu
+GLIBC_LIBS := ld-linux-aarch64.so.1 libc.so.6 libm.so.6
+INITRD_DYN := $(addprefix $(B)/initrd/lib/aarch64-linux-gnu/,$(GLIBC_LIBS)) \
+	$(B)/initrd/lib/ld-linux-aarch64.so.1 \
+	$(DYN_LIBDIR)/libztdyn.so $(B)/initrd/bin/dyntest $(B)/initrd/bin/dyntest-static-pie \
+	$(B)/initrd/bin/maptest $(B)/dynbad.stamp $(B)/initrd/bin/vdsotest \
+	$(B)/initrd/bin/vdsotest-static
+
+$(B)/initrd/lib/aarch64-linux-gnu/%: | deps-build
+	@mkdir -p $(dir $@)
+	$(Q)cp $(GLIBC_SO)/$* $@
+
+$(B)/initrd/lib/ld-linux-aarch64.so.1:
+	@mkdir -p $(dir $@)
+	$(Q)ln -sfn aarch64-linux-gnu/ld-linux-aarch64.so.1 $@
+
+$(DYN_LIBDIR)/libztdyn.so: user/linux/ztdyn.c | deps-build
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@ (glibc, shared library)"
+	$(Q)$(CC) $(DYN_CFLAGS) -shared -fPIC -o $@ $<
+	$(Q)$(CROSS)strip $@
+
+$(B)/initrd/bin/dyntest $(B)/initrd/bin/maptest $(B)/initrd/bin/vdsotest: \
+		$(B)/initrd/bin/%: user/linux/%.c | deps-build
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@ (glibc, dynamic)"
+	$(Q)$(CC) $(DYN_CFLAGS) -o $@ $< -pthread
+	$(Q)$(CROSS)strip $@
+
+# glibc's linker warning about dlopen in a static program is the point here: kept quiet.
+$(B)/initrd/bin/dyntest-static-pie: user/linux/dyntest.c | deps-build
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@ (glibc, static-pie)"
+	$(Q)$(CC) $(DYN_CFLAGS) -static-pie -o $@ $< -pthread 2> $(B)/static-pie.log \
+		|| { cat $(B)/static-pie.log; exit 1; }
+	$(Q)$(CROSS)strip $@
+
+$(B)/initrd/bin/vdsotest-static: user/linux/vdsotest.c | deps-build
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@ (glibc, static)"
+	$(Q)$(CC) $(DYN_CFLAGS) -static -o $@ $<
+	$(Q)$(CROSS)strip $@
+
+$(B)/dynbad.stamp: $(B)/initrd/bin/dyntest tools/mkbadelf
+	$(Q)$(PYTHON) tools/mkbadelf $< $(B)/initrd/bin
+	@touch $@
+
+# The optional parts: musl builds (static lxtest; dynamic dyntest with musl's loader, libc.so
+# and a libztdyn.so of its own in /usr/lib, where musl's loader looks), busybox and its links,
+# /etc.  Rebuilt when an input changes.
+$(B)/linux.stamp: user/linux/lxtest.c user/linux/dyntest.c user/linux/ztdyn.c user/linux/vdsotest.c \
+		tests/linux/bbtest.sh $(DEBS)/stamp
 	@mkdir -p $(B)/initrd/bin $(B)/initrd/etc
 	$(Q)cp tests/linux/bbtest.sh $(B)/initrd/etc/bbtest.sh
 	$(Q)printf 'root:x:0:0:root:/:/bin/sh\n' > $(B)/initrd/etc/passwd
@@ -250,6 +339,25 @@ $(B)/linux.stamp: user/linux/lxtest.c tests/linux/bbtest.sh $(DEBS)/stamp
 		$(MUSL_CC) -o $(B)/initrd/bin/lxtest-musl user/linux/lxtest.c $(MUSL_LIBS) && \
 		$(CROSS)strip $(B)/initrd/bin/lxtest-musl; \
 	else rm -f $(B)/initrd/bin/lxtest-musl; echo "  SKIP    musl: $$(cat $(DEBS)/musl-dev.skip)"; fi
+	$(Q)if [ -f $(DEBS)/musl-dev.ok ] && [ -f $(DEBS)/musl.ok ]; then \
+		echo "  CC      $(B)/initrd/bin/dyntest-musl (musl, dynamic)"; \
+		mkdir -p $(B)/initrd/lib/aarch64-linux-musl $(B)/initrd/usr/lib && \
+		cp $(MUSL_SO)/libc.so $(B)/initrd/lib/aarch64-linux-musl/libc.so && \
+		ln -sfn aarch64-linux-musl/libc.so $(B)/initrd/lib/ld-musl-aarch64.so.1 && \
+		$(MUSL_DYN) -shared -fPIC -o $(B)/initrd/usr/lib/libztdyn.so $(MUSL_LIB)/crti.o \
+			$$($(CC) -print-file-name=crtbeginS.o) user/linux/ztdyn.c $(MUSL_DYN_END) && \
+		$(MUSL_DYN) -fPIE -pie -Wl,-dynamic-linker,/lib/ld-musl-aarch64.so.1 \
+			-o $(B)/initrd/bin/dyntest-musl $(MUSL_LIB)/Scrt1.o $(MUSL_LIB)/crti.o \
+			$$($(CC) -print-file-name=crtbeginS.o) user/linux/dyntest.c $(MUSL_DYN_END) && \
+		$(MUSL_DYN) -fPIE -pie -Wl,-dynamic-linker,/lib/ld-musl-aarch64.so.1 \
+			-o $(B)/initrd/bin/vdsotest-musl $(MUSL_LIB)/Scrt1.o $(MUSL_LIB)/crti.o \
+			$$($(CC) -print-file-name=crtbeginS.o) user/linux/vdsotest.c $(MUSL_DYN_END) && \
+		$(CROSS)strip $(B)/initrd/bin/dyntest-musl $(B)/initrd/bin/vdsotest-musl \
+			$(B)/initrd/usr/lib/libztdyn.so; \
+	else rm -rf $(B)/initrd/bin/dyntest-musl $(B)/initrd/bin/vdsotest-musl \
+		$(B)/initrd/usr/lib/libztdyn.so \
+		$(B)/initrd/lib/aarch64-linux-musl $(B)/initrd/lib/ld-musl-aarch64.so.1; \
+		echo "  SKIP    musl dynamic: $$(cat $(DEBS)/musl.skip $(DEBS)/musl-dev.skip 2>/dev/null)"; fi
 	$(Q)if [ -f $(DEBS)/busybox-static.ok ]; then \
 		cp $(DEBS)/busybox-static/bin/busybox $(B)/initrd/bin/busybox; \
 		for a in $(BUSYBOX_APPLETS); do \
@@ -261,7 +369,7 @@ $(B)/linux.stamp: user/linux/lxtest.c tests/linux/bbtest.sh $(DEBS)/stamp
 # The user programs travel inside the kernel image as a cpio (newc) archive: every file,
 # directory and symbolic link under build/initrd.
 $(B)/initrd.cpio: $(USER_BINS) $(INITRD_DATA) $(B)/initrd/bin/lxtest $(LINUX_PROGS) \
-		$(B)/linux.stamp
+		$(B)/linux.stamp $(INITRD_DYN)
 	@mkdir -p $(B)/initrd/bin
 	@echo "  CPIO    $@"
 	$(Q)if [ -d $(B)/initrd/usr/bin ]; then find $(B)/initrd/usr/bin -mindepth 1 -maxdepth 1 \

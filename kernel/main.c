@@ -36,6 +36,7 @@
 #include "kernel/timer.h"
 #include "kernel/trace.h"
 #include "kernel/tty.h"
+#include "kernel/vdso.h"
 #include "kernel/vfs.h"
 #include "kernel/watchdog.h"
 #include "kernel/work.h"
@@ -265,6 +266,7 @@ void kernel_main(uint64_t entry_counter)
     stats_init_cpu(0);                 /* its public counter page */
     futex_init();                      /* wait queues user space will sleep on */
     exec_init();                       /* the signal-return page every process maps */
+    vdso_init(clock_wall_offset_ns()); /* the vDSO's pages, with the wall offset just read */
     vfs_init();                        /* the file tree: the initrd, /tmp, /dev, /proc/self */
     poll_init();                       /* where ppoll and pselect6 wait */
     sched_init_cpu(boot);              /* the boot CPU's run queue and idle task */

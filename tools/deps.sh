@@ -16,7 +16,7 @@
 set -u
 
 pkgs_build="gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu picolibc-aarch64-linux-gnu \
-libc6-dev-arm64-cross cpio"
+libc6-dev-arm64-cross libc6-arm64-cross cpio"
 pkgs_run="qemu-system-arm"
 pkgs_test="gcc libc6-dev libcmocka-dev python3 python3-pytest python3-matplotlib device-tree-compiler"
 pkgs_debug="gdb-multiarch"

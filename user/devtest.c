@@ -139,6 +139,14 @@ static void claim_and_release(void)
     zt_wait(pid, &status);
     check("second claim, another process -> EBUSY", pid > 0 && status == 0, "pid %ld status %ld",
           pid, status);
+    /* madvise(MADV_DONTNEED) zeroes anonymous memory only: a device's registers and DMA
+     * region are the device's (before, the kernel zeroed the register page through an
+     * address that maps no RAM, and took a fault in the kernel) */
+    long m1 = zt_syscall6(SYS_madvise, (long)(c.regs & ~4095ull), 4096, 4 /* DONTNEED */, 0, 0, 0);
+    long m2 = zt_syscall6(SYS_madvise, (long)c.dma, 4096, 4, 0, 0, 0);
+    check("madvise(DONTNEED) leaves the device's pages alone",
+          m1 == 0 && m2 == 0 && *reg(&c, 0) == MAGIC && dma[5] == 5, "madvise %ld, %ld",
+          m1 ? m1 : m2, m1 || m2 ? 0 : (long)dma[5]);
     *reg(&c, STATUS) = 3;
     r = zt_release(slot);
     check("release", r == 0, "got %ld, want %ld", r, 0);

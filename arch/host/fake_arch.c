@@ -27,6 +27,9 @@ struct fake_state fake;
  * initrd.c read whatever lies between them). */
 const char __initrd_start[1];
 extern const char __initrd_end[1] __attribute__((alias("__initrd_start")));
+/* No vDSO image either (kernel/proc/vdso.c then maps none). */
+const char __vdso_start[1];
+extern const char __vdso_end[1] __attribute__((alias("__vdso_start")));
 
 static _Noreturn void unsupported(const char *what)
 {

@@ -9,6 +9,7 @@
  *                bounded to TMPFS_MAX_PAGES pages in all (-ENOSPC past it), every page
  *                returned when a file is truncated or its last reference goes
  *   /dev         null, zero, console and tty (the console, kernel/fs/tty.c)
+ *   /dev/shm     a RAM directory like /tmp, sharing its bound (POSIX shared memory)
  *   /proc/self/exe  a link to the calling process's program (busybox re-executes itself so)
  * No hard links, no mount table, a single user (root; permission bits are stored and shown,
  * changed by chmod under /tmp only; writing the initrd is refused, and running a file needs
@@ -17,7 +18,8 @@
  * Lifetime: an inode is referenced by its place in the tree and by every open file and
  * lookup holding it (refs); it is freed, with its data, when it has left the tree and the
  * last reference is dropped.  A struct file is shared by every descriptor dup'ed or
- * inherited from the same open (refs) and holds one inode reference.
+ * inherited from the same open (refs) and holds one inode reference; a mapping of a file
+ * holds one too (kernel/fs/filemap.c), whatever happens to the descriptor.
  *
  * Locks: vfs_lock (one spinlock, IRQs masked) guards the tree (children lists, names,
  * parents), tmpfs file data and sizes.  Order: vfs_lock -> a vm's lock (user copies are made
@@ -34,6 +36,7 @@
 #include "arch.h"
 #include "kernel/list.h"
 #include "kernel/spinlock.h"
+#include "kernel/vm.h"
 
 #define VFS_NAME_MAX    63    /* bytes of one path component */
 #define VFS_PATH_MAX    256   /* bytes of a path, NUL included */
@@ -117,8 +120,12 @@ struct inode {
     uint64_t dir_pos;     /* its position in parent (getdents64), never reused there */
     uint64_t next_pos;    /* directories: the position the next entry gets (from 2) */
     const struct file_ops *fops;
-    const void *data; /* initrd files and symlinks */
-    void *pages;      /* tmpfs files: the top table of their data pages (tmpfs.c) */
+    const void *data;       /* initrd files and symlinks */
+    void *pages;            /* tmpfs files: the top table of their data pages (tmpfs.c) */
+    uint64_t pages_end;     /* tmpfs files: one past the highest data page that exists */
+    bool anon;              /* tmpfs files: anonymous shared memory, not counted in /tmp's bound */
+    int maps;               /* tmpfs files: shared mappings of its pages (vfs_lock for 0 <-> 1) */
+    struct vm_object vmobj; /* what a mapping of this file holds (filemap.c) */
 };
 
 struct file {
@@ -179,6 +186,10 @@ int vfs_dir_entry(struct inode *dir, uint64_t *pos, char *name, uint64_t *ino, u
 long vfs_path_of(struct inode *dir, char *buf, size_t n);
 /* The bytes of a regular initrd file, for exec: 0 and *data and *size, or -EACCES. */
 int vfs_file_bytes(struct inode *ino, const void **data, uint64_t *size);
+/* Copy n bytes at off of a regular file (the initrd's or /tmp's) into the kernel buffer buf:
+ * 0, -EIO if they are not all inside the file (now), -EACCES for anything else.  A /tmp file
+ * is read a page at a time, vfs_lock taken for each. */
+int vfs_read_kernel(struct inode *ino, uint64_t off, void *buf, size_t n);
 
 /* Internal to kernel/fs: a new detached inode (one reference) and linking it into dir. */
 struct inode *inode_new(enum inode_kind kind, unsigned mode);
@@ -193,6 +204,12 @@ unsigned vfs_umask(void);
 /* tmpfs (kernel/fs/tmpfs.c) */
 extern const struct file_ops tmpfs_file_ops;
 int tmpfs_truncate_locked(struct inode *ino, uint64_t size);
+int tmpfs_read_kernel(struct inode *ino, uint64_t off, void *buf, size_t n);
+/* Page i of ino for a shared mapping, made (zeroed) if it does not exist yet, even past the
+ * size: 0 and *pa, or -ENOSPC (lock held; ino->maps already counts the mapping). */
+int tmpfs_map_page_locked(struct inode *ino, uint64_t i, paddr_t *pa);
+/* The last shared mapping of ino is gone: the pages past its size go back (lock held). */
+void tmpfs_unmapped_locked(struct inode *ino);
 void tmpfs_free_data(struct inode *ino);
 unsigned tmpfs_pages_used(void);
 

@@ -4,7 +4,8 @@
  * memory from the kernel.
  *
  * Nothing is demand-paged but the main thread's stack: every page of any other region is
- * allocated, zeroed and mapped when the region is created.  The stack region is
+ * allocated, zeroed and mapped when the region is created (a file's region: its pages are
+ * handed in filled, vm_mmap_file).  The stack region is
  * USER_STACK_SIZE, of which only the top USER_STACK_POPULATED is populated by exec; a page
  * below is populated when the task first touches it (a fault, vm_fault) or the kernel first
  * copies to or from it, and all of it before the task is isolated (vm_populate_stack), so an
@@ -36,16 +37,37 @@ enum vma_kind {
     VMA_IMAGE = 0, /* ELF segment */
     VMA_STACK,
     VMA_HEAP,
-    VMA_MMAP,
+    VMA_MMAP,   /* anonymous memory, or private copies of a file's pages (obj set) */
     VMA_KERNEL, /* kernel pages shown read-only (the per-CPU counters): never freed here */
     VMA_DEVICE, /* a claimed device's registers or DMA region (device.c owns the pages) */
+    VMA_SHARED, /* a shared mapping of a file: the file's own pages (obj), never freed here */
+};
+
+/*
+ * What a file mapping shows, seen from here without knowing files: a region that maps a file
+ * holds one reference on its object, taken with get (any context, even under vm->lock: an
+ * atomic count) and given back with put (never under vm->lock: it may take the file system's
+ * lock and free the file's pages).  `shared`: the region is VMA_SHARED (it maps the file's
+ * own pages, which the file must keep while any such region exists).
+ */
+struct vm_object;
+struct vm_object_ops {
+    void (*get)(struct vm_object *o, bool shared);
+    void (*put)(struct vm_object *o, bool shared);
+};
+struct vm_object {
+    const struct vm_object_ops *ops;
 };
 
 struct vma {
     uint64_t start, end; /* page-aligned, end exclusive */
     unsigned prot;       /* PROT_* */
+    unsigned denied;     /* PROT_* bits mprotect may never add (a shared mapping of a file
+                            not open for writing: PROT_WRITE) */
     enum vma_kind kind;
-    struct list link; /* in vm->vmas, sorted by start */
+    struct vm_object *obj; /* the file mapped (one reference), or NULL */
+    uint64_t pgoff;        /* the page of obj shown at start */
+    struct list link;      /* in vm->vmas, sorted by start */
 };
 
 struct vm {
@@ -97,14 +119,58 @@ long vm_map_phys(struct vm *vm, paddr_t pa, size_t n, unsigned prot, bool device
 int vm_unmap_phys(struct vm *vm, uint64_t va, uint64_t len);
 long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned flags, long fd,
              uint64_t off);
+/* The checks every mmap starts with (length, protection, MAP_SHARED/MAP_PRIVATE, W^X, a
+ * MAP_FIXED range): 0 or -EINVAL. */
+int vm_mmap_check(uint64_t addr, uint64_t len, unsigned prot, unsigned flags);
+
+/* Pages in order for vm_mmap_file: a two-level table (kmem pages of slots) of at most
+ * VM_PAGEVEC_MAX pages, filled by the caller. */
+#define VM_PAGEVEC_LEAVES 256
+#define VM_PAGEVEC_SLOTS  (PAGE_SIZE / sizeof(paddr_t))
+#define VM_PAGEVEC_MAX    ((size_t)VM_PAGEVEC_LEAVES * VM_PAGEVEC_SLOTS)
+struct vm_pagevec {
+    size_t n;
+    paddr_t *leaf[VM_PAGEVEC_LEAVES];
+};
+/* Room for n pages (all slots 0): 0, or -ENOMEM (no memory, or n > VM_PAGEVEC_MAX). */
+int vm_pagevec_init(struct vm_pagevec *v, size_t n);
+/* Free the table; with free_pages, every page in it too. */
+void vm_pagevec_fini(struct vm_pagevec *v, bool free_pages);
+static inline paddr_t *vm_pagevec_slot(struct vm_pagevec *v, size_t i)
+{
+    return &v->leaf[i / VM_PAGEVEC_SLOTS][i % VM_PAGEVEC_SLOTS];
+}
+
+/* A file mapping for vm_mmap_file: `pages` (len / PAGE_SIZE of them) show obj from page
+ * pgoff; shared: they are obj's own (VMA_SHARED), else private copies the address space
+ * takes over (VMA_MMAP); `denied`: PROT_* bits mprotect may never add. */
+struct vm_file_map {
+    struct vm_object *obj;
+    uint64_t pgoff;
+    unsigned denied;
+    bool shared;
+    struct vm_pagevec *pages;
+};
+/* mmap of a file: map m->pages at addr (MAP_FIXED: replacing what was there) or at a place
+ * the kernel picks, as one region holding m->obj.  On success the caller's reference on obj
+ * passes to the region, and private pages become the address space's (freed at unmap); on
+ * failure nothing changed but a MAP_FIXED range's old contents, and the caller keeps both.
+ * The address, or -EINVAL/-ENOMEM. */
+long vm_mmap_file(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned flags,
+                  const struct vm_file_map *m);
+/* Is [addr, addr+len) covered by user regions (msync's check)?  0, -EINVAL (addr not
+ * page-aligned, or past user space) or -ENOMEM (a hole). */
+int vm_check_mapped(struct vm *vm, uint64_t addr, uint64_t len);
 int vm_munmap(struct vm *vm, uint64_t addr, uint64_t len);
 long vm_brk(struct vm *vm, uint64_t newbrk);
 /* mprotect: [addr, addr+len) must be mapped user regions (-ENOMEM otherwise); regions are
- * split at the ends.  Writable and executable at once is refused (-EACCES, W^X).  Pages stay
- * populated whatever the protection. */
+ * split at the ends.  Writable and executable at once is refused (-EACCES, W^X), and so is
+ * a protection a region denies (PROT_WRITE on a shared mapping of a file open read-only).
+ * Pages stay populated whatever the protection. */
 int vm_mprotect(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot);
-/* madvise(MADV_DONTNEED): the pages of the mapped range read as zeros afterwards (they
- * stay mapped: no demand paging). */
+/* madvise(MADV_DONTNEED): the anonymous pages of the mapped range read as zeros afterwards
+ * (they stay mapped: no demand paging); a file's pages keep what they hold (Linux would
+ * read the file again: the same bytes for a page never written). */
 int vm_madvise_dontneed(struct vm *vm, uint64_t addr, uint64_t len);
 
 /* fork: fill the empty `dst` with a copy of every region of `src` (fresh pages, same
@@ -128,5 +194,9 @@ long strncpy_from_user(struct vm *vm, char *dst, uint64_t usrc, size_t max);
 long strnlen_user(struct vm *vm, uint64_t usrc, size_t max);
 /* Loader access: write into the user pages regardless of their protection. */
 int vm_write_initial(struct vm *vm, uint64_t udst, const void *src, size_t n);
+/* Make what the kernel wrote into the pages of [addr, addr+len) visible to instruction fetch
+ * (a loaded program's text): arch_sync_icache on each page mapped there, the lock taken for
+ * one page at a time. */
+void vm_sync_icache(struct vm *vm, uint64_t addr, uint64_t len);
 
 #endif

@@ -103,8 +103,9 @@
 #define SYS_munmap            215
 #define SYS_clone             220 /* threads, fork and vfork */
 #define SYS_execve            221
-#define SYS_mmap              222 /* MAP_PRIVATE|MAP_ANONYMOUS (fd -1), populated at once */
+#define SYS_mmap              222 /* anonymous or a file's (private copies, shared pages) */
 #define SYS_mprotect          226
+#define SYS_msync             227
 #define SYS_madvise           233
 #define SYS_wait4             260
 #define SYS_prlimit64         261

@@ -324,6 +324,21 @@ int vfs_file_bytes(struct inode *ino, const void **data, uint64_t *size)
     return 0;
 }
 
+int vfs_read_kernel(struct inode *ino, uint64_t off, void *buf, size_t n)
+{
+    if (ino->kind == INODE_TMPFS_FILE) {
+        return tmpfs_read_kernel(ino, off, buf, n);
+    }
+    if (ino->kind != INODE_INITRD_FILE) {
+        return -EACCES;
+    }
+    if (off > ino->size || n > ino->size - off) {
+        return -EIO;
+    }
+    memcpy(buf, (const char *)ino->data + off, n);
+    return 0;
+}
+
 /* ---- read-only files and directories as files ---- */
 
 static long ro_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
@@ -442,6 +457,7 @@ void vfs_init(void)
     initrd_walk(add_member);
     add_dir_locked("tmp", 01777, true);
     struct inode *dev = add_dir_locked("dev", 0755, false);
+    add_dir_locked("dev/shm", 01777, true); /* POSIX shared memory: a RAM directory as /tmp */
     struct inode *self = add_dir_locked("proc/self", 0555, false);
     struct inode *exe = self ? inode_new(INODE_SELF_EXE, S_IFLNK | 0777) : 0;
     if (exe) {

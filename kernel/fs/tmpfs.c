@@ -10,6 +10,15 @@
  * the last reference of an unlinked file give the pages back at once. Locks: vfs_lock guards every
  * table and size; user copies are made with it held, one page at a time (order vfs_lock -> vm
  * lock).
+ *
+ * Shared mappings (kernel/fs/filemap.c) map these very pages into address spaces.  While a
+ * file has any (ino->maps), no page of it is freed, not even past its size: a truncation
+ * keeps them (a mapping reads what it wrote past the end, where Linux would raise SIGBUS),
+ * the bytes between the old size and the new one are zeroed when the file grows again, and
+ * the pages past the size go back when the last mapping does (tmpfs_unmapped_locked).
+ * Anonymous shared memory (mmap MAP_SHARED|MAP_ANONYMOUS) is a file of this kind outside the
+ * tree (ino->anon), which /tmp's bound does not count: it is bounded by memory, as anonymous
+ * private memory is.
  */
 #include "kernel/kmem.h"
 #include "kernel/lib.h"
@@ -50,22 +59,40 @@ static uint64_t pages_for(uint64_t size)
     return (size + PAGE_SIZE - 1) / PAGE_SIZE;
 }
 
+/* The most data pages ino may have: /tmp's bound, or for anonymous shared memory (which
+ * /tmp's bound does not count) what the two table levels hold. */
+static uint64_t page_limit(const struct inode *ino)
+{
+    return ino->anon ? (uint64_t)TABLE_SLOTS * TABLE_SLOTS : TMPFS_MAX_PAGES;
+}
+
+/* Make data page i exist, zeroed (lock held): 0, or -ENOSPC. */
+static int make_page_locked(struct inode *ino, uint64_t i)
+{
+    paddr_t *s = i < page_limit(ino) ? slot(ino, i, true) : 0;
+    if (s && *s) {
+        return 0;
+    }
+    if (!s || (!ino->anon && pages_used >= TMPFS_MAX_PAGES)) {
+        return -ENOSPC;
+    }
+    *s = page_alloc();
+    if (!*s) {
+        return -ENOSPC;
+    }
+    pages_used += !ino->anon;
+    ino->pages_end = MAX(ino->pages_end, i + 1);
+    return 0;
+}
+
 /* Make pages [0, n) exist (lock held).  0, or -ENOSPC with what fit kept. */
 static int grow_locked(struct inode *ino, uint64_t n)
 {
     for (uint64_t i = 0; i < n; i++) {
-        paddr_t *s = slot(ino, i, true);
-        if (s && *s) {
-            continue;
+        int r = make_page_locked(ino, i);
+        if (r) {
+            return r;
         }
-        if (!s || pages_used >= TMPFS_MAX_PAGES) {
-            return -ENOSPC;
-        }
-        *s = page_alloc();
-        if (!*s) {
-            return -ENOSPC;
-        }
-        pages_used++;
     }
     return 0;
 }
@@ -74,6 +101,41 @@ static int grow_locked(struct inode *ino, uint64_t n)
 static char *page_of(struct inode *ino, uint64_t i)
 {
     return phys_to_virt(*slot(ino, i, false));
+}
+
+/* Give back every page past `size` and zero the last page past it (lock held). */
+static void drop_past_locked(struct inode *ino, uint64_t size)
+{
+    for (uint64_t i = pages_for(size); ino->pages && i < ino->pages_end; i++) {
+        paddr_t *s = slot(ino, i, false);
+        if (s && *s) {
+            page_free(*s);
+            *s = 0;
+            pages_used -= !ino->anon;
+        }
+    }
+    ino->pages_end = MIN(ino->pages_end, pages_for(size));
+    paddr_t *last = size % PAGE_SIZE ? slot(ino, size / PAGE_SIZE, false) : 0;
+    if (last && *last) {
+        char *p = phys_to_virt(*last);
+        memset(p + size % PAGE_SIZE, 0, PAGE_SIZE - size % PAGE_SIZE); /* reads as zeros */
+    }
+}
+
+/* The file grows from its size to `to` over pages a shared mapping may have written past the
+ * end: zero those bytes in the pages that exist, so the new part reads as zeros (lock held;
+ * without a mapping nothing exists past the size but zeros). */
+static void zero_past_size_locked(struct inode *ino, uint64_t to)
+{
+    bool mapped = __atomic_load_n(&ino->maps, __ATOMIC_RELAXED) != 0;
+    for (uint64_t at = ino->size; mapped && at < to;) {
+        uint64_t next = MIN(to, (at / PAGE_SIZE + 1) * PAGE_SIZE);
+        paddr_t *s = slot(ino, at / PAGE_SIZE, false);
+        if (s && *s) {
+            memset((char *)phys_to_virt(*s) + at % PAGE_SIZE, 0, next - at);
+        }
+        at = next;
+    }
 }
 
 int tmpfs_truncate_locked(struct inode *ino, uint64_t size)
@@ -86,23 +148,27 @@ int tmpfs_truncate_locked(struct inode *ino, uint64_t size)
         if (r) {
             return r;
         }
-    }
-    for (uint64_t i = pages_for(size); ino->pages && i < TMPFS_MAX_PAGES; i++) {
-        paddr_t *s = slot(ino, i, false);
-        if (s && *s) {
-            page_free(*s);
-            *s = 0;
-            pages_used--;
-        }
-    }
-    paddr_t *last = size % PAGE_SIZE ? slot(ino, size / PAGE_SIZE, false) : 0;
-    if (last && *last && size < ino->size) {
-        char *p = phys_to_virt(*last);
-        memset(p + size % PAGE_SIZE, 0, PAGE_SIZE - size % PAGE_SIZE); /* reads as zeros */
+        zero_past_size_locked(ino, size);
+    } else if (!__atomic_load_n(&ino->maps, __ATOMIC_RELAXED)) {
+        drop_past_locked(ino, size); /* while mapped, the mappings keep every page (maps) */
     }
     ino->size = size;
     ino->mtime_ns = vfs_now_ns();
     return 0;
+}
+
+int tmpfs_map_page_locked(struct inode *ino, uint64_t i, paddr_t *pa)
+{
+    int r = make_page_locked(ino, i);
+    if (r == 0) {
+        *pa = *slot(ino, i, false);
+    }
+    return r;
+}
+
+void tmpfs_unmapped_locked(struct inode *ino)
+{
+    drop_past_locked(ino, ino->size);
 }
 
 void tmpfs_free_data(struct inode *ino)
@@ -144,6 +210,25 @@ static long tmpfs_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
     return done;
 }
 
+int tmpfs_read_kernel(struct inode *ino, uint64_t off, void *buf, size_t n)
+{
+    char *dst = buf;
+    while (n) { /* a page at a time, the lock taken for each: bounded work with IRQs masked */
+        size_t k = (size_t)MIN((uint64_t)n, PAGE_SIZE - off % PAGE_SIZE);
+        unsigned long flags = spin_lock_irqsave(&vfs_lock);
+        bool inside = off <= ino->size && k <= ino->size - off;
+        if (inside) {
+            memcpy(dst, page_of(ino, off / PAGE_SIZE) + off % PAGE_SIZE, k);
+        }
+        spin_unlock_irqrestore(&vfs_lock, flags);
+        if (!inside) {
+            return -EIO; /* the file shrank meanwhile */
+        }
+        dst += k, off += k, n -= k;
+    }
+    return 0;
+}
+
 static long tmpfs_write(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
 {
     struct inode *ino = f->inode;
@@ -152,6 +237,9 @@ static long tmpfs_write(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
     unsigned long flags = spin_lock_irqsave(&vfs_lock);
     if (f->flags & O_APPEND) {
         *pos = ino->size;
+    }
+    if (*pos > ino->size) {
+        zero_past_size_locked(ino, *pos); /* the gap reads as zeros */
     }
     while ((size_t)done < n) {
         uint64_t off = *pos % PAGE_SIZE, page = *pos / PAGE_SIZE;

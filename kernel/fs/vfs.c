@@ -11,6 +11,8 @@
 #include "kernel/vfs.h"
 #include "kernel/acct.h"
 #include "kernel/clock.h"
+#include "kernel/cycles.h"
+#include "kernel/filemap.h"
 #include "kernel/kmem.h"
 #include "kernel/lib.h"
 #include "kernel/task.h"
@@ -45,6 +47,7 @@ struct inode *inode_new(enum inode_kind kind, unsigned mode)
     list_init(&ino->children);
     list_init(&ino->sibling);
     ino->next_pos = 2; /* after "." and ".." */
+    ino->vmobj.ops = &filemap_object_ops;
     return ino;
 }
 

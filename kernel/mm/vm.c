@@ -31,7 +31,12 @@
  * Regions whose pages the address space does not own (VMA_KERNEL: the counters; VMA_DEVICE:
  * a claimed device's registers and DMA region, kernel/sys/device.c) are unmapped without being
  * freed and cannot be munmapped; the user copies never go through device registers
- * (ARCH_PROT_DEVICE).
+ * (ARCH_PROT_DEVICE).  A shared mapping of a file (VMA_SHARED) does not own its pages either,
+ * but is unmapped like any region: its pages are the file's.  A file region, shared or a
+ * private copy, holds a reference on its file (struct vm_object), taken for every record that
+ * shows it (a split, a fork's copy) and given back for every record removed; since giving it
+ * back may take the file system's lock, an unmap collects the records with its freed pages and
+ * drops them after the address-space lock (list_free).
  */
 #include "kernel/vm.h"
 #include "kernel/kmem.h"
@@ -101,10 +106,13 @@ static void vma_unlink(struct vm *vm, struct vma *v)
 }
 
 /* Pages linked through their first word: fresh zeroed pages for a new region (taken before
- * the lock), or pages an unmap took out of the address space (freed after the lock). */
+ * the lock), or pages an unmap took out of the address space (freed after the lock), and the
+ * records of file regions an unmap removed (linked through link.next), whose objects are put
+ * after the lock too (their put may take the file system's lock). */
 struct page_list {
     paddr_t head;
     size_t n;
+    struct vma *dead;
 };
 
 static void list_push(struct page_list *l, paddr_t pa)
@@ -114,11 +122,36 @@ static void list_push(struct page_list *l, paddr_t pa)
     l->n++;
 }
 
-/* Give every page of l back, with one acquisition of the allocator's lock. */
+/* Drop the region's reference on its file and free the record (no lock held). */
+static void vma_free(struct vma *v)
+{
+    if (v->obj) {
+        v->obj->ops->put(v->obj, v->kind == VMA_SHARED);
+    }
+    kmem_free(v, sizeof(*v));
+}
+
+/* A record an unmap removed (lock held): freed now, or, holding a file, after the lock. */
+static void vma_retire(struct vma *v, struct page_list *l)
+{
+    if (!v->obj) {
+        kmem_free(v, sizeof(*v));
+        return;
+    }
+    v->link.next = (struct list *)l->dead;
+    l->dead = v;
+}
+
+/* Give every page of l back, with one acquisition of the allocator's lock, and the records
+ * it holds with their files. */
 static void list_free(struct page_list *l)
 {
     page_free_list(l->head, l->n);
-    *l = (struct page_list){0, 0};
+    for (struct vma *v = l->dead, *next; v; v = next) {
+        next = (struct vma *)v->link.next;
+        vma_free(v);
+    }
+    *l = (struct page_list){0};
 }
 
 struct unmap_ctx {
@@ -144,7 +177,7 @@ static void unmap_pages(struct vm *vm, uint64_t start, uint64_t end, struct page
 /* Are the region's pages the address space's own (freed when unmapped)? */
 static bool vma_owns_pages(const struct vma *v)
 {
-    return v->kind != VMA_KERNEL && v->kind != VMA_DEVICE;
+    return v->kind != VMA_KERNEL && v->kind != VMA_DEVICE && v->kind != VMA_SHARED;
 }
 
 /* Unmap the pages of a region the vm does not own without freeing them (lock held). */
@@ -157,7 +190,7 @@ static void unmap_kernel_pages(struct vm *vm, uint64_t start, uint64_t end)
 
 void vm_destroy(struct vm *vm)
 {
-    struct page_list freed = {0, 0};
+    struct page_list freed = {0};
     list_for_each_safe(pos, tmp, &vm->vmas) {
         struct vma *v = container_of(pos, struct vma, link);
         if (!vma_owns_pages(v)) {
@@ -166,7 +199,7 @@ void vm_destroy(struct vm *vm)
             unmap_pages(vm, v->start, v->end, &freed);
         }
         vma_unlink(vm, v);
-        kmem_free(v, sizeof(*v));
+        vma_free(v); /* no lock held here: a file's put may run */
     }
     arch_as_destroy(&vm->as);
     list_free(&freed); /* all at once: the worker that runs a teardown is not preempted */
@@ -205,7 +238,7 @@ static paddr_t list_pop(struct page_list *l)
  * arrived: what was taken is given back). */
 static int list_fill(struct page_list *l, size_t n)
 {
-    *l = (struct page_list){0, 0};
+    *l = (struct page_list){0};
     if (!page_have_free(n)) {
         page_drain_all(); /* memory is short: ask the CPUs' caches back, as page_alloc does */
         return -ENOMEM;   /* and fail at once: populating then undoing took seconds */
@@ -228,7 +261,8 @@ static int list_fill(struct page_list *l, size_t n)
 /* Can a region [start, end) of this kind and prot extend v (same record)? */
 static bool can_merge(const struct vma *v, unsigned prot, enum vma_kind kind)
 {
-    return v->prot == prot && v->kind == kind && (kind == VMA_HEAP || kind == VMA_MMAP);
+    return v->prot == prot && v->kind == kind && (kind == VMA_HEAP || kind == VMA_MMAP) &&
+           !v->obj && !v->denied; /* never into a file's region */
 }
 
 /* Record the mapped range [start, end) as a region, merged with a neighbour when it can
@@ -460,6 +494,18 @@ int vm_populate_stack(struct vm *vm)
     return r;
 }
 
+/* Make `rec` the part of region v from `at` on (v itself is cut by the caller): same kind,
+ * protection and file, which gains a reference for it (lock held: get is an atomic count). */
+static void split_record(struct vma *rec, const struct vma *v, uint64_t at)
+{
+    *rec = *v;
+    rec->start = at;
+    rec->pgoff = v->pgoff + (at - v->start) / PAGE_SIZE;
+    if (rec->obj) {
+        rec->obj->ops->get(rec->obj, rec->kind == VMA_SHARED);
+    }
+}
+
 /* Can [start, end) be unmapped, and with what?  Nothing of the kernel's may be in it, and
  * a hole in the middle of one region needs one more record: *split is set to a fresh one
  * then.  0, -EINVAL or -ENOMEM; nothing changed (lock held). */
@@ -471,7 +517,7 @@ static int check_unmap_locked(struct vm *vm, uint64_t start, uint64_t end, struc
         if (v->start >= end) {
             break;
         }
-        if (!vma_owns_pages(v)) {
+        if (v->kind == VMA_KERNEL || v->kind == VMA_DEVICE) {
             return -EINVAL; /* the kernel's and a claimed device's pages stay where they are */
         }
         if (v->start < start && v->end > end) {
@@ -497,10 +543,13 @@ static void unmap_range_locked(struct vm *vm, uint64_t start, uint64_t end, stru
             continue;
         }
         uint64_t cut_start = MAX(v->start, start), cut_end = MIN(v->end, end);
-        unmap_pages(vm, cut_start, cut_end, freed);
+        if (vma_owns_pages(v)) {
+            unmap_pages(vm, cut_start, cut_end, freed);
+        } else {
+            unmap_kernel_pages(vm, cut_start, cut_end); /* a shared file's: the file keeps them */
+        }
         if (v->start < start && v->end > end) { /* a hole in the middle: split in two */
-            *split = *v;
-            split->start = end;
+            split_record(split, v, end);
             vma_link(vm, split, v->link.next);
             v->end = start;
             split = 0;
@@ -508,8 +557,9 @@ static void unmap_range_locked(struct vm *vm, uint64_t start, uint64_t end, stru
         }
         if (cut_start == v->start && cut_end == v->end) {
             vma_unlink(vm, v);
-            kmem_free(v, sizeof(*v));
+            vma_retire(v, freed);
         } else if (cut_start == v->start) {
+            v->pgoff += (cut_end - v->start) / PAGE_SIZE;
             v->start = cut_end;
         } else {
             v->end = cut_start;
@@ -652,7 +702,7 @@ long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned
     if ((flags & MAP_FIXED) && !range_is_valid(addr, len)) {
         return -EINVAL;
     }
-    struct page_list l, freed = {0, 0};
+    struct page_list l, freed = {0};
     struct vma *spare, *split = 0;
     long r = prepare_region(prot == PROT_NONE ? 0 : len, &l, &spare);
     if (r) {
@@ -690,7 +740,7 @@ int vm_munmap(struct vm *vm, uint64_t addr, uint64_t len)
         return -EINVAL;
     }
     struct vma *split;
-    struct page_list freed = {0, 0};
+    struct page_list freed = {0};
     unsigned long irq = spin_lock_irqsave(&vm->lock);
     int r = check_unmap_locked(vm, addr, addr + len, &split);
     if (r == 0) {
@@ -738,7 +788,7 @@ long vm_brk(struct vm *vm, uint64_t newbrk)
     if (new_end > old_end) {
         r = brk_grow(vm, old_end, new_end);
     }
-    struct page_list freed = {0, 0};
+    struct page_list freed = {0};
     irq = spin_lock_irqsave(&vm->lock);
     uint64_t cur_end = page_round_up(vm->brk);
     if (r == 0 && new_end < cur_end) {
@@ -848,6 +898,18 @@ int vm_write_initial(struct vm *vm, uint64_t udst, const void *src, size_t n)
     return r;
 }
 
+void vm_sync_icache(struct vm *vm, uint64_t addr, uint64_t len)
+{
+    for (uint64_t va = addr & ~PAGE_MASK; va < addr + len && va < USER_VA_TOP; va += PAGE_SIZE) {
+        unsigned long irq = spin_lock_irqsave(&vm->lock);
+        paddr_t pa = arch_as_lookup(&vm->as, va, 0);
+        if (pa) {
+            arch_sync_icache(phys_to_virt(pa), PAGE_SIZE);
+        }
+        spin_unlock_irqrestore(&vm->lock, irq);
+    }
+}
+
 long strncpy_from_user(struct vm *vm, char *dst, uint64_t usrc, size_t max)
 {
     size_t n = 0;
@@ -893,8 +955,7 @@ static bool split_at_locked(struct vm *vm, uint64_t addr, struct vma *spare)
     list_for_each(pos, &vm->vmas) {
         struct vma *v = container_of(pos, struct vma, link);
         if (v->start < addr && addr < v->end) {
-            *spare = *v;
-            spare->start = addr;
+            split_record(spare, v, addr);
             v->end = addr;
             vma_link(vm, spare, v->link.next);
             return true;
@@ -917,6 +978,18 @@ static bool range_is_user_mapped(struct vm *vm, uint64_t start, uint64_t end)
         }
         at = v->end;
         if (at >= end) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Does a region in [start, end) deny any bit of `prot` (lock held)? */
+static bool range_denies(struct vm *vm, uint64_t start, uint64_t end, unsigned prot)
+{
+    list_for_each(pos, &vm->vmas) {
+        const struct vma *v = container_of(pos, struct vma, link);
+        if (v->start < end && v->end > start && (v->denied & prot)) {
             return true;
         }
     }
@@ -1029,7 +1102,7 @@ int vm_mprotect(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot)
         return -ENOMEM;
     }
     struct vma *spare[2] = {kmem_alloc(sizeof(struct vma)), kmem_alloc(sizeof(struct vma))};
-    struct page_list l = {0, 0};
+    struct page_list l = {0};
     int r = spare[0] && spare[1] ? 0 : -ENOMEM;
     unsigned long irq = spin_lock_irqsave(&vm->lock);
     /* Pages for the holes an accessible protection populates are taken with the lock
@@ -1044,6 +1117,9 @@ int vm_mprotect(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot)
     }
     if (r == 0 && !range_is_user_mapped(vm, addr, addr + len)) {
         r = -ENOMEM;
+    }
+    if (r == 0 && range_denies(vm, addr, addr + len, prot)) {
+        r = -EACCES; /* a shared mapping of a file opened read-only stays read-only */
     }
     if (r == 0) {
         spare[0] = split_at_locked(vm, addr, spare[0]) ? 0 : spare[0];
@@ -1063,6 +1139,18 @@ int vm_mprotect(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot)
     return r;
 }
 
+/* The page mapped at va if it is anonymous memory (not a file's, shared or a private copy),
+ * else 0 (lock held). */
+static paddr_t anonymous_page_locked(struct vm *vm, uint64_t va)
+{
+    struct list *pos = first_after(vm, va);
+    const struct vma *v = pos != &vm->vmas ? container_of(pos, struct vma, link) : 0;
+    if (!v || v->start > va || v->obj || !vma_owns_pages(v)) {
+        return 0;
+    }
+    return arch_as_lookup(&vm->as, va, 0);
+}
+
 int vm_madvise_dontneed(struct vm *vm, uint64_t addr, uint64_t len)
 {
     len = page_round_up(len);
@@ -1072,7 +1160,7 @@ int vm_madvise_dontneed(struct vm *vm, uint64_t addr, uint64_t len)
     unsigned long irq = spin_lock_irqsave(&vm->lock);
     int r = range_is_user_mapped(vm, addr, addr + len) ? 0 : -ENOMEM;
     for (uint64_t va = addr; r == 0 && va < addr + len; va += PAGE_SIZE) {
-        paddr_t pa = arch_as_lookup(&vm->as, va, 0);
+        paddr_t pa = anonymous_page_locked(vm, va);
         if (pa) {
             arch_zero_page(phys_to_virt(pa)); /* what the next read sees on Linux too */
         }
@@ -1093,6 +1181,9 @@ static int copy_region_locked(struct vm *dst, struct vm *src, const struct vma *
         return -ENOMEM;
     }
     *rec = *v;
+    if (rec->obj) {
+        rec->obj->ops->get(rec->obj, rec->kind == VMA_SHARED); /* the child maps the file too */
+    }
     vma_link(dst, rec, &dst->vmas); /* src is sorted: appending keeps dst sorted */
     for (uint64_t va = v->start; va < v->end; va += PAGE_SIZE) {
         paddr_t from = arch_as_lookup(&src->as, va, 0), to = from;
@@ -1162,5 +1253,127 @@ int vm_copy(struct vm *dst, struct vm *src)
     dst->stack_partial = src->stack_partial; /* what src never populated, dst has not either */
     unlock_two(dst, src, irq);
     list_free(&l);
+    return r;
+}
+
+/* ---- file mappings (the pages come from the file system: kernel/fs/filemap.c) ---- */
+
+int vm_mmap_check(uint64_t addr, uint64_t len, unsigned prot, unsigned flags)
+{
+    if (!len || len > USER_VA_TOP || (prot & ~(unsigned)(PROT_READ | PROT_WRITE | PROT_EXEC))) {
+        return -EINVAL;
+    }
+    if ((flags & (MAP_PRIVATE | MAP_SHARED)) == 0 || (prot & PROT_WRITE && prot & PROT_EXEC)) {
+        return -EINVAL; /* W^X holds for user memory too */
+    }
+    if ((flags & MAP_FIXED) && !range_is_valid(addr, page_round_up(len))) {
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int vm_pagevec_init(struct vm_pagevec *v, size_t n)
+{
+    v->n = n;
+    memset(v->leaf, 0, sizeof(v->leaf));
+    if (n > VM_PAGEVEC_MAX) {
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < (n + VM_PAGEVEC_SLOTS - 1) / VM_PAGEVEC_SLOTS; i++) {
+        v->leaf[i] = kmem_alloc(PAGE_SIZE); /* zeroed: every slot empty */
+        if (!v->leaf[i]) {
+            vm_pagevec_fini(v, false);
+            return -ENOMEM;
+        }
+    }
+    return 0;
+}
+
+void vm_pagevec_fini(struct vm_pagevec *v, bool free_pages)
+{
+    for (size_t i = 0; i < VM_PAGEVEC_LEAVES && v->leaf[i]; i++) {
+        for (size_t j = 0; free_pages && j < VM_PAGEVEC_SLOTS; j++) {
+            if (v->leaf[i][j]) {
+                page_free(v->leaf[i][j]);
+            }
+        }
+        kmem_free(v->leaf[i], PAGE_SIZE);
+        v->leaf[i] = 0;
+    }
+}
+
+/* Map page i of pv at start + i pages, for every i (lock held, range free).  On failure (no
+ * page for a table) nothing stays mapped. */
+static int map_vec_locked(struct vm *vm, uint64_t start, unsigned prot, struct vm_pagevec *pv)
+{
+    for (size_t i = 0; i < pv->n; i++) {
+        uint64_t va = start + i * PAGE_SIZE;
+        if (arch_as_map(&vm->as, va, *vm_pagevec_slot(pv, i), prot) != 0) {
+            unmap_kernel_pages(vm, start, va); /* the caller still holds the pages */
+            arch_as_trim(&vm->as, start, start + pv->n * PAGE_SIZE);
+            return -ENOMEM;
+        }
+    }
+    return 0;
+}
+
+long vm_mmap_file(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned flags,
+                  const struct vm_file_map *m)
+{
+    int r = vm_mmap_check(addr, len, prot, flags);
+    len = page_round_up(len);
+    if (r || m->pages->n != len / PAGE_SIZE) {
+        return r ? r : -EINVAL;
+    }
+    struct vma *rec = kmem_alloc(sizeof(*rec)), *split = 0;
+    if (!rec) {
+        return -ENOMEM;
+    }
+    struct page_list freed = {0};
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
+    if (flags & MAP_FIXED) {
+        r = check_unmap_locked(vm, addr, addr + len, &split);
+        if (r == 0) {
+            unmap_range_locked(vm, addr, addr + len, split, &freed);
+        }
+    } else {
+        addr = find_gap(vm, len);
+        r = addr ? 0 : -ENOMEM;
+    }
+    if (r == 0) {
+        r = map_vec_locked(vm, addr, prot, m->pages);
+    }
+    if (r == 0) {
+        *rec = (struct vma){.start = addr,
+                            .end = addr + len,
+                            .prot = prot,
+                            .denied = m->denied,
+                            .kind = m->shared ? VMA_SHARED : VMA_MMAP,
+                            .obj = m->obj,
+                            .pgoff = m->pgoff};
+        vma_link(vm, rec, first_after(vm, addr));
+        vm->pages += m->shared ? 0 : m->pages->n; /* private copies are the space's own */
+        rec = 0;
+    }
+    spin_unlock_irqrestore(&vm->lock, irq);
+    list_free(&freed);
+    if (rec) {
+        kmem_free(rec, sizeof(*rec));
+    }
+    return r ? r : (long)addr;
+}
+
+int vm_check_mapped(struct vm *vm, uint64_t addr, uint64_t len)
+{
+    len = page_round_up(len);
+    if ((addr & PAGE_MASK) || addr + len < addr || addr + len > USER_VA_TOP) {
+        return -EINVAL;
+    }
+    if (len == 0) {
+        return 0;
+    }
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
+    int r = range_is_user_mapped(vm, addr, addr + len) ? 0 : -ENOMEM;
+    spin_unlock_irqrestore(&vm->lock, irq);
     return r;
 }

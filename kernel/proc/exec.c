@@ -12,6 +12,15 @@
  * Every string is measured first (limits, -EFAULT before anything is written), then copied
  * in chunks from its source address space to the new one, and NUL-terminated at the
  * measured length whatever the source says by then (another thread may change it).
+ *
+ * A dynamically linked program (PT_INTERP) is loaded as Linux loads it: the program itself,
+ * placed at EXEC_PIE_BASE if it is position-independent, and beside it the interpreter it
+ * names (ld-linux-aarch64.so.1, musl's loader), an ET_DYN placed at the top of mmap's area;
+ * the program starts at the interpreter's entry, which finds the program through AT_PHDR,
+ * AT_ENTRY and AT_BASE and maps the shared libraries itself with mmap.  A static-pie (ET_DYN
+ * without PT_INTERP) is placed at EXEC_PIE_BASE and relocates itself.  Programs and
+ * interpreters are read from the initrd where their bytes are, or from /tmp a page at a
+ * time; their pages are copies, so the file can change or go away afterwards.
  */
 #include "kernel/exec.h"
 #include "arch.h"
@@ -24,12 +33,17 @@
 #include "kernel/random.h"
 #include "kernel/stats.h"
 #include "kernel/task.h"
+#include "kernel/vdso.h"
 #include "kernel/vfs.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
 
 #define MAX_AUXV      24
 #define SIGTRAMP_INSN 2
+/* Where a position-independent program is placed (rounded up to its segments' alignment):
+ * two thirds of the way up the 39-bit user space, as Linux's ELF_ET_DYN_BASE on arm64, far
+ * from mmap's area below USER_MMAP_TOP, where the interpreter goes. */
+#define EXEC_PIE_BASE 0x0000005555550000ull
 
 char *const exec_default_env[] = {"HOME=/", "PATH=/usr/bin:/bin", "TERM=vt100", 0};
 
@@ -46,8 +60,9 @@ void exec_init(void)
     }
 }
 
-/* The pages of every CPU's counters (read-only) and the signal-return page (read, execute). */
-static int map_kernel_pages(struct vm *vm)
+/* The pages of every CPU's counters (read-only), the signal-return page (read, execute) and
+ * the vDSO (its address in *vdso, 0 without one). */
+static int map_kernel_pages(struct vm *vm, uint64_t *vdso)
 {
     enum { PER_PAGE = PAGE_SIZE / ZT_COUNTERS_STRIDE };
     paddr_t pa[(MAX_CPUS + PER_PAGE - 1) / PER_PAGE];
@@ -59,7 +74,7 @@ static int map_kernel_pages(struct vm *vm)
     if (r == 0 && sigtramp_page) {
         r = vm_map_kernel_pages(vm, ZT_SIGTRAMP_VA, &sigtramp_page, 1, PROT_READ | PROT_EXEC);
     }
-    return r;
+    return r ? r : vdso_map(vm, vdso);
 }
 
 /* String i of s: its user address (*up) or kernel pointer (*kp); 0 at the end, or -EFAULT. */
@@ -156,21 +171,25 @@ static int copy_strv(struct vm *vm, const struct exec_strv *s, int n, uint64_t *
     return put_word(vm, ptrs + (uint64_t)n * 8, 0);
 }
 
-/* The auxiliary vector for img; AT_PHDR only when the headers are loaded. */
-static unsigned build_auxv(uint64_t *a, const struct elf_image *img, uint64_t random,
-                           uint64_t platform, uint64_t execfn)
+/* The auxiliary vector for img (and its interpreter, if any: else NULL); AT_PHDR only when
+ * the headers are loaded. */
+static unsigned build_auxv(uint64_t *a, const struct elf_image *img, const struct elf_image *interp,
+                           uint64_t vdso, uint64_t random, uint64_t platform, uint64_t execfn)
 {
     unsigned n = 0;
 #define AUX(k, v) (a[n++] = (k), a[n++] = (v))
+    if (vdso) {
+        AUX(AT_SYSINFO_EHDR, vdso); /* the vDSO's ELF header: glibc and musl look it up */
+    }
     if (img->phdr) {
         AUX(AT_PHDR, img->phdr);
     }
     AUX(AT_PHENT, img->phent);
     AUX(AT_PHNUM, img->phnum);
     AUX(AT_PAGESZ, PAGE_SIZE);
-    AUX(AT_BASE, 0); /* no interpreter */
+    AUX(AT_BASE, interp ? interp->lo : 0); /* where the interpreter was placed */
     AUX(AT_FLAGS, 0);
-    AUX(AT_ENTRY, img->entry);
+    AUX(AT_ENTRY, img->entry); /* the program's own entry, which the interpreter calls */
     AUX(AT_UID, 0);
     AUX(AT_EUID, 0);
     AUX(AT_GID, 0);
@@ -190,8 +209,9 @@ static unsigned build_auxv(uint64_t *a, const struct elf_image *img, uint64_t ra
 
 /* Build the initial stack in vm (already mapped below USER_STACK_TOP); *sp gets argc's
  * address. */
-static int build_stack(struct vm *vm, const struct elf_image *img, const char *execfn,
-                       const struct exec_strv *argv, const struct exec_strv *envp, uint64_t *sp)
+static int build_stack(struct vm *vm, const struct elf_image *img, const struct elf_image *interp,
+                       uint64_t vdso, const char *execfn, const struct exec_strv *argv,
+                       const struct exec_strv *envp, uint64_t *sp)
 {
     int argc = 0, envc = 0;
     uint64_t bytes = 0, auxv[2 * MAX_AUXV];
@@ -206,7 +226,7 @@ static int build_stack(struct vm *vm, const struct elf_image *img, const char *e
     uint64_t top = USER_STACK_TOP - 8, fn_len = strlen(execfn) + 1;
     uint64_t execfn_at = top - fn_len, strings = execfn_at - bytes;
     uint64_t platform = (strings - 8) & ~7ull, random = platform - 16;
-    unsigned naux = build_auxv(auxv, img, random, platform, execfn_at);
+    unsigned naux = build_auxv(auxv, img, interp, vdso, random, platform, execfn_at);
     uint64_t words = 1 + (uint64_t)argc + 1 + (uint64_t)envc + 1 + naux;
     uint64_t at = ((random & ~15ull) - words * 8) & ~15ull;
     uint64_t argv_at = at + 8, envp_at = argv_at + ((uint64_t)argc + 1) * 8;
@@ -227,48 +247,19 @@ static int build_stack(struct vm *vm, const struct elf_image *img, const char *e
     return r;
 }
 
-/* A program refused with -ENOEXEC: one console line with the reason, per exec, printed by
- * housekeeping (hklog: a refusal on a dataplane CPU costs it no console write).  Who asked is
- * named when a process did (init is started by the kernel itself). */
-static void exec_refused(const char *path, const char *why)
+/* A program refused (ENOEXEC, or a missing or bad interpreter): one console line with the
+ * reason, per exec, printed by housekeeping (hklog: a refusal on a dataplane CPU costs it no
+ * console write).  Who asked is named when a process did (init is started by the kernel). */
+static void exec_refused(const char *path, const char *why, int err)
 {
+    const char *name = err == -ENOENT ? "ENOENT" : err == -ELIBBAD ? "ELIBBAD" : "ENOEXEC";
     const struct task *t = current();
     if (t && t->proc) {
-        hklog("exec: pid %d (%s) cannot run %s: %s (ENOEXEC)", t->proc->pid, t->proc->name, path,
-              why);
+        hklog("exec: pid %d (%s) cannot run %s: %s (%s)", t->proc->pid, t->proc->name, path, why,
+              name);
     } else {
-        hklog("exec: cannot run %s: %s (ENOEXEC)", path, why);
+        hklog("exec: cannot run %s: %s (%s)", path, why, name);
     }
-}
-
-int exec_load_image(struct vm *vm, const void *data, uint64_t size, const char *execfn,
-                    const struct exec_strv *argv, const struct exec_strv *envp,
-                    struct exec_start *start)
-{
-    struct elf_image img;
-    const char *why;
-    int r = elf_check(data, size, &img, &why);
-    if (r == -ENOEXEC) {
-        exec_refused(execfn, why);
-    }
-    if (r == 0) {
-        r = elf_load(vm, data, &img);
-    }
-    if (r == 0) {
-        r = vm_map_stack(vm, USER_STACK_TOP, USER_STACK_SIZE, USER_STACK_POPULATED);
-    }
-    if (r == 0) {
-        r = map_kernel_pages(vm);
-    }
-    if (r == 0) {
-        r = build_stack(vm, &img, execfn, argv, envp, &start->sp);
-    }
-    if (r == 0) {
-        start->pc = img.entry;
-        start->brk = img.end;
-        vm->brk_start = vm->brk = img.end;
-    }
-    return r;
 }
 
 /* The program file `path` names: a regular file with an x bit (-EACCES otherwise). */
@@ -285,28 +276,133 @@ static int find_program(struct inode *cwd, const char *path, struct inode **out)
     return 0;
 }
 
+static int read_inode(void *ino, uint64_t off, void *buf, size_t n)
+{
+    return vfs_read_kernel(ino, off, buf, n);
+}
+
+/* A program file opened for loading: its inode (referenced) and how elf.c reads it. */
+struct exec_file {
+    struct inode *ino;
+    struct elf_file f;
+};
+
+/* Open the program at `path` for loading: an initrd file is read where its bytes are, a /tmp
+ * file through vfs_read_kernel, a page at a time. */
+static int open_program(struct inode *cwd, const char *path, struct exec_file *x)
+{
+    int r = find_program(cwd, path, &x->ino);
+    if (r) {
+        return r;
+    }
+    const void *data;
+    uint64_t size;
+    if (vfs_file_bytes(x->ino, &data, &size) == 0) {
+        x->f = (struct elf_file){.size = size, .mem = data};
+    } else {
+        size = __atomic_load_n(&x->ino->size, __ATOMIC_RELAXED);
+        x->f = (struct elf_file){.size = size, .read = read_inode, .ctx = x->ino};
+    }
+    return 0;
+}
+
+/* The interpreter `img` names (PT_INTERP), checked, placed at the top of the mmap area (where
+ * Linux puts it too: mmap's first choice) and loaded into vm; *interp describes it.  A
+ * missing interpreter is -ENOENT as on Linux; one that is not a position-independent,
+ * static, well-formed AArch64 ELF is -ELIBBAD (Linux's errno for a bad interpreter). */
+static int load_interp(struct vm *vm, struct inode *cwd, const struct elf_image *img,
+                       struct elf_image *interp, const char **why)
+{
+    struct exec_file x;
+    int r = open_program(cwd, img->interp, &x);
+    if (r) {
+        *why = r == -ENOENT ? "interpreter not found" : "interpreter cannot be run";
+        return r;
+    }
+    r = elf_check_file(&x.f, interp, why);
+    if (r == 0 && interp->interp[0]) {
+        *why = "interpreter is itself dynamically linked";
+        r = -ELIBBAD;
+    } else if (r == 0 && !interp->pic) {
+        *why = "interpreter is not position-independent";
+        r = -ELIBBAD;
+    }
+    if (r == 0) {
+        uint64_t span = interp->end - interp->lo;
+        uint64_t base = span < USER_MMAP_TOP ? (USER_MMAP_TOP - span) & ~(interp->align - 1) : 0;
+        r = elf_place(interp, base, why);
+    }
+    if (r == 0) {
+        r = elf_load(vm, &x.f, interp);
+    }
+    inode_put(x.ino); /* its bytes are copied: the address space does not hold the file */
+    return r == -ENOEXEC ? -ELIBBAD : r;
+}
+
+/* Load the program `file` (and its interpreter, looked up from cwd) into the empty vm. */
+static int load_elf(struct vm *vm, struct inode *cwd, const struct elf_file *file,
+                    const char *execfn, const struct exec_strv *argv, const struct exec_strv *envp,
+                    struct exec_start *start)
+{
+    struct elf_image img, interp;
+    const char *why = 0;
+    int r = elf_check_file(file, &img, &why);
+    if (r == 0) {
+        uint64_t a = img.align;
+        r = elf_place(&img, (EXEC_PIE_BASE + a - 1) & ~(a - 1), &why);
+    }
+    if (r == 0) {
+        r = elf_load(vm, file, &img);
+    }
+    bool dynamic = r == 0 && img.interp[0];
+    if (dynamic) {
+        r = load_interp(vm, cwd, &img, &interp, &why);
+    }
+    if (r == 0) {
+        r = vm_map_stack(vm, USER_STACK_TOP, USER_STACK_SIZE, USER_STACK_POPULATED);
+    }
+    uint64_t vdso = 0;
+    if (r == 0) {
+        r = map_kernel_pages(vm, &vdso);
+    }
+    if (r == 0) {
+        r = build_stack(vm, &img, dynamic ? &interp : 0, vdso, execfn, argv, envp, &start->sp);
+    }
+    if (r == 0) {
+        start->pc = dynamic ? interp.entry : img.entry;
+        start->brk = img.end;
+        vm->brk_start = vm->brk = img.end;
+    }
+    start->why = r ? why : 0;
+    if (why && (r == -ENOEXEC || r == -ENOENT || r == -ELIBBAD)) {
+        exec_refused(execfn, why, r); /* a refusal with its reason (ENOENT: the interpreter) */
+    }
+    return r;
+}
+
+int exec_load_image(struct vm *vm, const void *data, uint64_t size, const char *execfn,
+                    const struct exec_strv *argv, const struct exec_strv *envp,
+                    struct exec_start *start)
+{
+    struct elf_file f = {.size = size, .mem = data};
+    return load_elf(vm, 0, &f, execfn, argv, envp, start);
+}
+
 int exec_load(struct vm *vm, struct inode *cwd, const char *path, const struct exec_strv *argv,
               const struct exec_strv *envp, struct exec_start *start, struct inode **exe)
 {
-    struct inode *ino;
-    const void *data;
-    uint64_t size;
-    int r = find_program(cwd, path, &ino);
+    struct exec_file x;
+    start->why = 0;
+    int r = open_program(cwd, path, &x);
     if (r) {
         return r;
     }
-    r = vfs_file_bytes(ino, &data, &size);
-    if (r == -ENOEXEC) {
-        exec_refused(path, "not in the initrd (only the initrd's files can be run)");
-    }
-    if (r == 0) {
-        r = exec_load_image(vm, data, size, path, argv, envp, start);
-    }
+    r = load_elf(vm, cwd, &x.f, path, argv, envp, start);
     if (r) {
-        inode_put(ino);
+        inode_put(x.ino);
         return r;
     }
-    *exe = ino;
+    *exe = x.ino;
     return 0;
 }
 

@@ -16,6 +16,7 @@
 #include "kernel/device.h"
 #include "kernel/exec.h"
 #include "kernel/fd.h"
+#include "kernel/filemap.h"
 #include "kernel/fs_sys.h"
 #include "kernel/futex.h"
 #include "kernel/hwnoise.h"
@@ -32,6 +33,7 @@
 #include "kernel/task.h"
 #include "kernel/trace.h"
 #include "kernel/wait.h"
+#include "uapi/zt_clock.h" /* the clock-id rules the vDSO shares */
 #include "uapi/zt_errno.h"
 #include "uapi/zt_prctl.h"
 #include "uapi/zt_syscall.h"
@@ -129,6 +131,13 @@ static long sys_sched_getaffinity(struct trap_frame *f)
 
 static long sys_mmap(struct trap_frame *f)
 {
+    unsigned flags = (unsigned)A(3);
+    if (!(flags & MAP_ANONYMOUS)) { /* a file (filemap.c) */
+        return filemap_mmap(current_vm(), A(0), A(1), (unsigned)A(2), flags, (int)A(4), A(5));
+    }
+    if ((flags & (MAP_SHARED | MAP_PRIVATE)) == MAP_SHARED && (long)A(4) == -1) {
+        return filemap_mmap_anon_shared(current_vm(), A(0), A(1), (unsigned)A(2), flags);
+    }
     return vm_mmap(current_vm(), A(0), A(1), (unsigned)A(2), (unsigned)A(3), (long)A(4), A(5));
 }
 
@@ -462,6 +471,7 @@ struct syscall_entry {
     X(mmap, sys_mmap, FAST)                                                                        \
     X(mprotect, sys_mprotect, FAST)                                                                \
     X(madvise, sys_madvise, FAST)                                                                  \
+    X(msync, sys_msync, FAST)                                                                      \
     X(wait4, sys_wait4, FAST)                                                                      \
     X(prlimit64, sys_prlimit64, FAST)                                                              \
     X(renameat2, sys_renameat2, FAST)                                                              \

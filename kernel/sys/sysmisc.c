@@ -20,6 +20,7 @@
 #include "kernel/random.h"
 #include "kernel/syscall.h"
 #include "kernel/task.h"
+#include "uapi/zt_clock.h" /* the clock-id rules the vDSO shares */
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
 

@@ -97,7 +97,7 @@ def test_bench04_quick_report_has_every_section(tmp_path):
     assert r.returncode in (0, 3), r.stdout[-3000:] + r.stderr[-3000:]
     goals = [line.split()[0] for line in (zt.REPO / "bench" / "goals.txt").read_text().splitlines()
              if line.strip() and not line.startswith("#")]
-    want = list(SMALL) + [f"{name}_dp" for name in DATAPLANE]
+    want = list(SMALL) + [f"{name}_dp" for name in DATAPLANE] + ["clock"]  # clock: vdsotest
     assert sorted(goals) == sorted(want), goals
     verdicts = dict(re.findall(r"^bench: goal (\w+) .* (PASS|FAIL)$", r.stdout, re.M))
     assert sorted(verdicts) == sorted(goals), r.stdout[-3000:]

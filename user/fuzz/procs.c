@@ -88,6 +88,15 @@ static enum fz_plan shape_madvise(struct fz_env *e, struct fz_args *c)
     return fz_steer_range(e, &c->a[0], c->a[1]);
 }
 
+/* msync changes nothing: any range, unaligned at times, flags mostly of the three known. */
+static enum fz_plan shape_msync(struct fz_env *e, struct fz_args *c)
+{
+    c->a[0] = range_addr(e) + (fz_chance(&e->rng, 1, 8) ? 1 : 0);
+    c->a[1] = range_len(e);
+    c->a[2] = fz_chance(&e->rng, 7, 8) ? fz_below(&e->rng, 9) : fz_int(e);
+    return FZ_PLAN_CALL;
+}
+
 /* ---------------------------------------------------------------- signals */
 
 static enum fz_plan shape_rt_sigsuspend(struct fz_env *e, struct fz_args *c)
@@ -246,6 +255,7 @@ static const struct {
     {"execve", shape_execve},
     {"mprotect", shape_mprotect},
     {"madvise", shape_madvise},
+    {"msync", shape_msync},
     {"rt_sigsuspend", shape_rt_sigsuspend},
     {"sigaltstack", shape_sigaltstack},
     {"rt_sigpending", shape_rt_sigpending},

@@ -383,6 +383,16 @@ static uint64_t map_len(struct fz_env *e)
     }
 }
 
+/* A file offset for mmap: page-aligned or not, at or past a small file's end, huge, wrapping
+ * with the length. */
+static uint64_t map_offset(struct fz_env *e)
+{
+    static const uint64_t offs[] = {FZ_PAGE,      1,          FZ_PAGE - 1, 2 * FZ_PAGE,
+                                    16 * FZ_PAGE, 1ull << 40, -FZ_PAGE,    -2 * FZ_PAGE};
+    struct fz_rng *r = &e->rng;
+    return fz_chance(r, 7, 8) ? offs[fz_below(r, 8)] : fz_int(e);
+}
+
 static enum fz_plan shape_mmap(struct fz_env *e, struct fz_args *c)
 {
     struct fz_rng *r = &e->rng;
@@ -391,15 +401,19 @@ static enum fz_plan shape_mmap(struct fz_env *e, struct fz_args *c)
                                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
                                      MAP_SHARED | MAP_ANONYMOUS,
                                      MAP_PRIVATE,
-                                     MAP_ANONYMOUS};
+                                     MAP_ANONYMOUS,
+                                     MAP_SHARED,
+                                     MAP_SHARED | MAP_FIXED};
     c->a[1] = map_len(e);
     c->a[2] = fz_chance(r, 3, 4) ? fz_below(r, 8) : fz_flags(e, 7);
-    c->a[3] = fz_chance(r, 5, 6) ? flags[fz_below(r, 6)] : fz_flags(e, 0x33);
+    c->a[3] = fz_chance(r, 5, 6) ? flags[fz_below(r, 8)] : fz_flags(e, 0x33);
     c->a[0] = fz_chance(r, 1, 3)   ? 0
               : fz_chance(r, 1, 2) ? FZ_PLAY_BASE + (fz_below(r, FZ_PLAY_SIZE) & ~(FZ_PAGE - 1))
                                    : fz_ptr(e, FZ_OUT);
-    c->a[4] = fz_chance(r, 7, 8) ? (uint64_t)-1 : fz_int(e);
-    c->a[5] = fz_chance(r, 7, 8) ? 0 : fz_int(e);
+    /* a descriptor: none, one of the life's (a /tmp file, a program, a pipe, the console), or
+     * any number; an offset for the files */
+    c->a[4] = fz_chance(r, 3, 4) ? (uint64_t)-1 : fz_chance(r, 2, 3) ? fz_fd(e) : fz_int(e);
+    c->a[5] = fz_chance(r, 3, 4) ? 0 : map_offset(e);
     if (c->a[3] & MAP_FIXED) {
         return fz_steer_range(e, &c->a[0], c->a[1]);
     }
@@ -557,16 +571,20 @@ static enum fz_plan shape_prctl(struct fz_env *e, struct fz_args *c)
 /* ---------------------------------------------------------------- zerotick's calls */
 
 /* A NUL-terminated path in scratch (from a pool of real and unreal programs: `which` 0-2
- * and 9, relative to /, name real ones), or hostile. */
+ * and 9, relative to /, name real ones; 10-15 corrupt dynamic ones), or hostile. */
 uint64_t fz_program_path(struct fz_env *e, int *which)
 {
-    static const char *const paths[] = {"/bin/true",   "/bin/hello", "/bin/fuzz", "/bin/notelf",
-                                        "/bin/badelf", "/bin/nope",  "",          "/bin/",
-                                        "/bin/true/x", "bin/true"};
-    *which = (int)fz_below(&e->rng, 11);
+    static const char *const paths[] = {
+        "/bin/true", "/bin/hello", "/bin/fuzz", "/bin/notelf", "/bin/badelf", "/bin/nope", "",
+        "/bin/", "/bin/true/x", "bin/true",
+        /* corrupt dynamic programs (tools/mkbadelf): each refused, none ever runs */
+        "/bin/dynbad-nointerp", "/bin/dynbad-unterminated", "/bin/dynbad-interpdyn",
+        "/bin/dynbad-interpnotelf", "/bin/dynbad-overlap", "/bin/dynbad-pastend"};
+    enum { NPATHS = sizeof(paths) / sizeof(paths[0]) };
+    *which = (int)fz_below(&e->rng, NPATHS + 1);
     uint64_t p = fz_buf(e, 512, 0);
     char *s = (char *)(uintptr_t)p;
-    if (*which < 10) {
+    if (*which < NPATHS) {
         strcpy(s, paths[*which]);
     } else {
         memset(s, 'a', 300); /* too long, then straddling the hole without a NUL */
