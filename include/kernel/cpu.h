@@ -60,7 +60,9 @@ struct cpu_acct {
 struct cpu {
     struct arch_cpu arch; /* must be first (assembly offsets) */
     unsigned id;
-    bool online; /* set by the CPU itself once it can take work */
+    bool online;    /* set by the CPU itself once it can take work */
+    bool dataplane; /* partition.c, repartition.c: its role; changed at run time only by the
+                       CPU itself, or while it is offline */
     /*
      * Why the way between user space and the kernel must take its slow path on this CPU:
      * each byte is one reason, written by the module named (plain or relaxed byte stores),
@@ -82,8 +84,6 @@ struct cpu {
         };
         uint64_t slow_work;
     };
-    bool dataplane; /* partition.c, repartition.c: its role; changed at run time only by the
-                       CPU itself, or while it is offline */
     struct zt_cpu_counters *counters; /* its public counter page (stats.c) */
     struct cpu_acct acct;             /* its time accounting (acct.c) */
     uint64_t online_counter;          /* counter value when it came online */
