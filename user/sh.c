@@ -144,6 +144,15 @@ static void set_foreground(int pgrp)
     zt_ioctl(0, TIOCSPGRP, &pgrp);
 }
 
+/* Did the last spawn_program find the file, whatever the spawn said?  (-ENOENT for a file
+ * that exists: something it needs, such as its interpreter, does not.) */
+static bool found_file;
+
+static bool file_exists(const char *path)
+{
+    return zt_syscall4(SYS_faccessat, -100 /* AT_FDCWD */, path, 0 /* F_OK */, 0) == 0;
+}
+
 /* Spawn c->argv[0]: the path itself if it holds a '/', else the first directory of $PATH
  * where it exists (a directory without it: -ENOENT, try the next).  The pid or -errno. */
 static long spawn_program(struct command *c)
@@ -152,14 +161,21 @@ static long spawn_program(struct command *c)
     char path[PATH_BYTES];
     long pid = -ENOENT;
 
+    found_file = false;
     if (strchr(c->argv[0], '/')) {
-        return zt_spawn(c->argv[0], c->argv, 0);
+        pid = zt_spawn(c->argv[0], c->argv, 0);
+        found_file = pid != -ENOENT || file_exists(c->argv[0]);
+        return pid;
     }
     for (dirs = dirs && *dirs ? dirs : DEFAULT_PATH; pid == -ENOENT && *dirs;) {
         size_t n = strcspn(dirs, ":");
         if (n > 0 && n + strlen(c->argv[0]) + 2 <= sizeof(path)) {
             snprintf(path, sizeof(path), "%.*s/%s", (int)n, dirs, c->argv[0]);
             pid = zt_spawn(path, c->argv, 0);
+            if (pid == -ENOENT && file_exists(path)) {
+                found_file = true;
+                return pid; /* it is there: do not look further down $PATH */
+            }
         }
         dirs += n + (dirs[n] == ':');
     }
@@ -173,7 +189,7 @@ static long start_program(struct command *c, int *pgid, int *fail_status)
     long pid = spawn_program(c);
 
     if (pid < 0) {
-        if (pid == -ENOENT) {
+        if (pid == -ENOENT && !found_file) {
             printf("sh: %s: not found\n", c->argv[0]);
             *fail_status = 127;
         } else {
