@@ -36,11 +36,13 @@
 
 static bool cloexec_bit(const struct fdtable *t, int fd)
 {
+    ASSERT(fd >= 0 && fd < FD_MAX);
     return t->cloexec[fd / 64] & (1ull << (fd % 64));
 }
 
 static void set_cloexec(struct fdtable *t, int fd, bool on)
 {
+    ASSERT(fd >= 0 && fd < FD_MAX);
     if (on) {
         t->cloexec[fd / 64] |= 1ull << (fd % 64);
     } else {
@@ -58,6 +60,7 @@ struct fdtable *fdtable_new(const struct fdtable *src, bool exec)
         return t;
     }
     spin_lock_init(&t->lock, LOCK_LEAF);
+    ASSERT(t != src && t->end == 0); /* a fresh (zeroed) table */
     unsigned long flags = spin_lock_irqsave((spinlock_t *)&src->lock);
     for (int i = 0; i < src->end; i++) {
         if (src->fd[i] && !(exec && cloexec_bit(src, i))) {
@@ -76,6 +79,8 @@ struct fdtable *fdtable_new(const struct fdtable *src, bool exec)
  * into out[]; *next moves past the descriptors looked at. */
 static int take_files_locked(struct fdtable *t, bool only_cloexec, int *next, struct file **out)
 {
+    ASSERT_HELD(&t->lock);
+    ASSERT(*next >= 0 && t->end <= FD_MAX);
     int n = 0;
     for (; *next < t->end && n < CLOSE_BATCH; (*next)++) {
         int i = *next;
@@ -105,9 +110,21 @@ static void close_some(struct fdtable *t, bool only_cloexec)
     }
 }
 
+/* Is every descriptor of t closed? */
+static bool table_is_empty(const struct fdtable *t)
+{
+    for (int i = 0; i < FD_MAX; i++) {
+        if (t->fd[i] || cloexec_bit(t, i)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 void fdtable_free(struct fdtable *t)
 {
     close_some(t, false);
+    ASSERT(table_is_empty(t)); /* no one else installs into a table being freed */
     kmem_free(t, sizeof(*t));
 }
 
@@ -130,6 +147,7 @@ static int fd_limit(void)
 int fd_install(struct file *file, int min, bool cloexec)
 {
     struct fdtable *t = my_table();
+    ASSERT(file && file->refs > 0);
     int limit = fd_limit(), fd = -EMFILE;
     unsigned long flags = spin_lock_irqsave(&t->lock);
     for (int i = min < 0 ? 0 : min; i < limit; i++) {
@@ -137,6 +155,7 @@ int fd_install(struct file *file, int min, bool cloexec)
             fdtable_set(t, i, file);
             set_cloexec(t, i, cloexec);
             fd = i;
+            ASSERT(t->end > fd); /* loops over the table reach it */
             break;
         }
     }
@@ -171,6 +190,7 @@ static bool has_position(const struct file *file)
 /* One read or write through file's ops at its position (or `at` when at != NULL). */
 static long file_io(struct file *file, bool write, uint64_t ubuf, size_t n, uint64_t *at)
 {
+    ASSERT(file->refs > 0 && file->ops); /* the caller's reference; a live end has ops */
     unsigned acc = file->flags & O_ACCMODE;
     if (write ? acc == O_RDONLY : acc == O_WRONLY) {
         return -EBADF;

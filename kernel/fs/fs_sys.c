@@ -265,6 +265,7 @@ long sys_getdents64(struct trap_frame *f)
             break;
         }
         uint16_t reclen = (uint16_t)((19 + strlen(rec + 19) + 1 + 7) & ~7u);
+        ASSERT(reclen <= sizeof(rec)); /* a name is at most VFS_NAME_MAX bytes */
         if (used + reclen > room) {
             r = used ? 0 : -EINVAL; /* the buffer cannot take even one entry */
             break;
@@ -308,6 +309,7 @@ static long set_cwd(struct inode *dir)
     struct process *p = current()->proc;
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     struct inode *old = p->cwd;
+    ASSERT(old); /* every process has a working directory from its creation */
     p->cwd = dir;
     spin_unlock_irqrestore(&proc_lock, flags);
     inode_put(old);

@@ -43,6 +43,8 @@ struct pipe {
 /* Copy up to n held bytes to user memory (lock held).  Bytes copied or -EFAULT. */
 static long drain_locked(struct pipe *p, uint64_t ubuf, size_t n)
 {
+    ASSERT_HELD(&p->wq.lock);
+    ASSERT(p->tail - p->head <= PIPE_SIZE);
     size_t done = 0;
     while (done < n && p->head != p->tail) {
         size_t off = p->head % PIPE_SIZE;
@@ -58,6 +60,8 @@ static long drain_locked(struct pipe *p, uint64_t ubuf, size_t n)
 
 static long fill_locked(struct pipe *p, uint64_t ubuf, size_t n)
 {
+    ASSERT_HELD(&p->wq.lock);
+    ASSERT(p->tail - p->head <= PIPE_SIZE && p->readers > 0); /* pipe_write checked */
     size_t done = 0;
     while (done < n && p->tail - p->head < PIPE_SIZE) {
         size_t off = p->tail % PIPE_SIZE;
@@ -159,6 +163,7 @@ static void pipe_release(struct file *f)
 {
     struct pipe *p = f->priv;
     unsigned long flags = spin_lock_irqsave(&p->wq.lock);
+    ASSERT((f->flags & O_ACCMODE) == O_RDONLY ? p->readers > 0 : p->writers > 0);
     if ((f->flags & O_ACCMODE) == O_RDONLY) {
         p->readers--;
     } else {

@@ -49,6 +49,7 @@ struct pollfd_k {
 /* One pass: fill revents, return how many descriptors have some. */
 static int scan(struct pollfd_k *p, unsigned n)
 {
+    ASSERT(n <= POLL_MAX); /* the caller's page of pollfds */
     int ready = 0;
     for (unsigned i = 0; i < n; i++) {
         p[i].revents = 0;
@@ -166,6 +167,7 @@ static const unsigned select_events[3] = {POLLIN, POLLOUT, POLLPRI};
 
 static unsigned sets_to_poll(const struct sets *s, int nfds, struct pollfd_k *p)
 {
+    ASSERT(nfds >= 0 && nfds <= SELECT_MAX); /* sys_pselect6 checked */
     unsigned n = 0;
     for (int fd = 0; fd < nfds; fd++) {
         unsigned ev = 0;
@@ -188,6 +190,7 @@ static int poll_to_sets(const struct pollfd_k *p, unsigned n, struct sets *s)
     int count = 0;
     memset(s, 0, sizeof(*s));
     for (unsigned i = 0; i < n; i++) {
+        ASSERT(p[i].fd >= 0 && p[i].fd < SELECT_MAX); /* made by sets_to_poll */
         unsigned got = (unsigned)(uint16_t)p[i].revents;
         if (got & POLLNVAL) {
             return -EBADF;

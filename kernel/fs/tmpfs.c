@@ -53,6 +53,8 @@ static uint64_t pages_for(uint64_t size)
 /* Make pages [0, n) exist (lock held).  0, or -ENOSPC with what fit kept. */
 static int grow_locked(struct inode *ino, uint64_t n)
 {
+    ASSERT_HELD(&vfs_lock);
+    ASSERT(ino->kind == INODE_TMPFS_FILE && n <= TMPFS_MAX_PAGES);
     for (uint64_t i = 0; i < n; i++) {
         paddr_t *s = slot(ino, i, true);
         if (s && *s) {
@@ -73,11 +75,15 @@ static int grow_locked(struct inode *ino, uint64_t n)
 /* Data page i of ino (it exists: i is below the size). */
 static char *page_of(struct inode *ino, uint64_t i)
 {
-    return phys_to_virt(*slot(ino, i, false));
+    paddr_t *s = slot(ino, i, false);
+    ASSERT(s && *s); /* every page up to the size exists */
+    return phys_to_virt(*s);
 }
 
 int tmpfs_truncate_locked(struct inode *ino, uint64_t size)
 {
+    ASSERT_HELD(&vfs_lock);
+    ASSERT(ino->kind == INODE_TMPFS_FILE);
     if (size > (uint64_t)TMPFS_MAX_PAGES * PAGE_SIZE) {
         return -EFBIG;
     }
@@ -90,6 +96,7 @@ int tmpfs_truncate_locked(struct inode *ino, uint64_t size)
     for (uint64_t i = pages_for(size); ino->pages && i < TMPFS_MAX_PAGES; i++) {
         paddr_t *s = slot(ino, i, false);
         if (s && *s) {
+            ASSERT(pages_used > 0);
             page_free(*s);
             *s = 0;
             pages_used--;
@@ -107,6 +114,7 @@ int tmpfs_truncate_locked(struct inode *ino, uint64_t size)
 
 void tmpfs_free_data(struct inode *ino)
 {
+    ASSERT(ino->refs == 0 && !ino->in_tree); /* the last reference is gone */
     unsigned long flags = spin_lock_irqsave(&vfs_lock);
     tmpfs_truncate_locked(ino, 0);
     spin_unlock_irqrestore(&vfs_lock, flags);

@@ -72,14 +72,24 @@ static void echo(const char *s, unsigned long n)
     }
 }
 
+/* The ring's order (rx.wq.lock held): head <= commit <= edit <= head + RX_SIZE, in unsigned
+ * arithmetic that wraps. */
+static bool ring_is_ordered(void)
+{
+    return rx.commit - rx.head <= rx.edit - rx.head && rx.edit - rx.head <= RX_SIZE;
+}
+
 /* Everything not yet read, committed or not, is dropped (VINTR, VQUIT, TCFLSH). */
 static void flush_input(void)
 {
+    ASSERT_HELD(&rx.wq.lock);
     rx.head = rx.commit = rx.edit;
 }
 
 static void put_cell(uint16_t c)
 {
+    ASSERT_HELD(&rx.wq.lock);
+    ASSERT(ring_is_ordered());
     if (rx.edit - rx.head == RX_SIZE) {
         rx.dropped++;
         return;
@@ -89,6 +99,7 @@ static void put_cell(uint16_t c)
 
 static void commit_line(void)
 {
+    ASSERT_HELD(&rx.wq.lock);
     rx.commit = rx.edit;
 }
 
@@ -136,6 +147,7 @@ static void canonical_byte(char c)
 /* Called by arch_console_rx for each byte, with rx.wq.lock held. */
 static void rx_byte(char c)
 {
+    ASSERT_HELD(&rx.wq.lock);
     rx.received++;
     if ((rx.t.iflag & IGNCR) && c == '\r') {
         return;
@@ -159,9 +171,11 @@ static void rx_byte(char c)
 
 static void tty_interrupt(unsigned irq)
 {
+    ASSERT_IRQS_MASKED(); /* IRQ context: the plain spin_lock below relies on it */
     spin_lock(&rx.wq.lock);
     unsigned before = rx.commit;
     arch_console_rx(rx_byte);
+    ASSERT(ring_is_ordered());
     if (rx.commit != before) {
         waitq_wake_locked(&rx.wq, 1 << 30);
     }
@@ -199,6 +213,8 @@ void tty_init(void)
  * the read. */
 static size_t take_locked(char *tmp, size_t n, bool *eof)
 {
+    ASSERT_HELD(&rx.wq.lock);
+    ASSERT(ring_is_ordered());
     size_t k = 0;
     *eof = false;
     while (k < n && rx.head != rx.commit) {

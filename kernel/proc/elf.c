@@ -203,6 +203,7 @@ int elf_load(struct vm *vm, const void *file, const struct elf_image *img)
 {
     for (unsigned i = 0; i < img->nseg; i++) {
         const struct elf_segment *s = &img->seg[i];
+        ASSERT(s->filesz <= s->memsz && s->vaddr >= PAGE_SIZE); /* elf_check's image */
         uint64_t start = s->vaddr & ~(uint64_t)(PAGE_SIZE - 1);
         int r = vm_map_region(vm, start, s->vaddr + s->memsz - start, s->prot, VMA_IMAGE);
         if (r == 0 && s->filesz) {

@@ -92,6 +92,8 @@ struct task *kthread_start(const char *name, void (*fn)(void *arg), void *arg, c
  * reader holding it (cpus, isolstat) may be looking at this task as some CPU's current. */
 void task_release(struct task *t)
 {
+    ASSERT(t->state == TASK_WAKING || t->state == TASK_DEAD); /* never ran, or dead */
+    ASSERT(!t->on_cpu && list_empty(&t->rq_link) && !t->waiting_on);
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     kstack_free(t->kstack_top);
     kmem_free(t, sizeof(*t));
@@ -106,6 +108,7 @@ void task_free(struct task *t)
 {
     struct process *p = t->proc;
     uint64_t ctid = t->clear_child_tid;
+    ASSERT(t->state == TASK_DEAD && list_empty(&t->thread_link)); /* task_exit unlinked it */
     if (!p || t->tid != p->pid) {
         pid_free(t->tid); /* a process's own id stays taken until it is reaped */
     }
@@ -120,6 +123,7 @@ void task_free(struct task *t)
         }
     }
     unsigned left = __atomic_sub_fetch(&p->unfreed_tasks, 1, __ATOMIC_ACQ_REL);
+    ASSERT(left != (unsigned)-1); /* each task is freed once */
     if (left == 0) {
         proc_finish(p);
     } else if (left == 1 && __atomic_load_n(&p->exec_task, __ATOMIC_ACQUIRE)) {
@@ -189,6 +193,9 @@ void proc_release_files(struct process *p)
 /* The record of a reaped process (or one that never started). */
 void proc_free(struct process *p)
 {
+    ASSERT(p->unfreed_tasks == 0 && list_empty(&p->threads) && list_empty(&p->children));
+    ASSERT(list_empty(&p->all_link) && list_empty(&p->sibling)); /* off every list */
+    ASSERT(__atomic_load_n(&nprocs, __ATOMIC_RELAXED) > 0);
     pid_free(p->pid);
     kmem_free(p, sizeof(*p));
     __atomic_sub_fetch(&nprocs, 1, __ATOMIC_RELAXED);
@@ -371,6 +378,8 @@ int task_clone(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint
 /* Give p's children to init and wake init if one of them is already a zombie (proc_lock). */
 static void reparent_children(struct process *p)
 {
+    ASSERT_HELD(&proc_lock);
+    ASSERT(p != init_proc); /* init's end powers the machine off first */
     bool zombie = false;
     list_for_each_safe(pos, tmp, &p->children) {
         struct process *c = container_of(pos, struct process, sibling);
@@ -395,6 +404,7 @@ static int wstatus_code(int wstatus)
 static void proc_teardown(struct work *w)
 {
     struct process *p = container_of(w, struct process, teardown);
+    ASSERT(p->unfreed_tasks == 0 && p->nthreads == 0 && p->state == PROC_ALIVE);
     device_release_all(p); /* reset its devices before their DMA pages are freed */
     vfork_release(p);      /* before it is a zombie: once reaped, p is gone */
     proc_release_files(p); /* pipe ends close now: readers see end of file */
@@ -427,6 +437,7 @@ _Noreturn void task_exit(int wstatus)
     struct process *p = t->proc;
     isol_release(t);
     unsigned long flags = spin_lock_irqsave(&proc_lock);
+    ASSERT(p->nthreads > 0 && !list_empty(&t->thread_link));
     list_del(&t->thread_link);
     if (--p->nthreads == 0) {
         p->last_exit_status = wstatus;
@@ -468,6 +479,7 @@ static bool wait_matches(const struct process *me, const struct process *c, int 
 /* A child of `me` matching `pid` that is a zombie; *any set if one matches. */
 static struct process *find_zombie(struct process *me, int pid, bool *any)
 {
+    ASSERT_HELD(&proc_lock);
     *any = false;
     list_for_each(pos, &me->children) {
         struct process *c = container_of(pos, struct process, sibling);
@@ -493,6 +505,7 @@ int proc_wait(int pid, int *wstatus, int options, uint64_t *user, uint64_t *sys)
         bool any;
         struct process *z = find_zombie(me, pid, &any);
         if (z) {
+            ASSERT(z->parent == me);
             list_del(&z->sibling);
             list_del(&z->all_link);
             *user = z->dead_user_cycles + z->child_user_cycles;
@@ -588,6 +601,7 @@ static char state_letter(const struct task *t)
 
 static void fill_info(struct zt_task_info *out, const struct process *p, const struct task *t)
 {
+    ASSERT_HELD(&proc_lock); /* the task and process cannot be freed meanwhile */
     uint64_t user = 0, sys = 0;
     out->pid = p->pid;
     out->ppid = p->parent ? p->parent->pid : 0;
