@@ -107,6 +107,7 @@ void isol_release(struct task *t)
         return;
     }
     unsigned cpu = t->isol_cpu;
+    ASSERT(cpu < MAX_CPUS);
     struct isol_cpu *ic = &isols[cpu];
     trace_event(ZT_TR_ISOL_EXIT, (uint64_t)t->tid, 0);
     t->isol_flags = 0;
@@ -141,6 +142,7 @@ static bool foreign_timer(const struct task *t, unsigned cpu)
 
 static long isol_enable(struct task *t, unsigned long flags)
 {
+    ASSERT(t == current() && t->proc); /* only the task itself takes a slot */
     unsigned cpu = cpumask_only_of_and(&t->affinity, &t->affinity);
     int sig = PR_TASK_ISOLATION_GET_SIG(flags);
     if ((flags & ~(unsigned long)ISOL_KNOWN_FLAGS) || sig > ZT_NSIG) {
@@ -221,6 +223,7 @@ static bool interruption(const uint64_t *bt, const char *cause)
 {
     struct isol_cpu *ic = mine();
     struct task *t = ic->task;
+    ASSERT(t && t == current()); /* entry_pending: this entry came from t's user space */
     ic->entry_pending = false;
     ic->interruptions++;
     bool strict = t->isol_flags & PR_TASK_ISOLATION_STRICT;

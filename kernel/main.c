@@ -255,6 +255,7 @@ void kernel_main(uint64_t entry_counter)
     arch_boot_init(boot, entry_counter); /* device tree, console, MMU, interrupts, timer */
     const struct arch_boot_info *bi = arch_boot_info();
     ncpus = bi->ncpus;
+    ASSERT(ncpus >= 1 && ncpus <= MAX_CPUS && this_cpu() == boot); /* arch_boot_init's */
     bootargs_parse(bi->cmdline, strlen(bi->cmdline), &bootargs);
     print_banner(bi);
     for (int i = 0; i < bootargs.nwarn; i++) {

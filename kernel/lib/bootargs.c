@@ -568,6 +568,7 @@ static void split_init_args(struct parser *p, struct text line, size_t pos)
             w.fits = true;
             continue;
         }
+        ASSERT(w.used < w.size); /* word_put leaves room for the NUL */
         w.buf[w.used++] = '\0';
         ba->init_argv[ba->init_argc++] = &ba->argbuf[start];
     }

@@ -8,6 +8,7 @@
  */
 #include "kernel/cycles.h"
 #include "arch.h"
+#include "kernel/panic.h"
 
 uint64_t cycles_per_second(void)
 {
@@ -17,6 +18,7 @@ uint64_t cycles_per_second(void)
 /* x units of rate `from` per second, in units of rate `to` per second. */
 static uint64_t rescale(uint64_t x, uint64_t from, uint64_t to)
 {
+    ASSERT(from && from < (1ull << 32) && to < (1ull << 32)); /* no product reaches 2^64 */
     return x / from * to + x % from * to / from;
 }
 

@@ -88,6 +88,7 @@ static void tick(struct timer *t)
  * kicked only if it must reprogram (it is housekeeping, or the CPU being changed). */
 static void start_on(unsigned c)
 {
+    ASSERT(c < ncpus && !__atomic_load_n(&want[c], __ATOMIC_ACQUIRE)); /* not running there */
     uint64_t now = arch_counter_read();
     __atomic_store_n(&beat[c], now, __ATOMIC_RELAXED);
     __atomic_store_n(&want[c], true, __ATOMIC_RELEASE);
@@ -102,6 +103,7 @@ static void start_on(unsigned c)
  * once while the first cancel waits for it; the second cancel removes that. */
 static void stop_on(unsigned c)
 {
+    ASSERT(c < ncpus && __atomic_load_n(&want[c], __ATOMIC_ACQUIRE)); /* running there */
     __atomic_store_n(&want[c], false, __ATOMIC_RELEASE);
     __atomic_store_n(&beat[c], 0, __ATOMIC_RELAXED); /* nobody reports it stale now */
     timer_cancel(&timers[c]);

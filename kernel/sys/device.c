@@ -134,6 +134,7 @@ static size_t regs_pages(const struct device *d)
 /* Does another process hold a device whose registers share a page with d's (lock held)? */
 static bool page_shared_with_other(const struct device *d, const struct process *p)
 {
+    ASSERT_HELD(&device_lock);
     for (unsigned i = 0; i < ndevices; i++) {
         const struct device *o = &devices[i];
         uint64_t o_end = regs_page(o) + regs_pages(o) * PAGE_SIZE;
@@ -174,6 +175,7 @@ static int reserve(struct device *d, struct process *p)
 static void finish(struct device *d, bool keep_holder, bool broken)
 {
     unsigned long flags = spin_lock_irqsave(&device_lock);
+    ASSERT(d->busy && d->holder && nheld > 0); /* reserved by a claim or a release */
     d->busy = false;
     d->broken = d->broken || broken;
     if (!keep_holder) {
@@ -194,6 +196,7 @@ static void quiet_interrupt(const struct device *d)
 /* Map the window and a fresh DMA region into p (d reserved).  On failure nothing stays. */
 static int map_into(struct device *d, struct process *p, size_t pages)
 {
+    ASSERT(d->busy && d->holder == p && pages > 0); /* reserved for p */
     paddr_t dma = page_alloc_contig(pages);
     if (!dma) {
         return -ENOMEM;
@@ -262,6 +265,7 @@ static bool reset_device(const struct device *d)
 /* Reset, unmap from p, free the DMA pages (d busy and held by p). */
 static void take_back(struct device *d, struct process *p, unsigned slot)
 {
+    ASSERT(d->busy && d->holder == p && d == &devices[slot]);
     bool stopped = reset_device(d);
     vm_unmap_phys(&p->vm, d->regs_va, regs_pages(d) * PAGE_SIZE);
     vm_unmap_phys(&p->vm, d->dma_va, d->dma_pages * PAGE_SIZE);

@@ -51,6 +51,8 @@ void hwnoise_account(struct zt_hwnoise *r, uint64_t gap, uint64_t threshold_cycl
 /* The loop: loads, compares and counting only, IRQs masked by the caller. */
 static void sample(struct zt_hwnoise *r, uint64_t duration, uint64_t threshold, uint64_t freq)
 {
+    ASSERT_IRQS_MASKED(); /* nothing but the hardware may interrupt the loop */
+    ASSERT(cpu_is_dataplane(this_cpu_id()));
     uint64_t prev = arch_counter_read();
     uint64_t end = prev + duration;
     r->start = prev;

@@ -604,6 +604,7 @@ const char *syscall_name(uint64_t nr)
 
 void syscall_dispatch(struct trap_frame *f, unsigned svc_imm)
 {
+    ASSERT_IRQS_MASKED(); /* the exception entry's state (syscall.h) */
     uint64_t nr = arch_frame_sysno(f);
     trace_event(ZT_TR_SYSCALL, nr, svc_imm);
     if (isol_syscall(nr, syscall_name(nr), f)) {
@@ -618,6 +619,7 @@ void syscall_run(struct trap_frame *f)
     uint64_t nr = arch_frame_sysno(f);
     const struct syscall_entry *e = lookup(nr);
     syscall_fn fn = e ? e->fn : 0;
+    ASSERT_IRQS_MASKED();
     arch_irq_enable(); /* system calls run with interrupts enabled */
     if (!fn) {
         sysdebug_unknown(nr);
@@ -625,6 +627,8 @@ void syscall_run(struct trap_frame *f)
     struct task *t = current();
     t->sys_orig_x0 = arch_frame_arg(f, 0);
     long r = fn ? fn(f) : -ENOSYS;
+    /* no call returns holding a lock */
+    ASSERT(spin_held_count() == 0 && t == current());
     t->sys_restart = r == -ERESTARTSYS; /* settled on the way out (signal.c) */
     arch_frame_set_return(f, (uint64_t)r);
     arch_irq_disable();

@@ -161,6 +161,7 @@ static uint64_t ticks_to_clock(uint64_t counter_ticks)
 /* User and system counter ticks of p's threads, alive and dead (proc_lock held). */
 static void proc_times_locked(struct process *p, uint64_t *user, uint64_t *sys)
 {
+    ASSERT_HELD(&proc_lock); /* the thread list, and each task's life */
     *user = p->dead_user_cycles;
     *sys = p->dead_sys_cycles;
     list_for_each(pos, &p->threads) {

@@ -263,9 +263,12 @@ static void sleep_there(void *arg)
     struct task *t = arg;
     fake.switch_returns = true;
     schedule(); /* t becomes current */
+    /* masked until it sleeps, as waitq_sleep_locked does */
+    unsigned long flags = arch_irq_save();
     sched_prepare_sleep(t);
     waitq_arm_sleep_timer(t, fake_counter + 100000);
     schedule(); /* to idle */
+    arch_irq_restore(flags);
     fake.switch_returns = false;
 }
 
