@@ -38,6 +38,10 @@ long sys_gettimeofday(struct trap_frame *f);
 long sys_sysinfo(struct trap_frame *f);
 long sys_mprotect(struct trap_frame *f);
 long sys_madvise(struct trap_frame *f);
+/* Linux's struct rusage (two timevals, 14 longs) with these user and system times and the rest
+ * 0, written to user memory at uaddr (getrusage, wait4): 0 or -EFAULT. */
+#define RUSAGE_BYTES 144
+int rusage_put(uint64_t uaddr, uint64_t user_cycles, uint64_t sys_cycles);
 /* fs/fs_sys.c */
 long sys_openat(struct trap_frame *f);
 long sys_newfstatat(struct trap_frame *f);

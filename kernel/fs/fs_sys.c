@@ -11,6 +11,7 @@
  * Syscall context; every argument is checked before anything changes.
  */
 #include "arch.h"
+#include "kernel/cycles.h"
 #include "kernel/fd.h"
 #include "kernel/lib.h"
 #include "kernel/syscall.h"
@@ -107,6 +108,7 @@ struct stat_k {
     int64_t atime, atime_ns, mtime, mtime_ns, ctime, ctime_ns;
     uint32_t unused[2];
 };
+_Static_assert(sizeof(struct stat_k) == 128, "Linux/aarch64's struct stat (asm-generic)");
 
 static void fill_stat(const struct inode *ino, struct stat_k *st)
 {
@@ -119,8 +121,9 @@ static void fill_stat(const struct inode *ino, struct stat_k *st)
     st->size = (int64_t)ino->size;
     st->blksize = PAGE_SIZE;
     st->blocks = (int64_t)((ino->size + 511) / 512);
-    st->mtime = (int64_t)(ino->mtime_ns / 1000000000ull);
-    st->mtime_ns = (int64_t)(ino->mtime_ns % 1000000000ull);
+    struct timespec_k mtime = timespec_from_ns(ino->mtime_ns);
+    st->mtime = mtime.sec;
+    st->mtime_ns = mtime.nsec;
     st->atime = st->ctime = st->mtime;
     st->atime_ns = st->ctime_ns = st->mtime_ns;
 }
@@ -212,6 +215,7 @@ struct statx_k {
     uint32_t rdev_major, rdev_minor, dev_major, dev_minor;
     uint64_t spare[14];
 };
+_Static_assert(sizeof(struct statx_k) == 256, "Linux's struct statx");
 
 #define STATX_BASIC_STATS 0x7ff
 
@@ -496,15 +500,15 @@ long sys_ftruncate(struct trap_frame *f)
 /* utimensat: only the modification time is kept (atime reads as mtime). */
 long sys_utimensat(struct trap_frame *f)
 {
-    int64_t ts[2][2] = {{0, UTIME_NOW}, {0, UTIME_NOW}};
+    struct timespec_k ts[2] = {{0, UTIME_NOW}, {0, UTIME_NOW}};
     struct inode *ino;
     if (A(2) && copy_from_user(current_vm(), ts, A(2), sizeof(ts))) {
         return -EFAULT;
     }
     for (int i = 0; i < 2; i++) {
-        bool special = ts[i][1] == UTIME_NOW || ts[i][1] == UTIME_OMIT;
-        if (!special && (ts[i][1] < 0 || ts[i][1] >= 1000000000 || ts[i][0] < 0)) {
-            return -EINVAL;
+        bool special = ts[i].nsec == UTIME_NOW || ts[i].nsec == UTIME_OMIT;
+        if (!special && !timespec_is_valid(&ts[i])) {
+            return -EINVAL; /* the one rule (cycles.h); times before boot cannot be kept */
         }
     }
     int r = A(1) ? stat_target((int)A(0), A(1), (unsigned)A(3), &ino) : fd_inode((int)A(0), &ino);
@@ -513,10 +517,8 @@ long sys_utimensat(struct trap_frame *f)
     }
     if (ino->kind == INODE_INITRD_FILE || (S_ISDIR(ino->mode) && !ino->writable_dir)) {
         r = -EROFS;
-    } else if (ts[1][1] != UTIME_OMIT) {
-        ino->mtime_ns = ts[1][1] == UTIME_NOW
-                            ? vfs_now_ns()
-                            : (uint64_t)ts[1][0] * 1000000000ull + (uint64_t)ts[1][1];
+    } else if (ts[1].nsec != UTIME_OMIT) {
+        ino->mtime_ns = ts[1].nsec == UTIME_NOW ? vfs_now_ns() : timespec_to_ns(&ts[1]);
     }
     inode_put(ino);
     return r;

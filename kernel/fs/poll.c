@@ -11,6 +11,7 @@
  */
 #include "kernel/poll.h"
 #include "arch.h"
+#include "kernel/cycles.h"
 #include "kernel/fd.h"
 #include "kernel/kmem.h"
 #include "kernel/lib.h"
@@ -93,22 +94,20 @@ static int wait_ready(struct pollfd_k *p, unsigned n, uint64_t deadline, bool on
 /* A user timespec to an absolute deadline: *once for a zero timeout; 0 for NULL. */
 static int read_timeout(uint64_t uts, uint64_t *deadline, bool *once)
 {
-    int64_t ts[2];
+    struct timespec_k ts;
     *deadline = 0;
     *once = false;
     if (!uts) {
         return 0;
     }
-    if (copy_from_user(current_vm(), ts, uts, sizeof(ts))) {
+    if (copy_from_user(current_vm(), &ts, uts, sizeof(ts))) {
         return -EFAULT;
     }
-    if (ts[0] < 0 || ts[1] < 0 || ts[1] >= 1000000000) {
-        return -EINVAL;
+    if (!timespec_is_valid(&ts)) {
+        return -EINVAL; /* the one rule (cycles.h: Linux's) */
     }
-    uint64_t freq = arch_counter_freq();
-    uint64_t sec = (uint64_t)MIN(ts[0], (int64_t)1 << 32);
-    *once = ts[0] == 0 && ts[1] == 0;
-    *deadline = arch_counter_read() + sec * freq + (uint64_t)ts[1] * freq / 1000000000ull;
+    *once = ts.sec == 0 && ts.nsec == 0;
+    *deadline = arch_counter_read() + timespec_to_cycles(&ts);
     return 0;
 }
 

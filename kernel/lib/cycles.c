@@ -36,3 +36,27 @@ uint64_t cycles_from_ns(uint64_t ns)
 {
     return rescale(ns, NS_PER_SEC, arch_counter_freq());
 }
+
+_Static_assert(sizeof(struct timespec_k) == 16, "Linux/aarch64's struct timespec");
+
+bool timespec_is_valid(const struct timespec_k *ts)
+{
+    return ts->sec >= 0 && ts->nsec >= 0 && (uint64_t)ts->nsec < NS_PER_SEC;
+}
+
+uint64_t timespec_to_ns(const struct timespec_k *ts)
+{
+    ASSERT(timespec_is_valid(ts)); /* the caller checked it first */
+    uint64_t sec = (uint64_t)ts->sec < TIMESPEC_SEC_MAX ? (uint64_t)ts->sec : TIMESPEC_SEC_MAX;
+    return sec * NS_PER_SEC + (uint64_t)ts->nsec;
+}
+
+uint64_t timespec_to_cycles(const struct timespec_k *ts)
+{
+    return cycles_from_ns(timespec_to_ns(ts));
+}
+
+struct timespec_k timespec_from_ns(uint64_t ns)
+{
+    return (struct timespec_k){(int64_t)(ns / NS_PER_SEC), (int64_t)(ns % NS_PER_SEC)};
+}

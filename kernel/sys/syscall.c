@@ -37,11 +37,6 @@
 
 #define A(i) arch_frame_arg(f, i)
 
-struct timespec_k {
-    int64_t sec;
-    int64_t nsec;
-};
-
 /* ---- identity and scheduling ---- */
 
 static long sys_getpid(struct trap_frame *f)
@@ -131,26 +126,23 @@ static long sys_sched_getaffinity(struct trap_frame *f)
 
 /* ---- time ---- */
 
-/* A checked timespec (read_timespec: sec <= 2^32) in counter cycles. */
-static uint64_t timespec_cycles(const struct timespec_k *ts)
+/* A user timespec, checked by the one rule (cycles.h: Linux's), in counter cycles. */
+static int read_timespec_cycles(uint64_t uptr, uint64_t *cycles)
 {
-    return cycles_from_ns((uint64_t)ts->sec * NS_PER_SEC + (uint64_t)ts->nsec);
-}
-
-static int read_timespec(uint64_t uptr, struct timespec_k *ts)
-{
-    if (copy_from_user(current_vm(), ts, uptr, sizeof(*ts))) {
+    struct timespec_k ts;
+    if (copy_from_user(current_vm(), &ts, uptr, sizeof(ts))) {
         return -EFAULT;
     }
-    if (ts->sec < 0 || ts->nsec < 0 || ts->nsec >= 1000000000 || ts->sec > (1ll << 32)) {
+    if (!timespec_is_valid(&ts)) {
         return -EINVAL;
     }
+    *cycles = timespec_to_cycles(&ts);
     return 0;
 }
 
 static long write_ns(uint64_t uptr, uint64_t ns)
 {
-    struct timespec_k ts = {(int64_t)(ns / 1000000000ull), (int64_t)(ns % 1000000000ull)};
+    struct timespec_k ts = timespec_from_ns(ns);
     return copy_to_user(current_vm(), uptr, &ts, sizeof(ts)) ? -EFAULT : 0;
 }
 
@@ -167,27 +159,25 @@ static long sleep_and_report(uint64_t deadline, uint64_t urem)
 
 static long sys_nanosleep(struct trap_frame *f)
 {
-    struct timespec_k ts;
-    int r = read_timespec(A(0), &ts);
+    uint64_t t;
+    int r = read_timespec_cycles(A(0), &t);
     if (r) {
         return r;
     }
-    uint64_t deadline = arch_counter_read() + timespec_cycles(&ts);
-    return sleep_and_report(deadline, A(1));
+    return sleep_and_report(arch_counter_read() + t, A(1));
 }
 
 static long sys_clock_nanosleep(struct trap_frame *f)
 {
-    struct timespec_k ts;
+    uint64_t t;
     int clk = (int)A(0), flags = (int)A(1);
     if ((clk != CLOCK_MONOTONIC && clk != CLOCK_REALTIME) || (flags & ~TIMER_ABSTIME)) {
         return -EINVAL;
     }
-    int r = read_timespec(A(2), &ts);
+    int r = read_timespec_cycles(A(2), &t);
     if (r) {
         return r;
     }
-    uint64_t t = timespec_cycles(&ts);
     uint64_t deadline = (flags & TIMER_ABSTIME) ? t : arch_counter_read() + t;
     return sleep_and_report(deadline, (flags & TIMER_ABSTIME) ? 0 : A(3));
 }
@@ -266,13 +256,6 @@ static long sys_clone(struct trap_frame *f)
     return task_clone(A(0), A(1), A(2), A(3), A(4));
 }
 
-#define FUTEX_REQUEUE          3
-#define FUTEX_CMP_REQUEUE      4
-#define FUTEX_WAIT_BITSET      9
-#define FUTEX_WAKE_BITSET      10
-#define FUTEX_CLOCK_REALTIME   256
-#define FUTEX_BITSET_MATCH_ANY 0xffffffffu
-
 /* FUTEX_(CMP_)REQUEUE: instead of moving up to val2 waiters to uaddr2, wake them: a
  * waiter rechecks its word after any wakeup, so an early one only costs a retry. */
 static long futex_requeue(struct trap_frame *f, bool cmp)
@@ -311,18 +294,15 @@ static long sys_futex(struct trap_frame *f)
     }
     uint64_t deadline = 0;
     if (A(3)) {
-        struct timespec_k ts;
-        int r = read_timespec(A(3), &ts);
+        uint64_t t;
+        int r = read_timespec_cycles(A(3), &t);
         if (r) {
             return r;
         }
-        uint64_t t = timespec_cycles(&ts);
         deadline = op == FUTEX_WAIT_BITSET ? MAX(t, 1) : arch_counter_read() + t; /* absolute */
     }
     return futex_wait(current_vm(), A(0), (uint32_t)A(2), deadline);
 }
-
-#define RUSAGE_BYTES 144 /* struct rusage: two timevals and 14 longs */
 
 static long sys_wait4(struct trap_frame *f)
 {
@@ -336,16 +316,8 @@ static long sys_wait4(struct trap_frame *f)
     if (r > 0 && A(1) && copy_to_user(current_vm(), A(1), &status, sizeof(status))) {
         return -EFAULT;
     }
-    if (r > 0 && A(3)) {
-        int64_t ru[RUSAGE_BYTES / 8] = {0};
-        uint64_t uus = cycles_to_ns(user) / 1000, sus = cycles_to_ns(sys) / 1000;
-        ru[0] = (int64_t)(uus / 1000000);
-        ru[1] = (int64_t)(uus % 1000000);
-        ru[2] = (int64_t)(sus / 1000000);
-        ru[3] = (int64_t)(sus % 1000000);
-        if (copy_to_user(current_vm(), A(3), ru, sizeof(ru))) {
-            return -EFAULT;
-        }
+    if (r > 0 && A(3) && rusage_put(A(3), user, sys)) {
+        return -EFAULT;
     }
     return r;
 }

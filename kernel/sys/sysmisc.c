@@ -155,7 +155,7 @@ long sys_getrandom(struct trap_frame *f)
 
 static uint64_t ticks_to_clock(uint64_t counter_ticks)
 {
-    return cycles_to_ns(counter_ticks) / (1000000000ull / CLOCK_TICKS_HZ);
+    return cycles_to_ns(counter_ticks) / (NS_PER_SEC / CLOCK_TICKS_HZ);
 }
 
 /* User and system counter ticks of p's threads, alive and dead (proc_lock held). */
@@ -199,10 +199,21 @@ struct rusage_k {
     int64_t rest[14]; /* maxrss ... nivcsw: not counted, reported as 0 */
 };
 
+_Static_assert(sizeof(struct rusage_k) == RUSAGE_BYTES, "Linux/aarch64's struct rusage");
+
 static struct timeval_k to_timeval(uint64_t ticks)
 {
-    uint64_t us = cycles_to_ns(ticks) / 1000;
-    return (struct timeval_k){(int64_t)(us / 1000000), (int64_t)(us % 1000000)};
+    uint64_t us = cycles_to_us(ticks);
+    return (struct timeval_k){(int64_t)(us / US_PER_SEC), (int64_t)(us % US_PER_SEC)};
+}
+
+int rusage_put(uint64_t uaddr, uint64_t user_cycles, uint64_t sys_cycles)
+{
+    struct rusage_k ru;
+    memset(&ru, 0, sizeof(ru));
+    ru.utime = to_timeval(user_cycles);
+    ru.stime = to_timeval(sys_cycles);
+    return copy_to_user(current_vm(), uaddr, &ru, sizeof(ru)) ? -EFAULT : 0;
 }
 
 #define RUSAGE_SELF     0
@@ -227,11 +238,7 @@ long sys_getrusage(struct trap_frame *f)
         acct_task_read(current(), &user, &sys);
     }
     spin_unlock_irqrestore(&proc_lock, flags);
-    struct rusage_k ru;
-    memset(&ru, 0, sizeof(ru));
-    ru.utime = to_timeval(user);
-    ru.stime = to_timeval(sys);
-    return copy_to_user(current_vm(), A(1), &ru, sizeof(ru)) ? -EFAULT : 0;
+    return rusage_put(A(1), user, sys);
 }
 
 long sys_clock_getres(struct trap_frame *f)
@@ -241,7 +248,7 @@ long sys_clock_getres(struct trap_frame *f)
         return -EINVAL;
     }
     uint64_t freq = arch_counter_freq();
-    int64_t res[2] = {0, (int64_t)((1000000000ull + freq - 1) / freq)}; /* one counter tick */
+    int64_t res[2] = {0, (int64_t)((NS_PER_SEC + freq - 1) / freq)}; /* one counter tick */
     return A(1) && copy_to_user(current_vm(), A(1), res, sizeof(res)) ? -EFAULT : 0;
 }
 
@@ -264,12 +271,13 @@ struct sysinfo_k {
     uint32_t mem_unit;
     uint32_t pad3;
 };
+_Static_assert(sizeof(struct sysinfo_k) == 112, "Linux/aarch64's struct sysinfo");
 
 long sys_sysinfo(struct trap_frame *f)
 {
     struct sysinfo_k si;
     memset(&si, 0, sizeof(si));
-    si.uptime = (int64_t)(cycles_to_ns(arch_counter_read()) / 1000000000ull);
+    si.uptime = (int64_t)(cycles_to_ns(arch_counter_read()) / NS_PER_SEC);
     si.totalram = page_total_count();
     si.freeram = page_free_count();
     si.procs = (uint16_t)MIN(proc_count(), 0xffff);
