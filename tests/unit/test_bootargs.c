@@ -21,10 +21,9 @@
 #include "kernel/bootargs.h"
 #include "kernel/partition.h"
 #include "masks.h"
+#include "unit.h"
 
 /* cmocka passes every test a state pointer; these tests need none. */
-#define TEST_STATE void **state __attribute__((unused))
-
 #define GUARD_BYTE 0xa5
 
 static struct {

@@ -39,8 +39,7 @@
 #include "uapi/zt_errno.h"
 #include "fake.h"
 #include "fixture.h"
-
-#define TEST_STATE void **state __attribute__((unused))
+#include "unit.h"
 
 static spinlock_t a = SPINLOCK_INIT, b = SPINLOCK_INIT;
 

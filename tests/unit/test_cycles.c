@@ -17,8 +17,7 @@
 #include "kernel/cycles.h"
 #include "fake.h"
 #include "fixture.h"
-
-#define TEST_STATE void **state __attribute__((unused))
+#include "unit.h"
 
 /* CYC-01: one cycle is 16 ns; one second of cycles is 10^9 ns and 10^6 us. */
 static void cyc01_exact_values(TEST_STATE)

@@ -54,11 +54,11 @@
 #include "fake.h"
 #include "fixture.h"
 #include "masks.h"
+#include "unit.h"
 
-#define TEST_STATE void **state __attribute__((unused))
-#define BIT(c)     (1ull << (c)) /* CPU c < 64 in a word of CPUs (masks.h: M64) */
-#define NCPUS      5
-#define BYSTANDER  3
+#define BIT(c)    (1ull << (c)) /* CPU c < 64 in a word of CPUs (masks.h: M64) */
+#define NCPUS     5
+#define BYSTANDER 3
 
 static struct task tasks[4];
 static struct process proc = {.pid = 42};

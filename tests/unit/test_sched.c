@@ -35,10 +35,9 @@
 #include "uapi/zt_prctl.h"
 #include "fake.h"
 #include "masks.h"
+#include "unit.h"
 
 /* cmocka passes every test a state pointer; these tests need none. */
-#define TEST_STATE void **state __attribute__((unused))
-
 #define BIT(c) (1ull << (c)) /* CPU c < 64 in a word of CPUs */
 #define NONE   MAX_CPUS
 
