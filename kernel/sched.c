@@ -408,8 +408,9 @@ void sched_wakeup(struct task *t)
  * queue's lock only, storing t->cpu before the settled state: a state seen settled here is
  * believed only together with t->cpu still naming the queue this CPU holds (SCH-34). */
 #ifdef ZT_HOST
-/* Host tests only: called where lock_settled_task_rq holds the queue lock_task_rq chose and has
- * not yet read t's state, so a test can play another CPU placing t at that moment (SCH-34). */
+/* A host-only hook (docs/porting.md, section 3: how they are made): called where
+ * lock_settled_task_rq holds the queue lock_task_rq chose and has not yet read t's state, so a
+ * test can play another CPU placing t at that moment (SCH-34 sets it). */
 void (*sched_settle_hook)(struct task *t);
 #endif
 

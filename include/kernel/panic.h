@@ -36,8 +36,6 @@ _Noreturn void panic(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
 /* Panic for an exception: message, then the register dump of `f`. */
 _Noreturn void panic_frame(const struct trap_frame *f, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* Is a panic under way?  (Other CPUs' IPI handlers stop when it is.) */
-int panic_in_progress(void);
 
 #define VERIFY(cond)                                                                               \
     do {                                                                                           \

@@ -45,7 +45,7 @@ static struct {
     struct winsize_k ws;
     int fg_pgrp;             /* process group that gets SIGINT, 0 = none */
     unsigned sig_pending[2]; /* SIGINT, SIGQUIT counted under the lock, sent after */
-    uint64_t received, dropped;
+    uint64_t dropped;
 } rx;
 
 static const uint8_t default_cc[TTY_NCCS] = {
@@ -148,7 +148,6 @@ static void canonical_byte(char c)
 static void rx_byte(char c)
 {
     ASSERT_HELD(&rx.wq.lock);
-    rx.received++;
     if ((rx.t.iflag & IGNCR) && c == '\r') {
         return;
     }
@@ -326,9 +325,4 @@ void tty_set_foreground(int pgrp)
 int tty_foreground(void)
 {
     return __atomic_load_n(&rx.fg_pgrp, __ATOMIC_RELAXED);
-}
-
-uint64_t tty_rx_bytes(void)
-{
-    return __atomic_load_n(&rx.received, __ATOMIC_RELAXED);
 }

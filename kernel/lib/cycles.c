@@ -3,8 +3,9 @@
  * cycles.c — conversions between counter cycles and ns/us (contract in
  * include/kernel/cycles.h).
  *
- * Each conversion splits whole seconds from the remainder, so the multiplication stays below
- * 2^64 for every input: x / f * S + x % f * S / f, with x % f < f < 2^32 and S <= 10^9.
+ * Each conversion splits whole seconds from the remainder, so no product wraps for any input
+ * whose result fits 64 bits: x / f * S + x % f * S / f, where x / f * S is at most the result
+ * and x % f * S < f * S < 2^64 (f and S below 2^32: rescale checks it).
  */
 #include "kernel/cycles.h"
 #include "arch.h"

@@ -14,12 +14,7 @@
 #include "kernel/printk.h"
 #include "kernel/task.h"
 
-static int panicking;
-
-int panic_in_progress(void)
-{
-    return __atomic_load_n(&panicking, __ATOMIC_RELAXED);
-}
+static int panicking; /* claimed by the first CPU to panic */
 
 static void panic_begin(void)
 {

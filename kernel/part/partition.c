@@ -157,11 +157,6 @@ static enum partition_role role_of(const struct partition_state *s, unsigned cpu
 
 static const char *const role_names[] = {"offline", "housekeeping", "dataplane"};
 
-const char *partition_role_name(enum partition_role r)
-{
-    return r <= PART_DATAPLANE ? role_names[r] : "?";
-}
-
 /* The role `op` asks for (ZT_PART_ONLINE: as the flags say). */
 static enum partition_role wanted(unsigned op, unsigned flags)
 {
