@@ -28,8 +28,6 @@
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
 
-#define A(i) arch_frame_arg(f, i)
-
 #define PIPE_SIZE PAGE_SIZE
 #define PIPE_BUF  PAGE_SIZE
 
@@ -214,12 +212,12 @@ static int pipe_create(unsigned flags, struct file **ends)
 
 long sys_pipe2(struct trap_frame *f)
 {
-    unsigned flags = (unsigned)A(1);
+    unsigned flags = (unsigned)arch_frame_arg(f, 1);
     struct file *ends[2];
     if (flags & ~(unsigned)(O_CLOEXEC | O_NONBLOCK)) {
         return -EINVAL;
     }
-    if (vm_check_range(current_vm(), A(0), 2 * sizeof(int), PROT_WRITE)) {
+    if (vm_check_range(current_vm(), arch_frame_arg(f, 0), 2 * sizeof(int), PROT_WRITE)) {
         return -EFAULT;
     }
     int r = pipe_create(flags, ends);
@@ -238,7 +236,7 @@ long sys_pipe2(struct trap_frame *f)
         file_put(ends[1]);
         return -EMFILE;
     }
-    if (copy_to_user(current_vm(), A(0), fds, sizeof(fds))) {
+    if (copy_to_user(current_vm(), arch_frame_arg(f, 0), fds, sizeof(fds))) {
         return -EFAULT; /* checked above: only another thread unmapping it gets here */
     }
     return 0;

@@ -21,8 +21,6 @@
 #include "kernel/wait.h"
 #include "uapi/zt_errno.h"
 
-#define A(i) arch_frame_arg(f, i)
-
 #define POLL_MAX   512 /* descriptors in one call (a page of pollfds) */
 #define SELECT_MAX 1024
 
@@ -130,13 +128,13 @@ static int temp_mask(uint64_t umask, uint64_t size)
 
 long sys_ppoll(struct trap_frame *f)
 {
-    unsigned n = (unsigned)A(1);
+    unsigned n = (unsigned)arch_frame_arg(f, 1);
     uint64_t deadline;
     bool once;
     if (n > POLL_MAX) {
         return -EINVAL;
     }
-    int r = read_timeout(A(2), &deadline, &once);
+    int r = read_timeout(arch_frame_arg(f, 2), &deadline, &once);
     if (r) {
         return r;
     }
@@ -145,11 +143,13 @@ long sys_ppoll(struct trap_frame *f)
         return -ENOMEM;
     }
     struct vm *vm = current_vm();
-    r = copy_from_user(vm, p, A(0), n * sizeof(*p)) ? -EFAULT : temp_mask(A(3), A(4));
+    r = copy_from_user(vm, p, arch_frame_arg(f, 0), n * sizeof(*p))
+            ? -EFAULT
+            : temp_mask(arch_frame_arg(f, 3), arch_frame_arg(f, 4));
     if (r == 0) {
         r = wait_ready(p, n, deadline, once);
     }
-    if (r >= 0 && copy_to_user(vm, A(0), p, n * sizeof(*p))) {
+    if (r >= 0 && copy_to_user(vm, arch_frame_arg(f, 0), p, n * sizeof(*p))) {
         r = -EFAULT;
     }
     kmem_free(p, PAGE_SIZE);
@@ -210,7 +210,7 @@ static int copy_sets(struct trap_frame *f, struct sets *s, int nfds, bool out)
     size_t bytes = (size_t)(nfds + 63) / 64 * 8;
     struct vm *vm = current_vm();
     for (int k = 0; k < 3; k++) {
-        uint64_t u = A(1 + k);
+        uint64_t u = arch_frame_arg(f, 1 + k);
         if (!u) {
             continue;
         }
@@ -225,14 +225,15 @@ static int copy_sets(struct trap_frame *f, struct sets *s, int nfds, bool out)
 
 long sys_pselect6(struct trap_frame *f)
 {
-    int nfds = (int)A(0);
+    int nfds = (int)arch_frame_arg(f, 0);
     uint64_t deadline, mask[2] = {0, 0};
     bool once;
     if (nfds < 0 || nfds > SELECT_MAX) {
         return -EINVAL;
     }
-    int r = read_timeout(A(4), &deadline, &once);
-    if (r == 0 && A(5) && copy_from_user(current_vm(), mask, A(5), sizeof(mask))) {
+    int r = read_timeout(arch_frame_arg(f, 4), &deadline, &once);
+    if (r == 0 && arch_frame_arg(f, 5) &&
+        copy_from_user(current_vm(), mask, arch_frame_arg(f, 5), sizeof(mask))) {
         r = -EFAULT;
     }
     struct sets *s = r ? 0 : kmem_alloc(sizeof(*s));

@@ -31,8 +31,6 @@
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
 
-#define A(i) arch_frame_arg(f, i)
-
 #define CLONE_VFORK 0x00004000
 
 /* Descriptors, directory, program, signal actions, group and session from `me`. */
@@ -277,7 +275,7 @@ static struct process *target_locked(int pid)
 
 long sys_setpgid(struct trap_frame *f)
 {
-    int pid = (int)A(0), pgid = (int)A(1);
+    int pid = (int)arch_frame_arg(f, 0), pgid = (int)arch_frame_arg(f, 1);
     struct process *me = current()->proc;
     if (pid < 0 || pgid < 0) {
         return -EINVAL;
@@ -316,12 +314,12 @@ static long get_id(int pid, bool session)
 
 long sys_getpgid(struct trap_frame *f)
 {
-    return get_id((int)A(0), false);
+    return get_id((int)arch_frame_arg(f, 0), false);
 }
 
 long sys_getsid(struct trap_frame *f)
 {
-    return get_id((int)A(0), true);
+    return get_id((int)arch_frame_arg(f, 0), true);
 }
 
 long sys_setsid(struct trap_frame *f)

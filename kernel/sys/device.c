@@ -309,30 +309,32 @@ void device_release_all(struct process *p)
 
 /* ---- system calls ---- */
 
-#define A(i) arch_frame_arg(f, i)
-
 long sys_zt_devices(struct trap_frame *f)
 {
     struct zt_device_info info[ARCH_MAX_DEVICES];
-    unsigned want = A(1) < ARCH_MAX_DEVICES ? (unsigned)A(1) : ARCH_MAX_DEVICES;
-    if (vm_check_range(current_vm(), A(0), want * sizeof(info[0]), PROT_WRITE)) {
+    unsigned want =
+        arch_frame_arg(f, 1) < ARCH_MAX_DEVICES ? (unsigned)arch_frame_arg(f, 1) : ARCH_MAX_DEVICES;
+    if (vm_check_range(current_vm(), arch_frame_arg(f, 0), want * sizeof(info[0]), PROT_WRITE)) {
         return -EFAULT;
     }
     unsigned total = device_list(info, want);
     want = MIN(want, total);
-    return copy_to_user(current_vm(), A(0), info, want * sizeof(info[0])) ? -EFAULT : (long)total;
+    return copy_to_user(current_vm(), arch_frame_arg(f, 0), info, want * sizeof(info[0]))
+               ? -EFAULT
+               : (long)total;
 }
 
 long sys_zt_claim(struct trap_frame *f)
 {
     struct zt_claim c;
-    unsigned slot = A(0) < ARCH_MAX_DEVICES ? (unsigned)A(0) : ARCH_MAX_DEVICES;
-    unsigned flags = A(2) <= 0xffffffffu ? (unsigned)A(2) : ~0u;
-    if (vm_check_range(current_vm(), A(3), sizeof(c), PROT_WRITE)) {
+    unsigned slot =
+        arch_frame_arg(f, 0) < ARCH_MAX_DEVICES ? (unsigned)arch_frame_arg(f, 0) : ARCH_MAX_DEVICES;
+    unsigned flags = arch_frame_arg(f, 2) <= 0xffffffffu ? (unsigned)arch_frame_arg(f, 2) : ~0u;
+    if (vm_check_range(current_vm(), arch_frame_arg(f, 3), sizeof(c), PROT_WRITE)) {
         return -EFAULT;
     }
-    int r = device_claim(current()->proc, slot, A(1), flags, &c);
-    if (r == 0 && copy_to_user(current_vm(), A(3), &c, sizeof(c))) {
+    int r = device_claim(current()->proc, slot, arch_frame_arg(f, 1), flags, &c);
+    if (r == 0 && copy_to_user(current_vm(), arch_frame_arg(f, 3), &c, sizeof(c))) {
         device_release(current()->proc, slot); /* `out` went away meanwhile */
         return -EFAULT;
     }
@@ -341,6 +343,7 @@ long sys_zt_claim(struct trap_frame *f)
 
 long sys_zt_release(struct trap_frame *f)
 {
-    return device_release(current()->proc,
-                          A(0) < ARCH_MAX_DEVICES ? (unsigned)A(0) : ARCH_MAX_DEVICES);
+    return device_release(current()->proc, arch_frame_arg(f, 0) < ARCH_MAX_DEVICES
+                                               ? (unsigned)arch_frame_arg(f, 0)
+                                               : ARCH_MAX_DEVICES);
 }

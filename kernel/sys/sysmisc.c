@@ -23,8 +23,6 @@
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
 
-#define A(i) arch_frame_arg(f, i)
-
 #define RLIM_INFINITY  (~0ull)
 #define CLOCK_TICKS_HZ 100 /* times() and AT_CLKTCK units */
 
@@ -37,14 +35,14 @@ long sys_getuid(struct trap_frame *f)
 
 long sys_setid(struct trap_frame *f)
 {
-    return A(0) == 0 ? 0 : -EPERM;
+    return arch_frame_arg(f, 0) == 0 ? 0 : -EPERM;
 }
 
 long sys_getresid(struct trap_frame *f)
 {
     uint32_t ids[3] = {0, 0, 0};
     for (int i = 0; i < 3; i++) {
-        if (copy_to_user(current_vm(), A(i), &ids[i], sizeof(ids[i]))) {
+        if (copy_to_user(current_vm(), arch_frame_arg(f, i), &ids[i], sizeof(ids[i]))) {
             return -EFAULT;
         }
     }
@@ -53,7 +51,7 @@ long sys_getresid(struct trap_frame *f)
 
 long sys_getgroups(struct trap_frame *f)
 {
-    return (int)A(0) < 0 ? -EINVAL : 0;
+    return (int)arch_frame_arg(f, 0) < 0 ? -EINVAL : 0;
 }
 
 /* ---- limits ---- */
@@ -96,17 +94,18 @@ static long do_prlimit(int pid, unsigned res, uint64_t unew, uint64_t uold)
 
 long sys_prlimit64(struct trap_frame *f)
 {
-    return do_prlimit((int)A(0), (unsigned)A(1), A(2), A(3));
+    return do_prlimit((int)arch_frame_arg(f, 0), (unsigned)arch_frame_arg(f, 1),
+                      arch_frame_arg(f, 2), arch_frame_arg(f, 3));
 }
 
 long sys_getrlimit(struct trap_frame *f)
 {
-    return do_prlimit(0, (unsigned)A(0), 0, A(1));
+    return do_prlimit(0, (unsigned)arch_frame_arg(f, 0), 0, arch_frame_arg(f, 1));
 }
 
 long sys_setrlimit(struct trap_frame *f)
 {
-    return do_prlimit(0, (unsigned)A(0), A(1), 0);
+    return do_prlimit(0, (unsigned)arch_frame_arg(f, 0), arch_frame_arg(f, 1), 0);
 }
 
 /* ---- robust futexes: recorded for get_robust_list; the kernel does not walk them ---- */
@@ -115,10 +114,10 @@ long sys_setrlimit(struct trap_frame *f)
 
 long sys_set_robust_list(struct trap_frame *f)
 {
-    if (A(1) != ROBUST_LIST_HEAD_BYTES) {
+    if (arch_frame_arg(f, 1) != ROBUST_LIST_HEAD_BYTES) {
         return -EINVAL;
     }
-    current()->robust_list = A(0);
+    current()->robust_list = arch_frame_arg(f, 0);
     return 0;
 }
 
@@ -130,8 +129,8 @@ long sys_set_robust_list(struct trap_frame *f)
 
 long sys_getrandom(struct trap_frame *f)
 {
-    uint64_t ubuf = A(0), n = MIN(A(1), 1u << 20);
-    unsigned flags = (unsigned)A(2);
+    uint64_t ubuf = arch_frame_arg(f, 0), n = MIN(arch_frame_arg(f, 1), 1u << 20);
+    unsigned flags = (unsigned)arch_frame_arg(f, 2);
     if ((flags & ~(unsigned)(GRND_NONBLOCK | GRND_RANDOM | GRND_INSECURE)) ||
         ((flags & GRND_RANDOM) && (flags & GRND_INSECURE))) {
         return -EINVAL;
@@ -184,7 +183,7 @@ long sys_times(struct trap_frame *f)
     for (int i = 0; i < 4; i++) {
         t[i] = ticks_to_clock(t[i]);
     }
-    if (A(0) && copy_to_user(current_vm(), A(0), t, sizeof(t))) {
+    if (arch_frame_arg(f, 0) && copy_to_user(current_vm(), arch_frame_arg(f, 0), t, sizeof(t))) {
         return -EFAULT;
     }
     return (long)ticks_to_clock(arch_counter_read());
@@ -223,7 +222,7 @@ int rusage_put(uint64_t uaddr, uint64_t user_cycles, uint64_t sys_cycles)
 long sys_getrusage(struct trap_frame *f)
 {
     struct process *p = current()->proc;
-    int who = (int)A(0);
+    int who = (int)arch_frame_arg(f, 0);
     uint64_t user = 0, sys = 0;
     if (who != RUSAGE_SELF && who != RUSAGE_CHILDREN && who != RUSAGE_THREAD) {
         return -EINVAL;
@@ -238,24 +237,27 @@ long sys_getrusage(struct trap_frame *f)
         acct_task_read(current(), &user, &sys);
     }
     spin_unlock_irqrestore(&proc_lock, flags);
-    return rusage_put(A(1), user, sys);
+    return rusage_put(arch_frame_arg(f, 1), user, sys);
 }
 
 long sys_clock_getres(struct trap_frame *f)
 {
-    int clk = (int)A(0);
+    int clk = (int)arch_frame_arg(f, 0);
     if (clk < CLOCK_REALTIME || clk > CLOCK_THREAD_CPUTIME_ID) {
         return -EINVAL;
     }
     uint64_t freq = arch_counter_freq();
     int64_t res[2] = {0, (int64_t)((NS_PER_SEC + freq - 1) / freq)}; /* one counter tick */
-    return A(1) && copy_to_user(current_vm(), A(1), res, sizeof(res)) ? -EFAULT : 0;
+    return arch_frame_arg(f, 1) &&
+                   copy_to_user(current_vm(), arch_frame_arg(f, 1), res, sizeof(res))
+               ? -EFAULT
+               : 0;
 }
 
 long sys_gettimeofday(struct trap_frame *f)
 {
     struct timeval_k tv = to_timeval(arch_counter_read()); /* time since boot, as REALTIME */
-    if (A(0) && copy_to_user(current_vm(), A(0), &tv, sizeof(tv))) {
+    if (arch_frame_arg(f, 0) && copy_to_user(current_vm(), arch_frame_arg(f, 0), &tv, sizeof(tv))) {
         return -EFAULT;
     }
     return 0; /* the timezone argument is obsolete; ignored as on Linux */
@@ -282,14 +284,15 @@ long sys_sysinfo(struct trap_frame *f)
     si.freeram = page_free_count();
     si.procs = (uint16_t)MIN(proc_count(), 0xffff);
     si.mem_unit = PAGE_SIZE;
-    return copy_to_user(current_vm(), A(0), &si, sizeof(si)) ? -EFAULT : 0;
+    return copy_to_user(current_vm(), arch_frame_arg(f, 0), &si, sizeof(si)) ? -EFAULT : 0;
 }
 
 /* ---- memory ---- */
 
 long sys_mprotect(struct trap_frame *f)
 {
-    return vm_mprotect(current_vm(), A(0), A(1), (unsigned)A(2));
+    return vm_mprotect(current_vm(), arch_frame_arg(f, 0), arch_frame_arg(f, 1),
+                       (unsigned)arch_frame_arg(f, 2));
 }
 
 #define MADV_NORMAL     0
@@ -301,15 +304,15 @@ long sys_mprotect(struct trap_frame *f)
 
 long sys_madvise(struct trap_frame *f)
 {
-    switch ((int)A(2)) {
+    switch ((int)arch_frame_arg(f, 2)) {
     case MADV_DONTNEED:
-        return vm_madvise_dontneed(current_vm(), A(0), A(1));
+        return vm_madvise_dontneed(current_vm(), arch_frame_arg(f, 0), arch_frame_arg(f, 1));
     case MADV_NORMAL:
     case MADV_RANDOM:
     case MADV_SEQUENTIAL:
     case MADV_WILLNEED:
     case MADV_FREE: /* a hint: the pages may keep their contents */
-        return (A(0) & (PAGE_SIZE - 1)) ? -EINVAL : 0;
+        return (arch_frame_arg(f, 0) & (PAGE_SIZE - 1)) ? -EINVAL : 0;
     default:
         return -EINVAL; /* hugepage, merge, ... advice has nothing to act on here */
     }
