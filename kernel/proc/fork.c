@@ -144,12 +144,7 @@ int proc_fork(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint6
         fork_undo(p, t);
         return r;
     }
-    p->parent = parent;
-    list_add_tail(&parent->children, &p->sibling);
-    list_add_tail(&all_procs, &p->all_link);
-    list_add_tail(&p->threads, &t->thread_link);
-    p->nthreads = 1;
-    p->unfreed_tasks = 1;
+    proc_link_locked(p, parent, t);
     spin_unlock_irqrestore(&proc_lock, irq);
     sched_start_task(t);
     if (flags & CLONE_VFORK) {

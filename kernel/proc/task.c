@@ -285,6 +285,16 @@ static struct process *proc_create(struct process *parent, const char *path,
     t->affinity = affinity;
     t->cpu = cpumask_first(affinity);
     unsigned long flags = spin_lock_irqsave(&proc_lock);
+    proc_link_locked(p, parent, t);
+    spin_unlock_irqrestore(&proc_lock, flags);
+    sched_start_task(t);
+    return p;
+}
+
+void proc_link_locked(struct process *p, struct process *parent, struct task *t)
+{
+    ASSERT_HELD(&proc_lock);
+    ASSERT(list_empty(&p->threads) && list_empty(&p->all_link) && t->proc == p); /* new */
     p->parent = parent;
     if (parent) {
         list_add_tail(&parent->children, &p->sibling);
@@ -293,9 +303,6 @@ static struct process *proc_create(struct process *parent, const char *path,
     list_add_tail(&p->threads, &t->thread_link);
     p->nthreads = 1;
     p->unfreed_tasks = 1;
-    spin_unlock_irqrestore(&proc_lock, flags);
-    sched_start_task(t);
-    return p;
 }
 
 int proc_start_init(char *const argv[])
