@@ -169,7 +169,7 @@ static bool foreign_timer(const struct task *t, unsigned cpu)
 
 static long isol_enable(struct task *t, unsigned long flags)
 {
-    ASSERT(t == current() && t->proc); /* only the task itself takes a slot */
+    ASSERT(t == current()); /* only the task itself takes a slot */
     unsigned cpu = cpumask_only_of_and(&t->affinity, &t->affinity);
     int sig = PR_TASK_ISOLATION_GET_SIG(flags);
     if ((flags & ~(unsigned long)ISOL_KNOWN_FLAGS) || sig > ZT_NSIG) {
