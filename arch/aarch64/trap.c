@@ -244,8 +244,10 @@ void trap_stack_overflow(struct trap_frame *f, uint64_t bad_sp)
 
 /* The return addresses of the frame-pointer chain from fp ([fp] = the caller's fp, [fp + 8] =
  * the return address), at most max of them: the walk stops at a frame pointer that is not a
- * 16-byte-aligned, mapped kernel address, or at a zero return address (the chain's end). */
-static int walk_frames(uint64_t fp, uint64_t *out, int max)
+ * 16-byte-aligned, mapped kernel address, or at a zero return address (the chain's end).
+ * Always inlined: arch_backtrace starts from its own frame, which a call made as a tail call
+ * would have given up (and the callee's registers overwritten) before the walk reads it. */
+static inline __attribute__((always_inline)) int walk_frames(uint64_t fp, uint64_t *out, int max)
 {
     int n = 0;
     while (n < max && fp && (fp & 15) == 0 && fp >= KERNEL_VA_OFFSET && arch_kva_is_mapped(fp) &&
