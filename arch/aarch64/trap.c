@@ -332,9 +332,27 @@ static void read_user_page_directly(void)
            (unsigned long)USER_PAGE, (unsigned long)v);
 }
 
+/* An undefined instruction with x29 on a frame record in RAM that the linear map covers with a
+ * 2 MiB block (the last page of a fresh 2 MiB run: past the image, whose pages are mapped one
+ * by one), so that the panic dump's backtrace walks a block-mapped frame: it must print the
+ * record's return address, 0x1234, and stop at its zero link. */
+static void bad_frame_undef(void)
+{
+    paddr_t run = page_alloc_contig(512);
+    uint64_t *frame = run ? phys_to_virt(run + 511 * PAGE_SIZE) : 0;
+    if (frame) {
+        frame[0] = 0;      /* the chain ends here */
+        frame[1] = 0x1234; /* its return address */
+    }
+    __asm__ volatile("mov x29, %0\n\t.inst 0x00000000" ::"r"(frame) : "memory"); /* UDF #0 */
+}
+
 void arch_debug_fault(int kind)
 {
     switch (kind) {
+    case DEBUG_FAULT_BAD_FRAME:
+        bad_frame_undef();
+        break;
     case DEBUG_FAULT_USER_READ:
         read_user_page_directly();
         break;

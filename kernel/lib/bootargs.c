@@ -345,10 +345,11 @@ static void set_debug_fault(struct parser *p, const struct param_token *t)
         [DEBUG_FAULT_USER_READ] = "user-read",
         [DEBUG_FAULT_IRQS_OFF] = "irqs-off",
         [DEBUG_FAULT_LOCK_ORDER] = "lock-order",
+        [DEBUG_FAULT_BAD_FRAME] = "bad-frame",
     };
     struct tbuf tb;
 
-    for (unsigned k = DEBUG_FAULT_DATA; k <= DEBUG_FAULT_LOCK_ORDER; k++) {
+    for (unsigned k = DEBUG_FAULT_DATA; k <= DEBUG_FAULT_BAD_FRAME; k++) {
         if (text_is(t->value, kinds[k])) {
             p->ba->debug_fault = (enum debug_fault)k;
             return;
@@ -357,7 +358,7 @@ static void set_debug_fault(struct parser *p, const struct param_token *t)
     warn_begin(p, &tb);
     tb_param(&tb, t->name, t->value);
     tbuf_str(&tb, " unknown (data|undef|overflow|write-text|exec-data|guard|user-read|"
-                  "irqs-off|lock-order); ");
+                  "irqs-off|lock-order|bad-frame); ");
     if (p->ba->debug_fault == DEBUG_FAULT_NONE) {
         tbuf_str(&tb, "no debug_fault");
     } else {
