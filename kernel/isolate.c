@@ -125,14 +125,14 @@ void isol_release(struct task *t)
 #define TIMERS_SEEN 4 /* timers of a CPU looked at: the earliest, which would fire first */
 
 /* The timers queued on `cpu` (among its TIMERS_SEEN earliest) that are not t's own: another
- * task's or the kernel's.  How many, copied to out. */
-static int foreign_timers(const struct task *t, unsigned cpu, struct timer out[TIMERS_SEEN])
+ * task's or the kernel's.  How many, in out[0 .. that). */
+static inline __attribute__((always_inline)) int foreign_timers(const struct task *t, unsigned cpu,
+                                                                struct timer out[TIMERS_SEEN])
 {
-    struct timer ts[TIMERS_SEEN];
-    int n = MIN(timer_list(cpu, ts, TIMERS_SEEN), TIMERS_SEEN), found = 0;
-    for (int i = 0; i < n; i++) {
-        if (ts[i].owner_tid != t->tid) {
-            out[found++] = ts[i];
+    int queued = timer_list(cpu, out, TIMERS_SEEN), found = 0;
+    for (int i = 0; i < queued && i < TIMERS_SEEN; i++) {
+        if (out[i].owner_tid != t->tid) {
+            out[found++] = out[i];
         }
     }
     return found;
