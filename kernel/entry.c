@@ -68,6 +68,7 @@ void kernel_exit_to_user(struct trap_frame *f)
     dataplane_quiesce();
     isol_exit_to_user(); /* and more if t is isolated */
     timer_reprogram();
+    ASSERT(spin_held_count() == 0 && t == current()); /* user space holds no kernel lock */
     acct_exit_kernel();
 }
 
@@ -153,6 +154,7 @@ bool kernel_syscall_exit(void)
 
 void kernel_syscall_exit_restart(struct trap_frame *f, long r)
 {
+    ASSERT(r == -ERESTARTSYS);
     struct task *t = current();
     t->sys_orig_x0 = arch_frame_arg(f, 0); /* restarted with it, or failed with EINTR */
     t->sys_restart = true;
@@ -172,6 +174,8 @@ void kernel_syscall_exit_slow(struct trap_frame *f)
 
 void kernel_exit_irq(void)
 {
+    /* the interrupted kernel code gets IRQs back only after the eret */
+    ASSERT_IRQS_MASKED();
     timer_reprogram(); /* a level-triggered timer that fired must be quieted before IRQs
                           are enabled again in the interrupted kernel code */
 }

@@ -108,6 +108,7 @@ void isol_release(struct task *t)
         return;
     }
     unsigned cpu = t->isol_cpu;
+    ASSERT(cpu < MAX_CPUS);
     struct isol_cpu *ic = &isols[cpu];
     trace_event(ZT_TR_ISOL_EXIT, (uint64_t)t->tid, 0);
     t->isol_flags = 0;
@@ -120,28 +121,56 @@ void isol_release(struct task *t)
     ASSERT(held); /* isol_flags != 0 means the slot is t's */
 }
 
+/* ---- timers and signals that are not the isolated task's ---- */
+
+#define TIMERS_SEEN 4 /* timers of a CPU looked at: the earliest, which would fire first */
+
+/* The timers queued on `cpu` (among its TIMERS_SEEN earliest) that are not t's own: another
+ * task's or the kernel's.  How many, in out[0 .. that). */
+static inline __attribute__((always_inline)) int foreign_timers(const struct task *t, unsigned cpu,
+                                                                struct timer out[TIMERS_SEEN])
+{
+    int queued = timer_list(cpu, out, TIMERS_SEEN), found = 0;
+    for (int i = 0; i < queued && i < TIMERS_SEEN; i++) {
+        if (out[i].owner_tid != t->tid) {
+            out[found++] = out[i];
+        }
+    }
+    return found;
+}
+
+/* Strict mode's promise when isolation breaks (proc_lock held): t gets the signal it chose if
+ * its process handles it, and survives no longer isolated; otherwise the process is killed. */
+static void strict_signal_locked(struct task *t, struct process *p, int sig)
+{
+    ASSERT_HELD(&proc_lock);
+    if (sig && p->sigactions[sig - 1].handler > SIG_IGN) {
+        signal_send_task_locked(t, sig);
+    } else {
+        signal_send_proc_locked(p, SIGKILL);
+    }
+}
+
 /* ---- admission (prctl) ---- */
 
 /* A timer of another task (or of the kernel) queued on `cpu` would fire during t's
  * isolation: say so and refuse (a sleeper pinned there wakes there). */
 static bool foreign_timer(const struct task *t, unsigned cpu)
 {
-    struct timer ts[4];
-    int n = timer_list(cpu, ts, 4);
-    for (int i = 0; i < n && i < 4; i++) {
-        if (ts[i].owner_tid != t->tid) {
-            report(0,
-                   "isolation: tid %d not admitted on cpu %u: a timer of tid %d (armed at "
-                   "%lx) is queued there",
-                   t->tid, cpu, ts[i].owner_tid, (unsigned long)ts[i].armed_by);
-            return true;
-        }
+    struct timer found[TIMERS_SEEN];
+    if (!foreign_timers(t, cpu, found)) {
+        return false;
     }
-    return false;
+    report(0,
+           "isolation: tid %d not admitted on cpu %u: a timer of tid %d (armed at %lx) is queued "
+           "there",
+           t->tid, cpu, found[0].owner_tid, (unsigned long)found[0].armed_by);
+    return true;
 }
 
 static long isol_enable(struct task *t, unsigned long flags)
 {
+    ASSERT(t == current()); /* only the task itself takes a slot */
     unsigned cpu = cpumask_only_of_and(&t->affinity, &t->affinity);
     int sig = PR_TASK_ISOLATION_GET_SIG(flags);
     if ((flags & ~(unsigned long)ISOL_KNOWN_FLAGS) || sig > ZT_NSIG) {
@@ -222,6 +251,7 @@ static bool interruption(const uint64_t *bt, const char *cause)
 {
     struct isol_cpu *ic = mine();
     struct task *t = ic->task;
+    ASSERT(t && t == current()); /* entry_pending: this entry came from t's user space */
     ic->entry_pending = false;
     ic->interruptions++;
     bool strict = t->isol_flags & PR_TASK_ISOLATION_STRICT;
@@ -238,12 +268,7 @@ static bool interruption(const uint64_t *bt, const char *cause)
     trace_event(ZT_TR_ISOL_VIOLATION, (uint64_t)t->tid, 0);
     isol_release(t);
     unsigned long flags = spin_lock_irqsave(&proc_lock);
-    bool handled = sig && p->sigactions[sig - 1].handler > SIG_IGN;
-    if (handled) {
-        signal_send_task_locked(t, sig); /* the task survives, no longer isolated */
-    } else {
-        signal_send_proc_locked(p, SIGKILL);
-    }
+    strict_signal_locked(t, p, sig);
     spin_unlock_irqrestore(&proc_lock, flags);
     return true;
 }
@@ -368,13 +393,8 @@ void isol_end_here(const char *why)
     } else {
         sched_isol_release_parked(t); /* THE RULE: t cannot run while we are here */
     }
-    if (strict) { /* strict mode's promise: told by its signal when isolation breaks */
-        bool handled = sig && p->sigactions[sig - 1].handler > SIG_IGN;
-        if (handled) {
-            signal_send_task_locked(t, sig);
-        } else {
-            signal_send_proc_locked(p, SIGKILL);
-        }
+    if (strict) {
+        strict_signal_locked(t, p, sig);
     }
     spin_unlock_irqrestore(&proc_lock, flags);
     report(0, "isolation: pid %d (%s) on cpu %u: isolation ended: %s%s", pid, name, cpu, why,
@@ -388,13 +408,11 @@ void isol_end_here(const char *why)
  * reported as a kernel bug (it is not moved: it would fire where it is). */
 static void check_timers(struct task *t)
 {
-    struct timer found[4];
-    int n = timer_list(this_cpu_id(), found, 4);
-    for (int i = 0; i < n && i < 4; i++) {
-        if (found[i].owner_tid != t->tid) {
-            report(0, "isolation: kernel timer armed at %lx by tid %d found on isolated cpu %u",
-                   (unsigned long)found[i].armed_by, found[i].owner_tid, this_cpu_id());
-        }
+    struct timer found[TIMERS_SEEN];
+    int n = foreign_timers(t, this_cpu_id(), found);
+    for (int i = 0; i < n; i++) {
+        report(0, "isolation: kernel timer armed at %lx by tid %d found on isolated cpu %u",
+               (unsigned long)found[i].armed_by, found[i].owner_tid, this_cpu_id());
     }
 }
 

@@ -252,6 +252,7 @@ void kernel_main(uint64_t entry_counter)
     panic_set_hooks(ipi_stop_others, task_panic_describe); /* a panic stops and names */
     const struct arch_boot_info *bi = arch_boot_info();
     ncpus = bi->ncpus;
+    ASSERT(ncpus >= 1 && ncpus <= MAX_CPUS && this_cpu() == boot); /* arch_boot_init's */
     clock_init(bi->rtc_seconds, bi->rtc_counter); /* wall time: the RTC at boot + the counter */
     bootargs_parse(bi->cmdline, strlen(bi->cmdline), &bootargs);
     print_banner(bi);

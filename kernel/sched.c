@@ -75,6 +75,7 @@ bool sched_can_stop_tick(unsigned cpu)
 
 struct task *sched_current(unsigned cpu)
 {
+    ASSERT(cpu < MAX_CPUS);
     return __atomic_load_n(&percpu_elem(rqs, cpu)->current, __ATOMIC_RELAXED);
 }
 
@@ -91,6 +92,7 @@ bool sched_need_resched(void)
 
 uint64_t sched_slice_end(unsigned cpu)
 {
+    ASSERT(cpu < MAX_CPUS);
     return rqs[cpu].slice_end;
 }
 
@@ -175,6 +177,8 @@ static void enqueue(struct runqueue *rq, struct task *t)
 {
     ASSERT_HELD(&rq->lock);
     ASSERT(t->state == TASK_RUNNABLE && t != rq->idle);
+    /* in at most one run queue, the one t->cpu names */
+    ASSERT(list_empty(&t->rq_link) && percpu_elem(rqs, t->cpu) == rq);
     list_add_tail(&rq->queue, &t->rq_link);
     __atomic_store_n(&rq->nr_queued, rq->nr_queued + 1, __ATOMIC_RELAXED);
 }
@@ -193,6 +197,7 @@ static void dequeue(struct runqueue *rq, struct task *t)
 {
     ASSERT_HELD(&rq->lock);
     ASSERT(rq->nr_queued > 0);
+    ASSERT(!list_empty(&t->rq_link) && percpu_elem(rqs, t->cpu) == rq); /* queued here */
     list_del(&t->rq_link);
     __atomic_store_n(&rq->nr_queued, rq->nr_queued - 1, __ATOMIC_RELAXED);
 }
@@ -215,6 +220,8 @@ static struct runqueue *lock_task_rq(struct task *t)
  * of the timer, which is marked for reprogramming only if it fires too late for that. */
 static void note_slice(struct runqueue *rq)
 {
+    ASSERT_HELD(&rq->lock);
+    ASSERT_IRQS_MASKED();
     timer_note_slice(rq_nr_running(rq) > 1 ? rq->slice_end : 0);
 }
 
@@ -366,6 +373,8 @@ void sched_start_task(struct task *t)
 
 void sched_prepare_sleep(struct task *t)
 {
+    ASSERT_IRQS_MASKED(); /* the caller holds its wait queue's lock until schedule() */
+    ASSERT(t == current() && t->state == TASK_RUNNABLE);
     struct runqueue *rq = lock_task_rq(t);
     t->state = TASK_SLEEPING; /* the schedule() that follows tells the timer */
     spin_unlock(&rq->lock);
@@ -401,8 +410,9 @@ void sched_wakeup(struct task *t)
  * queue's lock only, storing t->cpu before the settled state: a state seen settled here is
  * believed only together with t->cpu still naming the queue this CPU holds (SCH-34). */
 #ifdef ZT_HOST
-/* Host tests only: called where lock_settled_task_rq holds the queue lock_task_rq chose and has
- * not yet read t's state, so a test can play another CPU placing t at that moment (SCH-34). */
+/* A host-only hook (docs/porting.md, section 3: how they are made): called where
+ * lock_settled_task_rq holds the queue lock_task_rq chose and has not yet read t's state, so a
+ * test can play another CPU placing t at that moment (SCH-34 sets it). */
 void (*sched_settle_hook)(struct task *t);
 #endif
 
@@ -560,6 +570,7 @@ static bool is_user_task(const struct task *t)
 /* On the new task's stack, right after the switch: give the old task up. */
 static void finish_switch(struct task *prev)
 {
+    ASSERT_IRQS_MASKED(); /* restored by schedule() only after this */
     struct runqueue *rq = this_rq();
     struct task *me = rq->current;
     if (is_user_task(me)) {
@@ -738,6 +749,7 @@ _Noreturn void sched_exit_current(void)
     arch_irq_disable();
     struct task *t = current();
     struct runqueue *rq = this_rq();
+    ASSERT(!t->is_idle && list_empty(&t->thread_link)); /* task_exit took it off its process */
     spin_lock(&rq->lock);
     t->state = TASK_DEAD;
     spin_unlock(&rq->lock);

@@ -78,6 +78,7 @@ static void update_earliest(struct timer_queue *tq)
 
 void timer_note_change(unsigned cpu)
 {
+    ASSERT(cpu < MAX_CPUS);
     __atomic_store_n(&cpus[cpu].timer_dirty, true, __ATOMIC_RELEASE);
 }
 
@@ -113,6 +114,8 @@ void timer_note_idle(void)
 /* Insert t into tq by deadline (tq->lock held, t on no queue). */
 static void queue_insert(struct timer_queue *tq, struct timer *t, unsigned cpu)
 {
+    ASSERT_HELD(&tq->lock);
+    ASSERT(list_empty(&t->link) && tq == percpu_elem(tqs, cpu) && t->deadline);
     struct list *pos = tq->timers.next;
     while (pos != &tq->timers && container_of(pos, struct timer, link)->deadline <= t->deadline) {
         pos = pos->next;
@@ -176,6 +179,7 @@ void timer_set_arm_observer(void (*fn)(const struct timer *t))
 void timer_arm(struct timer *t, uint64_t deadline)
 {
     uint64_t caller = (uint64_t)__builtin_return_address(0);
+    ASSERT(t->fn && deadline); /* run_expired calls fn; 0 would read as "no timer" */
     dequeue(t);
     unsigned cpu = this_cpu_id();
     struct timer_queue *tq = percpu_elem(tqs, cpu);
@@ -261,6 +265,7 @@ bool timer_evacuate(unsigned from, unsigned to, timer_keep_fn keep, void *ctx, u
 
 void timer_set_dataplane(bool dataplane)
 {
+    ASSERT_IRQS_MASKED(); /* the partition step on this CPU: its own queue's fields */
     struct timer_queue *tq = percpu_elem(tqs, this_cpu_id());
     tq->residual_next =
         config.residual && dataplane ? arch_counter_read() + arch_counter_freq() : 0;
@@ -289,6 +294,7 @@ uint64_t timer_compute_deadline(const struct timer_inputs *in)
 
 static __attribute__((noinline)) void reprogram(struct cpu *c)
 {
+    ASSERT(c == this_cpu()); /* only the owning CPU touches its hardware timer */
     unsigned cpu = c->id;
     struct timer_queue *tq = percpu_elem(tqs, cpu);
     bool dirty = __atomic_exchange_n(&c->timer_dirty, false, __ATOMIC_ACQ_REL);
@@ -374,6 +380,7 @@ static uint64_t next_period(uint64_t next, uint64_t period, uint64_t now)
 
 static void timer_interrupt(unsigned intid)
 {
+    ASSERT(intid == arch_timer_irq());
     unsigned cpu = this_cpu_id();
     struct timer_queue *tq = percpu_elem(tqs, cpu);
     uint64_t now = arch_counter_read();

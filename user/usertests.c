@@ -474,6 +474,63 @@ static void test_clock_nanosleep(void)
     EXPECT(zt_clock_nanosleep(CLOCK_MONOTONIC, 0, (struct timespec *)BADADDR, NULL), -EFAULT);
 }
 
+/* One rule for every timespec a call takes (kernel/lib/cycles.c: Linux's timespec64_valid):
+ * the same invalid ones are -EINVAL for nanosleep, clock_nanosleep, futex, ppoll, pselect6 and
+ * utimensat, and a far one (2^40 s) is valid for each: it is taken as 2^32 s (utimensat's
+ * mtime shows it), and a call that need not wait returns at once. */
+static void test_timespec_rule(void)
+{
+    static const struct timespec bad[] = {{0, -1}, {0, 1000000000}, {-1, 0}, {INT64_MIN, 5}};
+    const struct timespec far = {1ll << 40, 999999999};
+    struct {
+        int fd;
+        short events, revents;
+    } pfd;
+    struct {
+        uint64_t dev, ino;
+        uint32_t mode, nlink, uid, gid;
+        uint64_t rdev, pad1;
+        int64_t size;
+        int32_t blksize, pad2;
+        int64_t blocks, atime, atime_ns, mtime, mtime_ns, ctime, ctime_ns;
+        uint32_t unused[2];
+    } st;
+    int word = 1, fds[2];
+    uint64_t rset;
+    int fd = (int)zt_syscall4(SYS_openat, -100, "/tmp/ts", 0101 /* WRONLY|CREAT */, 0644);
+
+    CHECK(fd >= 0, "open /tmp/ts: %s", ut_rstr(fd));
+    EXPECT(zt_syscall2(SYS_pipe2, fds, 0), 0);
+    EXPECT(zt_write(fds[1], "x", 1), 1); /* readable: a poll need not wait */
+    pfd.fd = fds[0], pfd.events = 1 /* POLLIN */;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct timespec times[2] = {bad[i], bad[i]};
+
+        rset = 1ull << fds[0];
+        EXPECT(zt_nanosleep(&bad[i], NULL), -EINVAL);
+        EXPECT(zt_clock_nanosleep(CLOCK_MONOTONIC, 0, &bad[i], NULL), -EINVAL);
+        EXPECT(zt_futex(&word, FUTEX_WAIT, 1, &bad[i]), -EINVAL);
+        EXPECT(zt_syscall4(SYS_ppoll, &pfd, 1, &bad[i], 0), -EINVAL);
+        EXPECT(zt_syscall6(SYS_pselect6, fds[0] + 1, (long)&rset, 0, 0, (long)&bad[i], 0), -EINVAL);
+        EXPECT(zt_syscall4(SYS_utimensat, fd, 0, times, 0), -EINVAL);
+    }
+    struct timespec times[2] = {far, far};
+
+    rset = 1ull << fds[0];
+    EXPECT(zt_futex(&word, FUTEX_WAIT, 0, &far), -EAGAIN); /* valid: the word is not 0 */
+    EXPECT(zt_syscall4(SYS_ppoll, &pfd, 1, &far, 0), 1);
+    EXPECT(zt_syscall6(SYS_pselect6, fds[0] + 1, (long)&rset, 0, 0, (long)&far, 0), 1);
+    EXPECT(zt_syscall4(SYS_utimensat, fd, 0, times, 0), 0);
+    EXPECT(zt_syscall2(SYS_fstat, fd, &st), 0);
+    CHECK(st.mtime == (1ll << 32) && st.mtime_ns == 999999999,
+          "utimensat(2^40 s) gave mtime %lld.%09lld, not 2^32 s", (long long)st.mtime,
+          (long long)st.mtime_ns);
+    EXPECT(zt_syscall1(SYS_close, fds[0]), 0);
+    EXPECT(zt_syscall1(SYS_close, fds[1]), 0);
+    EXPECT(zt_syscall1(SYS_close, fd), 0);
+    EXPECT(zt_syscall3(SYS_unlinkat, -100, "/tmp/ts", 0), 0);
+}
+
 /* zt_hwnoise's checks, on housekeeping CPU 0 (IRQs are never masked there): each bad
  * argument is refused with its error and the result buffer is left as it was; valid
  * arguments are refused with -EPERM (only a dataplane CPU may mask IRQs: OSN-09 runs it). */
@@ -1604,6 +1661,7 @@ static const struct utest tests[] = {
     {"nanosleep", test_nanosleep, 60},
     {"clock_nanosleep", test_clock_nanosleep, 60},
     {"clock_gettime", test_clock_gettime, 60},
+    {"timespec_rule", test_timespec_rule, 60},
     {"hwnoise", test_hwnoise, 60},
     {"mmap", test_mmap, 60},
     {"mmap_fault", test_mmap_fault, 60},

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * asm-offsets.c — the structure offsets the assembly files use, computed by the compiler
- * from the C definitions, never kept by hand.
+ * asm-offsets.c — the structure offsets and C constants the assembly files use, computed by
+ * the compiler from the C definitions, never kept by hand.
  *
  * This file is not linked.  The Makefile compiles it to assembly only (-S); each OFFSET()
  * below leaves one marker line "=>NAME VALUE" in that output, which the build turns into
@@ -50,4 +50,9 @@ void asm_offsets(void)
     /* struct arch_fpsimd (switch.S) */
     OFFSET(FPSIMD_Q0, offsetof(struct arch_fpsimd, q));
     OFFSET(FPSIMD_FPSR, offsetof(struct arch_fpsimd, fpsr));
+    /* enum exc_kind (vectors.S: what each vector tells trap.c it is) */
+    OFFSET(EXC_KIND_SYNC, EXC_SYNC);
+    OFFSET(EXC_KIND_IRQ, EXC_IRQ);
+    OFFSET(EXC_KIND_FIQ, EXC_FIQ);
+    OFFSET(EXC_KIND_SERROR, EXC_SERROR);
 }

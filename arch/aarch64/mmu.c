@@ -233,10 +233,19 @@ paddr_t arch_kunmap_page(uint64_t va)
     return pa;
 }
 
+/* A look only, so any address may be asked about (the panic dump asks about whatever a frame
+ * pointer holds): a block at level 1 or 2 (the linear map past the image) answers at that
+ * level, where kernel_pte would take it for a table and panic. */
 bool arch_kva_is_mapped(uint64_t va)
 {
-    uint64_t *pte = kernel_pte(va, false);
-    return pte && (*pte & PTE_VALID);
+    uint64_t e = kernel_l1[IDX(va, L1_SHIFT)];
+    if ((e & PTE_VALID) && (e & PTE_TABLE)) {
+        e = ((uint64_t *)phys_to_virt(e & PTE_ADDR_MASK))[IDX(va, L2_SHIFT)];
+        if ((e & PTE_VALID) && (e & PTE_TABLE)) {
+            e = ((uint64_t *)phys_to_virt(e & PTE_ADDR_MASK))[IDX(va, PAGE_SHIFT)];
+        }
+    }
+    return e & PTE_VALID;
 }
 
 /* ---- user address spaces (TTBR0) ------------------------------------------------------ */

@@ -4,7 +4,8 @@
  * and hand it to the kernel in generic terms (arch.h): an interrupt as its class and number
  * to kernel/cpu/irq.c, an SVC to kernel/sys/syscall.c, any other synchronous exception from EL0 as
  * a struct exc_info to kernel/entry.c; anything unexpected at EL1 panics with a register dump. All
- * ESR decoding and GIC INTID numbering stays in this file.
+ * ESR decoding and GIC INTID numbering stays in this file (the ESR constants vectors.S needs too
+ * are in trap.h).
  *
  * Every exception but a system call is counted here, exactly once, in this CPU's struct cpu_stats
  * (by entry kind and source; synchronous ones also by generic kind; interrupts by class and number
@@ -14,6 +15,7 @@
  * kernel's user-return work (kernel_exit_to_user) also runs with IRQs masked and returns
  * with them masked.  Spec: ARM ARM D1.10 (exception entry), D17.2.37 (ESR_EL1).
  */
+#include "trap.h"
 #include "arch.h"
 #include "kernel/bootargs.h"
 #include "kernel/cpu.h"
@@ -27,20 +29,7 @@
 #include "uapi/zt_syscall.h"
 #include "platform.h"
 
-#define ESR_EC(esr) ((unsigned)((esr) >> 26) & 0x3f)
-
-/* ESR_EL1 exception classes this file decodes (ARM ARM D17.2.37). */
-#define EC_UNKNOWN     0x00
-#define EC_SVC64       0x15
-#define EC_IABT_LOW    0x20
-#define EC_IABT_CUR    0x21
-#define EC_PC_ALIGN    0x22
-#define EC_DABT_LOW    0x24
-#define EC_DABT_CUR    0x25
-#define EC_SP_ALIGN    0x26
-#define EC_FP64        0x2c
-#define EC_SERROR      0x2f
-#define EC_BRK64       0x3c
+#define ESR_EC(esr)    ((unsigned)((esr) >> ESR_EC_SHIFT) & ESR_EC_MASK)
 #define ISS_DFSC(esr)  ((esr)&0x3f)
 #define DFSC_ALIGNMENT 0x21        /* data abort ISS: alignment fault (D17.2.40) */
 #define ISS_WNR        (1ull << 6) /* data abort ISS: the access was a write */
@@ -213,16 +202,17 @@ void trap_el0_sync(struct trap_frame *f, uint64_t esr)
     stats_exception_exit(EXC_SYNC);
 }
 
-/* FIQ or SError from EL0: not expected on this platform; report and kill the task. */
 /* vectors.S's system-call path, the whole frame saved: the call's full path. */
 void trap_el0_svc_full(struct trap_frame *f, uint64_t esr)
 {
     kernel_syscall_slow(f, (unsigned)(esr & 0xffff)); /* the SVC immediate: traced only */
 }
 
+/* FIQ or SError from EL0: not expected on this platform; reported as the task's fault (a
+ * signal: SIGILL, which kills it unless it handles it). */
 void trap_el0_fiq_serror(struct trap_frame *f, unsigned long kindsrc)
 {
-    enum exc_kind kind = (enum exc_kind)(kindsrc & 3);
+    enum exc_kind kind = (enum exc_kind)(kindsrc & TRAP_KIND_MASK);
     count(kind, FROM_USER);
     kernel_entry_from_user(f);
     struct exc_info e = {
@@ -239,7 +229,7 @@ void trap_el0_fiq_serror(struct trap_frame *f, unsigned long kindsrc)
 /* Vectors the kernel never expects (EL1 with SP_EL0, FIQ, SError, AArch32 EL0). */
 void trap_unexpected(struct trap_frame *f, unsigned long kindsrc)
 {
-    unsigned kind = kindsrc & 3, src = (kindsrc >> 2) & 3;
+    unsigned kind = kindsrc & TRAP_KIND_MASK, src = (kindsrc >> TRAP_SRC_SHIFT) & TRAP_SRC_MASK;
     count((enum exc_kind)kind, src >= 2 ? FROM_USER : FROM_KERNEL);
     panic_frame(f, "unexpected %s exception from %s (ESR 0x%08lx)", kind_names[kind],
                 source_names[src], (unsigned long)sysreg_read(esr_el1));
@@ -252,24 +242,13 @@ void trap_stack_overflow(struct trap_frame *f, uint64_t bad_sp)
                 (unsigned long)bad_sp, (unsigned long)sysreg_read(far_el1));
 }
 
-/* Frame-pointer backtrace: [fp] = caller's fp, [fp + 8] = return address. */
-static void backtrace(uint64_t fp)
+/* The return addresses of the frame-pointer chain from fp ([fp] = the caller's fp, [fp + 8] =
+ * the return address), at most max of them: the walk stops at a frame pointer that is not a
+ * 16-byte-aligned, mapped kernel address, or at a zero return address (the chain's end).
+ * Always inlined: arch_backtrace starts from its own frame, which a call made as a tail call
+ * would have given up (and the callee's registers overwritten) before the walk reads it. */
+static inline __attribute__((always_inline)) int walk_frames(uint64_t fp, uint64_t *out, int max)
 {
-    printk("  backtrace:");
-    for (int depth = 0; depth < 16 && fp && (fp & 15) == 0; depth++) {
-        if (fp < KERNEL_VA_OFFSET || !arch_kva_is_mapped(fp) || !arch_kva_is_mapped(fp + 8)) {
-            break;
-        }
-        uint64_t lr = ((uint64_t *)fp)[1];
-        printk(" %lx", (unsigned long)lr);
-        fp = ((uint64_t *)fp)[0];
-    }
-    printk("\n");
-}
-
-int arch_backtrace(uint64_t *out, int max)
-{
-    uint64_t fp = (uint64_t)__builtin_frame_address(0);
     int n = 0;
     while (n < max && fp && (fp & 15) == 0 && fp >= KERNEL_VA_OFFSET && arch_kva_is_mapped(fp) &&
            arch_kva_is_mapped(fp + 8)) {
@@ -281,6 +260,23 @@ int arch_backtrace(uint64_t *out, int max)
         fp = ((uint64_t *)fp)[0];
     }
     return n;
+}
+
+/* The panic dump's backtrace of the kernel stack the exception interrupted. */
+static void backtrace(uint64_t fp)
+{
+    uint64_t lr[16];
+    int n = walk_frames(fp, lr, 16);
+    printk("  backtrace:");
+    for (int i = 0; i < n; i++) {
+        printk(" %lx", (unsigned long)lr[i]);
+    }
+    printk("\n");
+}
+
+int arch_backtrace(uint64_t *out, int max)
+{
+    return walk_frames((uint64_t)__builtin_frame_address(0), out, max);
 }
 
 void arch_dump_frame(const struct trap_frame *f)
@@ -336,9 +332,27 @@ static void read_user_page_directly(void)
            (unsigned long)USER_PAGE, (unsigned long)v);
 }
 
+/* An undefined instruction with x29 on a frame record in RAM that the linear map covers with a
+ * 2 MiB block (the last page of a fresh 2 MiB run: past the image, whose pages are mapped one
+ * by one), so that the panic dump's backtrace walks a block-mapped frame: it must print the
+ * record's return address, 0x1234, and stop at its zero link. */
+static void bad_frame_undef(void)
+{
+    paddr_t run = page_alloc_contig(512);
+    uint64_t *frame = run ? phys_to_virt(run + 511 * PAGE_SIZE) : 0;
+    if (frame) {
+        frame[0] = 0;      /* the chain ends here */
+        frame[1] = 0x1234; /* its return address */
+    }
+    __asm__ volatile("mov x29, %0\n\t.inst 0x00000000" ::"r"(frame) : "memory"); /* UDF #0 */
+}
+
 void arch_debug_fault(int kind)
 {
     switch (kind) {
+    case DEBUG_FAULT_BAD_FRAME:
+        bad_frame_undef();
+        break;
     case DEBUG_FAULT_USER_READ:
         read_user_page_directly();
         break;

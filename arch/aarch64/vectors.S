@@ -23,6 +23,8 @@
  */
 #include "arch_defs.h"
 #include "generated/asm-offsets.h"
+#include "trap.h"
+#include "uapi/zt_errno.h"
 
 .macro save_frame
     stp     x0, x1, [sp, #FRAME_X0 + 16 * 0]
@@ -108,13 +110,13 @@ vectors:
     vent    el0_32_fiq
     vent    el0_32_serror
 
-/* Kinds passed to trap_unexpected (trap.h, enum exc_kind). */
-#define K_SYNC   0
-#define K_IRQ    1
-#define K_FIQ    2
-#define K_SERROR 3
-/* Sources: 0 = EL1 with SP_EL0, 1 = EL1, 2 = EL0 AArch64, 3 = EL0 AArch32 (shifted by 2). */
-#define SRC(s)   ((s) << 2)
+/* What a vector passes to trap_unexpected and trap_el0_fiq_serror (trap.h): its kind (enum
+ * exc_kind, generated into asm-offsets.h) and its source. */
+#define K_SYNC   EXC_KIND_SYNC
+#define K_IRQ    EXC_KIND_IRQ
+#define K_FIQ    EXC_KIND_FIQ
+#define K_SERROR EXC_KIND_SERROR
+#define SRC(s)   ((s) << TRAP_SRC_SHIFT)
 
 el1t_sync:      entry trap_unexpected, (K_SYNC | SRC(0)), ret_to_kernel
 el1t_irq:       entry trap_unexpected, (K_IRQ | SRC(0)), ret_to_kernel
@@ -132,10 +134,7 @@ el0_32_serror:  entry trap_unexpected, (K_SERROR | SRC(3)), ret_to_user
 el1h_irq:       entry trap_el1_irq, 0, ret_to_kernel
 el0_irq:        entry trap_el0_irq, 0, ret_to_user
 
-#define ESR_EC_SHIFT 26
-#define EC_SVC64     0x15               /* ESR_EL1.EC of an SVC from AArch64 (ARM ARM D17.2.37) */
-#define POISON       0x7a7a7a7a7a7a7a7a /* the unsaved part of a partial frame, checked kernel */
-#define ERESTARTSYS  512                /* uapi/zt_errno.h: kernel-internal, never returned */
+#define POISON 0x7a7a7a7a7a7a7a7a /* the unsaved part of a partial frame, checked kernel */
 
 /* Store the part of the frame a partial save leaves out: x19-x29 and SP_EL0 (x9 is free). */
 .macro el0_save_rest

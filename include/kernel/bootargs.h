@@ -40,7 +40,9 @@
  *                         a user page directly, not through the copies: with PAN a
  *                         fault, without it a message saying the CPU has no PAN),
  *                         "irqs-off" (spin 2 s with interrupts masked), "lock-order"
- *                         (take two locks against the lock order)
+ *                         (take two locks against the lock order), "bad-frame" (an
+ *                         undefined instruction whose frame pointer leads into RAM the
+ *                         linear map covers with a block: the panic's backtrace walks it)
  *   watchdog=MS           report a housekeeping CPU that takes no interrupt for MS ms
  *                         (4..60000; 0 = off; default 1000 in the checked kernel, else 0)
  *   debug_exit=N          power off with exit status N (0..255) right after boot
@@ -84,6 +86,7 @@ enum debug_fault {
     DEBUG_FAULT_USER_READ,  /* load from a user page directly: PAN must refuse */
     DEBUG_FAULT_IRQS_OFF,   /* spin 2 s with interrupts masked: the watchdog must see it */
     DEBUG_FAULT_LOCK_ORDER, /* take two locks against the lock order: checked builds panic */
+    DEBUG_FAULT_BAD_FRAME,  /* undefined instruction, x29 on a frame in block-mapped RAM */
 };
 
 struct bootargs {

@@ -9,10 +9,9 @@
 #include <stddef.h>
 
 /* Find `path` ("/bin/sh" or "bin/sh") in the archive at [blob, blob+len).
- * Returns 0 and sets *data and *size, or -ENOENT; -EINVAL if the archive is malformed. */
+ * Returns 0 and sets *data and *size, or -ENOENT; -EINVAL if the archive is malformed.  The
+ * archive reader initrd_walk uses, on any archive: test_cpio feeds it hostile ones. */
 int cpio_find(const void *blob, size_t len, const char *path, const void **data, size_t *size);
-/* The same in the kernel's own archive. */
-int initrd_find(const char *path, const void **data, size_t *size);
 /* Call fn for every member but "." (a leading "./" dropped from its name): its cpio mode
  * (S_IF* type and permission bits), data and size.  Returns the number of members. */
 int initrd_walk(void (*fn)(const char *name, unsigned mode, const void *data, size_t size));

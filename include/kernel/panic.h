@@ -39,8 +39,6 @@ _Noreturn void panic_frame(const struct trap_frame *f, const char *fmt, ...)
 /* The two things a panic does with what lies above lib/ (docs/layout.md): stop every other
  * CPU, and print what this CPU was running.  main.c hands them in at boot. */
 void panic_set_hooks(void (*stop_others)(void), void (*describe_cpu)(void));
-/* Is a panic under way?  (Other CPUs' IPI handlers stop when it is.) */
-int panic_in_progress(void);
 
 #define VERIFY(cond)                                                                               \
     do {                                                                                           \

@@ -50,7 +50,6 @@ enum partition_role {
     PART_HOUSEKEEPING,
     PART_DATAPLANE,
 };
-const char *partition_role_name(enum partition_role r); /* "offline", "housekeeping", ... */
 
 /* The partition as the rules see it. */
 struct partition_state {

@@ -39,7 +39,8 @@ void sched_kthread_first_run(struct task *prev);
 void sched_yield_current(void);
 /* Make a new task runnable on a CPU of its affinity. */
 void sched_start_task(struct task *t);
-/* Mark the current task asleep (call with the wait queue lock held; see wait.c). */
+/* Mark the current task asleep (call with the wait queue lock held, taken with
+ * spin_lock_irqsave: IRQs masked until the schedule() that follows; see wait.c). */
 void sched_prepare_sleep(struct task *t);
 /* Make a sleeping task runnable again. */
 void sched_wakeup(struct task *t);

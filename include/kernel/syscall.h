@@ -42,6 +42,10 @@ long sys_clock_gettime(struct trap_frame *f);
 long sys_clock_getres(struct trap_frame *f);
 long sys_clock_nanosleep(struct trap_frame *f);
 long sys_gettimeofday(struct trap_frame *f);
+/* Linux's struct rusage (two timevals, 14 longs) with these user and system times and the rest
+ * 0, written to user memory at uaddr (getrusage, wait4): 0 or -EFAULT. */
+#define RUSAGE_BYTES 144
+int rusage_put(uint64_t uaddr, uint64_t user_cycles, uint64_t sys_cycles);
 
 typedef long (*syscall_fn)(struct trap_frame *f);
 

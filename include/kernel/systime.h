@@ -9,16 +9,10 @@
 
 #include <stdint.h>
 
-/* struct timespec as Linux/aarch64 lays it out. */
-struct timespec_k {
-    int64_t sec;
-    int64_t nsec;
-};
+#include "kernel/cycles.h" /* struct timespec_k and the one rule that checks it */
 
-/* Copy a timespec from user space and check it: 0, -EFAULT, or -EINVAL (negative, nsec out of
- * range, or more than 2^32 s, which the cycle arithmetic does not take). */
+/* Copy a timespec from user space and check it by cycles.h's rule (Linux's): 0, -EFAULT, or
+ * -EINVAL (negative seconds, nanoseconds out of [0, 10^9)). */
 int systime_read_timespec(uint64_t uptr, struct timespec_k *ts);
-/* A checked timespec as counter cycles. */
-uint64_t systime_timespec_cycles(const struct timespec_k *ts);
 
 #endif

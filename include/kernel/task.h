@@ -280,6 +280,9 @@ int proc_alloc(const char *name, const struct process *parent, struct vm *share,
                struct process **out);
 void proc_release_files(struct process *p);
 void proc_free(struct process *p);
+/* A new process p (from proc_alloc) with its one task t joins the tree as a child of parent
+ * (NULL: init) and the list of all processes (proc_lock held). */
+void proc_link_locked(struct process *p, struct process *parent, struct task *t);
 int proc_fork(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint64_t ctid);
 void vfork_release(struct process *p);
 int proc_end_other_threads(void);

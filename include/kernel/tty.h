@@ -77,7 +77,5 @@ void tty_flush_input(void);
 /* The foreground process group (0 = none). */
 void tty_set_foreground(int pgrp);
 int tty_foreground(void);
-/* Bytes received since boot. */
-uint64_t tty_rx_bytes(void);
 
 #endif

@@ -29,8 +29,6 @@ void watchdog_start(unsigned period_ms);
 /* The housekeeping set is now `housekeeping` (online CPUs only): stop the timers of CPUs that
  * left it, start those of CPUs that joined (kicking only those).  Nothing if not started. */
 void watchdog_update(cpumask_t housekeeping);
-/* Stalls reported since boot. */
-uint64_t watchdog_reports(void);
 /* CPUs whose watchdog timer runs now. */
 cpumask_t watchdog_cpus(void);
 

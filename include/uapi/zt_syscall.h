@@ -199,10 +199,16 @@
 #define MAP_ANONYMOUS 0x20
 #define MAP_FAILED    ((void *)-1)
 
-/* futex */
-#define FUTEX_WAIT         0
-#define FUTEX_WAKE         1
-#define FUTEX_PRIVATE_FLAG 128
+/* futex: the operations zerotick knows (Linux's numbers, include/uapi/linux/futex.h) */
+#define FUTEX_WAIT             0
+#define FUTEX_WAKE             1
+#define FUTEX_REQUEUE          3
+#define FUTEX_CMP_REQUEUE      4
+#define FUTEX_WAIT_BITSET      9
+#define FUTEX_WAKE_BITSET      10
+#define FUTEX_PRIVATE_FLAG     128
+#define FUTEX_CLOCK_REALTIME   256
+#define FUTEX_BITSET_MATCH_ANY 0xffffffffu
 
 /* wait4 */
 #define WNOHANG     1

@@ -97,6 +97,7 @@ static void note_send(uint64_t *note, unsigned me)
 /* Note, count and send an IPI from `me` to another CPU. */
 static inline void send(struct cpu *me, unsigned cpu, enum ipi_reason reason)
 {
+    ASSERT(cpu < MAX_CPUS && cpu != me->id && reason < IPI_NR); /* ipi_send's checks */
     note_send(&percpu_elem(senders, cpu)[0][reason], me->id);
     __atomic_store_n(&me->stats.ipi_sent_by_reason[reason],
                      me->stats.ipi_sent_by_reason[reason] + 1, __ATOMIC_RELAXED);
@@ -204,6 +205,9 @@ void ipi_call(unsigned cpu, enum ipi_call_fn fn, void (*run)(void))
     if (cpu >= MAX_CPUS || fn >= CALL_NR || !run) {
         return;
     }
+    /* one function per request: a receiver runs whichever was published last */
+    ASSERT(!__atomic_load_n(&call_fns[fn], __ATOMIC_RELAXED) ||
+           __atomic_load_n(&call_fns[fn], __ATOMIC_RELAXED) == run);
     /* Published before the request bit (the fetch_or below orders it): a receiver that sees
      * the bit finds the function. */
     __atomic_store_n(&call_fns[fn], run, __ATOMIC_RELAXED);
@@ -223,6 +227,7 @@ void ipi_call(unsigned cpu, enum ipi_call_fn fn, void (*run)(void))
 
 void ipi_run_calls(void)
 {
+    ASSERT_IRQS_MASKED(); /* IPI_CALL, a dataplane CPU's entry, exit or idle, a CPU leaving */
     uint64_t calls = __atomic_exchange_n(&pending_calls[this_cpu_id()], 0, __ATOMIC_ACQ_REL);
     for (unsigned fn = 0; calls && fn < CALL_NR; fn++, calls >>= 1) {
         if (calls & 1) {
@@ -233,6 +238,7 @@ void ipi_run_calls(void)
 
 void ipi_run_calls_dataplane_slow(void)
 {
+    ASSERT_IRQS_MASKED(); /* dataplane.h's context */
     if (__atomic_load_n(&pending_calls[this_cpu_id()], __ATOMIC_RELAXED)) {
         ipi_run_calls();
     }

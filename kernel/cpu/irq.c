@@ -92,6 +92,7 @@ int irq_route(unsigned irq, unsigned cpu)
 /* The CPU after `prev` in m, wrapping around to the first (m not empty). */
 static unsigned next_in(cpumask_t m, unsigned prev)
 {
+    ASSERT(!cpumask_empty(m) && cpumask_has(m, prev));
     unsigned c = cpumask_next(m, prev + 1);
     return c < MAX_CPUS ? c : cpumask_first(m);
 }
@@ -114,6 +115,7 @@ void irq_route_all_devices(void)
 
 int irq_route_away(unsigned cpu, cpumask_t housekeeping)
 {
+    ASSERT(cpu < ncpus);
     cpumask_t to =
         cpumask_andnot(cpumask_and(housekeeping, cpumask_first_n(ncpus)), cpumask_of(cpu));
     unsigned moved = 0;

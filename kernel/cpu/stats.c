@@ -15,6 +15,7 @@
  * one increment and the totals stay exact.
  */
 #include "kernel/stats.h"
+#include "kernel/panic.h"
 #include "kernel/trace.h"
 #include "kernel/work.h"
 
@@ -35,6 +36,7 @@ PERCPU_ARRAY(pages);
 
 struct zt_cpu_counters *stats_public(unsigned cpu)
 {
+    ASSERT(cpu < MAX_CPUS);
     return &pages[cpu].c;
 }
 
@@ -87,6 +89,7 @@ void stats_irq_exception(enum exc_from from)
 {
     struct cpu *c = this_cpu();
     struct zt_cpu_counters *pub = c->counters; /* one load: &pages[c->id].c */
+    ASSERT(pub == &pages[c->id].c);
     CPU_INC(c, exc[EXC_IRQ][from]);
     BUMP(pub->exc_irq);
     if (from == FROM_USER) {
@@ -99,6 +102,7 @@ void stats_irq(enum irq_class cls, unsigned n)
 {
     struct cpu *c = this_cpu();
     struct zt_cpu_counters *pub = c->counters; /* one load: &pages[c->id].c */
+    ASSERT(pub == &pages[c->id].c && cls < IRQ_NR_CLASSES);
     CPU_INC(c, irq_class[cls]);
     if (cls == IRQ_CLASS_IPI) {
         BUMP(pub->irq_ipi); /* ipi_receive counts it by reason */
@@ -123,6 +127,7 @@ void stats_irq_spurious(unsigned n)
 void stats_ctx_switch(void)
 {
     struct cpu *c = this_cpu();
+    ASSERT(c->counters == &pages[c->id].c);
     CPU_INC(c, ctx_switches);
     BUMP(c->counters->ctx_switches);
 }

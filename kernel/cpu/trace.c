@@ -55,6 +55,8 @@ int trace_init_cpu(unsigned cpu)
     struct ring *r = percpu_elem(rings, cpu);
     struct zt_trace_event *pages[TRACE_PAGES] = {0};
     unsigned npages = trace_ring_pages(ncpus);
+    ASSERT(!r->pages[0]); /* a ring is given once per time online (trace_free_cpu) */
+    ASSERT(npages && npages <= TRACE_PAGES && !(npages & (npages - 1))); /* mask = size - 1 */
     for (unsigned i = 0; i < npages; i++) {
         paddr_t pa = page_alloc();
         if (!pa) {
@@ -75,6 +77,8 @@ int trace_init_cpu(unsigned cpu)
 
 void trace_free_cpu(unsigned cpu)
 {
+    /* the owner writes its ring without a lock: it must not be running */
+    ASSERT(cpu != this_cpu_id() && !__atomic_load_n(&cpus[cpu].online, __ATOMIC_ACQUIRE));
     struct ring *r = percpu_elem(rings, cpu);
     struct zt_trace_event *pages[TRACE_PAGES];
     unsigned long flags = spin_lock_irqsave(&trace_read_lock); /* no reader is copying it */
@@ -89,6 +93,7 @@ void trace_free_cpu(unsigned cpu)
 static struct zt_trace_event *slot(struct ring *r, uint64_t i)
 {
     uint64_t s = i & r->mask;
+    ASSERT(r->pages[s / TRACE_EVENTS_PER_PAGE]);
     return &r->pages[s / TRACE_EVENTS_PER_PAGE][s % TRACE_EVENTS_PER_PAGE];
 }
 
@@ -115,6 +120,7 @@ void trace_record(enum zt_trace_type type, uint64_t a, uint64_t b)
 static long copy_events(struct ring *r, uint64_t first, uint64_t head, struct zt_trace_event *out,
                         long n, uint64_t *end)
 {
+    ASSERT_HELD(&trace_read_lock);
     if (head - first > (uint64_t)n) {
         head = first + (uint64_t)n; /* the oldest n */
     }

@@ -101,6 +101,8 @@ int vfs_chmod(struct inode *ino, unsigned mode)
 /* Take ino out of the tree (lock held); the tree's reference is dropped by the caller. */
 static void unlink_locked(struct inode *ino)
 {
+    ASSERT_HELD(&vfs_lock);
+    ASSERT(ino->in_tree && ino->parent && !list_empty(&ino->sibling));
     list_del(&ino->sibling);
     ino->in_tree = false;
     ino->parent->mtime_ns = vfs_now_ns();
@@ -110,6 +112,8 @@ static void unlink_locked(struct inode *ino)
 /* May `victim` in `dir` be removed (dir: rmdir semantics)?  0 or -errno (lock held). */
 static int check_remove(struct inode *dir, struct inode *victim, bool want_dir)
 {
+    ASSERT_HELD(&vfs_lock);
+    ASSERT(victim->parent == dir);
     if (!dir->writable_dir) {
         return -EROFS;
     }
@@ -154,6 +158,7 @@ int vfs_unlink(struct inode *cwd, const char *path, bool want_dir)
 /* Is `a` the directory `d` or one of its ancestors (lock held)? */
 static bool is_ancestor_locked(const struct inode *a, const struct inode *d)
 {
+    ASSERT_HELD(&vfs_lock);
     for (; d; d = d->parent == d ? 0 : d->parent) {
         if (d == a) {
             return true;
@@ -167,6 +172,8 @@ static bool is_ancestor_locked(const struct inode *a, const struct inode *d)
 static int rename_locked(struct inode *fd, const char *fname, struct inode *td, const char *tname,
                          struct inode **gone)
 {
+    ASSERT_HELD(&vfs_lock);
+    ASSERT(S_ISDIR(fd->mode) && S_ISDIR(td->mode) && !*gone);
     struct inode *src = vfs_child_locked(fd, fname), *dst = vfs_child_locked(td, tname);
     if (!src) {
         return -ENOENT;
@@ -265,6 +272,7 @@ int vfs_dir_entry(struct inode *dir, uint64_t *pos, char *name, uint64_t *ino, u
     int found = 0;
     list_for_each(p, &dir->children) {
         struct inode *c = container_of(p, struct inode, sibling);
+        ASSERT(c->parent == dir && c->in_tree && c->dir_pos < dir->next_pos);
         if (c->dir_pos >= index) { /* the entry at index, or the next if it went away */
             kstrlcpy(name, c->name, VFS_NAME_MAX + 1);
             *ino = c->ino;
@@ -368,6 +376,7 @@ const struct file_ops dir_ops = {.read = dir_read};
 /* The directory `path` (relative, no trailing slash) under the root, made if missing. */
 static struct inode *mkdir_p_locked(const char *path)
 {
+    ASSERT_HELD(&vfs_lock);
     struct inode *cur = vfs_root;
     char name[VFS_NAME_MAX + 1];
     while (*path) {
@@ -400,6 +409,7 @@ static struct inode *mkdir_p_locked(const char *path)
 /* One initrd member: a directory, a file or a symbolic link at `name` (vfs_lock held). */
 static void add_member(const char *name, unsigned mode, const void *data, size_t size)
 {
+    ASSERT_HELD(&vfs_lock);
     char dirpath[VFS_PATH_MAX];
     kstrlcpy(dirpath, name, sizeof(dirpath));
     char *slash = 0;
@@ -438,6 +448,7 @@ static void add_member(const char *name, unsigned mode, const void *data, size_t
 
 static struct inode *add_dir_locked(const char *name, unsigned mode, bool writable)
 {
+    ASSERT_HELD(&vfs_lock);
     struct inode *d = mkdir_p_locked(name);
     if (d) {
         d->mode = S_IFDIR | mode;

@@ -17,8 +17,6 @@
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
 
-#define A(i) arch_frame_arg(f, i)
-
 #define IOV_MAX         1024
 #define SEEK_SET        0
 #define SEEK_CUR        1
@@ -36,11 +34,13 @@
 
 static bool cloexec_bit(const struct fdtable *t, int fd)
 {
+    ASSERT(fd >= 0 && fd < FD_MAX);
     return t->cloexec[fd / 64] & (1ull << (fd % 64));
 }
 
 static void set_cloexec(struct fdtable *t, int fd, bool on)
 {
+    ASSERT(fd >= 0 && fd < FD_MAX);
     if (on) {
         t->cloexec[fd / 64] |= 1ull << (fd % 64);
     } else {
@@ -58,6 +58,7 @@ struct fdtable *fdtable_new(const struct fdtable *src, bool exec)
         return t;
     }
     spin_lock_init(&t->lock, LOCK_LEAF);
+    ASSERT(t != src && t->end == 0); /* a fresh (zeroed) table */
     unsigned long flags = spin_lock_irqsave((spinlock_t *)&src->lock);
     for (int i = 0; i < src->end; i++) {
         if (src->fd[i] && !(exec && cloexec_bit(src, i))) {
@@ -76,6 +77,8 @@ struct fdtable *fdtable_new(const struct fdtable *src, bool exec)
  * into out[]; *next moves past the descriptors looked at. */
 static int take_files_locked(struct fdtable *t, bool only_cloexec, int *next, struct file **out)
 {
+    ASSERT_HELD(&t->lock);
+    ASSERT(*next >= 0 && t->end <= FD_MAX);
     int n = 0;
     for (; *next < t->end && n < CLOSE_BATCH; (*next)++) {
         int i = *next;
@@ -105,9 +108,21 @@ static void close_some(struct fdtable *t, bool only_cloexec)
     }
 }
 
+/* Is every descriptor of t closed? */
+static bool table_is_empty(const struct fdtable *t)
+{
+    for (int i = 0; i < FD_MAX; i++) {
+        if (t->fd[i] || cloexec_bit(t, i)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 void fdtable_free(struct fdtable *t)
 {
     close_some(t, false);
+    ASSERT(table_is_empty(t)); /* no one else installs into a table being freed */
     kmem_free(t, sizeof(*t));
 }
 
@@ -130,6 +145,7 @@ static int fd_limit(void)
 int fd_install(struct file *file, int min, bool cloexec)
 {
     struct fdtable *t = my_table();
+    ASSERT(file && file->refs > 0);
     int limit = fd_limit(), fd = -EMFILE;
     unsigned long flags = spin_lock_irqsave(&t->lock);
     for (int i = min < 0 ? 0 : min; i < limit; i++) {
@@ -137,6 +153,7 @@ int fd_install(struct file *file, int min, bool cloexec)
             fdtable_set(t, i, file);
             set_cloexec(t, i, cloexec);
             fd = i;
+            ASSERT(t->end > fd); /* loops over the table reach it */
             break;
         }
     }
@@ -171,6 +188,7 @@ static bool has_position(const struct file *file)
 /* One read or write through file's ops at its position (or `at` when at != NULL). */
 static long file_io(struct file *file, bool write, uint64_t ubuf, size_t n, uint64_t *at)
 {
+    ASSERT(file->refs > 0 && file->ops); /* the caller's reference; a live end has ops */
     unsigned acc = file->flags & O_ACCMODE;
     if (write ? acc == O_RDONLY : acc == O_WRONLY) {
         return -EBADF;
@@ -211,24 +229,28 @@ static long fd_io(int fd, bool write, uint64_t ubuf, size_t n, uint64_t *at)
 
 long sys_read(struct trap_frame *f)
 {
-    return fd_io((int)A(0), false, A(1), A(2), 0);
+    return fd_io((int)arch_frame_arg(f, 0), false, arch_frame_arg(f, 1), arch_frame_arg(f, 2), 0);
 }
 
 long sys_write(struct trap_frame *f)
 {
-    return fd_io((int)A(0), true, A(1), A(2), 0);
+    return fd_io((int)arch_frame_arg(f, 0), true, arch_frame_arg(f, 1), arch_frame_arg(f, 2), 0);
 }
 
 long sys_pread64(struct trap_frame *f)
 {
-    uint64_t at = A(3);
-    return (int64_t)at < 0 ? -EINVAL : fd_io((int)A(0), false, A(1), A(2), &at);
+    uint64_t at = arch_frame_arg(f, 3);
+    return (int64_t)at < 0 ? -EINVAL
+                           : fd_io((int)arch_frame_arg(f, 0), false, arch_frame_arg(f, 1),
+                                   arch_frame_arg(f, 2), &at);
 }
 
 long sys_pwrite64(struct trap_frame *f)
 {
-    uint64_t at = A(3);
-    return (int64_t)at < 0 ? -EINVAL : fd_io((int)A(0), true, A(1), A(2), &at);
+    uint64_t at = arch_frame_arg(f, 3);
+    return (int64_t)at < 0 ? -EINVAL
+                           : fd_io((int)arch_frame_arg(f, 0), true, arch_frame_arg(f, 1),
+                                   arch_frame_arg(f, 2), &at);
 }
 
 struct iovec_k {
@@ -238,19 +260,19 @@ struct iovec_k {
 /* readv/writev: the vectors are checked first; a short transfer ends the call. */
 static long vector_io(struct trap_frame *f, bool write)
 {
-    int cnt = (int)A(2);
+    int cnt = (int)arch_frame_arg(f, 2);
     struct iovec_k iov[16];
     if (cnt < 0 || cnt > IOV_MAX) {
         return -EINVAL;
     }
-    struct file *file = fd_get((int)A(0));
+    struct file *file = fd_get((int)arch_frame_arg(f, 0));
     if (!file) {
         return -EBADF;
     }
     long total = 0, r = 0;
     for (int i = 0; i < cnt && r >= 0; i += 16) {
         int k = MIN(cnt - i, 16);
-        if (copy_from_user(current_vm(), iov, A(1) + (uint64_t)i * sizeof(iov[0]),
+        if (copy_from_user(current_vm(), iov, arch_frame_arg(f, 1) + (uint64_t)i * sizeof(iov[0]),
                            (size_t)k * sizeof(iov[0]))) {
             r = -EFAULT;
             break;
@@ -287,9 +309,9 @@ long sys_writev(struct trap_frame *f)
 
 long sys_lseek(struct trap_frame *f)
 {
-    struct file *file = fd_get((int)A(0));
-    int64_t off = (int64_t)A(1);
-    int whence = (int)A(2);
+    struct file *file = fd_get((int)arch_frame_arg(f, 0));
+    int64_t off = (int64_t)arch_frame_arg(f, 1);
+    int whence = (int)arch_frame_arg(f, 2);
     if (!file) {
         return -EBADF;
     }
@@ -332,7 +354,7 @@ int fd_close(int fd)
 
 long sys_close(struct trap_frame *f)
 {
-    return fd_close((int)A(0));
+    return fd_close((int)arch_frame_arg(f, 0));
 }
 
 static long dup_from(int oldfd, int min, bool cloexec)
@@ -354,13 +376,13 @@ static long dup_from(int oldfd, int min, bool cloexec)
 
 long sys_dup(struct trap_frame *f)
 {
-    return dup_from((int)A(0), 0, false);
+    return dup_from((int)arch_frame_arg(f, 0), 0, false);
 }
 
 long sys_dup3(struct trap_frame *f)
 {
-    int oldfd = (int)A(0), newfd = (int)A(1);
-    unsigned flags = (unsigned)A(2);
+    int oldfd = (int)arch_frame_arg(f, 0), newfd = (int)arch_frame_arg(f, 1);
+    unsigned flags = (unsigned)arch_frame_arg(f, 2);
     struct fdtable *t = my_table();
     if ((flags & ~(unsigned)O_CLOEXEC) || oldfd == newfd) {
         return -EINVAL;
@@ -401,8 +423,8 @@ static long fcntl_fd_flags(int fd, bool set, unsigned long arg)
 
 long sys_fcntl(struct trap_frame *f)
 {
-    int fd = (int)A(0), cmd = (int)A(1);
-    unsigned long arg = A(2);
+    int fd = (int)arch_frame_arg(f, 0), cmd = (int)arch_frame_arg(f, 1);
+    unsigned long arg = arch_frame_arg(f, 2);
     if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) {
         return dup_from(fd, (int)arg, cmd == F_DUPFD_CLOEXEC);
     }
@@ -428,8 +450,8 @@ long sys_fcntl(struct trap_frame *f)
 
 long sys_ioctl(struct trap_frame *f)
 {
-    int fd = (int)A(0), on;
-    unsigned long req = A(1);
+    int fd = (int)arch_frame_arg(f, 0), on;
+    unsigned long req = arch_frame_arg(f, 1);
     if (req == FIOCLEX || req == FIONCLEX) {
         return fcntl_fd_flags(fd, true, req == FIOCLEX ? FD_CLOEXEC : 0);
     }
@@ -439,13 +461,13 @@ long sys_ioctl(struct trap_frame *f)
     }
     long r;
     if (req == FIONBIO) {
-        r = copy_from_user(current_vm(), &on, A(2), sizeof(on)) ? -EFAULT : 0;
+        r = copy_from_user(current_vm(), &on, arch_frame_arg(f, 2), sizeof(on)) ? -EFAULT : 0;
         if (r == 0) {
             unsigned fl = on ? file->flags | O_NONBLOCK : file->flags & ~(unsigned)O_NONBLOCK;
             __atomic_store_n(&file->flags, fl, __ATOMIC_RELAXED);
         }
     } else {
-        r = file->ops->ioctl ? file->ops->ioctl(file, req, A(2)) : -ENOTTY;
+        r = file->ops->ioctl ? file->ops->ioctl(file, req, arch_frame_arg(f, 2)) : -ENOTTY;
     }
     file_put(file);
     return r;

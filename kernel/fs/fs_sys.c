@@ -12,14 +12,13 @@
  */
 #include "kernel/fs_sys.h"
 #include "arch.h"
+#include "kernel/cycles.h"
 #include "kernel/fd.h"
 #include "kernel/lib.h"
 #include "kernel/task.h"
 #include "kernel/vfs.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
-
-#define A(i) arch_frame_arg(f, i)
 
 #define AT_FDCWD            (-100)
 #define AT_SYMLINK_NOFOLLOW 0x100
@@ -77,13 +76,13 @@ long sys_openat(struct trap_frame *f)
 {
     char path[VFS_PATH_MAX];
     struct inode *base;
-    unsigned flags = (unsigned)A(2);
-    int r = path_and_base((int)A(0), A(1), path, &base);
+    unsigned flags = (unsigned)arch_frame_arg(f, 2);
+    int r = path_and_base((int)arch_frame_arg(f, 0), arch_frame_arg(f, 1), path, &base);
     if (r) {
         return r;
     }
     struct file *file;
-    r = vfs_open(base, path, flags, (unsigned)A(3), &file);
+    r = vfs_open(base, path, flags, (unsigned)arch_frame_arg(f, 3), &file);
     inode_put(base);
     if (r) {
         return r;
@@ -107,6 +106,7 @@ struct stat_k {
     int64_t atime, atime_ns, mtime, mtime_ns, ctime, ctime_ns;
     uint32_t unused[2];
 };
+_Static_assert(sizeof(struct stat_k) == 128, "Linux/aarch64's struct stat (asm-generic)");
 
 static void fill_stat(const struct inode *ino, struct stat_k *st)
 {
@@ -119,8 +119,9 @@ static void fill_stat(const struct inode *ino, struct stat_k *st)
     st->size = (int64_t)ino->size;
     st->blksize = PAGE_SIZE;
     st->blocks = (int64_t)((ino->size + 511) / 512);
-    st->mtime = (int64_t)(ino->mtime_ns / 1000000000ull);
-    st->mtime_ns = (int64_t)(ino->mtime_ns % 1000000000ull);
+    struct timespec_k mtime = timespec_from_ns(ino->mtime_ns);
+    st->mtime = mtime.sec;
+    st->mtime_ns = mtime.nsec;
     st->atime = st->ctime = st->mtime;
     st->atime_ns = st->ctime_ns = st->mtime_ns;
 }
@@ -177,13 +178,14 @@ static long stat_out(struct inode *ino, uint64_t ubuf)
 long sys_newfstatat(struct trap_frame *f)
 {
     struct inode *ino;
-    int r = stat_target((int)A(0), A(1), (unsigned)A(3), &ino);
-    return r ? r : stat_out(ino, A(2));
+    int r = stat_target((int)arch_frame_arg(f, 0), arch_frame_arg(f, 1),
+                        (unsigned)arch_frame_arg(f, 3), &ino);
+    return r ? r : stat_out(ino, arch_frame_arg(f, 2));
 }
 
 long sys_fstat(struct trap_frame *f)
 {
-    struct file *file = fd_get((int)A(0));
+    struct file *file = fd_get((int)arch_frame_arg(f, 0));
     if (!file) {
         return -EBADF;
     }
@@ -193,7 +195,7 @@ long sys_fstat(struct trap_frame *f)
         fill_stat(file->inode, &st);
     }
     file_put(file);
-    return copy_to_user(current_vm(), A(1), &st, sizeof(st)) ? -EFAULT : 0;
+    return copy_to_user(current_vm(), arch_frame_arg(f, 1), &st, sizeof(st)) ? -EFAULT : 0;
 }
 
 struct statx_ts {
@@ -212,13 +214,15 @@ struct statx_k {
     uint32_t rdev_major, rdev_minor, dev_major, dev_minor;
     uint64_t spare[14];
 };
+_Static_assert(sizeof(struct statx_k) == 256, "Linux's struct statx");
 
 #define STATX_BASIC_STATS 0x7ff
 
 long sys_statx(struct trap_frame *f)
 {
     struct inode *ino;
-    int r = stat_target((int)A(0), A(1), (unsigned)A(2), &ino);
+    int r = stat_target((int)arch_frame_arg(f, 0), arch_frame_arg(f, 1),
+                        (unsigned)arch_frame_arg(f, 2), &ino);
     if (r) {
         return r;
     }
@@ -238,15 +242,15 @@ long sys_statx(struct trap_frame *f)
     sx.rdev_major = (uint32_t)(st.rdev >> 8);
     sx.rdev_minor = (uint32_t)(st.rdev & 0xff);
     sx.dev_minor = 1;
-    return copy_to_user(current_vm(), A(4), &sx, sizeof(sx)) ? -EFAULT : 0;
+    return copy_to_user(current_vm(), arch_frame_arg(f, 4), &sx, sizeof(sx)) ? -EFAULT : 0;
 }
 
 /* ---- directories ---- */
 
 long sys_getdents64(struct trap_frame *f)
 {
-    struct file *file = fd_get((int)A(0));
-    uint64_t ubuf = A(1), room = A(2), used = 0;
+    struct file *file = fd_get((int)arch_frame_arg(f, 0));
+    uint64_t ubuf = arch_frame_arg(f, 1), room = arch_frame_arg(f, 2), used = 0;
     if (!file) {
         return -EBADF;
     }
@@ -265,6 +269,7 @@ long sys_getdents64(struct trap_frame *f)
             break;
         }
         uint16_t reclen = (uint16_t)((19 + strlen(rec + 19) + 1 + 7) & ~7u);
+        ASSERT(reclen <= sizeof(rec)); /* a name is at most VFS_NAME_MAX bytes */
         if (used + reclen > room) {
             r = used ? 0 : -EINVAL; /* the buffer cannot take even one entry */
             break;
@@ -293,10 +298,11 @@ long sys_getcwd(struct trap_frame *f)
     if (len < 0) {
         return len;
     }
-    if ((uint64_t)len + 1 > A(1)) {
+    if ((uint64_t)len + 1 > arch_frame_arg(f, 1)) {
         return -ERANGE;
     }
-    return copy_to_user(current_vm(), A(0), path, (size_t)len + 1) ? -EFAULT : len + 1;
+    return copy_to_user(current_vm(), arch_frame_arg(f, 0), path, (size_t)len + 1) ? -EFAULT
+                                                                                   : len + 1;
 }
 
 static long set_cwd(struct inode *dir)
@@ -308,6 +314,7 @@ static long set_cwd(struct inode *dir)
     struct process *p = current()->proc;
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     struct inode *old = p->cwd;
+    ASSERT(old); /* every process has a working directory from its creation */
     p->cwd = dir;
     spin_unlock_irqrestore(&proc_lock, flags);
     inode_put(old);
@@ -318,7 +325,7 @@ long sys_chdir(struct trap_frame *f)
 {
     char path[VFS_PATH_MAX];
     struct inode *dir;
-    long r = get_path(A(0), path);
+    long r = get_path(arch_frame_arg(f, 0), path);
     if (r < 0) {
         return r;
     }
@@ -329,13 +336,13 @@ long sys_chdir(struct trap_frame *f)
 long sys_fchdir(struct trap_frame *f)
 {
     struct inode *dir;
-    int r = base_dir((int)A(0), &dir);
+    int r = base_dir((int)arch_frame_arg(f, 0), &dir);
     return r ? r : set_cwd(dir);
 }
 
 long sys_umask(struct trap_frame *f)
 {
-    return (long)__atomic_exchange_n(&current()->proc->umask, (unsigned)A(0) & 0777,
+    return (long)__atomic_exchange_n(&current()->proc->umask, (unsigned)arch_frame_arg(f, 0) & 0777,
                                      __ATOMIC_RELAXED);
 }
 
@@ -343,11 +350,11 @@ long sys_mkdirat(struct trap_frame *f)
 {
     char path[VFS_PATH_MAX];
     struct inode *base;
-    int r = path_and_base((int)A(0), A(1), path, &base);
+    int r = path_and_base((int)arch_frame_arg(f, 0), arch_frame_arg(f, 1), path, &base);
     if (r) {
         return r;
     }
-    r = vfs_mkdir(base, path, (unsigned)A(2));
+    r = vfs_mkdir(base, path, (unsigned)arch_frame_arg(f, 2));
     inode_put(base);
     return r;
 }
@@ -356,11 +363,11 @@ long sys_unlinkat(struct trap_frame *f)
 {
     char path[VFS_PATH_MAX];
     struct inode *base;
-    unsigned flags = (unsigned)A(2);
+    unsigned flags = (unsigned)arch_frame_arg(f, 2);
     if (flags & ~(unsigned)AT_REMOVEDIR) {
         return -EINVAL;
     }
-    int r = path_and_base((int)A(0), A(1), path, &base);
+    int r = path_and_base((int)arch_frame_arg(f, 0), arch_frame_arg(f, 1), path, &base);
     if (r) {
         return r;
     }
@@ -399,22 +406,24 @@ static long do_rename(int olddir, uint64_t uold, int newdir, uint64_t unew, unsi
 
 long sys_renameat(struct trap_frame *f)
 {
-    return do_rename((int)A(0), A(1), (int)A(2), A(3), 0);
+    return do_rename((int)arch_frame_arg(f, 0), arch_frame_arg(f, 1), (int)arch_frame_arg(f, 2),
+                     arch_frame_arg(f, 3), 0);
 }
 
 long sys_renameat2(struct trap_frame *f)
 {
-    return do_rename((int)A(0), A(1), (int)A(2), A(3), (unsigned)A(4));
+    return do_rename((int)arch_frame_arg(f, 0), arch_frame_arg(f, 1), (int)arch_frame_arg(f, 2),
+                     arch_frame_arg(f, 3), (unsigned)arch_frame_arg(f, 4));
 }
 
 long sys_readlinkat(struct trap_frame *f)
 {
     char path[VFS_PATH_MAX], target[VFS_PATH_MAX];
     struct inode *base, *ino;
-    if ((int64_t)A(3) <= 0) {
+    if ((int64_t)arch_frame_arg(f, 3) <= 0) {
         return -EINVAL;
     }
-    int r = path_and_base((int)A(0), A(1), path, &base);
+    int r = path_and_base((int)arch_frame_arg(f, 0), arch_frame_arg(f, 1), path, &base);
     if (r) {
         return r;
     }
@@ -423,12 +432,12 @@ long sys_readlinkat(struct trap_frame *f)
     if (r) {
         return r;
     }
-    long n = vfs_readlink(ino, target, MIN(sizeof(target), A(3)));
+    long n = vfs_readlink(ino, target, MIN(sizeof(target), arch_frame_arg(f, 3)));
     inode_put(ino);
     if (n < 0) {
         return n;
     }
-    return copy_to_user(current_vm(), A(2), target, (size_t)n) ? -EFAULT : n;
+    return copy_to_user(current_vm(), arch_frame_arg(f, 2), target, (size_t)n) ? -EFAULT : n;
 }
 
 static long access_check(struct inode *ino, int mode)
@@ -460,18 +469,20 @@ static long do_faccessat(int dirfd, uint64_t upath, int mode, unsigned flags)
 
 long sys_faccessat(struct trap_frame *f)
 {
-    return do_faccessat((int)A(0), A(1), (int)A(2), 0);
+    return do_faccessat((int)arch_frame_arg(f, 0), arch_frame_arg(f, 1), (int)arch_frame_arg(f, 2),
+                        0);
 }
 
 long sys_faccessat2(struct trap_frame *f)
 {
-    return do_faccessat((int)A(0), A(1), (int)A(2), (unsigned)A(3));
+    return do_faccessat((int)arch_frame_arg(f, 0), arch_frame_arg(f, 1), (int)arch_frame_arg(f, 2),
+                        (unsigned)arch_frame_arg(f, 3));
 }
 
 long sys_ftruncate(struct trap_frame *f)
 {
-    struct file *file = fd_get((int)A(0));
-    int64_t len = (int64_t)A(1);
+    struct file *file = fd_get((int)arch_frame_arg(f, 0));
+    int64_t len = (int64_t)arch_frame_arg(f, 1);
     if (!file) {
         return -EBADF;
     }
@@ -494,27 +505,28 @@ long sys_ftruncate(struct trap_frame *f)
 /* utimensat: only the modification time is kept (atime reads as mtime). */
 long sys_utimensat(struct trap_frame *f)
 {
-    int64_t ts[2][2] = {{0, UTIME_NOW}, {0, UTIME_NOW}};
+    struct timespec_k ts[2] = {{0, UTIME_NOW}, {0, UTIME_NOW}};
     struct inode *ino;
-    if (A(2) && copy_from_user(current_vm(), ts, A(2), sizeof(ts))) {
+    if (arch_frame_arg(f, 2) &&
+        copy_from_user(current_vm(), ts, arch_frame_arg(f, 2), sizeof(ts))) {
         return -EFAULT;
     }
     for (int i = 0; i < 2; i++) {
-        bool special = ts[i][1] == UTIME_NOW || ts[i][1] == UTIME_OMIT;
-        if (!special && (ts[i][1] < 0 || ts[i][1] >= 1000000000 || ts[i][0] < 0)) {
-            return -EINVAL;
+        bool special = ts[i].nsec == UTIME_NOW || ts[i].nsec == UTIME_OMIT;
+        if (!special && !timespec_is_valid(&ts[i])) {
+            return -EINVAL; /* the one rule (cycles.h); times before boot cannot be kept */
         }
     }
-    int r = A(1) ? stat_target((int)A(0), A(1), (unsigned)A(3), &ino) : fd_inode((int)A(0), &ino);
+    int r = arch_frame_arg(f, 1) ? stat_target((int)arch_frame_arg(f, 0), arch_frame_arg(f, 1),
+                                               (unsigned)arch_frame_arg(f, 3), &ino)
+                                 : fd_inode((int)arch_frame_arg(f, 0), &ino);
     if (r) {
         return r;
     }
     if (ino->kind == INODE_INITRD_FILE || (S_ISDIR(ino->mode) && !ino->writable_dir)) {
         r = -EROFS;
-    } else if (ts[1][1] != UTIME_OMIT) {
-        ino->mtime_ns = ts[1][1] == UTIME_NOW
-                            ? vfs_now_ns()
-                            : (uint64_t)ts[1][0] * 1000000000ull + (uint64_t)ts[1][1];
+    } else if (ts[1].nsec != UTIME_OMIT) {
+        ino->mtime_ns = ts[1].nsec == UTIME_NOW ? vfs_now_ns() : timespec_to_ns(&ts[1]);
     }
     inode_put(ino);
     return r;
@@ -524,11 +536,11 @@ long sys_symlinkat(struct trap_frame *f)
 {
     char target[VFS_PATH_MAX], path[VFS_PATH_MAX];
     struct inode *base;
-    long r = get_path(A(0), target);
+    long r = get_path(arch_frame_arg(f, 0), target);
     if (r < 0) {
         return r;
     }
-    r = path_and_base((int)A(1), A(2), path, &base);
+    r = path_and_base((int)arch_frame_arg(f, 1), arch_frame_arg(f, 2), path, &base);
     if (r) {
         return r;
     }
@@ -540,11 +552,11 @@ long sys_symlinkat(struct trap_frame *f)
 long sys_fchmodat(struct trap_frame *f)
 {
     struct inode *ino;
-    int r = stat_target((int)A(0), A(1), 0, &ino);
+    int r = stat_target((int)arch_frame_arg(f, 0), arch_frame_arg(f, 1), 0, &ino);
     if (r) {
         return r;
     }
-    r = vfs_chmod(ino, (unsigned)A(2));
+    r = vfs_chmod(ino, (unsigned)arch_frame_arg(f, 2));
     inode_put(ino);
     return r;
 }
@@ -552,18 +564,18 @@ long sys_fchmodat(struct trap_frame *f)
 long sys_fchmod(struct trap_frame *f)
 {
     struct inode *ino;
-    int r = fd_inode((int)A(0), &ino);
+    int r = fd_inode((int)arch_frame_arg(f, 0), &ino);
     if (r) {
         return r;
     }
-    r = vfs_chmod(ino, (unsigned)A(1));
+    r = vfs_chmod(ino, (unsigned)arch_frame_arg(f, 1));
     inode_put(ino);
     return r;
 }
 
 long sys_fsync(struct trap_frame *f)
 {
-    struct file *file = fd_get((int)A(0));
+    struct file *file = fd_get((int)arch_frame_arg(f, 0));
     if (!file) {
         return -EBADF;
     }

@@ -91,11 +91,6 @@ int cpio_find(const void *blob, size_t len, const char *path, const void **data,
     return r == 0 ? -ENOENT : r;
 }
 
-int initrd_find(const char *path, const void **data, size_t *size)
-{
-    return cpio_find(__initrd_start, (size_t)(__initrd_end - __initrd_start), path, data, size);
-}
-
 int initrd_walk(void (*fn)(const char *name, unsigned mode, const void *data, size_t size))
 {
     size_t off = 0, len = (size_t)(__initrd_end - __initrd_start);

@@ -28,8 +28,6 @@
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
 
-#define A(i) arch_frame_arg(f, i)
-
 #define PIPE_SIZE PAGE_SIZE
 #define PIPE_BUF  PAGE_SIZE
 
@@ -43,6 +41,8 @@ struct pipe {
 /* Copy up to n held bytes to user memory (lock held).  Bytes copied or -EFAULT. */
 static long drain_locked(struct pipe *p, uint64_t ubuf, size_t n)
 {
+    ASSERT_HELD(&p->wq.lock);
+    ASSERT(p->tail - p->head <= PIPE_SIZE);
     size_t done = 0;
     while (done < n && p->head != p->tail) {
         size_t off = p->head % PIPE_SIZE;
@@ -58,6 +58,8 @@ static long drain_locked(struct pipe *p, uint64_t ubuf, size_t n)
 
 static long fill_locked(struct pipe *p, uint64_t ubuf, size_t n)
 {
+    ASSERT_HELD(&p->wq.lock);
+    ASSERT(p->tail - p->head <= PIPE_SIZE && p->readers > 0); /* pipe_write checked */
     size_t done = 0;
     while (done < n && p->tail - p->head < PIPE_SIZE) {
         size_t off = p->tail % PIPE_SIZE;
@@ -159,6 +161,7 @@ static void pipe_release(struct file *f)
 {
     struct pipe *p = f->priv;
     unsigned long flags = spin_lock_irqsave(&p->wq.lock);
+    ASSERT((f->flags & O_ACCMODE) == O_RDONLY ? p->readers > 0 : p->writers > 0);
     if ((f->flags & O_ACCMODE) == O_RDONLY) {
         p->readers--;
     } else {
@@ -209,12 +212,12 @@ static int pipe_create(unsigned flags, struct file **ends)
 
 long sys_pipe2(struct trap_frame *f)
 {
-    unsigned flags = (unsigned)A(1);
+    unsigned flags = (unsigned)arch_frame_arg(f, 1);
     struct file *ends[2];
     if (flags & ~(unsigned)(O_CLOEXEC | O_NONBLOCK)) {
         return -EINVAL;
     }
-    if (vm_check_range(current_vm(), A(0), 2 * sizeof(int), PROT_WRITE)) {
+    if (vm_check_range(current_vm(), arch_frame_arg(f, 0), 2 * sizeof(int), PROT_WRITE)) {
         return -EFAULT;
     }
     int r = pipe_create(flags, ends);
@@ -233,7 +236,7 @@ long sys_pipe2(struct trap_frame *f)
         file_put(ends[1]);
         return -EMFILE;
     }
-    if (copy_to_user(current_vm(), A(0), fds, sizeof(fds))) {
+    if (copy_to_user(current_vm(), arch_frame_arg(f, 0), fds, sizeof(fds))) {
         return -EFAULT; /* checked above: only another thread unmapping it gets here */
     }
     return 0;

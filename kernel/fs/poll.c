@@ -11,6 +11,7 @@
  */
 #include "kernel/poll.h"
 #include "arch.h"
+#include "kernel/cycles.h"
 #include "kernel/fd.h"
 #include "kernel/kmem.h"
 #include "kernel/lib.h"
@@ -19,8 +20,6 @@
 #include "kernel/vfs.h"
 #include "kernel/wait.h"
 #include "uapi/zt_errno.h"
-
-#define A(i) arch_frame_arg(f, i)
 
 #define POLL_MAX   512 /* descriptors in one call (a page of pollfds) */
 #define SELECT_MAX 1024
@@ -49,6 +48,7 @@ struct pollfd_k {
 /* One pass: fill revents, return how many descriptors have some. */
 static int scan(struct pollfd_k *p, unsigned n)
 {
+    ASSERT(n <= POLL_MAX); /* the caller's page of pollfds */
     int ready = 0;
     for (unsigned i = 0; i < n; i++) {
         p[i].revents = 0;
@@ -92,22 +92,20 @@ static int wait_ready(struct pollfd_k *p, unsigned n, uint64_t deadline, bool on
 /* A user timespec to an absolute deadline: *once for a zero timeout; 0 for NULL. */
 static int read_timeout(uint64_t uts, uint64_t *deadline, bool *once)
 {
-    int64_t ts[2];
+    struct timespec_k ts;
     *deadline = 0;
     *once = false;
     if (!uts) {
         return 0;
     }
-    if (copy_from_user(current_vm(), ts, uts, sizeof(ts))) {
+    if (copy_from_user(current_vm(), &ts, uts, sizeof(ts))) {
         return -EFAULT;
     }
-    if (ts[0] < 0 || ts[1] < 0 || ts[1] >= 1000000000) {
-        return -EINVAL;
+    if (!timespec_is_valid(&ts)) {
+        return -EINVAL; /* the one rule (cycles.h: Linux's) */
     }
-    uint64_t freq = arch_counter_freq();
-    uint64_t sec = (uint64_t)MIN(ts[0], (int64_t)1 << 32);
-    *once = ts[0] == 0 && ts[1] == 0;
-    *deadline = arch_counter_read() + sec * freq + (uint64_t)ts[1] * freq / 1000000000ull;
+    *once = ts.sec == 0 && ts.nsec == 0;
+    *deadline = arch_counter_read() + timespec_to_cycles(&ts);
     return 0;
 }
 
@@ -130,13 +128,13 @@ static int temp_mask(uint64_t umask, uint64_t size)
 
 long sys_ppoll(struct trap_frame *f)
 {
-    unsigned n = (unsigned)A(1);
+    unsigned n = (unsigned)arch_frame_arg(f, 1);
     uint64_t deadline;
     bool once;
     if (n > POLL_MAX) {
         return -EINVAL;
     }
-    int r = read_timeout(A(2), &deadline, &once);
+    int r = read_timeout(arch_frame_arg(f, 2), &deadline, &once);
     if (r) {
         return r;
     }
@@ -145,11 +143,13 @@ long sys_ppoll(struct trap_frame *f)
         return -ENOMEM;
     }
     struct vm *vm = current_vm();
-    r = copy_from_user(vm, p, A(0), n * sizeof(*p)) ? -EFAULT : temp_mask(A(3), A(4));
+    r = copy_from_user(vm, p, arch_frame_arg(f, 0), n * sizeof(*p))
+            ? -EFAULT
+            : temp_mask(arch_frame_arg(f, 3), arch_frame_arg(f, 4));
     if (r == 0) {
         r = wait_ready(p, n, deadline, once);
     }
-    if (r >= 0 && copy_to_user(vm, A(0), p, n * sizeof(*p))) {
+    if (r >= 0 && copy_to_user(vm, arch_frame_arg(f, 0), p, n * sizeof(*p))) {
         r = -EFAULT;
     }
     kmem_free(p, PAGE_SIZE);
@@ -166,6 +166,7 @@ static const unsigned select_events[3] = {POLLIN, POLLOUT, POLLPRI};
 
 static unsigned sets_to_poll(const struct sets *s, int nfds, struct pollfd_k *p)
 {
+    ASSERT(nfds >= 0 && nfds <= SELECT_MAX); /* sys_pselect6 checked */
     unsigned n = 0;
     for (int fd = 0; fd < nfds; fd++) {
         unsigned ev = 0;
@@ -188,6 +189,7 @@ static int poll_to_sets(const struct pollfd_k *p, unsigned n, struct sets *s)
     int count = 0;
     memset(s, 0, sizeof(*s));
     for (unsigned i = 0; i < n; i++) {
+        ASSERT(p[i].fd >= 0 && p[i].fd < SELECT_MAX); /* made by sets_to_poll */
         unsigned got = (unsigned)(uint16_t)p[i].revents;
         if (got & POLLNVAL) {
             return -EBADF;
@@ -208,7 +210,7 @@ static int copy_sets(struct trap_frame *f, struct sets *s, int nfds, bool out)
     size_t bytes = (size_t)(nfds + 63) / 64 * 8;
     struct vm *vm = current_vm();
     for (int k = 0; k < 3; k++) {
-        uint64_t u = A(1 + k);
+        uint64_t u = arch_frame_arg(f, 1 + k);
         if (!u) {
             continue;
         }
@@ -223,14 +225,15 @@ static int copy_sets(struct trap_frame *f, struct sets *s, int nfds, bool out)
 
 long sys_pselect6(struct trap_frame *f)
 {
-    int nfds = (int)A(0);
+    int nfds = (int)arch_frame_arg(f, 0);
     uint64_t deadline, mask[2] = {0, 0};
     bool once;
     if (nfds < 0 || nfds > SELECT_MAX) {
         return -EINVAL;
     }
-    int r = read_timeout(A(4), &deadline, &once);
-    if (r == 0 && A(5) && copy_from_user(current_vm(), mask, A(5), sizeof(mask))) {
+    int r = read_timeout(arch_frame_arg(f, 4), &deadline, &once);
+    if (r == 0 && arch_frame_arg(f, 5) &&
+        copy_from_user(current_vm(), mask, arch_frame_arg(f, 5), sizeof(mask))) {
         r = -EFAULT;
     }
     struct sets *s = r ? 0 : kmem_alloc(sizeof(*s));

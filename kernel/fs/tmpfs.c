@@ -88,6 +88,8 @@ static int make_page_locked(struct inode *ino, uint64_t i)
 /* Make pages [0, n) exist (lock held).  0, or -ENOSPC with what fit kept. */
 static int grow_locked(struct inode *ino, uint64_t n)
 {
+    ASSERT_HELD(&vfs_lock);
+    ASSERT(ino->kind == INODE_TMPFS_FILE && n <= TMPFS_MAX_PAGES);
     for (uint64_t i = 0; i < n; i++) {
         int r = make_page_locked(ino, i);
         if (r) {
@@ -100,7 +102,9 @@ static int grow_locked(struct inode *ino, uint64_t n)
 /* Data page i of ino (it exists: i is below the size). */
 static char *page_of(struct inode *ino, uint64_t i)
 {
-    return phys_to_virt(*slot(ino, i, false));
+    paddr_t *s = slot(ino, i, false);
+    ASSERT(s && *s); /* every page up to the size exists */
+    return phys_to_virt(*s);
 }
 
 /* Give back every page past `size` and zero the last page past it (lock held). */
@@ -109,6 +113,7 @@ static void drop_past_locked(struct inode *ino, uint64_t size)
     for (uint64_t i = pages_for(size); ino->pages && i < ino->pages_end; i++) {
         paddr_t *s = slot(ino, i, false);
         if (s && *s) {
+            ASSERT(ino->anon || pages_used > 0);
             page_free(*s);
             *s = 0;
             pages_used -= !ino->anon;
@@ -140,6 +145,8 @@ static void zero_past_size_locked(struct inode *ino, uint64_t to)
 
 int tmpfs_truncate_locked(struct inode *ino, uint64_t size)
 {
+    ASSERT_HELD(&vfs_lock);
+    ASSERT(ino->kind == INODE_TMPFS_FILE);
     if (size > (uint64_t)TMPFS_MAX_PAGES * PAGE_SIZE) {
         return -EFBIG;
     }
@@ -173,6 +180,7 @@ void tmpfs_unmapped_locked(struct inode *ino)
 
 void tmpfs_free_data(struct inode *ino)
 {
+    ASSERT(ino->refs == 0 && !ino->in_tree); /* the last reference is gone */
     unsigned long flags = spin_lock_irqsave(&vfs_lock);
     tmpfs_truncate_locked(ino, 0);
     spin_unlock_irqrestore(&vfs_lock, flags);

@@ -45,7 +45,7 @@ static struct {
     struct winsize_k ws;
     int fg_pgrp;             /* process group that gets SIGINT, 0 = none */
     unsigned sig_pending[2]; /* SIGINT, SIGQUIT counted under the lock, sent after */
-    uint64_t received, dropped;
+    uint64_t dropped;
 } rx;
 
 static const uint8_t default_cc[TTY_NCCS] = {
@@ -72,14 +72,24 @@ static void echo(const char *s, unsigned long n)
     }
 }
 
+/* The ring's order (rx.wq.lock held): head <= commit <= edit <= head + RX_SIZE, in unsigned
+ * arithmetic that wraps. */
+static bool ring_is_ordered(void)
+{
+    return rx.commit - rx.head <= rx.edit - rx.head && rx.edit - rx.head <= RX_SIZE;
+}
+
 /* Everything not yet read, committed or not, is dropped (VINTR, VQUIT, TCFLSH). */
 static void flush_input(void)
 {
+    ASSERT_HELD(&rx.wq.lock);
     rx.head = rx.commit = rx.edit;
 }
 
 static void put_cell(uint16_t c)
 {
+    ASSERT_HELD(&rx.wq.lock);
+    ASSERT(ring_is_ordered());
     if (rx.edit - rx.head == RX_SIZE) {
         rx.dropped++;
         return;
@@ -89,6 +99,7 @@ static void put_cell(uint16_t c)
 
 static void commit_line(void)
 {
+    ASSERT_HELD(&rx.wq.lock);
     rx.commit = rx.edit;
 }
 
@@ -136,7 +147,7 @@ static void canonical_byte(char c)
 /* Called by arch_console_rx for each byte, with rx.wq.lock held. */
 static void rx_byte(char c)
 {
-    rx.received++;
+    ASSERT_HELD(&rx.wq.lock);
     if ((rx.t.iflag & IGNCR) && c == '\r') {
         return;
     }
@@ -159,9 +170,11 @@ static void rx_byte(char c)
 
 static void tty_interrupt(unsigned irq)
 {
+    ASSERT_IRQS_MASKED(); /* IRQ context: the plain spin_lock below relies on it */
     spin_lock(&rx.wq.lock);
     unsigned before = rx.commit;
     arch_console_rx(rx_byte);
+    ASSERT(ring_is_ordered());
     if (rx.commit != before) {
         waitq_wake_locked(&rx.wq, 1 << 30);
     }
@@ -199,6 +212,8 @@ void tty_init(void)
  * the read. */
 static size_t take_locked(char *tmp, size_t n, bool *eof)
 {
+    ASSERT_HELD(&rx.wq.lock);
+    ASSERT(ring_is_ordered());
     size_t k = 0;
     *eof = false;
     while (k < n && rx.head != rx.commit) {
@@ -310,9 +325,4 @@ void tty_set_foreground(int pgrp)
 int tty_foreground(void)
 {
     return __atomic_load_n(&rx.fg_pgrp, __ATOMIC_RELAXED);
-}
-
-uint64_t tty_rx_bytes(void)
-{
-    return __atomic_load_n(&rx.received, __ATOMIC_RELAXED);
 }

@@ -53,14 +53,18 @@ struct inode *inode_new(enum inode_kind kind, unsigned mode)
 
 void inode_get(struct inode *ino)
 {
-    __atomic_add_fetch(&ino->refs, 1, __ATOMIC_RELAXED);
+    int refs = __atomic_add_fetch(&ino->refs, 1, __ATOMIC_RELAXED);
+    ASSERT(refs > 1); /* taken from a live reference: the tree's, a lookup's, a file's */
 }
 
 void inode_put(struct inode *ino)
 {
-    if (__atomic_sub_fetch(&ino->refs, 1, __ATOMIC_ACQ_REL) != 0) {
+    int refs = __atomic_sub_fetch(&ino->refs, 1, __ATOMIC_ACQ_REL);
+    ASSERT(refs >= 0);
+    if (refs != 0) {
         return;
     }
+    ASSERT(!ino->in_tree && ino != vfs_root); /* the tree holds a reference to its inodes */
     if (ino->kind == INODE_TMPFS_FILE) {
         tmpfs_free_data(ino);
     }
@@ -72,6 +76,8 @@ void inode_put(struct inode *ino)
 
 void vfs_link_locked(struct inode *dir, struct inode *child, const char *name)
 {
+    ASSERT_HELD(&vfs_lock);
+    ASSERT(S_ISDIR(dir->mode) && list_empty(&child->sibling)); /* in no directory now */
     kstrlcpy(child->name, name, sizeof(child->name));
     child->parent = dir;
     child->in_tree = true;
@@ -82,6 +88,7 @@ void vfs_link_locked(struct inode *dir, struct inode *child, const char *name)
 
 struct inode *vfs_child_locked(struct inode *dir, const char *name)
 {
+    ASSERT_HELD(&vfs_lock);
     list_for_each(pos, &dir->children) {
         struct inode *c = container_of(pos, struct inode, sibling);
         if (strcmp(c->name, name) == 0) {
@@ -130,6 +137,8 @@ static int walk_locked(struct inode *dir, const char *path, bool follow, int dep
 /* A link met during a walk from `dir`: what it points to (vfs_lock held). */
 static int follow_link_locked(struct inode *dir, struct inode *link, int depth, struct inode **out)
 {
+    ASSERT_HELD(&vfs_lock);
+    ASSERT(S_ISLNK(link->mode));
     if (depth >= VFS_LINK_MAX) {
         return -ELOOP;
     }
@@ -144,6 +153,8 @@ static int follow_link_locked(struct inode *dir, struct inode *link, int depth, 
 static int walk_locked(struct inode *dir, const char *path, bool follow, int depth,
                        struct inode **out)
 {
+    ASSERT_HELD(&vfs_lock);
+    ASSERT(depth <= VFS_LINK_MAX);
     struct inode *cur = path[0] == '/' ? vfs_root : dir;
     char name[VFS_NAME_MAX + 1];
     bool trailing_slash = path[0] && path[strlen(path) - 1] == '/';
@@ -256,12 +267,15 @@ struct file *file_alloc(struct inode *ino, const struct file_ops *ops, unsigned 
 
 void file_get(struct file *f)
 {
-    __atomic_add_fetch(&f->refs, 1, __ATOMIC_RELAXED);
+    int refs = __atomic_add_fetch(&f->refs, 1, __ATOMIC_RELAXED);
+    ASSERT(refs > 1); /* taken from a live reference: a descriptor's or a call's */
 }
 
 void file_put(struct file *f)
 {
-    if (__atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL) != 0) {
+    int refs = __atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL);
+    ASSERT(refs >= 0);
+    if (refs != 0) {
         return;
     }
     if (f->ops && f->ops->release) {
@@ -314,6 +328,8 @@ int vfs_open_inode(struct inode *ino, unsigned flags, struct file **out)
 /* Create a tmpfs file `name` in dir (vfs_lock held); -EROFS outside /tmp. */
 static int create_locked(struct inode *dir, const char *name, unsigned mode, struct inode **out)
 {
+    ASSERT_HELD(&vfs_lock);
+    ASSERT(S_ISDIR(dir->mode) && !vfs_child_locked(dir, name)); /* vfs_open looked */
     if (!dir->writable_dir || !dir->in_tree) {
         return dir->writable_dir ? -ENOENT : -EROFS;
     }

@@ -391,10 +391,11 @@ static void set_debug_fault(struct parser *p, const struct param_token *t)
         [DEBUG_FAULT_USER_READ] = "user-read",
         [DEBUG_FAULT_IRQS_OFF] = "irqs-off",
         [DEBUG_FAULT_LOCK_ORDER] = "lock-order",
+        [DEBUG_FAULT_BAD_FRAME] = "bad-frame",
     };
     struct tbuf tb;
 
-    for (unsigned k = DEBUG_FAULT_DATA; k <= DEBUG_FAULT_LOCK_ORDER; k++) {
+    for (unsigned k = DEBUG_FAULT_DATA; k <= DEBUG_FAULT_BAD_FRAME; k++) {
         if (text_is(t->value, kinds[k])) {
             p->ba->debug_fault = (enum debug_fault)k;
             return;
@@ -403,7 +404,7 @@ static void set_debug_fault(struct parser *p, const struct param_token *t)
     warn_begin(p, &tb);
     tb_param(&tb, t->name, t->value);
     tbuf_str(&tb, " unknown (data|undef|overflow|write-text|exec-data|guard|user-read|"
-                  "irqs-off|lock-order); ");
+                  "irqs-off|lock-order|bad-frame); ");
     if (p->ba->debug_fault == DEBUG_FAULT_NONE) {
         tbuf_str(&tb, "no debug_fault");
     } else {
@@ -614,6 +615,7 @@ static void split_init_args(struct parser *p, struct text line, size_t pos)
             w.fits = true;
             continue;
         }
+        ASSERT(w.used < w.size); /* word_put leaves room for the NUL */
         w.buf[w.used++] = '\0';
         ba->init_argv[ba->init_argc++] = &ba->argbuf[start];
     }

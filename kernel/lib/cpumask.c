@@ -18,6 +18,7 @@
  */
 #include "kernel/cpumask.h"
 #include "kernel/lib.h"
+#include "kernel/panic.h"
 #include "uapi/zt_errno.h"
 
 unsigned cpumask_words_used = CPUMASK_WORDS;
@@ -122,6 +123,7 @@ static int parse_item(struct cursor *c, cpumask_t *m, bool *have_bad, unsigned *
     if (first > last) {
         return -EINVAL;
     }
+    ASSERT(used >= 1 && used <= group); /* checked above when given: no division by zero */
     for (unsigned cpu = first; cpu <= last; cpu++) {
         if ((cpu - first) % group < used) {
             cpumask_set(m, cpu);

@@ -5,6 +5,7 @@
  * their standard names.  On the host (ZT_HOST) libc provides the standard ones.
  */
 #include "kernel/lib.h"
+#include "kernel/panic.h"
 
 #include <stdbool.h>
 
@@ -216,6 +217,7 @@ static void put_padded(struct out *o, const char *s, size_t n, int width, bool l
 
 static size_t fmt_unsigned(char *tmp, unsigned long long v, unsigned base, bool upper)
 {
+    ASSERT(base == 10 || base == 16); /* fmt_one's conversions */
     const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
     char rev[24];
     size_t n = 0;

@@ -84,12 +84,15 @@ void lockcheck_release(const spinlock_t *l)
 {
     unsigned long flags = arch_irq_save();
     struct held *h = &held[arch_this_cpu_id()];
+    bool found = false;
     for (unsigned i = h->n; i-- > 0;) {
         if (h->lock[i] == l) {
             h->lock[i] = h->lock[--h->n]; /* order among the rest does not matter */
+            found = true;
             break;
         }
     }
+    ASSERT(found); /* spin_unlock checked that this CPU holds l: its acquire recorded it */
     arch_irq_restore(flags);
 }
 

@@ -11,7 +11,7 @@
 #include "arch.h"
 #include "kernel/printk.h"
 
-static int panicking;
+static int panicking; /* claimed by the first CPU to panic */
 
 /* What a panic does above lib/ (docs/layout.md): handed in at boot by main.c, so a panic
  * before then only prints and powers off. */
@@ -22,11 +22,6 @@ void panic_set_hooks(void (*stop)(void), void (*describe)(void))
 {
     stop_others = stop;
     describe_cpu = describe;
-}
-
-int panic_in_progress(void)
-{
-    return __atomic_load_n(&panicking, __ATOMIC_RELAXED);
 }
 
 static void panic_begin(void)

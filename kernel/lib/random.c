@@ -17,6 +17,7 @@ static uint64_t state;
 
 static uint64_t next_locked(void)
 {
+    ASSERT_HELD(&random_lock);
     uint64_t z = (state += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;

@@ -3,7 +3,8 @@
  * kmem.c — kernel objects in power-of-two size classes (contract in include/kernel/kmem.h).
  *
  * Each class keeps a list of slab pages that have free objects.  A slab page starts with a
- * header (its class, how many objects are in use, its own free list); objects follow.
+ * header (how many objects are in use, its own free list, and in checked builds its class);
+ * objects follow, each aligned to its size.
  * Freeing the last object of a page gives the page back to the page allocator, so the
  * free page count returns exactly to where it was once every object is freed — which is
  * what the leak tests compare.  Objects over half a page are whole pages.
@@ -29,6 +30,7 @@ struct slab {
     struct free_obj *free; /* free objects in this page */
     unsigned in_use;
     unsigned capacity;
+    unsigned cls; /* checked builds: the size class (kmem_free's size must name it) */
 } __attribute__((aligned(64)));
 
 struct size_class {
@@ -64,6 +66,11 @@ static struct slab *slab_new(unsigned c)
     struct slab *s = phys_to_virt(pa);
     size_t obj = class_size(c);
     size_t first = (sizeof(*s) + obj - 1) / obj * obj; /* objects stay size-aligned */
+    /* the page came zeroed: no object yet */
+    ASSERT(c < NCLASSES && s->free == 0 && s->in_use == 0);
+    if (ZT_CHECKS_ON) {
+        s->cls = c;
+    }
     list_init(&s->link);
     for (size_t off = PAGE_SIZE - obj; off >= first && off < PAGE_SIZE; off -= obj) {
         struct free_obj *o = (struct free_obj *)((char *)s + off);
@@ -95,6 +102,7 @@ void *kmem_alloc(size_t size)
         list_add_head(&sc->partial, &fresh->link);
     }
     struct slab *s = container_of(sc->partial.next, struct slab, link);
+    ASSERT(s->free && s->in_use < s->capacity); /* a partial slab has a free object */
     struct free_obj *o = s->free;
     s->free = o->next;
     if (++s->in_use == s->capacity) {
@@ -116,6 +124,9 @@ void kmem_free(void *p, size_t size)
     }
     struct size_class *sc = &classes[class_of(size)];
     struct slab *s = (struct slab *)((uintptr_t)p & ~(uintptr_t)(PAGE_SIZE - 1));
+    ASSERT(s->cls == class_of(size)); /* freed with the size it was allocated with */
+    ASSERT((uintptr_t)p - (uintptr_t)s >= sizeof(*s) &&
+           ((uintptr_t)p & (class_size(s->cls) - 1)) == 0);
     unsigned long flags = spin_lock_irqsave(&sc->lock);
     VERIFY(s->in_use > 0);
     bool was_full = s->in_use == s->capacity;

@@ -40,6 +40,7 @@ void kstack_init(void)
 static uint32_t slot_take(void)
 {
     unsigned long flags = spin_lock_irqsave(&kstack_lock);
+    ASSERT(used[0] & 1); /* kstack_init ran: slot 0 is never handed out */
     uint32_t slot = 0;
     for (unsigned i = 0; i < KSTACK_SLOTS / 64; i++) {
         unsigned w = (hint + i) % (KSTACK_SLOTS / 64);
@@ -60,6 +61,7 @@ static void slot_give(uint32_t slot)
 {
     unsigned long flags = spin_lock_irqsave(&kstack_lock);
     ASSERT(slot && (used[slot / 64] & (1ull << (slot % 64))));
+    ASSERT(nused > 0);
     used[slot / 64] &= ~(1ull << (slot % 64));
     hint = MIN(hint, slot / 64);
     nused--;
@@ -100,6 +102,7 @@ uint64_t kstack_alloc(void)
 void kstack_free(uint64_t top)
 {
     uint64_t base = top - KSTACK_SIZE;
+    ASSERT(base > KSTACK_WINDOW && (base - KSTACK_WINDOW) % KSTACK_SLOT == 0); /* kstack_alloc's */
     unmap_pages(base, KSTACK_SIZE / PAGE_SIZE);
     slot_give((uint32_t)((base - KSTACK_WINDOW) / KSTACK_SLOT));
 }

@@ -27,7 +27,8 @@
 #define MAX_RANGES 8
 
 struct range {
-    paddr_t next; /* first page of the range's free tail */
+    paddr_t start; /* first page (checked builds: is a page given back ours?) */
+    paddr_t next;  /* first page of the range's free tail */
     paddr_t end;
 };
 
@@ -57,17 +58,32 @@ void page_add_range(paddr_t base, uint64_t size)
     if (end <= start || nranges == MAX_RANGES) {
         return;
     }
-    ranges[nranges].next = start;
+    ranges[nranges].start = ranges[nranges].next = start;
     ranges[nranges].end = end;
     nranges++;
     free_count += (end - start) / PAGE_SIZE;
     total_count += (end - start) / PAGE_SIZE;
 }
 
+/* Is pa a page of the RAM the allocator was given (below its range's bump pointer: handed
+ * out, or on the free list)? */
+static bool is_managed_page(paddr_t pa)
+{
+    for (unsigned i = 0; i < nranges; i++) {
+        if (pa >= ranges[i].start && pa < ranges[i].next) {
+            return !(pa & (PAGE_SIZE - 1));
+        }
+    }
+    return false;
+}
+
+/* One page from the global list, else from a range's tail; 0 if none (page_lock held). */
 static paddr_t take_page(void)
 {
+    ASSERT_HELD(&page_lock);
     if (free_list) {
         paddr_t pa = free_list;
+        ASSERT(is_managed_page(pa));
         free_list = *(paddr_t *)phys_to_virt(pa);
         return pa;
     }
@@ -84,6 +100,7 @@ static paddr_t take_page(void)
 /* page_lock, with IRQs masked by the caller; counted for page_lock_stats. */
 static void lock_pages(void)
 {
+    ASSERT_IRQS_MASKED(); /* a cache's owner interrupted while it holds page_lock deadlocks */
     bool nested = spin_held_count() > 0;
     spin_lock(&page_lock);
     lock_taken++;
@@ -93,6 +110,9 @@ static void lock_pages(void)
 /* Push pa on the global list (page_lock held). */
 static void put_page(paddr_t pa)
 {
+    ASSERT_HELD(&page_lock);
+    ASSERT(is_managed_page(pa) && pa != free_list);
+    ASSERT(free_count < total_count);
     *(paddr_t *)phys_to_virt(pa) = free_list;
     free_list = pa;
     free_count++;
@@ -101,12 +121,14 @@ static void put_page(paddr_t pa)
 /* An empty cache takes up to PCP_BATCH pages from the global state at once (IRQs masked). */
 static void pcp_refill(struct pcp *c)
 {
+    ASSERT(c->n == 0 && c == percpu_elem(pcps, this_cpu_id()));
     lock_pages();
     while (c->n < PCP_BATCH) {
         paddr_t pa = take_page();
         if (!pa) {
             break;
         }
+        ASSERT(free_count > 0); /* free_count counts the page just taken */
         free_count--;
         c->pages[c->n++] = pa;
     }
@@ -116,6 +138,7 @@ static void pcp_refill(struct pcp *c)
 /* A full cache gives PCP_BATCH pages back at once (IRQs masked). */
 static void pcp_spill(struct pcp *c)
 {
+    ASSERT(c->n == PCP_MAX && c == percpu_elem(pcps, this_cpu_id()));
     lock_pages();
     for (unsigned i = 0; i < PCP_BATCH && c->n; i++) {
         put_page(c->pages[--c->n]);
@@ -156,6 +179,7 @@ void page_free(paddr_t pa)
     if (!pa) {
         return;
     }
+    ASSERT(is_managed_page(pa));
     unsigned long flags = arch_irq_save();
     struct pcp *c = percpu_elem(pcps, this_cpu_id());
     if (c->n == PCP_MAX) {
@@ -173,8 +197,10 @@ void page_free_list(paddr_t head, size_t n)
     }
     paddr_t tail = head; /* found with no lock held: the pages are the caller's */
     for (size_t i = 1; i < n; i++) {
+        ASSERT(is_managed_page(tail));
         tail = *(paddr_t *)phys_to_virt(tail);
     }
+    ASSERT(is_managed_page(tail));
     unsigned long flags = arch_irq_save();
     lock_pages();
     *(paddr_t *)phys_to_virt(tail) = free_list;
@@ -202,6 +228,7 @@ paddr_t page_alloc_contig(size_t n)
         if ((ranges[i].end - ranges[i].next) / PAGE_SIZE >= n) {
             pa = ranges[i].next;
             ranges[i].next += n * PAGE_SIZE;
+            ASSERT(free_count >= n); /* the tail's pages are counted free */
             free_count -= n;
         }
     }
@@ -214,6 +241,7 @@ paddr_t page_alloc_contig(size_t n)
 
 void page_free_contig(paddr_t pa, size_t n)
 {
+    ASSERT(n && is_managed_page(pa) && is_managed_page(pa + (n - 1) * PAGE_SIZE));
     unsigned long flags = spin_lock_irqsave(&page_lock);
     for (unsigned i = 0; pa && i < nranges; i++) {
         if (ranges[i].next == pa + n * PAGE_SIZE) {

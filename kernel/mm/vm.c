@@ -92,15 +92,22 @@ void vm_put(struct vm *vm)
     }
 }
 
-/* Put v into the sorted region list before `pos` / take it out (lock held). */
+/* Put v into the sorted region list before `pos` (lock held) / take it out (lock held, or the
+ * vm is no one's any more: vm_destroy). */
 static void vma_link(struct vm *vm, struct vma *v, struct list *pos)
 {
+    ASSERT_HELD(&vm->lock);
+    ASSERT(v->start < v->end && !((v->start | v->end) & PAGE_MASK));
+    /* the list stays sorted, its regions disjoint */
+    ASSERT(pos == &vm->vmas || container_of(pos, struct vma, link)->start >= v->end);
+    ASSERT(pos->prev == &vm->vmas || container_of(pos->prev, struct vma, link)->end <= v->start);
     list_insert_between(&v->link, pos->prev, pos);
     __atomic_store_n(&vm->nregions, vm->nregions + 1, __ATOMIC_RELAXED);
 }
 
 static void vma_unlink(struct vm *vm, struct vma *v)
 {
+    ASSERT(vm->nregions > 0 && !list_empty(&v->link)); /* v is on the list */
     list_del(&v->link);
     __atomic_store_n(&vm->nregions, vm->nregions - 1, __ATOMIC_RELAXED);
 }
@@ -117,6 +124,7 @@ struct page_list {
 
 static void list_push(struct page_list *l, paddr_t pa)
 {
+    ASSERT(pa && !(pa & PAGE_MASK));
     *(uint64_t *)phys_to_virt(pa) = (uint64_t)l->head;
     l->head = pa;
     l->n++;
@@ -164,6 +172,7 @@ struct unmap_ctx {
 static void collect_unmapped(paddr_t pa, void *ctx)
 {
     struct unmap_ctx *u = ctx;
+    ASSERT(u->vm->pages > 0); /* every page mapped in a region was counted */
     list_push(u->freed, pa);
     u->vm->pages--;
 }
@@ -180,7 +189,8 @@ static bool vma_owns_pages(const struct vma *v)
     return v->kind != VMA_KERNEL && v->kind != VMA_DEVICE && v->kind != VMA_SHARED;
 }
 
-/* Unmap the pages of a region the vm does not own without freeing them (lock held). */
+/* Unmap the pages of a region the vm does not own without freeing them (lock held, or the vm
+ * is no one's any more: vm_destroy). */
 static void unmap_kernel_pages(struct vm *vm, uint64_t start, uint64_t end)
 {
     for (uint64_t va = start; va < end; va += PAGE_SIZE) {
@@ -201,13 +211,15 @@ void vm_destroy(struct vm *vm)
         vma_unlink(vm, v);
         vma_free(v); /* no lock held here: a file's put may run */
     }
+    ASSERT(vm->pages == 0 && vm->nregions == 0); /* pages exist only inside regions */
     arch_as_destroy(&vm->as);
     list_free(&freed); /* all at once: the worker that runs a teardown is not preempted */
 }
 
-/* The first region ending above `addr`, or the list head. */
+/* The first region ending above `addr`, or the list head (lock held). */
 static struct list *first_after(struct vm *vm, uint64_t addr)
 {
+    ASSERT_HELD(&vm->lock);
     list_for_each(pos, &vm->vmas) {
         if (container_of(pos, struct vma, link)->end > addr) {
             return pos;
@@ -226,6 +238,7 @@ static bool range_is_free(struct vm *vm, uint64_t start, uint64_t end)
 
 static paddr_t list_pop(struct page_list *l)
 {
+    ASSERT(l->n > 0 && l->head);
     paddr_t pa = l->head;
     uint64_t *first = phys_to_virt(pa);
     l->head = (paddr_t)*first;
@@ -273,6 +286,7 @@ static void add_region(struct vm *vm, uint64_t start, uint64_t end, unsigned pro
     struct list *pos = first_after(vm, start);
     struct vma *next = pos != &vm->vmas ? container_of(pos, struct vma, link) : 0;
     struct vma *prev = pos->prev != &vm->vmas ? container_of(pos->prev, struct vma, link) : 0;
+    ASSERT((!prev || prev->end <= start) && (!next || next->start >= end)); /* a free range */
     if (prev && prev->end == start && can_merge(prev, prot, kind)) {
         prev->end = end;
         if (next && next->start == end && can_merge(next, prot, kind)) {
@@ -298,6 +312,8 @@ static void add_region(struct vm *vm, uint64_t start, uint64_t end, unsigned pro
 static int map_pages_locked(struct vm *vm, uint64_t start, uint64_t end, unsigned prot,
                             struct page_list *l, struct vma *spare)
 {
+    ASSERT_HELD(&vm->lock);
+    ASSERT(start < end && l->n >= (end - start) / PAGE_SIZE && range_is_free(vm, start, end));
     for (uint64_t va = start; va < end; va += PAGE_SIZE) {
         paddr_t pa = list_pop(l);
         if (arch_as_map(&vm->as, va, pa, prot) != 0) { /* rare: no page for a table */
@@ -316,6 +332,7 @@ static int map_pages_locked(struct vm *vm, uint64_t start, uint64_t end, unsigne
 static int map_list_locked(struct vm *vm, uint64_t start, uint64_t end, unsigned prot,
                            enum vma_kind kind, struct page_list *l, struct vma *spare)
 {
+    ASSERT_HELD(&vm->lock);
     int r = map_pages_locked(vm, start, end, prot, l, spare);
     if (r == 0) {
         add_region(vm, start, end, prot, kind, spare);
@@ -399,6 +416,8 @@ int vm_map_stack(struct vm *vm, uint64_t top, uint64_t size, uint64_t populated)
  * region allows `need` (0: any).  0, -EFAULT (no such region, or not allowed) or -ENOMEM. */
 static int stack_fault_in_locked(struct vm *vm, uint64_t va, unsigned need)
 {
+    ASSERT_HELD(&vm->lock);
+    ASSERT(!(va & PAGE_MASK) && va < USER_VA_TOP);
     struct list *pos = first_after(vm, va);
     const struct vma *v = pos != &vm->vmas ? container_of(pos, struct vma, link) : 0;
     if (!v || v->kind != VMA_STACK || v->start > va || (v->prot & need) != need ||
@@ -421,6 +440,7 @@ static int stack_fault_in_locked(struct vm *vm, uint64_t va, unsigned need)
 static __attribute__((noinline)) paddr_t lookup_populate_locked(struct vm *vm, uint64_t va,
                                                                 unsigned *prot, unsigned need)
 {
+    ASSERT_HELD(&vm->lock);
     if (!vm->stack_partial || stack_fault_in_locked(vm, va, need) != 0) {
         return 0;
     }
@@ -430,6 +450,7 @@ static __attribute__((noinline)) paddr_t lookup_populate_locked(struct vm *vm, u
 /* The page at va, populated first if it is a stack page not populated yet (lock held). */
 static inline paddr_t lookup_locked(struct vm *vm, uint64_t va, unsigned *prot, unsigned need)
 {
+    ASSERT_HELD(&vm->lock);
     paddr_t pa = arch_as_lookup(&vm->as, va, prot);
     return pa ? pa : lookup_populate_locked(vm, va, prot, need);
 }
@@ -458,6 +479,7 @@ int vm_fault(struct vm *vm, uint64_t addr, unsigned access)
  * or 0 (lock held). */
 static uint64_t stack_hole_locked(struct vm *vm, uint64_t below)
 {
+    ASSERT_HELD(&vm->lock);
     uint64_t hole = 0;
     list_for_each(pos, &vm->vmas) {
         const struct vma *v = container_of(pos, struct vma, link);
@@ -511,6 +533,8 @@ static void split_record(struct vma *rec, const struct vma *v, uint64_t at)
  * then.  0, -EINVAL or -ENOMEM; nothing changed (lock held). */
 static int check_unmap_locked(struct vm *vm, uint64_t start, uint64_t end, struct vma **split)
 {
+    ASSERT_HELD(&vm->lock);
+    ASSERT(start < end && !((start | end) & PAGE_MASK));
     *split = 0;
     for (struct list *pos = first_after(vm, start); pos != &vm->vmas; pos = pos->next) {
         struct vma *v = container_of(pos, struct vma, link);
@@ -537,6 +561,7 @@ static int check_unmap_locked(struct vm *vm, uint64_t start, uint64_t end, struc
 static void unmap_range_locked(struct vm *vm, uint64_t start, uint64_t end, struct vma *split,
                                struct page_list *freed)
 {
+    ASSERT_HELD(&vm->lock);
     list_for_each_safe(pos, tmp, &vm->vmas) {
         struct vma *v = container_of(pos, struct vma, link);
         if (v->end <= start || v->start >= end) {
@@ -549,6 +574,7 @@ static void unmap_range_locked(struct vm *vm, uint64_t start, uint64_t end, stru
             unmap_kernel_pages(vm, cut_start, cut_end); /* a shared file's: the file keeps them */
         }
         if (v->start < start && v->end > end) { /* a hole in the middle: split in two */
+            ASSERT(split);                      /* check_unmap_locked gave the record */
             split_record(split, v, end);
             vma_link(vm, split, v->link.next);
             v->end = start;
@@ -573,6 +599,8 @@ static void unmap_range_locked(struct vm *vm, uint64_t start, uint64_t end, stru
  * [brk_start, brk_start + USER_BRK_MAX), which stays free for brk (lock held); 0 if none. */
 static uint64_t find_gap(struct vm *vm, uint64_t len)
 {
+    ASSERT_HELD(&vm->lock);
+    ASSERT(len && !(len & PAGE_MASK));
     uint64_t floor = vm->brk_start + USER_BRK_MAX, top = USER_MMAP_TOP;
     if (len > top - floor) {
         return 0;
@@ -626,6 +654,8 @@ int vm_map_kernel_pages(struct vm *vm, uint64_t va, const paddr_t *pa, unsigned 
 static int map_phys_locked(struct vm *vm, uint64_t va, paddr_t pa, size_t n, unsigned prot,
                            bool device)
 {
+    ASSERT_HELD(&vm->lock);
+    ASSERT(n && !(va & PAGE_MASK) && !(pa & PAGE_MASK));
     for (size_t i = 0; i < n; i++) {
         uint64_t at = va + i * PAGE_SIZE;
         int r = device ? arch_as_map_device(&vm->as, at, pa + i * PAGE_SIZE, prot)
@@ -812,6 +842,7 @@ long vm_brk(struct vm *vm, uint64_t newbrk)
 static int user_copy_locked(struct vm *vm, uint64_t uaddr, void *kbuf, size_t n, unsigned need,
                             bool to_user)
 {
+    ASSERT_HELD(&vm->lock);
     if (uaddr + n < uaddr || uaddr + n > USER_VA_TOP) {
         return -EFAULT;
     }
@@ -834,6 +865,7 @@ static int user_copy_locked(struct vm *vm, uint64_t uaddr, void *kbuf, size_t n,
  * so a huge n costs only as many steps as there are mapped pages before it. */
 static int check_range_locked(struct vm *vm, uint64_t uaddr, size_t n, unsigned need)
 {
+    ASSERT_HELD(&vm->lock);
     if (n == 0) {
         return 0; /* nothing to access: like copy_*_user of 0 bytes */
     }
@@ -952,6 +984,8 @@ long strnlen_user(struct vm *vm, uint64_t usrc, size_t max)
  * boundary or in no region. */
 static bool split_at_locked(struct vm *vm, uint64_t addr, struct vma *spare)
 {
+    ASSERT_HELD(&vm->lock);
+    ASSERT(spare && !(addr & PAGE_MASK));
     list_for_each(pos, &vm->vmas) {
         struct vma *v = container_of(pos, struct vma, link);
         if (v->start < addr && addr < v->end) {
@@ -967,6 +1001,7 @@ static bool split_at_locked(struct vm *vm, uint64_t addr, struct vma *spare)
 /* Is [start, end) covered by regions with no gap, none of them the kernel's (lock held)? */
 static bool range_is_user_mapped(struct vm *vm, uint64_t start, uint64_t end)
 {
+    ASSERT_HELD(&vm->lock);
     uint64_t at = start;
     list_for_each(pos, &vm->vmas) {
         struct vma *v = container_of(pos, struct vma, link);
@@ -1000,10 +1035,12 @@ static bool range_denies(struct vm *vm, uint64_t start, uint64_t end, unsigned p
  * split at its ends).  Unmapping and mapping the same page again cannot need a table. */
 static void reprotect_locked(struct vm *vm, uint64_t start, uint64_t end, unsigned prot)
 {
+    ASSERT_HELD(&vm->lock);
     for (uint64_t va = start; va < end; va += PAGE_SIZE) {
         paddr_t pa = arch_as_unmap(&vm->as, va);
         if (pa) {
-            arch_as_map(&vm->as, va, pa, prot);
+            int r = arch_as_map(&vm->as, va, pa, prot);
+            ASSERT(r == 0); /* the page's table is still there: no allocation, no failure */
         }
     }
     list_for_each(pos, &vm->vmas) {
@@ -1176,6 +1213,9 @@ int vm_madvise_dontneed(struct vm *vm, uint64_t addr, uint64_t len)
 static int copy_region_locked(struct vm *dst, struct vm *src, const struct vma *v,
                               struct page_list *l)
 {
+    ASSERT_HELD(&dst->lock);
+    ASSERT_HELD(&src->lock);
+    ASSERT(v->kind != VMA_DEVICE);
     struct vma *rec = kmem_alloc(sizeof(*rec));
     if (!rec) {
         return -ENOMEM;

@@ -15,6 +15,7 @@
 #include "kernel/dataplane.h"
 #include "kernel/hklog.h"
 #include "kernel/lib.h"
+#include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
@@ -81,6 +82,7 @@ int partition_decide(const struct bootargs *ba, unsigned ncpus, cpumask_t *house
     }
     *dataplane = dp;
     *housekeeping = cpumask_andnot(exist, dp);
+    ASSERT(cpumask_has(*housekeeping, 0) && !cpumask_intersects(*housekeeping, dp));
     return nmsg;
 }
 
@@ -156,11 +158,6 @@ static enum partition_role role_of(const struct partition_state *s, unsigned cpu
 
 static const char *const role_names[] = {"offline", "housekeeping", "dataplane"};
 
-const char *partition_role_name(enum partition_role r)
-{
-    return r <= PART_DATAPLANE ? role_names[r] : "?";
-}
-
 /* The role `op` asks for (ZT_PART_ONLINE: as the flags say). */
 static enum partition_role wanted(unsigned op, unsigned flags)
 {
@@ -224,5 +221,8 @@ int partition_step(struct partition_state *s, unsigned cpu, unsigned op, unsigne
         cpumask_set(&s->online, cpu);
         cpumask_set(to == PART_DATAPLANE ? &s->dataplane : &s->housekeeping, cpu);
     }
+    /* what every change keeps: CPU 0 online housekeeping, the sets apart */
+    ASSERT(cpumask_has(s->housekeeping, 0) && cpumask_has(s->online, 0));
+    ASSERT(!cpumask_intersects(s->housekeeping, s->dataplane));
     return 0;
 }

@@ -111,6 +111,8 @@ static void local_step(void)
     unsigned me = this_cpu_id();
     struct request *rq = &reqs[me];
     enum step step = rq->step;
+    ASSERT(rq->done + 1 == rq->seq); /* one request at a time, not yet carried out */
+    ASSERT(step >= STEP_TO_DATAPLANE && step <= STEP_OFFLINE);
     if (step == STEP_TO_HOUSEKEEPING || step == STEP_OFFLINE) {
         isol_end_here(step == STEP_OFFLINE ? "the cpu goes offline"
                                            : "the cpu becomes housekeeping");
@@ -153,6 +155,8 @@ void repartition_init(void)
 /* Ask `cpu` for `step` and wait until it is done.  Only `cpu` is interrupted. */
 static void ask(unsigned cpu, enum step step, unsigned timers_to)
 {
+    ASSERT(cpu > 0 && cpu < ncpus); /* partition_step's checks: CPU 0 never changes */
+    ASSERT(step == STEP_TO_HOUSEKEEPING || cpumask_test_atomic(&cpus_housekeeping, timers_to));
     struct request *rq = &reqs[cpu];
     rq->step = step;
     rq->timers_to = timers_to;
@@ -192,6 +196,7 @@ static void leave_housekeeping(unsigned cpu)
 {
     cpumask_clear_atomic(&cpus_housekeeping, cpu);
     cpumask_t hk = online_hk();
+    ASSERT(!cpumask_empty(hk)); /* partition_step keeps the last housekeeping CPU */
     watchdog_update(hk);
     irq_route_away(cpu, hk);
     work_set_cpus(hk);
@@ -300,6 +305,7 @@ static int mutex_lock(void)
 static void mutex_unlock(void)
 {
     unsigned long flags = spin_lock_irqsave(&mutex_wq.lock);
+    ASSERT(busy);
     busy = false;
     spin_unlock_irqrestore(&mutex_wq.lock, flags);
     waitq_wake_one(&mutex_wq);

@@ -36,6 +36,7 @@
 
 static void mark_online(struct cpu *c)
 {
+    ASSERT(c->id < ncpus && c == this_cpu()); /* each CPU says so itself */
     c->online_counter = arch_counter_read();
     __atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
     cpumask_set_atomic(&cpus_online, c->id);
@@ -59,6 +60,8 @@ static int give_memory(struct cpu *c)
 
 static void take_memory(struct cpu *c)
 {
+    /* never the stack this CPU runs on, nor one a CPU still running could be using */
+    ASSERT(c->id != this_cpu_id() && !__atomic_load_n(&c->online, __ATOMIC_ACQUIRE));
     trace_free_cpu(c->id);
     if (c->kstack_top) {
         kstack_free(c->kstack_top);
@@ -69,6 +72,7 @@ static void take_memory(struct cpu *c)
 /* Give CPU `id` its memory and start it.  0, or -ENOMEM / -EIO with a message. */
 static int start_one(unsigned id, const char *who)
 {
+    ASSERT(id > 0 && id < ncpus && id != this_cpu_id()); /* CPU 0 is never started again */
     struct cpu *c = &cpus[id];
     c->id = id;
     c->stopping = false;

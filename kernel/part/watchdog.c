@@ -32,7 +32,6 @@ PERCPU_ARRAY(beat);
 static uint64_t reported[MAX_CPUS];
 PERCPU_ARRAY(reported);
 static uint64_t period_cycles, bound_cycles;
-static uint64_t nreports;
 static cpumask_t running; /* CPUs whose timer runs (written by watchdog_update's caller) */
 
 /* CPU c has taken no interrupt for `stale` cycles: say so, and, in checked builds, which
@@ -67,7 +66,6 @@ static void check_next(unsigned me, uint64_t now)
     uint64_t b = __atomic_load_n(&beat[c], __ATOMIC_RELAXED);
     if (b && now > b && now - b > bound_cycles &&
         __atomic_exchange_n(&reported[c], b, __ATOMIC_RELAXED) != b) {
-        __atomic_fetch_add(&nreports, 1, __ATOMIC_RELAXED);
         report(c, me, now - b);
     }
 }
@@ -88,6 +86,7 @@ static void tick(struct timer *t)
  * kicked only if it must reprogram (it is housekeeping, or the CPU being changed). */
 static void start_on(unsigned c)
 {
+    ASSERT(c < ncpus && !__atomic_load_n(&want[c], __ATOMIC_ACQUIRE)); /* not running there */
     uint64_t now = arch_counter_read();
     __atomic_store_n(&beat[c], now, __ATOMIC_RELAXED);
     __atomic_store_n(&want[c], true, __ATOMIC_RELEASE);
@@ -102,6 +101,7 @@ static void start_on(unsigned c)
  * once while the first cancel waits for it; the second cancel removes that. */
 static void stop_on(unsigned c)
 {
+    ASSERT(c < ncpus && __atomic_load_n(&want[c], __ATOMIC_ACQUIRE)); /* running there */
     __atomic_store_n(&want[c], false, __ATOMIC_RELEASE);
     __atomic_store_n(&beat[c], 0, __ATOMIC_RELAXED); /* nobody reports it stale now */
     timer_cancel(&timers[c]);
@@ -135,11 +135,6 @@ void watchdog_update(cpumask_t housekeeping)
     for_each_cpu(c, start) {
         start_on(c);
     }
-}
-
-uint64_t watchdog_reports(void)
-{
-    return __atomic_load_n(&nreports, __ATOMIC_RELAXED);
 }
 
 cpumask_t watchdog_cpus(void)

@@ -32,6 +32,7 @@
 
 void acct_init_cpu(unsigned cpu)
 {
+    ASSERT(cpu < MAX_CPUS);
     struct cpu_acct *a = &cpus[cpu].acct;
     SET(a->us.user, 0);
     SET(a->us.sys, 0);
@@ -79,6 +80,7 @@ static bool in_progress(uint64_t v)
 
 void acct_cpu_read(unsigned cpu, struct acct_times *out)
 {
+    ASSERT(cpu < MAX_CPUS);
     struct cpu_acct *a = &cpus[cpu].acct;
     uint64_t u, s, i, now;
     for (int tries = 0;; tries++) {

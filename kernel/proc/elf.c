@@ -334,6 +334,7 @@ int elf_load(struct vm *vm, const struct elf_file *file, const struct elf_image 
     int r = 0;
     for (unsigned i = 0; r == 0 && i < img->nseg; i++) {
         const struct elf_segment *s = &img->seg[i];
+        ASSERT(s->filesz <= s->memsz && s->vaddr >= PAGE_SIZE); /* elf_check's image */
         uint64_t start = page_down(s->vaddr);
         r = vm_map_region(vm, start, s->vaddr + s->memsz - start, s->prot, VMA_IMAGE);
         if (r == 0 && s->filesz) {

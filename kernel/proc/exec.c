@@ -67,6 +67,7 @@ static int map_kernel_pages(struct vm *vm, uint64_t *vdso)
     enum { PER_PAGE = PAGE_SIZE / ZT_COUNTERS_STRIDE };
     paddr_t pa[(MAX_CPUS + PER_PAGE - 1) / PER_PAGE];
     unsigned n = (ncpus + PER_PAGE - 1) / PER_PAGE;
+    ASSERT(n && n <= sizeof(pa) / sizeof(pa[0])); /* ncpus <= MAX_CPUS */
     for (unsigned i = 0; i < n; i++) {
         pa[i] = virt_to_phys(stats_public(i * PER_PAGE));
     }
@@ -204,6 +205,7 @@ static unsigned build_auxv(uint64_t *a, const struct elf_image *img, const struc
     AUX(AT_MINSIGSTKSZ, ARCH_SIGFRAME_BYTES);
     AUX(AT_NULL, 0);
 #undef AUX
+    ASSERT(n <= 2 * MAX_AUXV); /* the caller's array */
     return n;
 }
 
@@ -230,6 +232,7 @@ static int build_stack(struct vm *vm, const struct elf_image *img, const struct 
     uint64_t words = 1 + (uint64_t)argc + 1 + (uint64_t)envc + 1 + naux;
     uint64_t at = ((random & ~15ull) - words * 8) & ~15ull;
     uint64_t argv_at = at + 8, envp_at = argv_at + ((uint64_t)argc + 1) * 8;
+    ASSERT(!(at & 15) && envp_at + ((uint64_t)envc + 1 + naux) * 8 <= random); /* no overlap */
     uint8_t rnd[16];
     random_bytes(rnd, sizeof(rnd));
     uint64_t str = strings;

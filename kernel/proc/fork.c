@@ -29,8 +29,6 @@
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
 
-#define A(i) arch_frame_arg(f, i)
-
 #define CLONE_VFORK 0x00004000
 
 /* Descriptors, directory, program, signal actions, group and session from `me`. */
@@ -151,12 +149,7 @@ int proc_fork(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint6
         fork_undo(p, t);
         return r;
     }
-    p->parent = parent;
-    list_add_tail(&parent->children, &p->sibling);
-    list_add_tail(&all_procs, &p->all_link);
-    list_add_tail(&p->threads, &t->thread_link);
-    p->nthreads = 1;
-    p->unfreed_tasks = 1;
+    proc_link_locked(p, parent, t);
     spin_unlock_irqrestore(&proc_lock, irq);
     sched_start_task(t);
     if (flags & CLONE_VFORK) {
@@ -281,7 +274,7 @@ static struct process *target_locked(int pid)
 
 long sys_setpgid(struct trap_frame *f)
 {
-    int pid = (int)A(0), pgid = (int)A(1);
+    int pid = (int)arch_frame_arg(f, 0), pgid = (int)arch_frame_arg(f, 1);
     struct process *me = current()->proc;
     if (pid < 0 || pgid < 0) {
         return -EINVAL;
@@ -320,12 +313,12 @@ static long get_id(int pid, bool session)
 
 long sys_getpgid(struct trap_frame *f)
 {
-    return get_id((int)A(0), false);
+    return get_id((int)arch_frame_arg(f, 0), false);
 }
 
 long sys_getsid(struct trap_frame *f)
 {
-    return get_id((int)A(0), true);
+    return get_id((int)arch_frame_arg(f, 0), true);
 }
 
 long sys_setsid(struct trap_frame *f)

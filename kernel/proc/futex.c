@@ -42,6 +42,7 @@ int futex_wait(struct vm *vm, uint64_t uaddr, uint32_t val, uint64_t deadline)
         return -EAGAIN;
     }
     struct task *t = current();
+    ASSERT(!t->futex_vm && !t->futex_uaddr); /* cleared after every wait */
     t->futex_vm = vm;
     t->futex_uaddr = uaddr;
     int r = waitq_sleep_locked(wq, flags, deadline);
@@ -60,6 +61,7 @@ int futex_wake(struct vm *vm, uint64_t uaddr, int n)
     unsigned long flags = spin_lock_irqsave(&wq->lock);
     list_for_each_safe(pos, tmp, &wq->tasks) {
         struct task *t = container_of(pos, struct task, wait_link);
+        ASSERT(t->futex_vm && bucket_of(t->futex_vm, t->futex_uaddr) == wq); /* hashed here */
         if (woken < n && t->futex_vm == vm && t->futex_uaddr == uaddr) {
             waitq_wake_task_locked(t, 0);
             woken++;

@@ -44,6 +44,7 @@ void hklog_flush(void)
     for (;;) {
         struct line l;
         unsigned long flags = spin_lock_irqsave(&ring_lock);
+        ASSERT(head - tail <= LINES);
         bool any = tail != head;
         if (any) {
             l = ring[tail++ % LINES];
@@ -79,6 +80,7 @@ static void vhklog(const char *label, const uint64_t *bt, const char *fmt, va_li
         return;
     }
     unsigned long flags = spin_lock_irqsave(&ring_lock);
+    ASSERT(head - tail <= LINES);
     if (head - tail == LINES) {
         __atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
     } else {

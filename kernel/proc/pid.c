@@ -36,6 +36,7 @@ static unsigned first_free_from(const struct pid_map *m, unsigned from)
 
 int pid_map_alloc(struct pid_map *m)
 {
+    ASSERT(m->used[0] & 1); /* pid_map_init ran: 0 is never an id */
     unsigned id = first_free_from(m, m->last + 1 < PID_MAX ? m->last + 1 : 2);
     if (!id) {
         id = first_free_from(m, 2); /* wrap: 1 belongs to init for good */
@@ -51,7 +52,7 @@ int pid_map_alloc(struct pid_map *m)
 
 void pid_map_free(struct pid_map *m, int id)
 {
-    ASSERT(pid_map_is_taken(m, id));
+    ASSERT(pid_map_is_taken(m, id) && m->nused > 0);
     m->used[id / 64] &= ~(1ull << (id % 64));
     m->nused--;
 }

@@ -97,6 +97,7 @@ static bool init_refuses(const struct process *p, int sig)
 int signal_send_proc_locked(struct process *p, int sig)
 {
     ASSERT_HELD(&proc_lock);
+    ASSERT(p->state == PROC_ALIVE); /* a zombie's threads are gone: no one would take it */
     if (!valid_signal(sig)) {
         return -EINVAL;
     }
@@ -113,6 +114,7 @@ int signal_send_proc_locked(struct process *p, int sig)
 int signal_send_task_locked(struct task *t, int sig)
 {
     ASSERT_HELD(&proc_lock);
+    ASSERT(t->proc && t->state != TASK_DEAD); /* a user task, still on its process's list */
     if (!valid_signal(sig)) {
         return -EINVAL;
     }
@@ -165,6 +167,8 @@ static void settle_restart(struct task *t, struct trap_frame *f, const struct si
  * cannot take the frame (the caller then kills the process). */
 static bool run_handler(struct task *t, struct trap_frame *f, int sig, struct sigaction_k *sa)
 {
+    ASSERT_HELD(&proc_lock);
+    ASSERT(t == current() && sa == &t->proc->sigactions[sig - 1] && sa->handler > SIG_IGN);
     uint64_t sp = arch_frame_sp(f);
     settle_restart(t, f, sa);
     struct arch_sigsetup s = {
@@ -194,6 +198,7 @@ static bool run_handler(struct task *t, struct trap_frame *f, int sig, struct si
 
 void signal_deliver(struct trap_frame *f)
 {
+    ASSERT_IRQS_MASKED(); /* on the way out to user space: nothing may run in between */
     struct task *t = current();
     struct process *p = t->proc;
     for (;;) {
@@ -232,6 +237,7 @@ void signal_fault(int sig, const char *what, uint64_t addr, uint64_t pc)
 {
     struct task *t = current();
     struct process *p = t->proc;
+    ASSERT(valid_signal(sig) && sig != SIGKILL); /* a fault's signal, chosen by the kernel */
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     struct sigaction_k *sa = &p->sigactions[sig - 1];
     bool handled = sa->handler > SIG_IGN && !(t->sig_blocked & SIGBIT(sig));
@@ -248,6 +254,7 @@ void signal_fault(int sig, const char *what, uint64_t addr, uint64_t pc)
 
 void signal_exit_to_user(struct trap_frame *f)
 {
+    ASSERT_IRQS_MASKED();
     struct task *t = current();
     if (t->sys_restart) { /* interrupted, but no handler ran: the call starts again */
         t->sys_restart = false;
@@ -272,6 +279,7 @@ void signal_set_temp_mask(uint64_t mask)
 /* Drop pending signals whose action is to be ignored (proc_lock held). */
 static void discard_ignored_locked(struct task *t)
 {
+    ASSERT_HELD(&proc_lock);
     for (uint64_t d = deliverable(t); d; d &= d - 1) {
         int sig = __builtin_ctzll(d) + 1;
         const struct sigaction_k *sa = &t->proc->sigactions[sig - 1];
@@ -362,6 +370,7 @@ long sys_rt_sigpending(uint64_t uset, uint64_t sigsetsize)
 int signal_send_pgrp_locked(int pgid, int sig)
 {
     extern struct list all_procs;
+    ASSERT_HELD(&proc_lock);
     int found = 0;
     list_for_each(pp, &all_procs) {
         struct process *p = container_of(pp, struct process, all_link);

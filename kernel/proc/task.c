@@ -108,6 +108,8 @@ void task_panic_describe(void)
 
 void task_release(struct task *t)
 {
+    ASSERT(t->state == TASK_WAKING || t->state == TASK_DEAD); /* never ran, or dead */
+    ASSERT(!t->on_cpu && list_empty(&t->rq_link) && !t->waiting_on);
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     kstack_free(t->kstack_top);
     kmem_free(t, sizeof(*t));
@@ -122,6 +124,7 @@ void task_free(struct task *t)
 {
     struct process *p = t->proc;
     uint64_t ctid = t->clear_child_tid;
+    ASSERT(t->state == TASK_DEAD && list_empty(&t->thread_link)); /* task_exit unlinked it */
     if (!p || t->tid != p->pid) {
         pid_free(t->tid); /* a process's own id stays taken until it is reaped */
     }
@@ -136,6 +139,7 @@ void task_free(struct task *t)
         }
     }
     unsigned left = __atomic_sub_fetch(&p->unfreed_tasks, 1, __ATOMIC_ACQ_REL);
+    ASSERT(left != (unsigned)-1); /* each task is freed once */
     if (left == 0) {
         proc_finish(p);
     } else if (left == 1 && __atomic_load_n(&p->exec_task, __ATOMIC_ACQUIRE)) {
@@ -209,6 +213,9 @@ void proc_release_files(struct process *p)
 /* The record of a reaped process (or one that never started). */
 void proc_free(struct process *p)
 {
+    ASSERT(p->unfreed_tasks == 0 && list_empty(&p->threads) && list_empty(&p->children));
+    ASSERT(list_empty(&p->all_link) && list_empty(&p->sibling)); /* off every list */
+    ASSERT(__atomic_load_n(&nprocs, __ATOMIC_RELAXED) > 0);
     pid_free(p->pid);
     kmem_free(p, sizeof(*p));
     __atomic_sub_fetch(&nprocs, 1, __ATOMIC_RELAXED);
@@ -298,6 +305,16 @@ static struct process *proc_create(struct process *parent, const char *path,
     t->affinity = affinity;
     t->cpu = cpumask_first(affinity);
     unsigned long flags = spin_lock_irqsave(&proc_lock);
+    proc_link_locked(p, parent, t);
+    spin_unlock_irqrestore(&proc_lock, flags);
+    sched_start_task(t);
+    return p;
+}
+
+void proc_link_locked(struct process *p, struct process *parent, struct task *t)
+{
+    ASSERT_HELD(&proc_lock);
+    ASSERT(list_empty(&p->threads) && list_empty(&p->all_link) && t->proc == p); /* new */
     p->parent = parent;
     if (parent) {
         list_add_tail(&parent->children, &p->sibling);
@@ -306,9 +323,6 @@ static struct process *proc_create(struct process *parent, const char *path,
     list_add_tail(&p->threads, &t->thread_link);
     p->nthreads = 1;
     p->unfreed_tasks = 1;
-    spin_unlock_irqrestore(&proc_lock, flags);
-    sched_start_task(t);
-    return p;
 }
 
 int proc_start_init(char *const argv[])
@@ -391,6 +405,8 @@ int task_clone(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint
 /* Give p's children to init and wake init if one of them is already a zombie (proc_lock). */
 static void reparent_children(struct process *p)
 {
+    ASSERT_HELD(&proc_lock);
+    ASSERT(p != init_proc); /* init's end powers the machine off first */
     bool zombie = false;
     list_for_each_safe(pos, tmp, &p->children) {
         struct process *c = container_of(pos, struct process, sibling);
@@ -415,6 +431,7 @@ static int wstatus_code(int wstatus)
 static void proc_teardown(struct work *w)
 {
     struct process *p = container_of(w, struct process, teardown);
+    ASSERT(p->unfreed_tasks == 0 && p->nthreads == 0 && p->state == PROC_ALIVE);
     device_release_all(p); /* reset its devices before their DMA pages are freed */
     vfork_release(p);      /* before it is a zombie: once reaped, p is gone */
     proc_release_files(p); /* pipe ends close now: readers see end of file */
@@ -451,6 +468,7 @@ _Noreturn void task_exit(int wstatus)
     struct process *p = t->proc;
     isol_release(t);
     unsigned long flags = spin_lock_irqsave(&proc_lock);
+    ASSERT(p->nthreads > 0 && !list_empty(&t->thread_link));
     list_del(&t->thread_link);
     if (--p->nthreads == 0) {
         p->last_exit_status = wstatus;
@@ -492,6 +510,7 @@ static bool wait_matches(const struct process *me, const struct process *c, int 
 /* A child of `me` matching `pid` that is a zombie; *any set if one matches. */
 static struct process *find_zombie(struct process *me, int pid, bool *any)
 {
+    ASSERT_HELD(&proc_lock);
     *any = false;
     list_for_each(pos, &me->children) {
         struct process *c = container_of(pos, struct process, sibling);
@@ -517,6 +536,7 @@ int proc_wait(int pid, int *wstatus, int options, uint64_t *user, uint64_t *sys)
         bool any;
         struct process *z = find_zombie(me, pid, &any);
         if (z) {
+            ASSERT(z->parent == me);
             list_del(&z->sibling);
             list_del(&z->all_link);
             *user = z->dead_user_cycles + z->child_user_cycles;
@@ -612,6 +632,7 @@ static char state_letter(const struct task *t)
 
 static void fill_info(struct zt_task_info *out, const struct process *p, const struct task *t)
 {
+    ASSERT_HELD(&proc_lock); /* the task and process cannot be freed meanwhile */
     uint64_t user = 0, sys = 0;
     out->pid = p->pid;
     out->ppid = p->parent ? p->parent->pid : 0;

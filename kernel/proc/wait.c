@@ -27,7 +27,7 @@ void waitq_init(struct waitq *wq)
 /* Take t off wq (lock held) and make it runnable with `reason`. */
 void waitq_wake_task_locked(struct task *t, int reason)
 {
-    ASSERT(t->waiting_on);
+    ASSERT(t->waiting_on && !list_empty(&t->wait_link));
     ASSERT_HELD(&t->waiting_on->lock);
     list_del(&t->wait_link);
     __atomic_store_n(&t->waiting_on, 0, __ATOMIC_RELAXED);
@@ -52,6 +52,7 @@ static void sleep_timeout(struct timer *tm)
 
 void waitq_arm_sleep_timer(struct task *t, uint64_t deadline)
 {
+    ASSERT(t == current() && deadline);
     t->sleep_timer.fn = sleep_timeout;
     timer_arm(&t->sleep_timer, deadline);
 }
@@ -66,6 +67,7 @@ int waitq_sleep_locked(struct waitq *wq, unsigned long flags, uint64_t deadline)
     ASSERT_HELD(&wq->lock);
     ASSERT(spin_held_count() == 1); /* wq's lock and no other: none may be held asleep */
     struct task *t = current();
+    ASSERT(!t->waiting_on && list_empty(&t->wait_link)); /* on one wait queue at a time */
     list_add_tail(&wq->tasks, &t->wait_link);
     __atomic_store_n(&t->waiting_on, wq, __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -82,6 +84,7 @@ int waitq_sleep_locked(struct waitq *wq, unsigned long flags, uint64_t deadline)
     }
     spin_unlock(&wq->lock); /* IRQs stay masked until we have switched away */
     schedule();
+    ASSERT(!t->waiting_on); /* whoever woke it took it off the queue */
     if (deadline) {
         timer_cancel(&t->sleep_timer);
     }

@@ -36,6 +36,8 @@ void work_init(struct work *w, const char *name, work_fn fn)
 
 static void enqueue_locked(struct list *q, struct work *w)
 {
+    ASSERT_HELD(&work_wq.lock);
+    ASSERT(w->queued && list_empty(&w->link)); /* on one queue at a time, flagged */
     list_add_tail(q, &w->link);
     waitq_wake_locked(&work_wq, 1);
 }
@@ -57,6 +59,7 @@ bool work_queue(struct work *w)
 static void delayed_fire(struct timer *t)
 {
     struct work *w = container_of(t, struct work, timer);
+    ASSERT_IRQS_MASKED(); /* a timer callback: the plain spin_lock relies on it */
     spin_lock(&work_wq.lock);
     enqueue_locked(&run_queue, w);
     spin_unlock(&work_wq.lock);
@@ -87,10 +90,12 @@ bool work_queue_delayed(struct work *w, uint64_t delay_cycles)
 /* Take the next thing to do (lock held): an item to run, or one to arm. */
 static struct work *take(struct list *q)
 {
+    ASSERT_HELD(&work_wq.lock);
     if (list_empty(q)) {
         return 0;
     }
     struct work *w = container_of(q->next, struct work, link);
+    ASSERT(w->queued); /* cleared only once taken */
     list_del(&w->link);
     return w;
 }
@@ -100,6 +105,7 @@ static struct work *take(struct list *q)
 static inline __attribute__((always_inline)) void do_item(struct work *arm, struct work *run)
 {
     VERIFY(!cpu_is_dataplane(this_cpu_id()));
+    ASSERT(!arm != !run); /* one thing at a time */
     if (arm) {
         timer_arm(&arm->timer, arch_counter_read() + arm->delay_cycles);
         return;

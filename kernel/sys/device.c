@@ -134,6 +134,7 @@ static size_t regs_pages(const struct device *d)
 /* Does another process hold a device whose registers share a page with d's (lock held)? */
 static bool page_shared_with_other(const struct device *d, const struct process *p)
 {
+    ASSERT_HELD(&device_lock);
     for (unsigned i = 0; i < ndevices; i++) {
         const struct device *o = &devices[i];
         uint64_t o_end = regs_page(o) + regs_pages(o) * PAGE_SIZE;
@@ -174,6 +175,7 @@ static int reserve(struct device *d, struct process *p)
 static void finish(struct device *d, bool keep_holder, bool broken)
 {
     unsigned long flags = spin_lock_irqsave(&device_lock);
+    ASSERT(d->busy && d->holder && nheld > 0); /* reserved by a claim or a release */
     d->busy = false;
     d->broken = d->broken || broken;
     if (!keep_holder) {
@@ -194,6 +196,7 @@ static void quiet_interrupt(const struct device *d)
 /* Map the window and a fresh DMA region into p (d reserved).  On failure nothing stays. */
 static int map_into(struct device *d, struct process *p, size_t pages)
 {
+    ASSERT(d->busy && d->holder == p && pages > 0); /* reserved for p */
     paddr_t dma = page_alloc_contig(pages);
     if (!dma) {
         return -ENOMEM;
@@ -262,6 +265,7 @@ static bool reset_device(const struct device *d)
 /* Reset, unmap from p, free the DMA pages (d busy and held by p). */
 static void take_back(struct device *d, struct process *p, unsigned slot)
 {
+    ASSERT(d->busy && d->holder == p && d == &devices[slot]);
     bool stopped = reset_device(d);
     vm_unmap_phys(p->vm, d->regs_va, regs_pages(d) * PAGE_SIZE);
     vm_unmap_phys(p->vm, d->dma_va, d->dma_pages * PAGE_SIZE);
@@ -305,30 +309,32 @@ void device_release_all(struct process *p)
 
 /* ---- system calls ---- */
 
-#define A(i) arch_frame_arg(f, i)
-
 long sys_zt_devices(struct trap_frame *f)
 {
     struct zt_device_info info[ARCH_MAX_DEVICES];
-    unsigned want = A(1) < ARCH_MAX_DEVICES ? (unsigned)A(1) : ARCH_MAX_DEVICES;
-    if (vm_check_range(current_vm(), A(0), want * sizeof(info[0]), PROT_WRITE)) {
+    unsigned want =
+        arch_frame_arg(f, 1) < ARCH_MAX_DEVICES ? (unsigned)arch_frame_arg(f, 1) : ARCH_MAX_DEVICES;
+    if (vm_check_range(current_vm(), arch_frame_arg(f, 0), want * sizeof(info[0]), PROT_WRITE)) {
         return -EFAULT;
     }
     unsigned total = device_list(info, want);
     want = MIN(want, total);
-    return copy_to_user(current_vm(), A(0), info, want * sizeof(info[0])) ? -EFAULT : (long)total;
+    return copy_to_user(current_vm(), arch_frame_arg(f, 0), info, want * sizeof(info[0]))
+               ? -EFAULT
+               : (long)total;
 }
 
 long sys_zt_claim(struct trap_frame *f)
 {
     struct zt_claim c;
-    unsigned slot = A(0) < ARCH_MAX_DEVICES ? (unsigned)A(0) : ARCH_MAX_DEVICES;
-    unsigned flags = A(2) <= 0xffffffffu ? (unsigned)A(2) : ~0u;
-    if (vm_check_range(current_vm(), A(3), sizeof(c), PROT_WRITE)) {
+    unsigned slot =
+        arch_frame_arg(f, 0) < ARCH_MAX_DEVICES ? (unsigned)arch_frame_arg(f, 0) : ARCH_MAX_DEVICES;
+    unsigned flags = arch_frame_arg(f, 2) <= 0xffffffffu ? (unsigned)arch_frame_arg(f, 2) : ~0u;
+    if (vm_check_range(current_vm(), arch_frame_arg(f, 3), sizeof(c), PROT_WRITE)) {
         return -EFAULT;
     }
-    int r = device_claim(current()->proc, slot, A(1), flags, &c);
-    if (r == 0 && copy_to_user(current_vm(), A(3), &c, sizeof(c))) {
+    int r = device_claim(current()->proc, slot, arch_frame_arg(f, 1), flags, &c);
+    if (r == 0 && copy_to_user(current_vm(), arch_frame_arg(f, 3), &c, sizeof(c))) {
         device_release(current()->proc, slot); /* `out` went away meanwhile */
         return -EFAULT;
     }
@@ -337,6 +343,7 @@ long sys_zt_claim(struct trap_frame *f)
 
 long sys_zt_release(struct trap_frame *f)
 {
-    return device_release(current()->proc,
-                          A(0) < ARCH_MAX_DEVICES ? (unsigned)A(0) : ARCH_MAX_DEVICES);
+    return device_release(current()->proc, arch_frame_arg(f, 0) < ARCH_MAX_DEVICES
+                                               ? (unsigned)arch_frame_arg(f, 0)
+                                               : ARCH_MAX_DEVICES);
 }

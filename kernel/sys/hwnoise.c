@@ -29,8 +29,6 @@
 #include "kernel/vm.h"
 #include "uapi/zt_errno.h"
 
-#define A(i) arch_frame_arg(f, i)
-
 _Static_assert(sizeof(struct zt_hwnoise) <= PAGE_SIZE, "one kmem page holds the result");
 
 void hwnoise_account(struct zt_hwnoise *r, uint64_t gap, uint64_t threshold_cycles, uint64_t freq)
@@ -51,6 +49,8 @@ void hwnoise_account(struct zt_hwnoise *r, uint64_t gap, uint64_t threshold_cycl
 /* The loop: loads, compares and counting only, IRQs masked by the caller. */
 static void sample(struct zt_hwnoise *r, uint64_t duration, uint64_t threshold, uint64_t freq)
 {
+    ASSERT_IRQS_MASKED(); /* nothing but the hardware may interrupt the loop */
+    ASSERT(cpu_is_dataplane(this_cpu_id()));
     uint64_t prev = arch_counter_read();
     uint64_t end = prev + duration;
     r->start = prev;
@@ -72,7 +72,8 @@ static void sample(struct zt_hwnoise *r, uint64_t duration, uint64_t threshold, 
 
 long sys_zt_hwnoise(struct trap_frame *f)
 {
-    uint64_t duration_us = A(0), threshold_us = A(1), uout = A(2), size = A(3);
+    uint64_t duration_us = arch_frame_arg(f, 0), threshold_us = arch_frame_arg(f, 1),
+             uout = arch_frame_arg(f, 2), size = arch_frame_arg(f, 3);
     uint64_t freq = arch_counter_freq();
     if (size != sizeof(struct zt_hwnoise) || duration_us < 1 || duration_us > ZT_HWNOISE_MAX_US ||
         threshold_us < 1 || threshold_us > 1000000) {

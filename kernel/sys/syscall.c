@@ -38,8 +38,6 @@
 #include "uapi/zt_prctl.h"
 #include "uapi/zt_syscall.h"
 
-#define A(i) arch_frame_arg(f, i)
-
 /* ---- identity and scheduling ---- */
 
 static long sys_getpid(struct trap_frame *f)
@@ -67,10 +65,12 @@ static long sys_sched_yield(struct trap_frame *f)
 static long sys_getcpu(struct trap_frame *f)
 {
     unsigned cpu = this_cpu_id(), node = 0;
-    if (A(0) && copy_to_user(current_vm(), A(0), &cpu, sizeof(cpu))) {
+    if (arch_frame_arg(f, 0) &&
+        copy_to_user(current_vm(), arch_frame_arg(f, 0), &cpu, sizeof(cpu))) {
         return -EFAULT;
     }
-    if (A(1) && copy_to_user(current_vm(), A(1), &node, sizeof(node))) {
+    if (arch_frame_arg(f, 1) &&
+        copy_to_user(current_vm(), arch_frame_arg(f, 1), &node, sizeof(node))) {
         return -EFAULT;
     }
     return 0;
@@ -87,7 +87,8 @@ static struct task *task_of(int tid)
 static long sys_sched_setaffinity(struct trap_frame *f)
 {
     cpumask_t mask = CPUMASK_NONE;
-    if (copy_from_user(current_vm(), &mask, A(2), MIN(A(1), sizeof(mask)))) {
+    if (copy_from_user(current_vm(), &mask, arch_frame_arg(f, 2),
+                       MIN(arch_frame_arg(f, 1), sizeof(mask)))) {
         return -EFAULT;
     }
     mask = cpumask_and(mask, cpumask_load(&cpus_online));
@@ -96,7 +97,7 @@ static long sys_sched_setaffinity(struct trap_frame *f)
     }
     struct sched_move move;
     unsigned long flags = spin_lock_irqsave(&proc_lock);
-    struct task *t = task_of((int)A(0));
+    struct task *t = task_of((int)arch_frame_arg(f, 0));
     long r = t ? sched_set_affinity(t, mask, &move) : -ESRCH;
     spin_unlock_irqrestore(&proc_lock, flags);
     if (r == 0 && t == current()) {
@@ -113,90 +114,89 @@ static long sys_sched_setaffinity(struct trap_frame *f)
 static long sys_sched_getaffinity(struct trap_frame *f)
 {
     size_t machine = (ncpus + 63) / 64 * 8;
-    if (A(1) < (ncpus + 7) / 8 || (A(1) & 7)) {
+    if (arch_frame_arg(f, 1) < (ncpus + 7) / 8 || (arch_frame_arg(f, 1) & 7)) {
         return -EINVAL;
     }
     unsigned long flags = spin_lock_irqsave(&proc_lock);
-    struct task *t = task_of((int)A(0));
+    struct task *t = task_of((int)arch_frame_arg(f, 0));
     cpumask_t mask = t ? t->affinity : CPUMASK_NONE;
     spin_unlock_irqrestore(&proc_lock, flags);
     if (!t) {
         return -ESRCH;
     }
-    size_t len = MIN(A(1), machine);
-    return copy_to_user(current_vm(), A(2), &mask, len) ? -EFAULT : (long)len;
+    size_t len = MIN(arch_frame_arg(f, 1), machine);
+    return copy_to_user(current_vm(), arch_frame_arg(f, 2), &mask, len) ? -EFAULT : (long)len;
 }
 
 /* ---- memory ---- */
 
 static long sys_mmap(struct trap_frame *f)
 {
-    unsigned flags = (unsigned)A(3);
+    unsigned flags = (unsigned)arch_frame_arg(f, 3);
     if (!(flags & MAP_ANONYMOUS)) { /* a file (filemap.c) */
-        return filemap_mmap(current_vm(), A(0), A(1), (unsigned)A(2), flags, (int)A(4), A(5));
+        return filemap_mmap(current_vm(), arch_frame_arg(f, 0), arch_frame_arg(f, 1),
+                            (unsigned)arch_frame_arg(f, 2), flags, (int)arch_frame_arg(f, 4),
+                            arch_frame_arg(f, 5));
     }
-    if ((flags & (MAP_SHARED | MAP_PRIVATE)) == MAP_SHARED && (long)A(4) == -1) {
-        return filemap_mmap_anon_shared(current_vm(), A(0), A(1), (unsigned)A(2), flags);
+    if ((flags & (MAP_SHARED | MAP_PRIVATE)) == MAP_SHARED && (long)arch_frame_arg(f, 4) == -1) {
+        return filemap_mmap_anon_shared(current_vm(), arch_frame_arg(f, 0), arch_frame_arg(f, 1),
+                                        (unsigned)arch_frame_arg(f, 2), flags);
     }
-    return vm_mmap(current_vm(), A(0), A(1), (unsigned)A(2), (unsigned)A(3), (long)A(4), A(5));
+    return vm_mmap(current_vm(), arch_frame_arg(f, 0), arch_frame_arg(f, 1),
+                   (unsigned)arch_frame_arg(f, 2), (unsigned)arch_frame_arg(f, 3),
+                   (long)arch_frame_arg(f, 4), arch_frame_arg(f, 5));
 }
 
 static long sys_munmap(struct trap_frame *f)
 {
-    return vm_munmap(current_vm(), A(0), A(1));
+    return vm_munmap(current_vm(), arch_frame_arg(f, 0), arch_frame_arg(f, 1));
 }
 
 static long sys_brk(struct trap_frame *f)
 {
-    return vm_brk(current_vm(), A(0));
+    return vm_brk(current_vm(), arch_frame_arg(f, 0));
 }
 
 /* ---- threads, processes, signals ---- */
 
 static long sys_exit(struct trap_frame *f)
 {
-    task_exit((int)((A(0) & 0xff) << 8));
+    task_exit((int)((arch_frame_arg(f, 0) & 0xff) << 8));
 }
 
 static long sys_exit_group(struct trap_frame *f)
 {
-    proc_exit_group((int)((A(0) & 0xff) << 8));
+    proc_exit_group((int)((arch_frame_arg(f, 0) & 0xff) << 8));
 }
 
 static long sys_set_tid_address(struct trap_frame *f)
 {
-    current()->clear_child_tid = A(0);
+    current()->clear_child_tid = arch_frame_arg(f, 0);
     return current()->tid;
 }
 
 static long sys_clone(struct trap_frame *f)
 {
-    return task_clone(A(0), A(1), A(2), A(3), A(4));
+    return task_clone(arch_frame_arg(f, 0), arch_frame_arg(f, 1), arch_frame_arg(f, 2),
+                      arch_frame_arg(f, 3), arch_frame_arg(f, 4));
 }
-
-#define FUTEX_REQUEUE          3
-#define FUTEX_CMP_REQUEUE      4
-#define FUTEX_WAIT_BITSET      9
-#define FUTEX_WAKE_BITSET      10
-#define FUTEX_CLOCK_REALTIME   256
-#define FUTEX_BITSET_MATCH_ANY 0xffffffffu
 
 /* FUTEX_(CMP_)REQUEUE: instead of moving up to val2 waiters to uaddr2, wake them: a
  * waiter rechecks its word after any wakeup, so an early one only costs a retry. */
 static long futex_requeue(struct trap_frame *f, bool cmp)
 {
     uint32_t cur;
-    int n = (int)A(2), n2 = (int)A(3);
-    if (n < 0 || n2 < 0 || (A(4) & 3)) {
+    int n = (int)arch_frame_arg(f, 2), n2 = (int)arch_frame_arg(f, 3);
+    if (n < 0 || n2 < 0 || (arch_frame_arg(f, 4) & 3)) {
         return -EINVAL;
     }
-    if (cmp && copy_from_user(current_vm(), &cur, A(0), sizeof(cur))) {
+    if (cmp && copy_from_user(current_vm(), &cur, arch_frame_arg(f, 0), sizeof(cur))) {
         return -EFAULT;
     }
-    if (cmp && cur != (uint32_t)A(5)) {
+    if (cmp && cur != (uint32_t)arch_frame_arg(f, 5)) {
         return -EAGAIN;
     }
-    return futex_wake(current_vm(), A(0), n > INT32_MAX - n2 ? INT32_MAX : n + n2);
+    return futex_wake(current_vm(), arch_frame_arg(f, 0), n > INT32_MAX - n2 ? INT32_MAX : n + n2);
 }
 
 /* FUTEX_WAIT/WAKE and their _BITSET forms with the match-any bitset (what C libraries use
@@ -204,60 +204,55 @@ static long futex_requeue(struct trap_frame *f, bool cmp)
  * CLOCK_REALTIME (wall time, kernel/lib/clock.c) with FUTEX_CLOCK_REALTIME. */
 static long sys_futex(struct trap_frame *f)
 {
-    int op = (int)A(1) & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
+    int op = (int)arch_frame_arg(f, 1) & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
     bool bitset = op == FUTEX_WAIT_BITSET || op == FUTEX_WAKE_BITSET;
-    if (bitset && (uint32_t)A(5) != FUTEX_BITSET_MATCH_ANY) {
-        return (uint32_t)A(5) == 0 ? -EINVAL : -ENOSYS; /* selective wakeups: not done */
+    if (bitset && (uint32_t)arch_frame_arg(f, 5) != FUTEX_BITSET_MATCH_ANY) {
+        return (uint32_t)arch_frame_arg(f, 5) == 0 ? -EINVAL
+                                                   : -ENOSYS; /* selective wakeups: not done */
     }
     if (op == FUTEX_REQUEUE || op == FUTEX_CMP_REQUEUE) {
         return futex_requeue(f, op == FUTEX_CMP_REQUEUE);
     }
     if (op == FUTEX_WAKE || op == FUTEX_WAKE_BITSET) {
-        return futex_wake(current_vm(), A(0), (int)A(2) < 0 ? 0 : (int)A(2));
+        return futex_wake(current_vm(), arch_frame_arg(f, 0),
+                          (int)arch_frame_arg(f, 2) < 0 ? 0 : (int)arch_frame_arg(f, 2));
     }
     if (op != FUTEX_WAIT && op != FUTEX_WAIT_BITSET) {
         return -ENOSYS;
     }
     uint64_t deadline = 0;
-    if (A(3)) {
+    if (arch_frame_arg(f, 3)) {
         struct timespec_k ts;
-        int r = systime_read_timespec(A(3), &ts);
+        int r = systime_read_timespec(arch_frame_arg(f, 3), &ts);
         if (r) {
             return r;
         }
-        uint64_t t = systime_timespec_cycles(&ts);
-        if (op == FUTEX_WAIT_BITSET && (A(1) & FUTEX_CLOCK_REALTIME)) {
+        uint64_t t = timespec_to_cycles(&ts);
+        if (op == FUTEX_WAIT_BITSET && (arch_frame_arg(f, 1) & FUTEX_CLOCK_REALTIME)) {
             t = clock_wall_to_counter((uint64_t)ts.sec * NS_PER_SEC + (uint64_t)ts.nsec);
         }
         deadline = op == FUTEX_WAIT_BITSET ? MAX(t, 1) : arch_counter_read() + t; /* absolute */
     }
-    return futex_wait(current_vm(), A(0), (uint32_t)A(2), deadline);
+    return futex_wait(current_vm(), arch_frame_arg(f, 0), (uint32_t)arch_frame_arg(f, 2), deadline);
 }
-
-#define RUSAGE_BYTES 144 /* struct rusage: two timevals and 14 longs */
 
 static long sys_wait4(struct trap_frame *f)
 {
     int status = 0;
     uint64_t user = 0, sys = 0;
-    if ((A(1) && vm_check_range(current_vm(), A(1), sizeof(status), PROT_WRITE)) ||
-        (A(3) && vm_check_range(current_vm(), A(3), RUSAGE_BYTES, PROT_WRITE))) {
+    if ((arch_frame_arg(f, 1) &&
+         vm_check_range(current_vm(), arch_frame_arg(f, 1), sizeof(status), PROT_WRITE)) ||
+        (arch_frame_arg(f, 3) &&
+         vm_check_range(current_vm(), arch_frame_arg(f, 3), RUSAGE_BYTES, PROT_WRITE))) {
         return -EFAULT; /* checked before reaping: the child stays waitable */
     }
-    int r = proc_wait((int)A(0), &status, (int)A(2), &user, &sys);
-    if (r > 0 && A(1) && copy_to_user(current_vm(), A(1), &status, sizeof(status))) {
+    int r = proc_wait((int)arch_frame_arg(f, 0), &status, (int)arch_frame_arg(f, 2), &user, &sys);
+    if (r > 0 && arch_frame_arg(f, 1) &&
+        copy_to_user(current_vm(), arch_frame_arg(f, 1), &status, sizeof(status))) {
         return -EFAULT;
     }
-    if (r > 0 && A(3)) {
-        int64_t ru[RUSAGE_BYTES / 8] = {0};
-        uint64_t uus = cycles_to_ns(user) / 1000, sus = cycles_to_ns(sys) / 1000;
-        ru[0] = (int64_t)(uus / 1000000);
-        ru[1] = (int64_t)(uus % 1000000);
-        ru[2] = (int64_t)(sus / 1000000);
-        ru[3] = (int64_t)(sus % 1000000);
-        if (copy_to_user(current_vm(), A(3), ru, sizeof(ru))) {
-            return -EFAULT;
-        }
+    if (r > 0 && arch_frame_arg(f, 3) && rusage_put(arch_frame_arg(f, 3), user, sys)) {
+        return -EFAULT;
     }
     return r;
 }
@@ -266,7 +261,7 @@ static long sys_wait4(struct trap_frame *f)
  * caller; < -1: group -pid. */
 static long sys_kill(struct trap_frame *f)
 {
-    int pid = (int)A(0), sig = (int)A(1);
+    int pid = (int)arch_frame_arg(f, 0), sig = (int)arch_frame_arg(f, 1);
     struct process *me = current()->proc;
     if (sig < 0 || sig > ZT_NSIG || pid == INT32_MIN) {
         return -EINVAL;
@@ -293,7 +288,8 @@ static long sys_kill(struct trap_frame *f)
 
 static long sys_tgkill(struct trap_frame *f)
 {
-    int tgid = (int)A(0), tid = (int)A(1), sig = (int)A(2);
+    int tgid = (int)arch_frame_arg(f, 0), tid = (int)arch_frame_arg(f, 1),
+        sig = (int)arch_frame_arg(f, 2);
     if (tgid <= 0 || tid <= 0 || sig < 0 || sig > ZT_NSIG) {
         return -EINVAL;
     }
@@ -306,12 +302,14 @@ static long sys_tgkill(struct trap_frame *f)
 
 static long sys_rt_sigaction_f(struct trap_frame *f)
 {
-    return sys_rt_sigaction((int)A(0), A(1), A(2), A(3));
+    return sys_rt_sigaction((int)arch_frame_arg(f, 0), arch_frame_arg(f, 1), arch_frame_arg(f, 2),
+                            arch_frame_arg(f, 3));
 }
 
 static long sys_rt_sigprocmask_f(struct trap_frame *f)
 {
-    return sys_rt_sigprocmask((int)A(0), A(1), A(2), A(3));
+    return sys_rt_sigprocmask((int)arch_frame_arg(f, 0), arch_frame_arg(f, 1), arch_frame_arg(f, 2),
+                              arch_frame_arg(f, 3));
 }
 
 static long sys_rt_sigreturn_f(struct trap_frame *f)
@@ -321,38 +319,39 @@ static long sys_rt_sigreturn_f(struct trap_frame *f)
 
 static long sys_rt_sigsuspend_f(struct trap_frame *f)
 {
-    return sys_rt_sigsuspend(A(0), A(1));
+    return sys_rt_sigsuspend(arch_frame_arg(f, 0), arch_frame_arg(f, 1));
 }
 
 static long sys_sigaltstack_f(struct trap_frame *f)
 {
-    return sys_sigaltstack(A(0), A(1));
+    return sys_sigaltstack(arch_frame_arg(f, 0), arch_frame_arg(f, 1));
 }
 
 static long sys_rt_sigpending_f(struct trap_frame *f)
 {
-    return sys_rt_sigpending(A(0), A(1));
+    return sys_rt_sigpending(arch_frame_arg(f, 0), arch_frame_arg(f, 1));
 }
 
 static long sys_prctl(struct trap_frame *f)
 {
     struct task *t = current();
     char name[ZT_NAME_LEN];
-    switch (A(0)) {
+    switch (arch_frame_arg(f, 0)) {
     case PR_SET_NAME:
-        if (strncpy_from_user(current_vm(), name, A(1), sizeof(name)) < 0) {
+        if (strncpy_from_user(current_vm(), name, arch_frame_arg(f, 1), sizeof(name)) < 0) {
             name[sizeof(name) - 1] = 0; /* Linux truncates long names */
-            if (copy_from_user(current_vm(), name, A(1), sizeof(name) - 1)) {
+            if (copy_from_user(current_vm(), name, arch_frame_arg(f, 1), sizeof(name) - 1)) {
                 return -EFAULT;
             }
         }
         kstrlcpy(t->name, name, sizeof(t->name));
         return 0;
     case PR_GET_NAME:
-        return copy_to_user(current_vm(), A(1), t->name, sizeof(t->name)) ? -EFAULT : 0;
+        return copy_to_user(current_vm(), arch_frame_arg(f, 1), t->name, sizeof(t->name)) ? -EFAULT
+                                                                                          : 0;
     case PR_SET_TASK_ISOLATION:
     case PR_GET_TASK_ISOLATION:
-        return isol_prctl(A(0), A(1));
+        return isol_prctl(arch_frame_arg(f, 0), arch_frame_arg(f, 1));
     default:
         return -EINVAL;
     }
@@ -362,7 +361,7 @@ static long sys_uname(struct trap_frame *f)
 {
     static const char fields[6][65] = {"zerotick", "zerotick", ZT_RELEASE, "tickless SMP kernel",
                                        "aarch64",  "(none)"};
-    return copy_to_user(current_vm(), A(0), fields, sizeof(fields)) ? -EFAULT : 0;
+    return copy_to_user(current_vm(), arch_frame_arg(f, 0), fields, sizeof(fields)) ? -EFAULT : 0;
 }
 
 struct syscall_entry {
@@ -517,6 +516,7 @@ const char *syscall_name(uint64_t nr)
 
 void syscall_dispatch(struct trap_frame *f, unsigned svc_imm)
 {
+    ASSERT_IRQS_MASKED(); /* the exception entry's state (syscall.h) */
     uint64_t nr = arch_frame_sysno(f);
     trace_event(ZT_TR_SYSCALL, nr, svc_imm);
     if (isol_syscall(nr, syscall_name(nr), f)) {
@@ -531,6 +531,7 @@ void syscall_run(struct trap_frame *f)
     uint64_t nr = arch_frame_sysno(f);
     const struct syscall_entry *e = lookup(nr);
     syscall_fn fn = e ? e->fn : 0;
+    ASSERT_IRQS_MASKED();
     arch_irq_enable(); /* system calls run with interrupts enabled */
     if (!fn) {
         sysdebug_unknown(nr);
@@ -538,6 +539,8 @@ void syscall_run(struct trap_frame *f)
     struct task *t = current();
     t->sys_orig_x0 = arch_frame_arg(f, 0);
     long r = fn ? fn(f) : -ENOSYS;
+    /* no call returns holding a lock */
+    ASSERT(spin_held_count() == 0 && t == current());
     t->sys_restart = r == -ERESTARTSYS; /* settled on the way out (signal.c) */
     arch_frame_set_return(f, (uint64_t)r);
     arch_irq_disable();

@@ -26,7 +26,6 @@
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
 
-#define A(i)         arch_frame_arg(f, i)
 #define PATH_MAX_LEN 256
 
 /* spawn(path, argv, attr, envp): the new process's pid or -errno.  argv NULL: the program
@@ -36,11 +35,12 @@ long sys_zt_spawn(struct trap_frame *f)
     char path[PATH_MAX_LEN];
     struct zt_spawn_attr attr;
     memset(&attr, 0, sizeof(attr));
-    long r = strncpy_from_user(current_vm(), path, A(0), sizeof(path));
+    long r = strncpy_from_user(current_vm(), path, arch_frame_arg(f, 0), sizeof(path));
     if (r < 0) {
         return r;
     }
-    if (A(2) && copy_from_user(current_vm(), &attr, A(2), sizeof(attr))) {
+    if (arch_frame_arg(f, 2) &&
+        copy_from_user(current_vm(), &attr, arch_frame_arg(f, 2), sizeof(attr))) {
         return -EFAULT;
     }
     cpumask_t asked, affinity;
@@ -51,22 +51,24 @@ long sys_zt_spawn(struct trap_frame *f)
         return -EINVAL;
     }
     uint64_t first = 0;
-    if (A(1) && copy_from_user(current_vm(), &first, A(1), sizeof(first))) {
+    if (arch_frame_arg(f, 1) &&
+        copy_from_user(current_vm(), &first, arch_frame_arg(f, 1), sizeof(first))) {
         return -EFAULT;
     }
-    if (A(1) && !first) {
+    if (arch_frame_arg(f, 1) && !first) {
         return -EINVAL;
     }
     char *const own[] = {path, 0};
-    struct exec_strv argv = {A(1) ? current_vm() : 0, A(1), own};
-    struct exec_strv envp = {A(3) ? current_vm() : 0, A(3), exec_default_env};
+    struct exec_strv argv = {arch_frame_arg(f, 1) ? current_vm() : 0, arch_frame_arg(f, 1), own};
+    struct exec_strv envp = {arch_frame_arg(f, 3) ? current_vm() : 0, arch_frame_arg(f, 3),
+                             exec_default_env};
     return proc_spawn(path, &argv, &envp, affinity);
 }
 
 long sys_zt_tasks(struct trap_frame *f)
 {
     const int chunk = (int)(PAGE_SIZE / sizeof(struct zt_task_info));
-    int n = (int)A(1);
+    int n = (int)arch_frame_arg(f, 1);
     if (n < 0) {
         return -EINVAL;
     }
@@ -83,7 +85,7 @@ long sys_zt_tasks(struct trap_frame *f)
         if (copy <= 0) {
             break;
         }
-        if (copy_to_user(current_vm(), A(0) + (uint64_t)done * sizeof(*tmp), tmp,
+        if (copy_to_user(current_vm(), arch_frame_arg(f, 0) + (uint64_t)done * sizeof(*tmp), tmp,
                          (size_t)copy * sizeof(*tmp))) {
             total = -EFAULT;
             break;
@@ -143,14 +145,14 @@ static void fill_cpu(unsigned c, struct zt_cpu_info *ci)
 /* zt_cpus(buf, n): fills min(n, ncpus) entries, returns ncpus. */
 long sys_zt_cpus(struct trap_frame *f)
 {
-    int n = (int)A(1);
+    int n = (int)arch_frame_arg(f, 1);
     struct zt_cpu_info ci;
     if (n < 0) {
         return -EINVAL;
     }
     for (unsigned c = 0; c < ncpus && (int)c < n; c++) {
         fill_cpu(c, &ci);
-        if (copy_to_user(current_vm(), A(0) + c * sizeof(ci), &ci, sizeof(ci))) {
+        if (copy_to_user(current_vm(), arch_frame_arg(f, 0) + c * sizeof(ci), &ci, sizeof(ci))) {
             return -EFAULT;
         }
     }
@@ -159,7 +161,7 @@ long sys_zt_cpus(struct trap_frame *f)
 
 long sys_zt_poweroff(struct trap_frame *f)
 {
-    int status = (int)(A(0) & 0xff);
+    int status = (int)(arch_frame_arg(f, 0) & 0xff);
     printk("poweroff: requested by pid %d, exit status %d\n", current()->proc->pid, status);
     power_off(status);
 }
@@ -167,41 +169,44 @@ long sys_zt_poweroff(struct trap_frame *f)
 long sys_zt_meminfo(struct trap_frame *f)
 {
     struct zt_meminfo mi = {PAGE_SIZE, page_total_count(), page_free_count(), kstack_used_count()};
-    return copy_to_user(current_vm(), A(0), &mi, sizeof(mi)) ? -EFAULT : 0;
+    return copy_to_user(current_vm(), arch_frame_arg(f, 0), &mi, sizeof(mi)) ? -EFAULT : 0;
 }
 
 long sys_zt_isolstat(struct trap_frame *f)
 {
     struct zt_isol_audit a;
-    int r = isol_audit((unsigned)A(0), &a);
+    int r = isol_audit((unsigned)arch_frame_arg(f, 0), &a);
     if (r) {
         return r;
     }
-    return copy_to_user(current_vm(), A(1), &a, sizeof(a)) ? -EFAULT : 0;
+    return copy_to_user(current_vm(), arch_frame_arg(f, 1), &a, sizeof(a)) ? -EFAULT : 0;
 }
 
 #define TRACE_CHUNK 128
 
 long sys_zt_trace(struct trap_frame *f)
 {
-    unsigned cpu = (unsigned)A(0);
-    long n = (long)A(2);
-    if (cpu >= ncpus || n < 0 || (A(3) & ~(uint64_t)ZT_TRACE_CLEAR)) {
+    unsigned cpu = (unsigned)arch_frame_arg(f, 0);
+    long n = (long)arch_frame_arg(f, 2);
+    if (cpu >= ncpus || n < 0 || (arch_frame_arg(f, 3) & ~(uint64_t)ZT_TRACE_CLEAR)) {
         return -EINVAL;
     }
     if (!trace_enabled()) {
         return -ENODATA; /* no rings: the kernel was booted without trace=1 */
     }
     n = MIN(n, TRACE_CHUNK);
-    if (vm_check_range(current_vm(), A(1), (size_t)n * sizeof(struct zt_trace_event), PROT_WRITE)) {
+    if (vm_check_range(current_vm(), arch_frame_arg(f, 1),
+                       (size_t)n * sizeof(struct zt_trace_event), PROT_WRITE)) {
         return -EFAULT;
     }
     struct zt_trace_event *tmp = kmem_alloc(PAGE_SIZE);
     if (!tmp) {
         return -ENOMEM;
     }
-    long got = trace_read(cpu, tmp, n, (int)(A(3) & ZT_TRACE_CLEAR));
-    long r = copy_to_user(current_vm(), A(1), tmp, (size_t)got * sizeof(*tmp)) ? -EFAULT : got;
+    long got = trace_read(cpu, tmp, n, (int)(arch_frame_arg(f, 3) & ZT_TRACE_CLEAR));
+    long r = copy_to_user(current_vm(), arch_frame_arg(f, 1), tmp, (size_t)got * sizeof(*tmp))
+                 ? -EFAULT
+                 : got;
     kmem_free(tmp, PAGE_SIZE);
     return r;
 }

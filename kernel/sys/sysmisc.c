@@ -24,8 +24,6 @@
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
 
-#define A(i) arch_frame_arg(f, i)
-
 #define RLIM_INFINITY  (~0ull)
 #define CLOCK_TICKS_HZ 100 /* times() and AT_CLKTCK units */
 
@@ -38,14 +36,14 @@ long sys_getuid(struct trap_frame *f)
 
 long sys_setid(struct trap_frame *f)
 {
-    return A(0) == 0 ? 0 : -EPERM;
+    return arch_frame_arg(f, 0) == 0 ? 0 : -EPERM;
 }
 
 long sys_getresid(struct trap_frame *f)
 {
     uint32_t ids[3] = {0, 0, 0};
     for (int i = 0; i < 3; i++) {
-        if (copy_to_user(current_vm(), A(i), &ids[i], sizeof(ids[i]))) {
+        if (copy_to_user(current_vm(), arch_frame_arg(f, i), &ids[i], sizeof(ids[i]))) {
             return -EFAULT;
         }
     }
@@ -54,7 +52,7 @@ long sys_getresid(struct trap_frame *f)
 
 long sys_getgroups(struct trap_frame *f)
 {
-    return (int)A(0) < 0 ? -EINVAL : 0;
+    return (int)arch_frame_arg(f, 0) < 0 ? -EINVAL : 0;
 }
 
 /* ---- limits ---- */
@@ -97,17 +95,18 @@ static long do_prlimit(int pid, unsigned res, uint64_t unew, uint64_t uold)
 
 long sys_prlimit64(struct trap_frame *f)
 {
-    return do_prlimit((int)A(0), (unsigned)A(1), A(2), A(3));
+    return do_prlimit((int)arch_frame_arg(f, 0), (unsigned)arch_frame_arg(f, 1),
+                      arch_frame_arg(f, 2), arch_frame_arg(f, 3));
 }
 
 long sys_getrlimit(struct trap_frame *f)
 {
-    return do_prlimit(0, (unsigned)A(0), 0, A(1));
+    return do_prlimit(0, (unsigned)arch_frame_arg(f, 0), 0, arch_frame_arg(f, 1));
 }
 
 long sys_setrlimit(struct trap_frame *f)
 {
-    return do_prlimit(0, (unsigned)A(0), A(1), 0);
+    return do_prlimit(0, (unsigned)arch_frame_arg(f, 0), arch_frame_arg(f, 1), 0);
 }
 
 /* ---- robust futexes: recorded for get_robust_list; the kernel does not walk them ---- */
@@ -116,10 +115,10 @@ long sys_setrlimit(struct trap_frame *f)
 
 long sys_set_robust_list(struct trap_frame *f)
 {
-    if (A(1) != ROBUST_LIST_HEAD_BYTES) {
+    if (arch_frame_arg(f, 1) != ROBUST_LIST_HEAD_BYTES) {
         return -EINVAL;
     }
-    current()->robust_list = A(0);
+    current()->robust_list = arch_frame_arg(f, 0);
     return 0;
 }
 
@@ -131,8 +130,8 @@ long sys_set_robust_list(struct trap_frame *f)
 
 long sys_getrandom(struct trap_frame *f)
 {
-    uint64_t ubuf = A(0), n = MIN(A(1), 1u << 20);
-    unsigned flags = (unsigned)A(2);
+    uint64_t ubuf = arch_frame_arg(f, 0), n = MIN(arch_frame_arg(f, 1), 1u << 20);
+    unsigned flags = (unsigned)arch_frame_arg(f, 2);
     if ((flags & ~(unsigned)(GRND_NONBLOCK | GRND_RANDOM | GRND_INSECURE)) ||
         ((flags & GRND_RANDOM) && (flags & GRND_INSECURE))) {
         return -EINVAL;
@@ -156,12 +155,13 @@ long sys_getrandom(struct trap_frame *f)
 
 static uint64_t ticks_to_clock(uint64_t counter_ticks)
 {
-    return cycles_to_ns(counter_ticks) / (1000000000ull / CLOCK_TICKS_HZ);
+    return cycles_to_ns(counter_ticks) / (NS_PER_SEC / CLOCK_TICKS_HZ);
 }
 
 /* User and system counter ticks of p's threads, alive and dead (proc_lock held). */
 static void proc_times_locked(struct process *p, uint64_t *user, uint64_t *sys)
 {
+    ASSERT_HELD(&proc_lock); /* the thread list, and each task's life */
     *user = p->dead_user_cycles;
     *sys = p->dead_sys_cycles;
     list_for_each(pos, &p->threads) {
@@ -184,7 +184,7 @@ long sys_times(struct trap_frame *f)
     for (int i = 0; i < 4; i++) {
         t[i] = ticks_to_clock(t[i]);
     }
-    if (A(0) && copy_to_user(current_vm(), A(0), t, sizeof(t))) {
+    if (arch_frame_arg(f, 0) && copy_to_user(current_vm(), arch_frame_arg(f, 0), t, sizeof(t))) {
         return -EFAULT;
     }
     return (long)ticks_to_clock(arch_counter_read());
@@ -199,10 +199,21 @@ struct rusage_k {
     int64_t rest[14]; /* maxrss ... nivcsw: not counted, reported as 0 */
 };
 
+_Static_assert(sizeof(struct rusage_k) == RUSAGE_BYTES, "Linux/aarch64's struct rusage");
+
 static struct timeval_k to_timeval(uint64_t ticks)
 {
-    uint64_t us = cycles_to_ns(ticks) / 1000;
-    return (struct timeval_k){(int64_t)(us / 1000000), (int64_t)(us % 1000000)};
+    uint64_t us = cycles_to_us(ticks);
+    return (struct timeval_k){(int64_t)(us / US_PER_SEC), (int64_t)(us % US_PER_SEC)};
+}
+
+int rusage_put(uint64_t uaddr, uint64_t user_cycles, uint64_t sys_cycles)
+{
+    struct rusage_k ru;
+    memset(&ru, 0, sizeof(ru));
+    ru.utime = to_timeval(user_cycles);
+    ru.stime = to_timeval(sys_cycles);
+    return copy_to_user(current_vm(), uaddr, &ru, sizeof(ru)) ? -EFAULT : 0;
 }
 
 #define RUSAGE_SELF     0
@@ -212,7 +223,7 @@ static struct timeval_k to_timeval(uint64_t ticks)
 long sys_getrusage(struct trap_frame *f)
 {
     struct process *p = current()->proc;
-    int who = (int)A(0);
+    int who = (int)arch_frame_arg(f, 0);
     uint64_t user = 0, sys = 0;
     if (who != RUSAGE_SELF && who != RUSAGE_CHILDREN && who != RUSAGE_THREAD) {
         return -EINVAL;
@@ -227,11 +238,7 @@ long sys_getrusage(struct trap_frame *f)
         acct_task_read(current(), &user, &sys);
     }
     spin_unlock_irqrestore(&proc_lock, flags);
-    struct rusage_k ru;
-    memset(&ru, 0, sizeof(ru));
-    ru.utime = to_timeval(user);
-    ru.stime = to_timeval(sys);
-    return copy_to_user(current_vm(), A(1), &ru, sizeof(ru)) ? -EFAULT : 0;
+    return rusage_put(arch_frame_arg(f, 1), user, sys);
 }
 
 struct sysinfo_k {
@@ -244,24 +251,26 @@ struct sysinfo_k {
     uint32_t mem_unit;
     uint32_t pad3;
 };
+_Static_assert(sizeof(struct sysinfo_k) == 112, "Linux/aarch64's struct sysinfo");
 
 long sys_sysinfo(struct trap_frame *f)
 {
     struct sysinfo_k si;
     memset(&si, 0, sizeof(si));
-    si.uptime = (int64_t)(cycles_to_ns(arch_counter_read()) / 1000000000ull);
+    si.uptime = (int64_t)(cycles_to_ns(arch_counter_read()) / NS_PER_SEC);
     si.totalram = page_total_count();
     si.freeram = page_free_count();
     si.procs = (uint16_t)MIN(proc_count(), 0xffff);
     si.mem_unit = PAGE_SIZE;
-    return copy_to_user(current_vm(), A(0), &si, sizeof(si)) ? -EFAULT : 0;
+    return copy_to_user(current_vm(), arch_frame_arg(f, 0), &si, sizeof(si)) ? -EFAULT : 0;
 }
 
 /* ---- memory ---- */
 
 long sys_mprotect(struct trap_frame *f)
 {
-    return vm_mprotect(current_vm(), A(0), A(1), (unsigned)A(2));
+    return vm_mprotect(current_vm(), arch_frame_arg(f, 0), arch_frame_arg(f, 1),
+                       (unsigned)arch_frame_arg(f, 2));
 }
 
 #define MADV_NORMAL     0
@@ -273,15 +282,15 @@ long sys_mprotect(struct trap_frame *f)
 
 long sys_madvise(struct trap_frame *f)
 {
-    switch ((int)A(2)) {
+    switch ((int)arch_frame_arg(f, 2)) {
     case MADV_DONTNEED:
-        return vm_madvise_dontneed(current_vm(), A(0), A(1));
+        return vm_madvise_dontneed(current_vm(), arch_frame_arg(f, 0), arch_frame_arg(f, 1));
     case MADV_NORMAL:
     case MADV_RANDOM:
     case MADV_SEQUENTIAL:
     case MADV_WILLNEED:
     case MADV_FREE: /* a hint: the pages may keep their contents */
-        return (A(0) & (PAGE_SIZE - 1)) ? -EINVAL : 0;
+        return (arch_frame_arg(f, 0) & (PAGE_SIZE - 1)) ? -EINVAL : 0;
     default:
         return -EINVAL; /* hugepage, merge, ... advice has nothing to act on here */
     }

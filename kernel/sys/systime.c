@@ -25,29 +25,19 @@
 #include "uapi/zt_clock.h"
 #include "uapi/zt_errno.h"
 
-#define A(i) arch_frame_arg(f, i)
-
 /* ---- timespecs ---- */
-
-uint64_t systime_timespec_cycles(const struct timespec_k *ts)
-{
-    return cycles_from_ns((uint64_t)ts->sec * NS_PER_SEC + (uint64_t)ts->nsec);
-}
 
 int systime_read_timespec(uint64_t uptr, struct timespec_k *ts)
 {
     if (copy_from_user(current_vm(), ts, uptr, sizeof(*ts))) {
         return -EFAULT;
     }
-    if (ts->sec < 0 || ts->nsec < 0 || ts->nsec >= 1000000000 || ts->sec > (1ll << 32)) {
-        return -EINVAL;
-    }
-    return 0;
+    return timespec_is_valid(ts) ? 0 : -EINVAL; /* the one rule (cycles.h: Linux's) */
 }
 
 static long write_ns(uint64_t uptr, uint64_t ns)
 {
-    struct timespec_k ts = {(int64_t)(ns / NS_PER_SEC), (int64_t)(ns % NS_PER_SEC)};
+    struct timespec_k ts = timespec_from_ns(ns);
     return copy_to_user(current_vm(), uptr, &ts, sizeof(ts)) ? -EFAULT : 0;
 }
 
@@ -65,12 +55,12 @@ static long sleep_and_report(uint64_t deadline, uint64_t urem)
 long sys_nanosleep(struct trap_frame *f)
 {
     struct timespec_k ts;
-    int r = systime_read_timespec(A(0), &ts);
+    int r = systime_read_timespec(arch_frame_arg(f, 0), &ts);
     if (r) {
         return r;
     }
-    uint64_t deadline = arch_counter_read() + systime_timespec_cycles(&ts);
-    return sleep_and_report(deadline, A(1));
+    uint64_t deadline = arch_counter_read() + timespec_to_cycles(&ts);
+    return sleep_and_report(deadline, arch_frame_arg(f, 1));
 }
 
 /* ---- CPU-time clocks ---- */
@@ -169,20 +159,22 @@ static int clock_read(int clk, bool gettime, uint64_t *ns)
 long sys_clock_gettime(struct trap_frame *f)
 {
     uint64_t ns;
-    int r = clock_read((int)A(0), true, &ns);
-    return r ? r : write_ns(A(1), ns);
+    int r = clock_read((int)arch_frame_arg(f, 0), true, &ns);
+    return r ? r : write_ns(arch_frame_arg(f, 1), ns);
 }
 
 /* One counter cycle for every clock: the CPU-time clocks are kept in the same cycles. */
 long sys_clock_getres(struct trap_frame *f)
 {
     uint64_t ns;
-    int r = clock_read((int)A(0), false, &ns); /* checks the id and any pid it names */
+    int r =
+        clock_read((int)arch_frame_arg(f, 0), false, &ns); /* checks the id and any pid it names */
     if (r) {
         return r;
     }
     uint64_t freq = arch_counter_freq();
-    return A(1) ? write_ns(A(1), (NS_PER_SEC + freq - 1) / freq) : 0;
+    return arch_frame_arg(f, 1) ? write_ns(arch_frame_arg(f, 1), (NS_PER_SEC + freq - 1) / freq)
+                                : 0;
 }
 
 struct timeval_k {
@@ -193,7 +185,7 @@ long sys_gettimeofday(struct trap_frame *f)
 {
     uint64_t us = clock_realtime_ns() / 1000;
     struct timeval_k tv = {(int64_t)(us / 1000000), (int64_t)(us % 1000000)};
-    if (A(0) && copy_to_user(current_vm(), A(0), &tv, sizeof(tv))) {
+    if (arch_frame_arg(f, 0) && copy_to_user(current_vm(), arch_frame_arg(f, 0), &tv, sizeof(tv))) {
         return -EFAULT;
     }
     return 0; /* the timezone argument is obsolete; ignored as on Linux */
@@ -228,8 +220,9 @@ static long cpu_clock_sleep(const struct cpu_clock *c, uint64_t deadline_ns, uin
 
 long sys_clock_nanosleep(struct trap_frame *f)
 {
-    int clk = (int)A(0);
-    bool abs = (A(1) & ZT_TIMER_ABSTIME) != 0; /* other flag bits are ignored, as on Linux */
+    int clk = (int)arch_frame_arg(f, 0);
+    bool abs = (arch_frame_arg(f, 1) & ZT_TIMER_ABSTIME) !=
+               0; /* other flag bits are ignored, as on Linux */
     struct timespec_k ts;
     struct cpu_clock c;
     uint64_t now_ns;
@@ -238,17 +231,19 @@ long sys_clock_nanosleep(struct trap_frame *f)
         r = cpu_clock_decode(clk, &c) ? cpu_clock_read(&c, false, &now_ns, 0) : -EINVAL;
     }
     if (r == 0) {
-        r = systime_read_timespec(A(2), &ts);
+        r = systime_read_timespec(arch_frame_arg(f, 2), &ts);
     }
     if (r) {
         return r;
     }
     uint64_t want_ns = (uint64_t)ts.sec * NS_PER_SEC + (uint64_t)ts.nsec;
     if (!zt_clock_is_counter_time(clk)) {
-        return cpu_clock_sleep(&c, abs ? want_ns : now_ns + want_ns, abs ? 0 : A(3));
+        return cpu_clock_sleep(&c, abs ? want_ns : now_ns + want_ns,
+                               abs ? 0 : arch_frame_arg(f, 3));
     }
     if (!abs) {
-        return sleep_and_report(arch_counter_read() + systime_timespec_cycles(&ts), A(3));
+        return sleep_and_report(arch_counter_read() + timespec_to_cycles(&ts),
+                                arch_frame_arg(f, 3));
     }
     bool wall = zt_clock_kind(clk) == ZT_CLOCK_WALL;
     return sleep_and_report(wall ? clock_wall_to_counter(want_ns) : cycles_from_ns(want_ns), 0);

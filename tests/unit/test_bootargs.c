@@ -21,10 +21,9 @@
 #include "kernel/bootargs.h"
 #include "kernel/partition.h"
 #include "masks.h"
+#include "unit.h"
 
 /* cmocka passes every test a state pointer; these tests need none. */
-#define TEST_STATE void **state __attribute__((unused))
-
 #define GUARD_BYTE 0xa5
 
 static struct {
@@ -423,12 +422,12 @@ static void ba17_bad_debug_params(TEST_STATE)
     expect_one_warning(
         "debug_fault=segv",
         "bootargs: debug_fault=segv unknown "
-        "(data|undef|overflow|write-text|exec-data|guard|user-read|irqs-off|lock-order); no "
-        "debug_fault");
+        "(data|undef|overflow|write-text|exec-data|guard|user-read|irqs-off|lock-order|bad-frame); "
+        "no debug_fault");
     expect_one_warning(
         "debug_fault=data debug_fault=",
         "bootargs: debug_fault= unknown (data|undef|overflow|write-text|exec-data|guard|user-read|"
-        "irqs-off|lock-order); "
+        "irqs-off|lock-order|bad-frame); "
         "using debug_fault=data");
     expect_one_warning("debug_exit=256",
                        "bootargs: debug_exit=256 out of range 0..255; no debug_exit");

@@ -24,10 +24,9 @@
 
 #include "kernel/initrd.h"
 #include "uapi/zt_errno.h"
+#include "unit.h"
 
 /* cmocka passes every test a state pointer; these tests need none. */
-#define TEST_STATE void **state __attribute__((unused))
-
 #define HDR_LEN 110
 
 /* A copy of `len` bytes of `src` in a block of exactly that size (caller frees). */

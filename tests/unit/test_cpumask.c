@@ -18,10 +18,9 @@
 #include "kernel/cpumask.h"
 #include "uapi/zt_errno.h"
 #include "masks.h"
+#include "unit.h"
 
 /* cmocka passes every test a state pointer; these tests need none. */
-#define TEST_STATE void **state __attribute__((unused))
-
 #define UNTOUCHED_MASK M64(0xdeadbeefcafef00dull)
 #define UNTOUCHED_CPU  0x5a5a5a5au
 

@@ -31,8 +31,7 @@
 #include "uapi/zt_syscall.h"
 #include "fake.h"
 #include "fixture.h"
-
-#define TEST_STATE void **state __attribute__((unused))
+#include "unit.h"
 
 #define P          ((uint64_t)PAGE_SIZE)
 #define POOL_PAGES 2048

@@ -29,10 +29,9 @@
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
 #include "fake.h"
+#include "unit.h"
 
 /* cmocka passes every test a state pointer; these tests need none. */
-#define TEST_STATE void **state __attribute__((unused))
-
 #define MAX_PH 12
 
 #define TEXT_VADDR 0x400000ull

@@ -30,8 +30,7 @@
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
 #include "fake.h"
-
-#define TEST_STATE void **state __attribute__((unused))
+#include "unit.h"
 
 static struct task t, idle;
 static struct process p;

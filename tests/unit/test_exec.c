@@ -26,8 +26,7 @@
 #include "uapi/zt_syscall.h"
 #include "fake.h"
 #include "fixture.h"
-
-#define TEST_STATE void **state __attribute__((unused))
+#include "unit.h"
 
 #define BASE 0x400000ull
 

@@ -23,8 +23,7 @@
 #include "kernel/vfs.h"
 #include "fake.h"
 #include "fixture.h"
-
-#define TEST_STATE void **state __attribute__((unused))
+#include "unit.h"
 
 #define NFILES 40
 

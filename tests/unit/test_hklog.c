@@ -15,8 +15,7 @@
 #include "kernel/cpu.h"
 #include "kernel/hklog.h"
 #include "fake.h"
-
-#define TEST_STATE void **state __attribute__((unused))
+#include "unit.h"
 
 static void on_cpu(unsigned id, bool dataplane)
 {

@@ -47,9 +47,9 @@
 #include "uapi/zt_prctl.h"
 #include "fake.h"
 #include "fixture.h"
+#include "unit.h"
 
-#define TEST_STATE void **state __attribute__((unused))
-#define BIT(c)     cpumask_of(c)
+#define BIT(c) cpumask_of(c)
 
 static void use_cpu(unsigned c)
 {

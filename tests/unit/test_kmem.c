@@ -24,10 +24,9 @@
 #include "kernel/sched.h"
 #include "fake.h"
 #include "fixture.h"
+#include "unit.h"
 
 /* cmocka passes every test a state pointer; these tests need none. */
-#define TEST_STATE void **state __attribute__((unused))
-
 #define POOL_PAGES 256
 #define MAX_LIVE   4096
 

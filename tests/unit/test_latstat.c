@@ -17,9 +17,9 @@
 
 #include "kernel/hwnoise.h"
 #include "latstat.h"
+#include "unit.h"
 
-#define TEST_STATE void **state __attribute__((unused))
-#define FREQ       62500000ull
+#define FREQ 62500000ull
 
 /* LAT-01: n, sum, min, max, mean and whole-microsecond buckets of a few latencies. */
 static void lat01_series(TEST_STATE)

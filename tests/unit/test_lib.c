@@ -21,10 +21,9 @@
 #include <cmocka.h>
 
 #include "kernel/lib.h"
+#include "unit.h"
 
 /* cmocka passes every test a state pointer; these tests need none. */
-#define TEST_STATE void **state __attribute__((unused))
-
 #define BUF 256
 
 static char kbuf[BUF], hbuf[BUF];

@@ -14,8 +14,7 @@
 #include "kernel/lockcheck.h"
 #include "kernel/spinlock.h"
 #include "fake.h"
-
-#define TEST_STATE void **state __attribute__((unused))
+#include "unit.h"
 
 static spinlock_t proc = SPINLOCK_INIT_RANK(LOCK_PROC), waitq = SPINLOCK_INIT_RANK(LOCK_WAITQ);
 static spinlock_t rq = SPINLOCK_INIT_RANK(LOCK_RQ), page = SPINLOCK_INIT_RANK(LOCK_PAGE);

@@ -21,8 +21,7 @@
 #include <cmocka.h>
 
 #include "frame.h"
-
-#define TEST_STATE void **state __attribute__((unused))
+#include "unit.h"
 
 const char *__ubsan_default_options(void);
 const char *__ubsan_default_options(void)

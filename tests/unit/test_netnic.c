@@ -17,8 +17,7 @@
 #include <cmocka.h>
 
 #include "nic.h"
-
-#define TEST_STATE void **state __attribute__((unused))
+#include "unit.h"
 
 static uint32_t regs[0x200 / 4];
 static struct nic n;

@@ -16,10 +16,10 @@
 
 #include <cmocka.h>
 
+#include "unit.h"
 #include "virtq.h"
 
-#define TEST_STATE void **state __attribute__((unused))
-#define PA         0x48000000ull
+#define PA 0x48000000ull
 
 static struct virtq q;
 static uint8_t *mem;

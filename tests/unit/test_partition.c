@@ -54,11 +54,11 @@
 #include "fake.h"
 #include "fixture.h"
 #include "masks.h"
+#include "unit.h"
 
-#define TEST_STATE void **state __attribute__((unused))
-#define BIT(c)     (1ull << (c)) /* CPU c < 64 in a word of CPUs (masks.h: M64) */
-#define NCPUS      5
-#define BYSTANDER  3
+#define BIT(c)    (1ull << (c)) /* CPU c < 64 in a word of CPUs (masks.h: M64) */
+#define NCPUS     5
+#define BYSTANDER 3
 
 static struct task tasks[4];
 static struct vm empty_vm; /* what a switch to a task of proc activates */
@@ -264,9 +264,12 @@ static void sleep_there(void *arg)
     struct task *t = arg;
     fake.switch_returns = true;
     schedule(); /* t becomes current */
+    /* masked until it sleeps, as waitq_sleep_locked does */
+    unsigned long flags = arch_irq_save();
     sched_prepare_sleep(t);
     waitq_arm_sleep_timer(t, fake_counter + 100000);
     schedule(); /* to idle */
+    arch_irq_restore(flags);
     fake.switch_returns = false;
 }
 

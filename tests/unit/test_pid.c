@@ -14,8 +14,7 @@
 
 #include "kernel/pid.h"
 #include "uapi/zt_errno.h"
-
-#define TEST_STATE void **state __attribute__((unused))
+#include "unit.h"
 
 static struct pid_map m;
 

@@ -35,10 +35,9 @@
 #include "uapi/zt_prctl.h"
 #include "fake.h"
 #include "masks.h"
+#include "unit.h"
 
 /* cmocka passes every test a state pointer; these tests need none. */
-#define TEST_STATE void **state __attribute__((unused))
-
 #define BIT(c) (1ull << (c)) /* CPU c < 64 in a word of CPUs */
 #define NONE   MAX_CPUS
 
@@ -495,11 +494,14 @@ static void sch28_wakeup_returns_to_last_cpu(TEST_STATE)
     assert_ptr_equal(sched_current(C(1)), b);
 
     fake_cpu = &cpus[C(1)]; /* b blocks on C(1) */
+    /* masked until it has switched away, as waitq_sleep_locked does */
+    unsigned long flags = arch_irq_save();
     sched_prepare_sleep(b);
     assert_int_equal(sched_nr_running(C(1)), 0);
     fake.switch_returns = true;
     schedule();
     fake.switch_returns = false;
+    arch_irq_restore(flags);
     assert_true(sched_is_idle_task(sched_current(C(1))));
     assert_false(b->on_cpu);
     fake_cpu = &cpus[C(0)];
@@ -571,11 +573,13 @@ static struct task *asleep_on(unsigned i, unsigned cpu, uint64_t delay, bool iso
         assert_int_equal(isol_prctl(PR_SET_TASK_ISOLATION, PR_TASK_ISOLATION_ENABLE), 0);
     }
     timer_init(&t->sleep_timer, no_op_timer);
+    unsigned long flags = arch_irq_save(); /* masked until it has switched away */
     sched_prepare_sleep(t);
     timer_arm(&t->sleep_timer, fake_counter + delay);
     fake.switch_returns = true;
     schedule(); /* to idle */
     fake.switch_returns = false;
+    arch_irq_restore(flags);
     fake_cpu = caller;
     assert_true(sched_is_idle_task(sched_current(cpu)));
     return t;

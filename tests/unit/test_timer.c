@@ -35,10 +35,9 @@
 #include "kernel/task.h"
 #include "kernel/timer.h"
 #include "fake.h"
+#include "unit.h"
 
 /* cmocka passes every test a state pointer; these tests need none. */
-#define TEST_STATE void **state __attribute__((unused))
-
 #define NS 0 /* "not set": an input of timer_compute_deadline that does not apply */
 
 /* ------------------------------------------------------------------ the pure decision */

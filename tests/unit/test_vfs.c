@@ -24,8 +24,7 @@
 #include "uapi/zt_errno.h"
 #include "fake.h"
 #include "fixture.h"
-
-#define TEST_STATE void **state __attribute__((unused))
+#include "unit.h"
 
 #define POOL_PAGES (TMPFS_MAX_PAGES + 600)
 

@@ -27,10 +27,9 @@
 #include "uapi/zt_syscall.h"
 #include "fake.h"
 #include "fixture.h"
+#include "unit.h"
 
 /* cmocka passes every test a state pointer; these tests need none. */
-#define TEST_STATE void **state __attribute__((unused))
-
 #define P          ((uint64_t)PAGE_SIZE)
 #define POOL_PAGES 512
 #define BRK0       0x500000ull   /* end of a pretend program image */

@@ -107,7 +107,7 @@ static uint64_t timespec_arg(struct fz_env *e, bool abs)
         ts[0] = 0, ts[1] = -1;
         return p;
     case 3:
-        ts[0] = (int64_t)(1ull << 33), ts[1] = 0; /* too far: refused */
+        ts[0] = (int64_t)(1ull << 33), ts[1] = 0; /* far: valid, a sleep the waker ends */
         return p;
     case 4:
         ns = 0;
