@@ -787,13 +787,110 @@ static void test_pagetables_freed(void)
           (unsigned long long)pages0, (unsigned long long)pages);
 }
 
+/* ---------------------------------------------------------------- issue 20 */
+
+#define AT_FDCWD_ (-100)
+#define BOMB      "/tmp/hb"
+
+/* A file system call on a path from the working directory. */
+static long path_call(long nr, const char *path, long a2, long a3)
+{
+    return zt_syscall4(nr, AT_FDCWD_, (long)path, a2, a3);
+}
+
+static long stat_path(const char *path)
+{
+    static char st[256];
+
+    return path_call(SYS_newfstatat, path, (long)st, 0);
+}
+
+/* The link bomb of issue 20 in BOMB: l0 -> ".", lK -> "lJ/lJ/.../lJ" (J = K - 1, 84 times),
+ * up to l7; `make` false removes it.  Following everything from l7 is 84^7 links. */
+static void link_bomb(bool make)
+{
+    char path[32], target[256];
+
+    for (int k = make ? 0 : 7; make ? k < 8 : k >= 0; k += make ? 1 : -1) {
+        snprintf(path, sizeof(path), BOMB "/l%d", k);
+        if (!make) {
+            EXPECT(zt_syscall3(SYS_unlinkat, AT_FDCWD_, (long)path, 0), 0);
+            continue;
+        }
+        size_t at = 0;
+        strcpy(target, ".");
+        for (int i = 0; k > 0 && i < 84; i++) {
+            at += (size_t)snprintf(target + at, sizeof(target) - at, "%sl%d", i ? "/" : "", k - 1);
+        }
+        EXPECT(zt_syscall3(SYS_symlinkat, (long)target, AT_FDCWD_, (long)path), 0);
+    }
+    if (!make) {
+        EXPECT(zt_syscall3(SYS_unlinkat, AT_FDCWD_, (long)BOMB, 0x200 /* AT_REMOVEDIR */), 0);
+    }
+}
+
+/* Stat the bomb's top link for ever (each must be ELOOP); says it has started by making a
+ * file after the first. */
+static void helper_bomb_walker(const char *arg)
+{
+    for (long n = 0;; n++) {
+        long r = stat_path(BOMB "/l7");
+        if (r != -ELOOP) {
+            exit(2);
+        }
+        if (n == 0) {
+            long fd = path_call(SYS_openat, BOMB "/started", 0101 /* WRONLY|CREAT */, 0644);
+            if (fd < 0) {
+                exit(3);
+            }
+            zt_syscall1(SYS_close, fd);
+        }
+    }
+}
+
+/* HRD-20: the link bomb (issue 20, item 1): stat of its top link is ELOOP (after 40 links, as
+ * on Linux), 40 links in one path are followed and the 41st is ELOOP, and a walker stat-ing
+ * it in a loop dies of SIGKILL (before the fix one stat followed up to 84^7 links with the
+ * file tree's lock held and interrupts masked: the killed walker lived on) */
+static void test_link_bomb(void)
+{
+    char path[256];
+
+    EXPECT(path_call(SYS_mkdirat, BOMB, 0755, 0), 0);
+    link_bomb(true);
+    EXPECT(stat_path(BOMB "/l0"), 0);
+    for (int k = 1; k < 8; k++) {
+        snprintf(path, sizeof(path), BOMB "/l%d", k);
+        EXPECT(stat_path(path), -ELOOP);
+    }
+    for (int n = 40; n <= 41; n++) {
+        size_t at = (size_t)snprintf(path, sizeof(path), BOMB);
+        for (int i = 0; i < n; i++) {
+            at += (size_t)snprintf(path + at, sizeof(path) - at, "/l0");
+        }
+        EXPECT(stat_path(path), n == 40 ? 0 : -ELOOP);
+    }
+    long pid = ut_spawn_helper("bomb-walker", NULL, 0);
+    int polls = 0;
+    while (stat_path(BOMB "/started") != 0 && polls < 20000) {
+        zt_sleep_ns(UT_MS / 2);
+        polls++;
+    }
+    CHECK(polls < 20000, "the walker never finished its first stat of the bomb");
+    EXPECT(zt_kill((int)pid, SIGKILL), 0);
+    int status = ut_wait_status(pid);
+    CHECK(zt_wifsignaled(status) && zt_wtermsig(status) == SIGKILL,
+          "bomb walker sent SIGKILL: wait status 0x%x", status);
+    EXPECT(zt_syscall3(SYS_unlinkat, AT_FDCWD_, (long)BOMB "/started", 0), 0);
+    link_bomb(false);
+}
+
 /* ---------------------------------------------------------------- the suite */
 
 static const struct utest_helper helpers[] = {
-    {"touch-none", helper_touch_none},
-    {"exit", helper_exit0},
-    {"big-write", helper_big_write},
-    {"pmu-write", helper_pmu_write},
+    {"touch-none", helper_touch_none},   {"exit", helper_exit0},
+    {"big-write", helper_big_write},     {"pmu-write", helper_pmu_write},
+    {"bomb-walker", helper_bomb_walker},
 };
 
 static const struct utest tests[] = {
@@ -814,6 +911,7 @@ static const struct utest tests[] = {
     {"write_interrupted", test_write_interrupted, 60},
     {"pmu_readonly", test_pmu_readonly, 60},
     {"pagetables_freed", test_pagetables_freed, 60},
+    {"link_bomb", test_link_bomb, 60},
 };
 
 int main(int argc, char **argv)

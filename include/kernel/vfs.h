@@ -37,8 +37,12 @@
 
 #define VFS_NAME_MAX    63    /* bytes of one path component */
 #define VFS_PATH_MAX    256   /* bytes of a path, NUL included */
-#define VFS_LINK_MAX    8     /* symbolic links followed in one lookup (-ELOOP past) */
+#define VFS_LINK_MAX    8     /* symbolic links nested in one lookup (-ELOOP past) */
+#define VFS_LINKS_MAX   40    /* symbolic links followed in one lookup, nested or not (-ELOOP) */
 #define TMPFS_MAX_PAGES 2048u /* 8 MiB for all of /tmp */
+#define VFS_WALK_MAX_STEPS                                                                         \
+    ((VFS_LINKS_MAX + 1) * (VFS_PATH_MAX / 2)) /* components a lookup                              \
+                                              may walk (5,248) */
 
 /* st_mode type bits (Linux values). */
 #define S_IFMT     0170000
@@ -138,7 +142,10 @@ void vfs_init(void);
 
 /* Resolve `path` relative to `cwd` (absolute paths from the root).  follow: follow a final
  * symbolic link.  Returns 0 with a referenced inode in *out, or -ENOENT, -ENOTDIR, -ELOOP,
- * -ENAMETOOLONG, -EINVAL (empty path). */
+ * -ENAMETOOLONG, -EINVAL (empty path), -EINTR (the caller has a fatal signal: it dies on its
+ * way out).  Bounded: at most VFS_LINKS_MAX links, so at most (VFS_LINKS_MAX + 1) paths of
+ * VFS_PATH_MAX / 2 components each (VFS_WALK_MAX_STEPS), with a look for a fatal signal
+ * before every component. */
 int vfs_lookup(struct inode *cwd, const char *path, bool follow, struct inode **out);
 /* Resolve all but the last component: the referenced parent directory and the last name
  * (copied to last[VFS_NAME_MAX + 1]; "" for "/").  Trailing slashes are dropped, and

@@ -6,13 +6,18 @@
  * Lookup walks components under vfs_lock: "." stays, ".." goes to the parent (the root's
  * parent is the root), a symbolic link in the middle of a path — or at its end when asked —
  * is replaced by its target, resolved from the link's own directory, at most VFS_LINK_MAX
- * deep.  The inode found is returned with a reference taken before the lock is dropped.
+ * deep and at most VFS_LINKS_MAX links in the whole lookup (Linux's MAXSYMLINKS, 40, and
+ * its ELOOP): the nesting limit alone let one stat() of a chain of links to links follow
+ * 84^8 of them (issue 20, the link bomb).  So a lookup walks at most VFS_WALK_MAX_STEPS
+ * components, and it looks for a fatal signal before each one: a killed walker stops at
+ * once.  The inode found is returned with a reference taken before the lock is dropped.
  */
 #include "kernel/vfs.h"
 #include "kernel/acct.h"
 #include "kernel/cycles.h"
 #include "kernel/kmem.h"
 #include "kernel/lib.h"
+#include "kernel/signal.h"
 #include "kernel/task.h"
 #include "uapi/zt_errno.h"
 
@@ -121,24 +126,55 @@ static bool only_slashes(const char *p)
     return *p == 0;
 }
 
-static int walk_locked(struct inode *dir, const char *path, bool follow, int depth,
+/* One lookup: how deep in links it is, how many it followed, how many components it walked. */
+struct walk {
+    int depth;
+    int links;
+    unsigned steps;
+};
+
+#ifdef ZT_HOST
+/* Host tests only: called before each component a lookup walks, with the step count, so a
+ * test can count a lookup's work and send a signal in the middle of it (VFS-21, VFS-22). */
+void (*vfs_walk_hook)(unsigned step);
+#endif
+
+/* Before each component: 0 to go on, or -EINTR when the caller is being killed. */
+static int walk_step(struct walk *w)
+{
+    w->steps++;
+#ifdef ZT_HOST
+    if (vfs_walk_hook) {
+        vfs_walk_hook(w->steps);
+    }
+#endif
+    struct task *t = current();
+    return t && signal_fatal_pending(t) ? -EINTR : 0;
+}
+
+static int walk_locked(struct inode *dir, const char *path, bool follow, struct walk *w,
                        struct inode **out);
 
 /* A link met during a walk from `dir`: what it points to (vfs_lock held). */
-static int follow_link_locked(struct inode *dir, struct inode *link, int depth, struct inode **out)
+static int follow_link_locked(struct inode *dir, struct inode *link, struct walk *w,
+                              struct inode **out)
 {
-    if (depth >= VFS_LINK_MAX) {
+    if (w->depth >= VFS_LINK_MAX || w->links >= VFS_LINKS_MAX) {
         return -ELOOP;
     }
+    w->links++;
     if (link->kind == INODE_SELF_EXE) {
         struct task *t = current();
         *out = t && t->proc ? t->proc->exe : 0;
         return *out ? 0 : -ENOENT;
     }
-    return walk_locked(dir, link->data, true, depth + 1, out);
+    w->depth++;
+    int r = walk_locked(dir, link->data, true, w, out);
+    w->depth--;
+    return r;
 }
 
-static int walk_locked(struct inode *dir, const char *path, bool follow, int depth,
+static int walk_locked(struct inode *dir, const char *path, bool follow, struct walk *w,
                        struct inode **out)
 {
     struct inode *cur = path[0] == '/' ? vfs_root : dir;
@@ -151,6 +187,10 @@ static int walk_locked(struct inode *dir, const char *path, bool follow, int dep
         }
         if (r == 1) {
             break;
+        }
+        r = walk_step(w);
+        if (r) {
+            return r;
         }
         if (!S_ISDIR(cur->mode)) {
             return -ENOTDIR;
@@ -168,7 +208,7 @@ static int walk_locked(struct inode *dir, const char *path, bool follow, int dep
         }
         bool last = only_slashes(path);
         if (S_ISLNK(child->mode) && (!last || follow || trailing_slash)) {
-            r = follow_link_locked(cur, child, depth, &child);
+            r = follow_link_locked(cur, child, w, &child);
             if (r) {
                 return r;
             }
@@ -187,8 +227,9 @@ int vfs_lookup(struct inode *cwd, const char *path, bool follow, struct inode **
     if (!path[0]) {
         return -ENOENT;
     }
+    struct walk w = {0, 0, 0};
     unsigned long flags = spin_lock_irqsave(&vfs_lock);
-    int r = walk_locked(cwd ? cwd : vfs_root, path, follow, 0, out);
+    int r = walk_locked(cwd ? cwd : vfs_root, path, follow, &w, out);
     if (r == 0) {
         inode_get(*out);
     }
@@ -344,9 +385,10 @@ int vfs_open(struct inode *cwd, const char *path, unsigned flags, unsigned mode,
     if (r) {
         return r;
     }
+    struct walk w = {0, 0, 0};
     unsigned long irq = spin_lock_irqsave(&vfs_lock);
     struct inode *found = 0;
-    r = must_be_dir ? -EISDIR : walk_locked(dir, last[0] ? last : ".", true, 0, &found);
+    r = must_be_dir ? -EISDIR : walk_locked(dir, last[0] ? last : ".", true, &w, &found);
     if (r == 0 && (flags & O_EXCL)) {
         r = -EEXIST;
     } else if (r == -ENOENT && !vfs_child_locked(dir, last)) {

@@ -148,3 +148,11 @@ def test_hrd11_lock_order_is_checked():
     assert re.search(r"panic: CPU 0: lock order: CPU 0 takes proc_lock \(0x[0-9a-f]+, rank 10\) "
                      r"while it holds a run queue \(0x[0-9a-f]+, rank 40\)", b.console), b
     assert b.status == zt.PANIC_STATUS, b
+
+
+def test_hrd20_link_bomb(suite):
+    """HRD-20 (issue 20, item 1): the link bomb's top link is ELOOP after 40 links, as on
+    Linux (40 links in one path are followed, the 41st is ELOOP), and a walker stat-ing it in
+    a loop dies of SIGKILL; before the fix one stat followed up to 84^7 links with the file
+    tree's lock held and interrupts masked, and the killed walker lived on."""
+    ok(suite, "link_bomb")

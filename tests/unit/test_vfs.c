@@ -5,7 +5,8 @@
  *
  * The tree is the one vfs_init builds (the fake arch's initrd is empty: /tmp, /dev and
  * /proc/self only).  Every test leaves /tmp empty and checks that no page leaked.
- * VFS-0n: lookup; VFS-1n: changes under /tmp; VFS-2n: links; VFS-3n: tmpfs pages.
+ * VFS-0n: lookup; VFS-1n: changes under /tmp; VFS-2n: links (VFS-21/22: the link bomb of issue
+ * 20, counted by a host-only hook before each component a lookup walks); VFS-3n: tmpfs pages.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +21,8 @@
 
 #include "kernel/kmem.h"
 #include "kernel/page.h"
+#include "kernel/signal.h"
+#include "kernel/task.h"
 #include "kernel/vfs.h"
 #include "uapi/zt_errno.h"
 #include "fake.h"
@@ -36,6 +39,8 @@ static void vfs11_directories(void **state);
 static void vfs12_readdir_while_removing(void **state);
 static void vfs13_rename_into_removed_directory(void **state);
 static void vfs20_links(void **state);
+static void vfs21_link_bomb(void **state);
+static void vfs22_kill_stops_a_walk(void **state);
 static void vfs30_tmpfs_pages(void **state);
 
 /* The tree, and one run of every test first: the kernel object allocator keeps the pages it
@@ -54,6 +59,8 @@ static int group_setup(void **state)
     vfs12_readdir_while_removing(state);
     vfs13_rename_into_removed_directory(state);
     vfs20_links(state);
+    vfs21_link_bomb(state);
+    vfs22_kill_stops_a_walk(state);
     vfs30_tmpfs_pages(state);
     return 0;
 }
@@ -271,6 +278,120 @@ static void vfs20_links(TEST_STATE)
     }
 }
 
+/* The link bomb of issue 20, in /tmp/bomb: l0 -> ".", and lK -> "lJ/lJ/.../lJ" (J = K - 1, 84
+ * times: 251 bytes) for K up to levels - 1.  Following everything from l7 means 84^7 links,
+ * never nested deeper than 8. */
+enum { BOMB_WIDTH = 84 };
+
+static void bomb(int levels, bool make)
+{
+    char path[32], target[VFS_PATH_MAX];
+    for (int k = make ? 0 : levels - 1; make ? k < levels : k >= 0; k += make ? 1 : -1) {
+        snprintf(path, sizeof(path), "/tmp/bomb/l%d", k);
+        if (!make) {
+            assert_int_equal(vfs_unlink(vfs_root, path, false), 0);
+            continue;
+        }
+        size_t at = 0;
+        strcpy(target, ".");
+        for (int i = 0; k > 0 && i < BOMB_WIDTH; i++) {
+            at += (size_t)snprintf(target + at, sizeof(target) - at, "%sl%d", i ? "/" : "", k - 1);
+        }
+        assert_int_equal(vfs_symlink(vfs_root, target, path), 0);
+    }
+}
+
+extern void (*vfs_walk_hook)(unsigned step);
+static unsigned walk_steps;
+
+static void count_step(unsigned step)
+{
+    walk_steps = step;
+}
+
+/* A lookup of `path` from the root: its result (see lookup) and, in *steps, the components
+ * it walked. */
+static long counted_lookup(const char *path, unsigned *steps)
+{
+    walk_steps = 0;
+    vfs_walk_hook = count_step;
+    long r = lookup(path, true);
+    vfs_walk_hook = NULL;
+    *steps = walk_steps;
+    return r;
+}
+
+/* VFS-21: the link bomb ends with ELOOP after VFS_LINKS_MAX (40) links, however they nest,
+ * within VFS_WALK_MAX_STEPS components; 40 links in one path are still followed, the 41st is
+ * ELOOP, as on Linux.  (Before the fix only the nesting was bounded: three levels, 7,140
+ * links, resolved to the directory; eight, 84^7, took for ever with the tree's lock held.) */
+static void vfs21_link_bomb(TEST_STATE)
+{
+    char path[VFS_PATH_MAX];
+    unsigned steps;
+    assert_int_equal(vfs_mkdir(vfs_root, "/tmp/bomb", 0755), 0);
+    bomb(8, true);
+    long dir = ino_of("/tmp/bomb");
+    assert_int_equal(counted_lookup("/tmp/bomb/l0", &steps), dir);
+    for (int k = 1; k < 8; k++) {
+        snprintf(path, sizeof(path), "/tmp/bomb/l%d", k);
+        long r = counted_lookup(path, &steps);
+        if (r != -ELOOP || steps > VFS_WALK_MAX_STEPS) {
+            fail_msg("%s: %ld after %u components (want -ELOOP within %u)", path, r, steps,
+                     VFS_WALK_MAX_STEPS);
+        }
+    }
+    for (int n = VFS_LINKS_MAX; n <= VFS_LINKS_MAX + 1; n++) { /* l0 n times, none nested */
+        size_t at = (size_t)snprintf(path, sizeof(path), "/tmp/bomb");
+        for (int i = 0; i < n; i++) {
+            at += (size_t)snprintf(path + at, sizeof(path) - at, "/l0");
+        }
+        assert_int_equal(counted_lookup(path, &steps), n == VFS_LINKS_MAX ? dir : -ELOOP);
+        /* "tmp", "bomb", each "l0" and the "." of each link followed */
+        assert_int_equal(steps, 2 + (unsigned)n + VFS_LINKS_MAX);
+    }
+    bomb(8, false);
+    assert_int_equal(vfs_unlink(vfs_root, "/tmp/bomb", true), 0);
+}
+
+/* A task of a process, made current on CPU 0 while a test sends it signals. */
+static struct process victim_proc;
+static struct task victim;
+static unsigned kill_at;
+
+static void kill_victim_at_step(unsigned step)
+{
+    walk_steps = step;
+    if (step == kill_at) {
+        __atomic_fetch_or(&victim.sig_pending, 1ull << (SIGKILL - 1), __ATOMIC_SEQ_CST);
+    }
+}
+
+/* VFS-22: a walker sent SIGKILL in the middle of a lookup stops at the next component with
+ * -EINTR (it dies on its way out); before the fix it walked on to the end of the lookup */
+static void vfs22_kill_stops_a_walk(TEST_STATE)
+{
+    assert_int_equal(vfs_mkdir(vfs_root, "/tmp/bomb", 0755), 0);
+    bomb(8, true);
+    memset(&victim_proc, 0, sizeof(victim_proc));
+    memset(&victim, 0, sizeof(victim));
+    victim.proc = &victim_proc;
+    struct task *was = cpus[0].current_task;
+    cpus[0].current_task = &victim;
+    kill_at = 20; /* of the 76 components the lookup walks to its ELOOP */
+    walk_steps = 0;
+    vfs_walk_hook = kill_victim_at_step;
+    long r = lookup("/tmp/bomb/l7", true);
+    vfs_walk_hook = NULL;
+    cpus[0].current_task = was;
+    if (r != -EINTR || walk_steps != kill_at) {
+        fail_msg("killed at component %u: %ld after %u components (want -EINTR at once)", kill_at,
+                 r, walk_steps);
+    }
+    bomb(8, false);
+    assert_int_equal(vfs_unlink(vfs_root, "/tmp/bomb", true), 0);
+}
+
 static struct inode *new_tmp_file(const char *path)
 {
     struct file *f = create(path, 0);
@@ -317,6 +438,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(vfs13_rename_into_removed_directory, test_setup,
                                         test_teardown),
         cmocka_unit_test_setup_teardown(vfs20_links, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(vfs21_link_bomb, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(vfs22_kill_stops_a_walk, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(vfs30_tmpfs_pages, test_setup, test_teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
