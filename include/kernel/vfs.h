@@ -19,10 +19,15 @@
  * last reference is dropped.  A struct file is shared by every descriptor dup'ed or
  * inherited from the same open (refs) and holds one inode reference.
  *
- * Locks: vfs_lock (one spinlock, IRQs masked) guards the tree (children lists, names,
- * parents), tmpfs file data and sizes.  Order: vfs_lock -> a vm's lock (user copies are made
- * with it held, a page at a time).  File operations on devices and pipes take their own
- * locks instead and never vfs_lock.
+ * Locks: vfs_lock (one spinlock) guards the tree (children lists, names, parents), tmpfs file
+ * data and sizes; a file's `lock` guards its position across a positioned read or write.  Both
+ * are taken with interrupts enabled: no interrupt handler takes them, and they rank below every
+ * lock one does (lockrank.h), so the work under them — a lookup of up to VFS_WALK_MAX_STEPS
+ * components, a scan of a directory, a copy of up to TMPFS_MAX_PAGES pages — never masks
+ * interrupts, however large user input makes it.  Nothing sleeps while holding them.  Order:
+ * file->lock -> vfs_lock -> proc_lock -> a vm's lock (user copies are made with it held, a
+ * page at a time).  File operations on devices and pipes take their own locks instead and
+ * never vfs_lock.
  */
 #ifndef ZT_KERNEL_VFS_H
 #define ZT_KERNEL_VFS_H

@@ -29,7 +29,7 @@ int vfs_mkdir(struct inode *cwd, const char *path, unsigned mode)
         return r;
     }
     struct inode *d = inode_new(INODE_DIR, S_IFDIR | (mode & 07777 & ~vfs_umask()));
-    unsigned long flags = spin_lock_irqsave(&vfs_lock);
+    spin_lock(&vfs_lock);
     r = !last[0] || is_dot(last) || vfs_child_locked(dir, last) ? -EEXIST
         : !dir->writable_dir                                    ? -EROFS
         : !dir->in_tree                                         ? -ENOENT
@@ -40,7 +40,7 @@ int vfs_mkdir(struct inode *cwd, const char *path, unsigned mode)
         vfs_link_locked(dir, d, last); /* the tree holds d's first reference */
         d = 0;
     }
-    spin_unlock_irqrestore(&vfs_lock, flags);
+    spin_unlock(&vfs_lock);
     if (d) {
         inode_put(d);
     }
@@ -68,7 +68,7 @@ int vfs_symlink(struct inode *cwd, const char *target, const char *path)
         l->data = copy; /* freed with the inode */
         l->size = len;
     }
-    unsigned long flags = spin_lock_irqsave(&vfs_lock);
+    spin_lock(&vfs_lock);
     r = !last[0] || is_dot(last) || slash || vfs_child_locked(dir, last) ? -EEXIST
         : !dir->writable_dir                                             ? -EROFS
         : !dir->in_tree                                                  ? -ENOENT
@@ -78,7 +78,7 @@ int vfs_symlink(struct inode *cwd, const char *target, const char *path)
         vfs_link_locked(dir, l, last); /* the tree holds l's first reference */
         l = 0;
     }
-    spin_unlock_irqrestore(&vfs_lock, flags);
+    spin_unlock(&vfs_lock);
     if (l) {
         inode_put(l);
     }
@@ -92,9 +92,9 @@ int vfs_chmod(struct inode *ino, unsigned mode)
     if (!tmp) {
         return -EROFS; /* the initrd, /dev and /proc keep their modes */
     }
-    unsigned long flags = spin_lock_irqsave(&vfs_lock);
+    spin_lock(&vfs_lock);
     ino->mode = (ino->mode & S_IFMT) | (mode & 07777);
-    spin_unlock_irqrestore(&vfs_lock, flags);
+    spin_unlock(&vfs_lock);
     return 0;
 }
 
@@ -134,7 +134,7 @@ int vfs_unlink(struct inode *cwd, const char *path, bool want_dir)
     if (r) {
         return r;
     }
-    unsigned long flags = spin_lock_irqsave(&vfs_lock);
+    spin_lock(&vfs_lock);
     struct inode *victim = last[0] && !is_dot(last) ? vfs_child_locked(dir, last) : 0;
     r = !last[0] || is_dot(last) ? (want_dir ? -EBUSY : -EISDIR)
         : !victim                ? -ENOENT
@@ -143,7 +143,7 @@ int vfs_unlink(struct inode *cwd, const char *path, bool want_dir)
     if (r == 0) {
         unlink_locked(victim);
     }
-    spin_unlock_irqrestore(&vfs_lock, flags);
+    spin_unlock(&vfs_lock);
     if (r == 0) {
         inode_put(victim); /* the tree's reference: freed now unless still open */
     }
@@ -211,11 +211,11 @@ int vfs_rename(struct inode *fcwd, const char *from, struct inode *tcwd, const c
         inode_put(fd);
         return r;
     }
-    unsigned long flags = spin_lock_irqsave(&vfs_lock);
+    spin_lock(&vfs_lock);
     r = !fname[0] || !tname[0] || is_dot(fname) || is_dot(tname)
             ? -EBUSY
             : rename_locked(fd, fname, td, tname, &gone);
-    spin_unlock_irqrestore(&vfs_lock, flags);
+    spin_unlock(&vfs_lock);
     if (gone) {
         inode_put(gone);
     }
@@ -261,7 +261,7 @@ int vfs_dir_entry(struct inode *dir, uint64_t *pos, char *name, uint64_t *ino, u
         *pos = index + 1;
         return 1;
     }
-    unsigned long flags = spin_lock_irqsave(&vfs_lock);
+    spin_lock(&vfs_lock);
     int found = 0;
     list_for_each(p, &dir->children) {
         struct inode *c = container_of(p, struct inode, sibling);
@@ -274,7 +274,7 @@ int vfs_dir_entry(struct inode *dir, uint64_t *pos, char *name, uint64_t *ino, u
             break;
         }
     }
-    spin_unlock_irqrestore(&vfs_lock, flags);
+    spin_unlock(&vfs_lock);
     return found;
 }
 
@@ -283,7 +283,7 @@ long vfs_path_of(struct inode *ino, char *buf, size_t n)
     char tmp[VFS_PATH_MAX];
     size_t at = sizeof(tmp) - 1;
     tmp[at] = 0;
-    unsigned long flags = spin_lock_irqsave(&vfs_lock);
+    spin_lock(&vfs_lock);
     long r = ino->in_tree || ino == vfs_root ? 0 : -ENOENT;
     for (struct inode *i = ino; r == 0 && i != vfs_root; i = i->parent) {
         if (!i->parent) {
@@ -299,7 +299,7 @@ long vfs_path_of(struct inode *ino, char *buf, size_t n)
         memcpy(tmp + at, i->name, len);
         tmp[--at] = '/';
     }
-    spin_unlock_irqrestore(&vfs_lock, flags);
+    spin_unlock(&vfs_lock);
     if (r) {
         return r;
     }
@@ -438,7 +438,7 @@ void vfs_init(void)
         return;
     }
     vfs_root->parent = vfs_root;
-    unsigned long flags = spin_lock_irqsave(&vfs_lock);
+    spin_lock(&vfs_lock);
     initrd_walk(add_member);
     add_dir_locked("tmp", 01777, true);
     struct inode *dev = add_dir_locked("dev", 0755, false);
@@ -447,7 +447,7 @@ void vfs_init(void)
     if (exe) {
         vfs_link_locked(self, exe, "exe");
     }
-    spin_unlock_irqrestore(&vfs_lock, flags);
+    spin_unlock(&vfs_lock);
     if (dev) {
         devfs_init(dev);
     }

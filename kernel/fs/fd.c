@@ -186,11 +186,11 @@ static long file_io(struct file *file, bool write, uint64_t ubuf, size_t n, uint
     if (at) {
         return op(file, ubuf, n, at);
     }
-    unsigned long flags = spin_lock_irqsave(&file->lock);
+    spin_lock(&file->lock);
     uint64_t pos = file->pos;
     long r = op(file, ubuf, n, &pos);
     file->pos = pos;
-    spin_unlock_irqrestore(&file->lock, flags);
+    spin_unlock(&file->lock);
     return r;
 }
 
@@ -295,7 +295,7 @@ long sys_lseek(struct trap_frame *f)
     }
     long r = -ESPIPE;
     if (has_position(file)) {
-        unsigned long flags = spin_lock_irqsave(&file->lock);
+        spin_lock(&file->lock);
         int64_t base = whence == SEEK_SET   ? 0
                        : whence == SEEK_CUR ? (int64_t)file->pos
                        : whence == SEEK_END ? (int64_t)file->inode->size
@@ -304,7 +304,7 @@ long sys_lseek(struct trap_frame *f)
         if (r >= 0) {
             file->pos = (uint64_t)r;
         }
-        spin_unlock_irqrestore(&file->lock, flags);
+        spin_unlock(&file->lock);
     }
     file_put(file);
     return r;

@@ -255,7 +255,7 @@ long sys_getdents64(struct trap_frame *f)
         return -ENOTDIR;
     }
     long r = 0;
-    unsigned long flags = spin_lock_irqsave(&file->lock);
+    spin_lock(&file->lock);
     for (;;) {
         char rec[24 + VFS_NAME_MAX + 1 + 8];
         uint64_t ino;
@@ -281,7 +281,7 @@ long sys_getdents64(struct trap_frame *f)
         used += reclen;
         file->pos = next;
     }
-    spin_unlock_irqrestore(&file->lock, flags);
+    spin_unlock(&file->lock);
     file_put(file);
     return r < 0 ? r : (long)used;
 }
@@ -480,9 +480,9 @@ long sys_ftruncate(struct trap_frame *f)
              : (file->flags & O_ACCMODE) == O_RDONLY                 ? -EBADF
                                                                      : 0;
     if (r == 0) {
-        unsigned long flags = spin_lock_irqsave(&vfs_lock);
+        spin_lock(&vfs_lock);
         r = tmpfs_truncate_locked(file->inode, (uint64_t)len);
-        spin_unlock_irqrestore(&vfs_lock, flags);
+        spin_unlock(&vfs_lock);
     }
     file_put(file);
     return r;

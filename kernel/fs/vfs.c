@@ -228,12 +228,12 @@ int vfs_lookup(struct inode *cwd, const char *path, bool follow, struct inode **
         return -ENOENT;
     }
     struct walk w = {0, 0, 0};
-    unsigned long flags = spin_lock_irqsave(&vfs_lock);
+    spin_lock(&vfs_lock);
     int r = walk_locked(cwd ? cwd : vfs_root, path, follow, &w, out);
     if (r == 0) {
         inode_get(*out);
     }
-    spin_unlock_irqrestore(&vfs_lock, flags);
+    spin_unlock(&vfs_lock);
     return r;
 }
 
@@ -341,9 +341,9 @@ int vfs_open_inode(struct inode *ino, unsigned flags, struct file **out)
                                  : ino->kind == INODE_DIR         ? &dir_ops
                                                                   : ino->fops;
     if (ino->kind == INODE_TMPFS_FILE && (flags & O_TRUNC) && (flags & O_ACCMODE)) {
-        unsigned long irq = spin_lock_irqsave(&vfs_lock);
+        spin_lock(&vfs_lock);
         tmpfs_truncate_locked(ino, 0);
-        spin_unlock_irqrestore(&vfs_lock, irq);
+        spin_unlock(&vfs_lock);
     }
     *out = file_alloc(ino, ops, flags, 0);
     return *out ? 0 : -ENOMEM;
@@ -386,7 +386,7 @@ int vfs_open(struct inode *cwd, const char *path, unsigned flags, unsigned mode,
         return r;
     }
     struct walk w = {0, 0, 0};
-    unsigned long irq = spin_lock_irqsave(&vfs_lock);
+    spin_lock(&vfs_lock);
     struct inode *found = 0;
     r = must_be_dir ? -EISDIR : walk_locked(dir, last[0] ? last : ".", true, &w, &found);
     if (r == 0 && (flags & O_EXCL)) {
@@ -397,7 +397,7 @@ int vfs_open(struct inode *cwd, const char *path, unsigned flags, unsigned mode,
     if (r == 0) {
         inode_get(found);
     }
-    spin_unlock_irqrestore(&vfs_lock, irq);
+    spin_unlock(&vfs_lock);
     inode_put(dir);
     if (r) {
         return r;

@@ -156,3 +156,13 @@ def test_hrd20_link_bomb(suite):
     a loop dies of SIGKILL; before the fix one stat followed up to 84^7 links with the file
     tree's lock held and interrupts masked, and the killed walker lived on."""
     ok(suite, "link_bomb")
+
+
+def test_hrd21_tmpfs_write_takes_interrupts(suite):
+    """HRD-21 (issue 20, item 6): an 8 MiB pwrite to /tmp takes the local timer interrupt a
+    1 ms napper makes due on its CPU while it copies (the timer count rises between two looks
+    at the file's size that both see the write under way); the file tree's lock was held with
+    interrupts masked for the whole copy before the fix."""
+    ok(suite, "tmpfs_write_irqs")
+    assert suite.line_matching(
+        r"^tmpfs_write_irqs: a timer interrupt on CPU 1 between \d+ and \d+ bytes written"), suite

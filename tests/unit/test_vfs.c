@@ -41,6 +41,7 @@ static void vfs13_rename_into_removed_directory(void **state);
 static void vfs20_links(void **state);
 static void vfs21_link_bomb(void **state);
 static void vfs22_kill_stops_a_walk(void **state);
+static void vfs23_walk_leaves_interrupts_on(void **state);
 static void vfs30_tmpfs_pages(void **state);
 
 /* The tree, and one run of every test first: the kernel object allocator keeps the pages it
@@ -61,6 +62,7 @@ static int group_setup(void **state)
     vfs20_links(state);
     vfs21_link_bomb(state);
     vfs22_kill_stops_a_walk(state);
+    vfs23_walk_leaves_interrupts_on(state);
     vfs30_tmpfs_pages(state);
     return 0;
 }
@@ -202,9 +204,9 @@ static void add_link(const char *name, const char *target)
     l->data = t;
     l->size = strlen(target);
     assert_int_equal(vfs_lookup(vfs_root, "/tmp", true, &tmp), 0);
-    unsigned long flags = spin_lock_irqsave(&vfs_lock);
+    spin_lock(&vfs_lock);
     vfs_link_locked(tmp, l, name);
-    spin_unlock_irqrestore(&vfs_lock, flags);
+    spin_unlock(&vfs_lock);
     inode_put(tmp);
 }
 
@@ -392,6 +394,32 @@ static void vfs22_kill_stops_a_walk(TEST_STATE)
     assert_int_equal(vfs_unlink(vfs_root, "/tmp/bomb", true), 0);
 }
 
+static unsigned steps_masked;
+
+static void count_masked_step(unsigned step)
+{
+    walk_steps = step;
+    steps_masked += fake_irq_masked != 0;
+}
+
+/* VFS-23: a lookup holds the tree's lock with interrupts enabled: at none of the bomb's
+ * components are they masked (the lock was taken with them masked before: every one) */
+static void vfs23_walk_leaves_interrupts_on(TEST_STATE)
+{
+    assert_int_equal(vfs_mkdir(vfs_root, "/tmp/bomb", 0755), 0);
+    bomb(8, true);
+    steps_masked = 0;
+    walk_steps = 0;
+    vfs_walk_hook = count_masked_step;
+    assert_int_equal(lookup("/tmp/bomb/l7", true), -ELOOP);
+    vfs_walk_hook = NULL;
+    if (steps_masked != 0) {
+        fail_msg("interrupts masked at %u of %u components", steps_masked, walk_steps);
+    }
+    bomb(8, false);
+    assert_int_equal(vfs_unlink(vfs_root, "/tmp/bomb", true), 0);
+}
+
 static struct inode *new_tmp_file(const char *path)
 {
     struct file *f = create(path, 0);
@@ -406,20 +434,20 @@ static struct inode *new_tmp_file(const char *path)
 static void vfs30_tmpfs_pages(TEST_STATE)
 {
     struct inode *a = new_tmp_file("/tmp/a");
-    unsigned long flags = spin_lock_irqsave(&vfs_lock);
+    spin_lock(&vfs_lock);
     assert_int_equal(tmpfs_truncate_locked(a, 10 * PAGE_SIZE + 1), 0);
     assert_int_equal(tmpfs_pages_used(), 11);
     assert_int_equal(tmpfs_truncate_locked(a, (uint64_t)TMPFS_MAX_PAGES * PAGE_SIZE), 0);
     assert_int_equal(tmpfs_pages_used(), TMPFS_MAX_PAGES);
-    spin_unlock_irqrestore(&vfs_lock, flags);
+    spin_unlock(&vfs_lock);
     struct inode *b = new_tmp_file("/tmp/b");
-    flags = spin_lock_irqsave(&vfs_lock);
+    spin_lock(&vfs_lock);
     assert_int_equal(tmpfs_truncate_locked(b, PAGE_SIZE), -ENOSPC);
     assert_int_equal(tmpfs_truncate_locked(a, 3), 0);
     assert_int_equal(tmpfs_pages_used(), 1);
     assert_int_equal(tmpfs_truncate_locked(b, 5 * PAGE_SIZE), 0);
     assert_int_equal(tmpfs_pages_used(), 6);
-    spin_unlock_irqrestore(&vfs_lock, flags);
+    spin_unlock(&vfs_lock);
     assert_int_equal(vfs_unlink(vfs_root, "/tmp/a", false), 0);
     assert_int_equal(tmpfs_pages_used(), 6); /* still referenced: still there */
     inode_put(a);
@@ -440,6 +468,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(vfs20_links, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(vfs21_link_bomb, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(vfs22_kill_stops_a_walk, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(vfs23_walk_leaves_interrupts_on, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(vfs30_tmpfs_pages, test_setup, test_teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
