@@ -155,7 +155,7 @@ struct process {
     uint64_t nosys_seen[SYSDEBUG_WORDS]; /* unimplemented calls reported (sysdebug.c) */
 
     struct fdtable *files; /* descriptors, shared by the threads (fd.h) */
-    struct inode *cwd;     /* working directory (proc_lock to change; referenced) */
+    struct inode *cwd;     /* working directory (proc_lock; referenced): proc_cwd_get */
     struct inode *exe;     /* the program it runs (/proc/self/exe; referenced) */
     unsigned umask;
     struct rlimit_k rlimits[RLIM_NLIMITS]; /* proc_lock */
@@ -210,6 +210,13 @@ struct exec_start;
 struct inode;
 void proc_exec_commit(struct vm *vm, const struct exec_start *start, struct inode *exe,
                       const char *name);
+/* The working directory of p, referenced (inode_put when done).  p->cwd is read and changed
+ * only under proc_lock: a thread that read the pointer without it could see another thread's
+ * chdir drop the last reference to a removed directory before it took its own (issue 20,
+ * item 3; VFS-24). */
+struct inode *proc_cwd_get(struct process *p);
+/* Make `dir` (referenced: the reference passes to p) p's working directory. */
+void proc_set_cwd(struct process *p, struct inode *dir);
 /* Does any process belong to process group `pgid`? */
 bool pgrp_exists(int pgid);
 /* Processes alive (sysinfo). */

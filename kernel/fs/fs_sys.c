@@ -41,8 +41,7 @@ static long get_path(uint64_t upath, char *buf)
 static int base_dir(int dirfd, struct inode **out)
 {
     if (dirfd == AT_FDCWD) {
-        *out = current()->proc->cwd;
-        inode_get(*out);
+        *out = proc_cwd_get(current()->proc);
         return 0;
     }
     struct file *file = fd_get(dirfd);
@@ -289,7 +288,9 @@ long sys_getdents64(struct trap_frame *f)
 long sys_getcwd(struct trap_frame *f)
 {
     char path[VFS_PATH_MAX];
-    long len = vfs_path_of(current()->proc->cwd, path, sizeof(path));
+    struct inode *cwd = proc_cwd_get(current()->proc);
+    long len = vfs_path_of(cwd, path, sizeof(path));
+    inode_put(cwd);
     if (len < 0) {
         return len;
     }
@@ -305,12 +306,7 @@ static long set_cwd(struct inode *dir)
         inode_put(dir);
         return -ENOTDIR;
     }
-    struct process *p = current()->proc;
-    unsigned long flags = spin_lock_irqsave(&proc_lock);
-    struct inode *old = p->cwd;
-    p->cwd = dir;
-    spin_unlock_irqrestore(&proc_lock, flags);
-    inode_put(old);
+    proc_set_cwd(current()->proc, dir);
     return 0;
 }
 
@@ -322,7 +318,9 @@ long sys_chdir(struct trap_frame *f)
     if (r < 0) {
         return r;
     }
-    r = vfs_lookup(current()->proc->cwd, path, true, &dir);
+    struct inode *cwd = proc_cwd_get(current()->proc);
+    r = vfs_lookup(cwd, path, true, &dir);
+    inode_put(cwd);
     return r ? r : set_cwd(dir);
 }
 

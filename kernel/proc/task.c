@@ -170,6 +170,35 @@ int proc_alloc(const char *name, const struct process *parent, struct process **
 }
 
 /* What a process holds besides memory: descriptors, directory, program. */
+#ifdef ZT_HOST
+/* Host tests only: called by proc_cwd_get between its read of p->cwd and the reference it
+ * takes, so a test can play another thread's chdir at that moment (VFS-24). */
+void (*proc_cwd_hook)(struct process *p);
+#endif
+
+struct inode *proc_cwd_get(struct process *p)
+{
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    struct inode *cwd = p->cwd;
+#ifdef ZT_HOST
+    if (proc_cwd_hook) {
+        proc_cwd_hook(p);
+    }
+#endif
+    inode_get(cwd);
+    spin_unlock_irqrestore(&proc_lock, flags);
+    return cwd;
+}
+
+void proc_set_cwd(struct process *p, struct inode *dir)
+{
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    struct inode *old = p->cwd;
+    p->cwd = dir;
+    spin_unlock_irqrestore(&proc_lock, flags);
+    inode_put(old); /* a removed directory is freed here when nothing else holds it */
+}
+
 void proc_release_files(struct process *p)
 {
     if (p->files) {

@@ -8,6 +8,8 @@
  * VFS-0n: lookup; VFS-1n: changes under /tmp; VFS-2n: links (VFS-21/22: the link bomb of issue
  * 20, counted by a host-only hook before each component a lookup walks); VFS-3n: tmpfs pages.
  */
+#include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -42,6 +44,7 @@ static void vfs20_links(void **state);
 static void vfs21_link_bomb(void **state);
 static void vfs22_kill_stops_a_walk(void **state);
 static void vfs23_walk_leaves_interrupts_on(void **state);
+static void vfs24_cwd_race(void **state);
 static void vfs30_tmpfs_pages(void **state);
 
 /* The tree, and one run of every test first: the kernel object allocator keeps the pages it
@@ -63,6 +66,7 @@ static int group_setup(void **state)
     vfs21_link_bomb(state);
     vfs22_kill_stops_a_walk(state);
     vfs23_walk_leaves_interrupts_on(state);
+    vfs24_cwd_race(state);
     vfs30_tmpfs_pages(state);
     return 0;
 }
@@ -420,6 +424,69 @@ static void vfs23_walk_leaves_interrupts_on(TEST_STATE)
     assert_int_equal(vfs_unlink(vfs_root, "/tmp/bomb", true), 0);
 }
 
+/* ---- the working directory read by one thread while another changes it (VFS-24) ---- */
+
+extern void (*proc_cwd_hook)(struct process *p);
+static struct process cwd_proc;
+static pthread_t chdir_thread;
+static bool chdir_done;
+
+/* The other thread: chdir("/") on CPU 1, dropping the process's reference to its old
+ * working directory. */
+static void *chdir_to_root(void *arg)
+{
+    fake_cpu = &cpus[1];
+    inode_get(vfs_root);
+    proc_set_cwd(&cwd_proc, vfs_root);
+    __atomic_store_n(&chdir_done, true, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* Runs once, where a reader has read the pointer to the working directory and not yet taken
+ * its reference: the other thread's chdir starts, and runs to its end unless it has to wait
+ * for proc_lock (then it is let go once the reader is done). */
+static void chdir_meanwhile(struct process *p)
+{
+    proc_cwd_hook = NULL;
+    assert_int_equal(pthread_create(&chdir_thread, NULL, chdir_to_root, NULL), 0);
+    while (!__atomic_load_n(&chdir_done, __ATOMIC_ACQUIRE) &&
+           __atomic_load_n(&proc_lock.next, __ATOMIC_ACQUIRE) -
+                   __atomic_load_n(&proc_lock.serving, __ATOMIC_ACQUIRE) <
+               2) {
+        sched_yield();
+    }
+}
+
+/* VFS-24 (issue 20, item 3): a thread reading the working directory (base_dir, getcwd, chdir,
+ * execve read it so) while another thread's chdir drops the last reference to it — a removed
+ * directory — keeps it alive until it is done with it: it read the pointer and took its
+ * reference under proc_lock, which the chdir needs too.  Before the fix (the pointer read
+ * without the lock, then a reference taken) the directory was freed in between: a
+ * use-after-free, which AddressSanitizer reports since free kernel objects are poisoned. */
+static void vfs24_cwd_race(TEST_STATE)
+{
+    struct inode *d;
+    char path[VFS_PATH_MAX];
+    assert_int_equal(vfs_mkdir(vfs_root, "/tmp/gone", 0755), 0);
+    assert_int_equal(vfs_lookup(vfs_root, "/tmp/gone", true, &d), 0);
+    assert_int_equal(vfs_unlink(vfs_root, "/tmp/gone", true), 0);
+    memset(&cwd_proc, 0, sizeof(cwd_proc));
+    cwd_proc.cwd = d; /* the only reference left: the working directory's */
+    cpus[1].id = 1;
+    cpus[1].arch.id = 1;
+    chdir_done = false;
+    proc_cwd_hook = chdir_meanwhile;
+    struct inode *cwd = proc_cwd_get(&cwd_proc);
+    assert_null(proc_cwd_hook); /* the reader met the other thread */
+    assert_ptr_equal(cwd, d);
+    assert_int_equal(vfs_path_of(cwd, path, sizeof(path)), -ENOENT); /* removed, not freed */
+    assert_int_equal(pthread_join(chdir_thread, NULL), 0);
+    assert_ptr_equal(cwd_proc.cwd, vfs_root);
+    assert_int_equal(cwd->refs, 1); /* the reader's, now the last */
+    inode_put(cwd);
+    inode_put(cwd_proc.cwd);
+}
+
 static struct inode *new_tmp_file(const char *path)
 {
     struct file *f = create(path, 0);
@@ -469,6 +536,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(vfs21_link_bomb, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(vfs22_kill_stops_a_walk, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(vfs23_walk_leaves_interrupts_on, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(vfs24_cwd_race, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(vfs30_tmpfs_pages, test_setup, test_teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
