@@ -251,17 +251,31 @@ static unsigned dtype(unsigned mode)
     return (mode & S_IFMT) >> 12;
 }
 
+#ifdef ZT_HOST
+/* Host tests only: called by vfs_dir_entry for "..", with the tree's lock held, before it
+ * reads the directory's parent, so a test can play an rmdir of it meanwhile (VFS-25). */
+void (*vfs_dotdot_hook)(struct inode *dir);
+#endif
+
 int vfs_dir_entry(struct inode *dir, uint64_t *pos, char *name, uint64_t *ino, unsigned *type)
 {
     uint64_t index = *pos;
+    spin_lock(&vfs_lock);
     if (index < 2) {
+#ifdef ZT_HOST
+        if (index == 1 && vfs_dotdot_hook) {
+            vfs_dotdot_hook(dir);
+        }
+#endif
+        /* The parent under the lock: rmdir clears it (a removed directory's ".." is itself). */
+        const struct inode *up = index ? dir->parent : 0;
         kstrlcpy(name, index ? ".." : ".", VFS_NAME_MAX + 1);
-        *ino = index && dir->parent ? dir->parent->ino : dir->ino;
+        *ino = up ? up->ino : dir->ino;
         *type = dtype(S_IFDIR);
         *pos = index + 1;
+        spin_unlock(&vfs_lock);
         return 1;
     }
-    spin_lock(&vfs_lock);
     int found = 0;
     list_for_each(p, &dir->children) {
         struct inode *c = container_of(p, struct inode, sibling);

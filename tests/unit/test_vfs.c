@@ -45,6 +45,7 @@ static void vfs21_link_bomb(void **state);
 static void vfs22_kill_stops_a_walk(void **state);
 static void vfs23_walk_leaves_interrupts_on(void **state);
 static void vfs24_cwd_race(void **state);
+static void vfs25_dotdot_race(void **state);
 static void vfs30_tmpfs_pages(void **state);
 
 /* The tree, and one run of every test first: the kernel object allocator keeps the pages it
@@ -67,6 +68,7 @@ static int group_setup(void **state)
     vfs22_kill_stops_a_walk(state);
     vfs23_walk_leaves_interrupts_on(state);
     vfs24_cwd_race(state);
+    vfs25_dotdot_race(state);
     vfs30_tmpfs_pages(state);
     return 0;
 }
@@ -487,6 +489,67 @@ static void vfs24_cwd_race(TEST_STATE)
     inode_put(cwd_proc.cwd);
 }
 
+/* ---- ".." of a directory read while another thread removes it (VFS-25) ---- */
+
+extern void (*vfs_dotdot_hook)(struct inode *dir);
+static pthread_t rmdir_thread;
+static bool rmdir_done;
+static long rmdir_result;
+
+static void *rmdir_sub(void *arg)
+{
+    fake_cpu = &cpus[1];
+    rmdir_result = vfs_unlink(vfs_root, "/tmp/sub", true);
+    __atomic_store_n(&rmdir_done, true, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* Runs once, where the reader of ".." is about to look at the directory's parent: the other
+ * thread's rmdir of that directory starts, and runs to its end unless it has to wait for the
+ * tree's lock. */
+static void rmdir_meanwhile(struct inode *dir)
+{
+    vfs_dotdot_hook = NULL;
+    assert_int_equal(pthread_create(&rmdir_thread, NULL, rmdir_sub, NULL), 0);
+    while (!__atomic_load_n(&rmdir_done, __ATOMIC_ACQUIRE) &&
+           __atomic_load_n(&vfs_lock.next, __ATOMIC_ACQUIRE) -
+                   __atomic_load_n(&vfs_lock.serving, __ATOMIC_ACQUIRE) <
+               2) {
+        sched_yield();
+    }
+}
+
+/* VFS-25 (issue 20, item 4): reading ".." of a directory (getdents64's second entry) while
+ * another thread removes that directory gives the parent's number, or the directory's own
+ * once it is removed, and never follows a parent pointer rmdir cleared: the parent is read
+ * under the tree's lock, which rmdir needs too.  Before the fix vfs_dir_entry tested
+ * dir->parent and then loaded dir->parent->ino without the lock: a NULL load (at EL1 in the
+ * kernel; a segmentation fault here). */
+static void vfs25_dotdot_race(TEST_STATE)
+{
+    struct inode *sub;
+    char name[VFS_NAME_MAX + 1];
+    uint64_t pos = 1, ino;
+    unsigned type;
+    long tmp = ino_of("/tmp");
+    assert_int_equal(vfs_mkdir(vfs_root, "/tmp/sub", 0755), 0);
+    assert_int_equal(vfs_lookup(vfs_root, "/tmp/sub", true, &sub), 0);
+    cpus[1].id = 1;
+    cpus[1].arch.id = 1;
+    rmdir_done = false;
+    vfs_dotdot_hook = rmdir_meanwhile;
+    assert_int_equal(vfs_dir_entry(sub, &pos, name, &ino, &type), 1);
+    assert_null(vfs_dotdot_hook); /* the reader met the other thread */
+    assert_int_equal(pthread_join(rmdir_thread, NULL), 0);
+    assert_int_equal(rmdir_result, 0);
+    assert_string_equal(name, "..");
+    assert_int_equal(ino, tmp); /* read before the rmdir, which waited for the lock */
+    pos = 1;                    /* and once it is gone, ".." is the directory itself */
+    assert_int_equal(vfs_dir_entry(sub, &pos, name, &ino, &type), 1);
+    assert_int_equal(ino, sub->ino);
+    inode_put(sub);
+}
+
 static struct inode *new_tmp_file(const char *path)
 {
     struct file *f = create(path, 0);
@@ -537,6 +600,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(vfs22_kill_stops_a_walk, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(vfs23_walk_leaves_interrupts_on, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(vfs24_cwd_race, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(vfs25_dotdot_race, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(vfs30_tmpfs_pages, test_setup, test_teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
