@@ -166,3 +166,16 @@ def test_hrd21_tmpfs_write_takes_interrupts(suite):
     ok(suite, "tmpfs_write_irqs")
     assert suite.line_matching(
         r"^tmpfs_write_irqs: a timer interrupt on CPU 1 between \d+ and \d+ bytes written"), suite
+
+
+def test_hrd23_exec_ends_a_device_claim():
+    """HRD-23 (issue 20, item 5): a holder of a claimed device that calls execve loses the
+    claim with the image that made it: the new image is not the holder (zt_release says
+    -EPERM), and finds the device free and reset; before the fix the claim survived with the
+    old image's addresses (the new image was still the holder: exit 2). devtest's other checks
+    pass too (HRD-22 is the host test of the same path)."""
+    b = zt.boot(cpus=4, bootargs="quiet init=/bin/devtest", extra=zt.net_options("user")[0])
+    assert "devtest: holder execs: the claim ends, device reset, claimable again: ok" in \
+        b.console, b
+    assert re.search(r"devtest: \d+ checks, 0 failed", b.console), b
+    assert b.status == 0, b
