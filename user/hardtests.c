@@ -887,13 +887,19 @@ static void test_link_bomb(void)
 
 /* ---- interrupts during long calls (issue 20, item 6) ---- */
 
+/* Interrupts `cpu` has acknowledged: its local timer's, and IPIs. */
 static uint64_t timer_irqs(int cpu)
 {
     return __atomic_load_n(&zt_counters_of((unsigned)cpu)->irq_timer, __ATOMIC_RELAXED);
 }
 
+static uint64_t ipi_irqs(int cpu)
+{
+    return __atomic_load_n(&zt_counters_of((unsigned)cpu)->irq_ipi, __ATOMIC_RELAXED);
+}
+
 /* A thread that sleeps 1 ms at a time on its CPU until `stop`: a local timer is due there at
- * most 1 ms after any moment. */
+ * most 1 ms after any moment it sleeps. */
 struct ms_napper {
     int stop;
     long naps;
@@ -910,37 +916,59 @@ static long ms_napper_fn(void *p)
     return 0;
 }
 
-/* A long call on `cpu`, watched from another: `progress` reads how far it has got (it grows
- * from `from` to `to` while the call works, and only then); `busy` is set while it runs. */
+/* A long call made by thread `tid` on `cpu`, watched from another CPU: `progress` reads how
+ * far it has got (it grows from `from` to `to` while the call does the work under test, and
+ * only then); `busy` is set while the call runs. */
 struct long_call {
-    int cpu;
+    int cpu, tid;
     long (*progress)(void *arg);
     void *arg;
     long from, to;
     int *busy;
 };
 
-/* Watch c until it ends: true if cpu's local timer interrupt count rose between a look that
- * saw the call under way and a later one that saw it still under way (progress strictly
- * between from and to both times): an interrupt taken in the middle of the call's work, not
- * before it began or after it ended.  The first look reads the progress before the count,
- * the second the count before the progress, so both counts fall inside the work. */
-static bool timer_taken_mid_call(const struct long_call *c, long *lo, long *hi)
-{
-    bool have_first = false;
-    uint64_t first = 0;
+/* What irq_taken_mid_call saw: the progress at its two looks, and which interrupts rose. */
+struct mid_call {
+    long lo, hi;
+    uint64_t timer, ipi;
+};
 
-    *lo = *hi = -1;
+static bool mid(const struct long_call *c, long p)
+{
+    return p > c->from && p < c->to;
+}
+
+/* Watch c until it ends: true if `cpu` acknowledged an interrupt between a look that saw the
+ * call under way and a later one that saw it still under way (progress strictly between
+ * from and to both times): an interrupt taken in the middle of the call's work, not before it
+ * began or after it ended.  The first look reads the progress before the counts, the second
+ * the counts before the progress, so both counts fall inside the work.  A local timer may be
+ * due there (a napper); should none be taken in the first half of the work, the caller is
+ * sent an ignored signal (SIGURG), whose IPI its CPU takes as soon as its interrupts are
+ * unmasked. */
+static bool irq_taken_mid_call(const struct long_call *c, struct mid_call *m)
+{
+    bool have_first = false, kicked = false;
+    uint64_t t0 = 0, i0 = 0;
+
+    m->lo = m->hi = -1;
     while (__atomic_load_n(c->busy, __ATOMIC_ACQUIRE)) {
         long p1 = c->progress(c->arg);
-        uint64_t t = timer_irqs(c->cpu);
+        uint64_t t = timer_irqs(c->cpu), i = ipi_irqs(c->cpu);
         long p2 = c->progress(c->arg);
-        if (!have_first && p1 > c->from && p1 < c->to) {
+        if (!have_first && mid(c, p1)) {
             have_first = true;
-            first = t;
-            *lo = p1;
-        } else if (have_first && t > first && p2 > c->from && p2 < c->to) {
-            *hi = p2;
+            t0 = t;
+            i0 = i;
+            m->lo = p1;
+        } else if (have_first && !kicked && p2 > c->from + (c->to - c->from) / 2) {
+            kicked = true;
+            zt_tgkill((int)zt_getpid(), c->tid, SIGURG);
+        }
+        if (have_first && (t > t0 || i > i0) && mid(c, p2)) {
+            m->hi = p2;
+            m->timer = t - t0;
+            m->ipi = i - i0;
             return true;
         }
     }
@@ -982,18 +1010,18 @@ static long file_size(void *arg)
 }
 
 /* HRD-21: an 8 MiB pwrite to /tmp (issue 20, item 6: the file tree's lock held with
- * interrupts masked for 30-48 ms) takes the local timer interrupt that falls due on its CPU
- * while it copies, as a 1 ms napper there makes sure one does: CPU 1's timer count rises
- * between two looks at the file's size that both see the write under way.  Up to 5 writes;
- * before the fix none took an interrupt before it had copied everything. */
+ * interrupts masked for 30-48 ms) takes interrupts while it copies — the local timer a 1 ms
+ * napper on its CPU keeps due, or the IPI of a signal sent to the writer once it is seen
+ * under way: CPU 1 acknowledges one between two looks at the file's size that both see the
+ * write under way.  Up to 5 writes; before the fix none took an interrupt before it had
+ * copied everything. */
 static void test_tmpfs_write_irqs(void)
 {
     char *buf = ut_map_pages(BIGFILE_BYTES / UT_PAGE);
     struct ms_napper nap = {0, 0};
     int fd = (int)path_call(SYS_openat, BIGFILE, 0102 /* RDWR|CREAT */, 0644);
     struct writer w = {.fd = fd, .buf = buf};
-    struct long_call c = {1, file_size, &fd, 0, (long)BIGFILE_BYTES, &w.busy};
-    long lo = -1, hi = -1;
+    struct mid_call m = {-1, -1, 0, 0};
     bool taken = false;
     int round;
 
@@ -1004,12 +1032,13 @@ static void test_tmpfs_write_irqs(void)
     zt_thread_t *wt = zt_thread_create(writer_fn, &w, 1);
     zt_thread_t *nt = zt_thread_create(ms_napper_fn, &nap, 1);
     CHECK(wt && nt, "threads on CPU 1: %s", zt_errno_name(errno));
+    struct long_call c = {1, zt_thread_tid(wt), file_size, &fd, 0, (long)BIGFILE_BYTES, &w.busy};
     for (round = 0; round < 5 && !taken; round++) {
         EXPECT(zt_syscall2(SYS_ftruncate, fd, 0), 0);
         __atomic_store_n(&w.go, 1, __ATOMIC_RELEASE);
         while (__atomic_load_n(&w.go, __ATOMIC_ACQUIRE)) {
         }
-        taken = timer_taken_mid_call(&c, &lo, &hi);
+        taken = irq_taken_mid_call(&c, &m);
         while (__atomic_load_n(&w.busy, __ATOMIC_ACQUIRE)) {
         }
         EXPECT(w.result, (long)BIGFILE_BYTES);
@@ -1021,12 +1050,68 @@ static void test_tmpfs_write_irqs(void)
     EXPECT(zt_syscall1(SYS_close, fd), 0);
     EXPECT(zt_syscall3(SYS_unlinkat, AT_FDCWD_, (long)BIGFILE, 0), 0);
     CHECK(taken,
-          "in %d writes of %lu bytes CPU 1 took no timer interrupt while the write was "
-          "under way (last look: from %ld bytes written)",
-          round, BIGFILE_BYTES, lo);
-    printf("tmpfs_write_irqs: a timer interrupt on CPU 1 between %ld and %ld bytes written "
-           "(write %d)\n",
-           lo, hi, round);
+          "in %d writes of %lu bytes CPU 1 took no interrupt while the write was under way "
+          "(seen under way at %ld bytes)",
+          round, BIGFILE_BYTES, m.lo);
+    printf("tmpfs_write_irqs: CPU 1 took %llu timer and %llu IPI interrupts between %ld and %ld "
+           "bytes written (write %d)\n",
+           (unsigned long long)m.timer, (unsigned long long)m.ipi, m.lo, m.hi, round);
+}
+
+/* The pages mapped in this process's address space (zt_tasks' vm_pages of this thread). */
+static long my_vm_pages(void *arg)
+{
+    struct zt_task_info me;
+
+    return task_state((int)zt_gettid(), &me) != '?' ? (long)me.vm_pages : -1;
+}
+
+/* HRD-24: an anonymous mmap of a third of free memory (issue 20, item 6: 1 GiB wrote its
+ * 262,144 page-table entries in one hold of the address-space lock, interrupts masked for
+ * about 200 ms) takes interrupts while it maps — the local timer a 1 ms napper on its CPU
+ * keeps due, or the IPI of a signal sent to the mapper once it is seen mapping: CPU 1
+ * acknowledges one between two looks at the process's mapped pages that both see the
+ * mapping under way.  Up to 5 mmaps; before the fix none took an interrupt between its
+ * first entry and its last. */
+static void test_mmap_map_irqs(void)
+{
+    uint64_t free0 = ut_free_pages_settled();
+    struct mapper m = {.bytes = (size_t)(free0 / 3) * UT_PAGE};
+    struct ms_napper nap = {0, 0};
+    struct mid_call mc = {-1, -1, 0, 0};
+    long base = 0;
+    bool taken = false;
+    int round;
+
+    CHECK(ut_nr_cpus() >= 2, "needs 2 CPUs");
+    EXPECT(zt_set_affinity(1), 0);
+    zt_thread_t *nt = zt_thread_create(ms_napper_fn, &nap, 1);
+    CHECK(nt != NULL, "napper on CPU 1: %s", zt_errno_name(errno));
+    for (round = 0; round < 5 && !taken; round++) {
+        m.busy = 0;
+        m.result = 0;
+        zt_thread_t *t = zt_thread_create(mapper_fn, &m, 1);
+        CHECK(t != NULL, "mapper on CPU 1: %s", zt_errno_name(errno));
+        while (__atomic_load_n(&m.busy, __ATOMIC_ACQUIRE) == 0 && m.result == 0) {
+        }
+        /* Every thread's stack is mapped by now: only the mmap moves the count, and only
+         * once its pages are taken. */
+        base = my_vm_pages(NULL);
+        struct long_call c = {
+            1,      zt_thread_tid(t), my_vm_pages, NULL, base, base + (long)(m.bytes / UT_PAGE),
+            &m.busy};
+        taken = irq_taken_mid_call(&c, &mc);
+        EXPECT(zt_thread_join(t), 0);
+        CHECK(m.result > 0, "mmap of %zu bytes returned %s", m.bytes, ut_rstr(m.result));
+    }
+    __atomic_store_n(&nap.stop, 1, __ATOMIC_RELEASE);
+    EXPECT(zt_thread_join(nt), 0);
+    CHECK(taken, "in %d mmaps of %zu MiB CPU 1 took no interrupt while the pages were being mapped",
+          round, m.bytes >> 20);
+    printf("mmap_map_irqs: CPU 1 took %llu timer and %llu IPI interrupts between %ld and %ld of "
+           "%zu pages mapped (mmap %d)\n",
+           (unsigned long long)mc.timer, (unsigned long long)mc.ipi, mc.lo - base, mc.hi - base,
+           m.bytes / UT_PAGE, round);
 }
 
 /* ---------------------------------------------------------------- the suite */
@@ -1057,6 +1142,7 @@ static const struct utest tests[] = {
     {"pagetables_freed", test_pagetables_freed, 60},
     {"link_bomb", test_link_bomb, 60},
     {"tmpfs_write_irqs", test_tmpfs_write_irqs, 120},
+    {"mmap_map_irqs", test_mmap_map_irqs, 300},
 };
 
 int main(int argc, char **argv)

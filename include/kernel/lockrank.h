@@ -16,6 +16,8 @@
  *   an open file         its position (file->lock: held across a positioned read or write)
  *   -> the file tree     vfs_lock (tmpfs data is copied to and from user memory under it,
  *                        a page at a time)
+ *   -> an address space's changes  vm->map_lock (mmap, munmap, brk, mprotect, fork's copy:
+ *                        held across the change, which takes vm->lock a step at a time)
  * Taken with interrupts masked (each holds for bounded work):
  *   -> proc_lock         process tree, thread lists, signal state
  *   -> a wait queue      futex buckets, a process's child_exit, the worker's queue, a task's
@@ -35,8 +37,9 @@
 
 enum lock_rank {
     LOCK_UNRANKED = 0,
-    LOCK_FILE = 3, /* interrupts enabled */
-    LOCK_VFS = 6,  /* interrupts enabled */
+    LOCK_FILE = 3,   /* interrupts enabled */
+    LOCK_VFS = 6,    /* interrupts enabled */
+    LOCK_VM_MAP = 8, /* interrupts enabled */
     LOCK_PROC = 10,
     LOCK_WAITQ = 20,
     LOCK_VM = 30,
