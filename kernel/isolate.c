@@ -239,9 +239,9 @@ static bool interruption(const uint64_t *bt, const char *cause)
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     bool handled = sig && p->sigactions[sig - 1].handler > SIG_IGN;
     if (handled) {
-        signal_send_task_locked(t, sig); /* the task survives, no longer isolated */
+        signal_send_task_locked(t, sig, &signal_info_kernel); /* it survives, no longer isolated */
     } else {
-        signal_send_proc_locked(p, SIGKILL);
+        signal_send_proc_locked(p, SIGKILL, &signal_info_kernel);
     }
     spin_unlock_irqrestore(&proc_lock, flags);
     return true;
@@ -370,9 +370,9 @@ void isol_end_here(const char *why)
     if (strict) { /* strict mode's promise: told by its signal when isolation breaks */
         bool handled = sig && p->sigactions[sig - 1].handler > SIG_IGN;
         if (handled) {
-            signal_send_task_locked(t, sig);
+            signal_send_task_locked(t, sig, &signal_info_kernel);
         } else {
-            signal_send_proc_locked(p, SIGKILL);
+            signal_send_proc_locked(p, SIGKILL, &signal_info_kernel);
         }
     }
     spin_unlock_irqrestore(&proc_lock, flags);

@@ -1114,12 +1114,246 @@ static void test_mmap_map_irqs(void)
            m.bytes / UT_PAGE, round);
 }
 
+/* ---- what a signal carries (issue 20: si_code, si_pid, si_uid) ---- */
+
+#define SI_USER_  0
+#define SI_QUEUE_ (-1)
+#define SI_TKILL_ (-6)
+
+/* An SA_SIGINFO handler where zt_signal takes a plain one (through void (*)(void), the cast
+ * C allows between function types). */
+#define INFO_HANDLER(h) ((void (*)(int))(void (*)(void))(h))
+
+/* The last siginfo a handler got (as 32-bit words), and how many handlers ran. */
+static volatile int32_t last_info[32];
+static volatile long info_calls;
+
+static void info_handler(int sig, void *info, void *uc)
+{
+    memcpy((void *)last_info, info, sizeof(last_info));
+    info_calls++;
+}
+
+static void catch_with_info(int sig)
+{
+    EXPECT(zt_signal(sig, INFO_HANDLER(info_handler), ZT_SA_SIGINFO), 0);
+}
+
+/* Run `send` (which sends SIGUSR1 to this thread or process); the handler must have run once
+ * with si_code `code`, si_pid `pid`, si_uid 0, si_value `value` and zeros past it: the words
+ * from 8 on (offset 32) were the user stack's stale contents before the fix. */
+static void expect_info(const char *what, long r, int code, int pid, uint64_t value)
+{
+    CHECK(r == 0, "%s returned %s", what, ut_rstr(r));
+    CHECK(info_calls == 1, "%s: %ld handler calls", what, info_calls);
+    uint64_t v = (uint32_t)last_info[6] | (uint64_t)(uint32_t)last_info[7] << 32;
+    CHECK(last_info[0] == SIGUSR1 && last_info[2] == code && last_info[4] == pid &&
+              last_info[5] == 0 && v == value,
+          "%s: si_signo %d si_code %d si_pid %d si_uid %d si_value 0x%llx (want %d %d %d 0 0x%llx)",
+          what, last_info[0], last_info[2], last_info[4], last_info[5], (unsigned long long)v,
+          SIGUSR1, code, pid, (unsigned long long)value);
+    for (int i = 8; i < 32; i++) {
+        CHECK(last_info[i] == 0, "%s: siginfo word %d is 0x%x", what, i, last_info[i]);
+    }
+    info_calls = 0;
+}
+
+/* Fill the stack below us with a pattern, where the next signal frame goes. */
+static __attribute__((noinline)) void dirty_stack(void)
+{
+    volatile char junk[4096];
+    memset((char *)junk, 0x5a, sizeof(junk));
+}
+
+/* SIG-01: kill gives si_code SI_USER, tgkill and tkill (raise) SI_TKILL, each with the
+ * sender's pid and uid 0 and nothing else set (before: si_code 0 for all, si_pid never
+ * written: 0, -1, the stack's leftovers) */
+static void test_siginfo_kill(void)
+{
+    int me = (int)zt_getpid();
+
+    catch_with_info(SIGUSR1);
+    dirty_stack();
+    expect_info("kill", zt_kill(me, SIGUSR1), SI_USER_, me, 0);
+    dirty_stack();
+    expect_info("tgkill", zt_tgkill(me, (int)zt_gettid(), SIGUSR1), SI_TKILL_, me, 0);
+    dirty_stack();
+    expect_info("tkill", zt_syscall2(SYS_tkill, zt_gettid(), SIGUSR1), SI_TKILL_, me, 0);
+    EXPECT(zt_syscall2(SYS_tkill, 0, SIGUSR1), -EINVAL);
+    EXPECT(zt_syscall2(SYS_tkill, 99999, SIGUSR1), -ESRCH);
+    EXPECT(zt_syscall2(SYS_tkill, zt_gettid(), 65), -EINVAL);
+}
+
+/* SIG-02: rt_sigqueueinfo and rt_tgsigqueueinfo deliver the caller's si_code, si_pid and
+ * si_value; a code of the kernel's (>= 0) or SI_TKILL only to itself (-EPERM to another
+ * process, as on Linux); -EFAULT, -EINVAL and -ESRCH in Linux's order (before: -ENOSYS) */
+static void test_siginfo_queue(void)
+{
+    int me = (int)zt_getpid();
+    int32_t info[32] = {0};
+
+    catch_with_info(SIGUSR1);
+    info[2] = SI_QUEUE_;
+    info[4] = 1234;
+    info[6] = 0x55667788;
+    info[7] = 0x11223344;
+    expect_info("rt_sigqueueinfo", zt_syscall3(SYS_rt_sigqueueinfo, me, SIGUSR1, (long)info),
+                SI_QUEUE_, 1234, 0x1122334455667788ull);
+    expect_info("rt_tgsigqueueinfo",
+                zt_syscall4(SYS_rt_tgsigqueueinfo, me, zt_gettid(), SIGUSR1, (long)info), SI_QUEUE_,
+                1234, 0x1122334455667788ull);
+    info[2] = SI_USER_; /* to itself: allowed (the rest as given: Linux copies it too) */
+    expect_info("rt_sigqueueinfo SI_USER to itself",
+                zt_syscall3(SYS_rt_sigqueueinfo, me, SIGUSR1, (long)info), SI_USER_, 1234,
+                0x1122334455667788ull);
+    EXPECT(zt_syscall3(SYS_rt_sigqueueinfo, 1, SIGUSR1, (long)info), -EPERM);
+    info[2] = SI_TKILL_;
+    EXPECT(zt_syscall3(SYS_rt_sigqueueinfo, 1, SIGUSR1, (long)info), -EPERM);
+    info[2] = SI_QUEUE_;
+    EXPECT(zt_syscall3(SYS_rt_sigqueueinfo, 1, 0, (long)info), 0); /* sig 0: checks only */
+    EXPECT(zt_syscall3(SYS_rt_sigqueueinfo, 99999, SIGUSR1, (long)info), -ESRCH);
+    EXPECT(zt_syscall3(SYS_rt_sigqueueinfo, me, 65, (long)info), -EINVAL);
+    EXPECT(zt_syscall3(SYS_rt_sigqueueinfo, me, SIGUSR1, (long)UT_BADADDR), -EFAULT);
+    EXPECT(zt_syscall4(SYS_rt_tgsigqueueinfo, me, 0, SIGUSR1, (long)info), -EINVAL);
+    EXPECT(zt_syscall4(SYS_rt_tgsigqueueinfo, me, zt_gettid(), SIGUSR1, (long)UT_KADDR), -EFAULT);
+    EXPECT(zt_syscall4(SYS_rt_tgsigqueueinfo, me, 99999, SIGUSR1, (long)info), -ESRCH);
+    EXPECT(zt_syscall4(SYS_rt_tgsigqueueinfo, 1, zt_gettid(), SIGUSR1, (long)info), -ESRCH);
+    CHECK(info_calls == 0, "%ld handler calls for refused sends", info_calls);
+}
+
+static volatile int32_t chld_info[32];
+
+static void chld_handler(int sig, void *info, void *uc)
+{
+    memcpy((void *)chld_info, info, sizeof(chld_info));
+}
+
+static void helper_exit7(const char *arg)
+{
+    exit(7);
+}
+
+/* SIG-03: SIGCHLD says CLD_EXITED, the child's pid and its exit code */
+static void test_siginfo_child(void)
+{
+    EXPECT(zt_signal(SIGCHLD, INFO_HANDLER(chld_handler), ZT_SA_SIGINFO), 0);
+    long pid = ut_spawn_helper("exit7", NULL, 0);
+    int status = ut_wait_status(pid);
+    for (int i = 0; i < 1000 && chld_info[0] == 0; i++) {
+        zt_sleep_ns(UT_MS); /* the teardown sends it on housekeeping, maybe after wait4 */
+    }
+    CHECK(zt_wifexited(status) && zt_wexitstatus(status) == 7, "wait status 0x%x", status);
+    CHECK(chld_info[0] == SIGCHLD && chld_info[2] == 1 /* CLD_EXITED */ && chld_info[4] == pid &&
+              chld_info[6] == 7,
+          "SIGCHLD si_code %d si_pid %d si_status %d (want 1 %ld 7)", chld_info[2], chld_info[4],
+          chld_info[6], pid);
+}
+
+/* A SIGSEGV handler that exits with 0 if si_code and si_addr are as the argument expects. */
+static long fault_want_code;
+static uint64_t fault_want_addr;
+
+static void segv_handler(int sig, void *info, void *uc)
+{
+    const int32_t *w = info;
+    uint64_t addr = (uint32_t)w[4] | (uint64_t)(uint32_t)w[5] << 32;
+    exit(sig == SIGSEGV && w[2] == fault_want_code && addr == fault_want_addr ? 0 : 3);
+}
+
+static void helper_fault_info(const char *arg)
+{
+    char *p = arg && arg[0] == 'a' ? ut_map_pages(1) : (char *)UT_BADADDR;
+    if (arg && arg[0] == 'a') {
+        EXPECT(zt_syscall3(SYS_mprotect, (long)p, UT_PAGE, PROT_NONE), 0);
+    }
+    fault_want_code = arg && arg[0] == 'a' ? 2 /* SEGV_ACCERR */ : 1 /* SEGV_MAPERR */;
+    fault_want_addr = (uint64_t)(uintptr_t)(p + 8);
+    EXPECT(zt_signal(SIGSEGV, INFO_HANDLER(segv_handler), ZT_SA_SIGINFO), 0);
+    *(volatile char *)(p + 8) = 1;
+    exit(4);
+}
+
+/* SIG-04: a fault's siginfo has SEGV_MAPERR or SEGV_ACCERR and the faulting address */
+static void test_siginfo_fault(void)
+{
+    ut_expect_exit("fault-info", "m", 0);
+    ut_expect_exit("fault-info", "a", 0);
+}
+
+/* The spinner for SIG-05: x0 holds -512 (-ERESTARTSYS) across a loop of branches (so that
+ * TCG, which takes interrupts between translated blocks, may interrupt it there), and must
+ * still hold it after. */
+struct x0_spin {
+    int tid, stop;
+    long loops, bad, hits;
+};
+
+static volatile long x0_hits;
+
+static void x0_handler(int sig, void *info, void *uc)
+{
+    /* struct ucontext: the mcontext at 176, its x0 at 8 (arch/aarch64/context.c) */
+    if (*(int64_t *)((char *)uc + 176 + 8) == -512) {
+        x0_hits++;
+    }
+}
+
+static long x0_spin_fn(void *p)
+{
+    struct x0_spin *s = p;
+
+    s->tid = (int)zt_gettid();
+    while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+        long x;
+        __asm__ volatile("mov x0, #-512\n\t"
+                         "mov x3, #200\n\t"
+                         "1: subs x3, x3, #1\n\t"
+                         "b.ne 1b\n\t"
+                         "mov %0, x0"
+                         : "=r"(x)
+                         :
+                         : "x0", "x3", "cc");
+        s->loops++;
+        s->bad += x != -512;
+    }
+    return 0;
+}
+
+/* SIG-05: a handler that interrupted code holding -512 (-ERESTARTSYS) in x0 returns to it
+ * intact.  Before the fix rt_sigreturn's return value (the restored x0) was taken for a
+ * call to restart: the PC went back one instruction and x0 was replaced, after every such
+ * handler (62 of 62 in the reproduction) */
+static void test_sigreturn_keeps_x0(void)
+{
+    struct x0_spin s = {0, 0, 0, 0, 0};
+
+    CHECK(ut_nr_cpus() >= 2, "needs 2 CPUs");
+    EXPECT(zt_signal(SIGUSR2, INFO_HANDLER(x0_handler), ZT_SA_SIGINFO), 0);
+    x0_hits = 0;
+    zt_thread_t *t = zt_thread_create(x0_spin_fn, &s, 1);
+    CHECK(t != NULL, "spinner: %s", zt_errno_name(errno));
+    while (__atomic_load_n(&s.tid, __ATOMIC_ACQUIRE) == 0) {
+    }
+    for (int i = 0; i < 20000 && x0_hits < 20; i++) {
+        zt_tgkill((int)zt_getpid(), s.tid, SIGUSR2);
+        zt_sleep_ns(UT_MS / 10);
+    }
+    __atomic_store_n(&s.stop, 1, __ATOMIC_RELEASE);
+    EXPECT(zt_thread_join(t), 0);
+    CHECK(x0_hits > 0, "no handler interrupted the spinner while x0 held -512");
+    CHECK(s.bad == 0, "x0 changed under %ld of %ld loops (%ld handlers saw x0 = -512)", s.bad,
+          s.loops, x0_hits);
+    printf("sigreturn_keeps_x0: %ld handlers interrupted x0 = -512, %ld loops, %ld changed\n",
+           x0_hits, s.loops, s.bad);
+}
+
 /* ---------------------------------------------------------------- the suite */
 
 static const struct utest_helper helpers[] = {
     {"touch-none", helper_touch_none},   {"exit", helper_exit0},
     {"big-write", helper_big_write},     {"pmu-write", helper_pmu_write},
-    {"bomb-walker", helper_bomb_walker},
+    {"bomb-walker", helper_bomb_walker}, {"exit7", helper_exit7},
+    {"fault-info", helper_fault_info},
 };
 
 static const struct utest tests[] = {
@@ -1143,6 +1377,11 @@ static const struct utest tests[] = {
     {"link_bomb", test_link_bomb, 60},
     {"tmpfs_write_irqs", test_tmpfs_write_irqs, 120},
     {"mmap_map_irqs", test_mmap_map_irqs, 300},
+    {"siginfo_kill", test_siginfo_kill, 60},
+    {"siginfo_queue", test_siginfo_queue, 60},
+    {"siginfo_child", test_siginfo_child, 60},
+    {"siginfo_fault", test_siginfo_fault, 60},
+    {"sigreturn_keeps_x0", test_sigreturn_keeps_x0, 120},
 };
 
 int main(int argc, char **argv)

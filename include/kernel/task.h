@@ -50,6 +50,15 @@ struct sigaction_k {
     uint64_t mask;
 };
 
+/* What a pending signal carries besides its number (the parts of Linux's siginfo zerotick
+ * keeps; signal.c builds the rest): si_code, si_pid and one more word — si_value (sigqueue),
+ * si_status (SIGCHLD) or si_addr (a fault).  si_uid is 0: there is one user, root. */
+struct sig_info {
+    int32_t code;
+    int32_t pid;
+    uint64_t value;
+};
+
 struct task {
     struct arch_context ctx; /* kernel registers while switched out */
     struct arch_fpsimd fp;   /* user FP/SIMD registers while switched out */
@@ -94,7 +103,8 @@ struct task {
     uint64_t clear_child_tid; /* user address zeroed and futex-woken at exit */
 
     /* signals (proc_lock) */
-    uint64_t sig_pending; /* sent to this thread */
+    uint64_t sig_pending;       /* sent to this thread */
+    struct sig_info *sig_infos; /* [ZT_NSIG]: what each pending one carries (task_alloc) */
     uint64_t sig_blocked;
     uint64_t saved_sigmask; /* sig_blocked to restore after rt_sigsuspend/ppoll/pselect6 */
     bool restore_sigmask;   /* ... when this is set (signal.c) */
@@ -149,7 +159,8 @@ struct process {
     struct vm vm;         /* address space (vm.h) */
     struct work teardown; /* frees the memory and reports the exit, on housekeeping */
 
-    uint64_t sig_pending; /* sent to the process (proc_lock) */
+    uint64_t sig_pending;       /* sent to the process (proc_lock) */
+    struct sig_info *sig_infos; /* [ZT_NSIG]: what each pending one carries (proc_alloc) */
     struct sigaction_k sigactions[ZT_NSIG];
 
     uint64_t nosys_seen[SYSDEBUG_WORDS]; /* unimplemented calls reported (sysdebug.c) */

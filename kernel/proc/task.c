@@ -50,8 +50,10 @@ struct task *task_alloc(struct process *p, int tid)
     if (!t) {
         return 0;
     }
-    t->kstack_top = kstack_alloc();
+    t->sig_infos = kmem_alloc(ZT_NSIG * sizeof(struct sig_info));
+    t->kstack_top = t->sig_infos ? kstack_alloc() : 0;
     if (!t->kstack_top) {
+        kmem_free(t->sig_infos, ZT_NSIG * sizeof(struct sig_info));
         kmem_free(t, sizeof(*t));
         return 0;
     }
@@ -94,6 +96,7 @@ void task_release(struct task *t)
 {
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     kstack_free(t->kstack_top);
+    kmem_free(t->sig_infos, ZT_NSIG * sizeof(struct sig_info));
     kmem_free(t, sizeof(*t));
     spin_unlock_irqrestore(&proc_lock, flags);
 }
@@ -139,16 +142,19 @@ int proc_alloc(const char *name, const struct process *parent, struct process **
         return -EAGAIN; /* zombies nobody reaps cannot fill memory */
     }
     struct process *p = kmem_alloc(sizeof(*p));
-    int pid = p ? pid_alloc() : -ENOMEM;
+    struct sig_info *infos = p ? kmem_alloc(ZT_NSIG * sizeof(*infos)) : 0;
+    int pid = infos ? pid_alloc() : -ENOMEM;
     if (pid < 0 || vm_init(&p->vm) != 0) {
         if (pid > 0) {
             pid_free(pid);
         }
+        kmem_free(infos, ZT_NSIG * sizeof(*infos));
         kmem_free(p, sizeof(*p));
         __atomic_sub_fetch(&nprocs, 1, __ATOMIC_RELAXED);
         return pid < 0 ? pid : -ENOMEM;
     }
     p->pid = pid;
+    p->sig_infos = infos;
     kstrlcpy(p->name, name, sizeof(p->name));
     p->umask = parent ? parent->umask : 022;
     if (parent) {
@@ -219,6 +225,7 @@ void proc_release_files(struct process *p)
 void proc_free(struct process *p)
 {
     pid_free(p->pid);
+    kmem_free(p->sig_infos, ZT_NSIG * sizeof(struct sig_info));
     kmem_free(p, sizeof(*p));
     __atomic_sub_fetch(&nprocs, 1, __ATOMIC_RELAXED);
 }
@@ -438,8 +445,12 @@ static void proc_teardown(struct work *w)
         power_off(code);
     }
     reparent_children(p);
-    if (p->exit_signal) {
-        signal_send_proc_locked(p->parent, p->exit_signal);
+    if (p->exit_signal) { /* CLD_EXITED with the exit code, or CLD_KILLED with the signal */
+        bool killed = (p->wait_status & 0x7f) != 0;
+        struct sig_info info = {
+            killed ? CLD_KILLED : CLD_EXITED, p->pid,
+            (uint64_t)(killed ? p->wait_status & 0x7f : (p->wait_status >> 8) & 0xff)};
+        signal_send_proc_locked(p->parent, p->exit_signal, &info);
     }
     waitq_wake_all(&p->parent->child_exit); /* under proc_lock: the parent cannot go away */
     spin_unlock_irqrestore(&proc_lock, flags);

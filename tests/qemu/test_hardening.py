@@ -193,3 +193,26 @@ def test_hrd24_mmap_takes_interrupts(suite):
     assert suite.line_matching(
         r"^mmap_map_irqs: CPU 1 took \d+ timer and \d+ IPI interrupts between \d+ and \d+ of "
         r"\d+ pages mapped"), suite
+
+
+@pytest.mark.parametrize("name", ["siginfo_kill", "siginfo_queue", "siginfo_child",
+                                  "siginfo_fault"])
+def test_sig01_siginfo_as_linux_fills_it(suite, name):
+    """SIG-01 (issue 20): a handler's siginfo is Linux's: kill says SI_USER, tgkill and tkill
+    SI_TKILL, each with the sender's pid and uid 0 and nothing else set; rt_sigqueueinfo and
+    rt_tgsigqueueinfo pass the caller's code, pid and value (-EPERM for a kernel code or
+    SI_TKILL to another process); SIGCHLD says CLD_EXITED with the child's pid and status; a
+    fault SEGV_MAPERR or SEGV_ACCERR with its address. Before: si_code 0 always, si_pid
+    never written (the frame kept the user stack's bytes: 'unexpected signal 10 from 0'),
+    rt_sigqueueinfo and tkill -ENOSYS."""
+    ok(suite, name)
+
+
+def test_sig02_sigreturn_keeps_the_interrupted_x0(suite):
+    """SIG-02 (issue 20, the restart bug found while looking for the handler that ran
+    millions of times): a handler that interrupts code holding -ERESTARTSYS (-512) in x0
+    returns to it intact; rt_sigreturn's return value was taken for a call to restart, so the
+    PC went back one instruction and x0 was replaced after every such handler (20 of 20)."""
+    ok(suite, "sigreturn_keeps_x0")
+    assert suite.line_matching(r"^sigreturn_keeps_x0: [1-9]\d* handlers interrupted x0 = -512, "
+                               r"\d+ loops, 0 changed$"), suite

@@ -107,7 +107,7 @@ static struct process proc;
 static void send_without_proc_lock(void)
 {
     on_cpu(0);
-    signal_send_proc_locked(&proc, SIGUSR1);
+    signal_send_proc_locked(&proc, SIGUSR1, &signal_info_kernel);
 }
 
 static void find_without_proc_lock(void)
