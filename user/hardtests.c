@@ -1347,6 +1347,38 @@ static void test_sigreturn_keeps_x0(void)
            x0_hits, s.loops, s.bad);
 }
 
+/* FD-20 (issue 20): lengths of 2^63 and SIZE_MAX are -EFAULT for read, write, pread64 and
+ * pwrite64, as on Linux, whose vfs_read/vfs_write check the buffer's range (access_ok) before
+ * the length's sign (before the fix: -EINVAL); the descriptor and its mode come first
+ * (-EBADF); a buffer outside user space is -EFAULT even for 0 bytes; a vector whose length
+ * is negative is -EINVAL (Linux's import_iovec) */
+static void test_huge_lengths(void)
+{
+    static char buf[64];
+    const uint64_t huge[] = {1ull << 63, ~0ull, (1ull << 63) + 4096};
+    int fd = (int)path_call(SYS_openat, "/tmp/hl", 0102 /* RDWR|CREAT */, 0644);
+    int rd = (int)path_call(SYS_openat, "/tmp/hl", 0 /* RDONLY */, 0);
+
+    CHECK(fd >= 0 && rd >= 0, "open /tmp/hl: %s %s", ut_rstr(fd), ut_rstr(rd));
+    for (int i = 0; i < 3; i++) {
+        EXPECT(zt_syscall3(SYS_write, 1, (long)buf, (long)huge[i]), -EFAULT);
+        EXPECT(zt_syscall3(SYS_write, fd, (long)buf, (long)huge[i]), -EFAULT);
+        EXPECT(zt_syscall3(SYS_read, fd, (long)buf, (long)huge[i]), -EFAULT);
+        EXPECT(zt_syscall4(SYS_pwrite64, fd, (long)buf, (long)huge[i], 0), -EFAULT);
+        EXPECT(zt_syscall4(SYS_pread64, fd, (long)buf, (long)huge[i], 0), -EFAULT);
+        EXPECT(zt_syscall3(SYS_write, rd, (long)buf, (long)huge[i]), -EBADF);
+        EXPECT(zt_syscall3(SYS_write, 999, (long)buf, (long)huge[i]), -EBADF);
+    }
+    EXPECT(zt_syscall3(SYS_write, fd, (long)UT_KADDR, 0), -EFAULT);
+    EXPECT(zt_syscall3(SYS_write, fd, (long)buf, 0), 0);
+    EXPECT(zt_syscall3(SYS_write, fd, (long)buf, sizeof(buf)), sizeof(buf));
+    uint64_t iov[2] = {(uint64_t)(uintptr_t)buf, 1ull << 63};
+    EXPECT(zt_syscall3(SYS_writev, fd, (long)iov, 1), -EINVAL);
+    EXPECT(zt_syscall1(SYS_close, fd), 0);
+    EXPECT(zt_syscall1(SYS_close, rd), 0);
+    EXPECT(zt_syscall3(SYS_unlinkat, AT_FDCWD_, (long)"/tmp/hl", 0), 0);
+}
+
 /* ---------------------------------------------------------------- the suite */
 
 static const struct utest_helper helpers[] = {
@@ -1382,6 +1414,7 @@ static const struct utest tests[] = {
     {"siginfo_child", test_siginfo_child, 60},
     {"siginfo_fault", test_siginfo_fault, 60},
     {"sigreturn_keeps_x0", test_sigreturn_keeps_x0, 120},
+    {"huge_lengths", test_huge_lengths, 60},
 };
 
 int main(int argc, char **argv)

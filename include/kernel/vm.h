@@ -113,6 +113,14 @@ int vm_copy(struct vm *dst, struct vm *src);
  * holds and keeps; its old contents must have been moved out first).  src is left empty. */
 void vm_move(struct vm *dst, struct vm *src);
 
+/* Could [uaddr, uaddr+n) be user memory at all?  Linux's access_ok: the range alone (inside
+ * user space, no wrap), not whether it is mapped; n 0 included.  A read or write checks it
+ * before anything else looks at n, as Linux's vfs_read/vfs_write do. */
+static inline bool vm_range_ok(uint64_t uaddr, uint64_t n)
+{
+    return n <= USER_VA_TOP && uaddr <= USER_VA_TOP - n;
+}
+
 /* Is all of [uaddr, uaddr+n) mapped with `prot` (PROT_READ/PROT_WRITE)?  0 or -EFAULT.
  * Calls check with it before acting, so a bad buffer changes nothing. */
 int vm_check_range(struct vm *vm, uint64_t uaddr, size_t n, unsigned prot);

@@ -14,6 +14,7 @@
 #include "kernel/lib.h"
 #include "kernel/task.h"
 #include "kernel/vfs.h"
+#include "kernel/vm.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
 
@@ -168,7 +169,11 @@ static bool has_position(const struct file *file)
             file->inode->kind == INODE_DIR);
 }
 
-/* One read or write through file's ops at its position (or `at` when at != NULL). */
+/* One read or write through file's ops at its position (or `at` when at != NULL).  Checked
+ * in Linux's order (vfs_read/vfs_write): the access mode (-EBADF), an operation to do it
+ * (-EINVAL), then the buffer's range (-EFAULT: access_ok), so a length of 2^63 or SIZE_MAX
+ * is -EFAULT as on Linux; the range check also stops every length rw_verify_area would
+ * refuse as negative, since user space ends far below 2^63. */
 static long file_io(struct file *file, bool write, uint64_t ubuf, size_t n, uint64_t *at)
 {
     unsigned acc = file->flags & O_ACCMODE;
@@ -179,6 +184,9 @@ static long file_io(struct file *file, bool write, uint64_t ubuf, size_t n, uint
         write ? file->ops->write : file->ops->read;
     if (!op) {
         return -EINVAL;
+    }
+    if (!vm_range_ok(ubuf, n)) {
+        return -EFAULT;
     }
     if (!has_position(file)) {
         return at ? -ESPIPE : op(file, ubuf, n, 0);
@@ -199,10 +207,6 @@ static long fd_io(int fd, bool write, uint64_t ubuf, size_t n, uint64_t *at)
     struct file *file = fd_get(fd);
     if (!file) {
         return -EBADF;
-    }
-    if ((int64_t)n < 0) {
-        file_put(file);
-        return -EINVAL;
     }
     long r = file_io(file, write, ubuf, n, at);
     file_put(file);

@@ -216,3 +216,11 @@ def test_sig02_sigreturn_keeps_the_interrupted_x0(suite):
     ok(suite, "sigreturn_keeps_x0")
     assert suite.line_matching(r"^sigreturn_keeps_x0: [1-9]\d* handlers interrupted x0 = -512, "
                                r"\d+ loops, 0 changed$"), suite
+
+
+def test_fd20_huge_lengths_are_efault(suite):
+    """FD-20 (issue 20): read, write, pread64 and pwrite64 with a length of 2^63 or SIZE_MAX
+    return -EFAULT, as Linux (vfs_read/vfs_write check the buffer's range before the length's
+    sign), after -EBADF for the descriptor and its mode; a buffer outside user space is
+    -EFAULT for 0 bytes too; a negative vector length is -EINVAL. Before: -EINVAL."""
+    ok(suite, "huge_lengths")

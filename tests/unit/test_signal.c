@@ -167,8 +167,8 @@ static void sig12_siginfo_from_user(TEST_STATE)
     assert_int_equal(info.pid, 1234);
     assert_int_equal(info.value, 0x1122334455667788ull);
     signal_siginfo(SIGUSR1, &info, w);
-    expect_words(w, 5, (const int32_t[]){0, SIGUSR1, 2, SI_QUEUE, 4, 1234, 6, 0x55667788, 7,
-                                         0x11223344});
+    expect_words(w, 5,
+                 (const int32_t[]){0, SIGUSR1, 2, SI_QUEUE, 4, 1234, 6, 0x55667788, 7, 0x11223344});
     raw[2] = SEGV_MAPERR; /* to itself a caller may claim a fault: si_addr at 16 */
     info = signal_info_from_siginfo(SIGSEGV, raw);
     assert_int_equal(info.value, ((uint64_t)0x5a5a5a5a << 32) | 1234u);
