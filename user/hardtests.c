@@ -1379,13 +1379,39 @@ static void test_huge_lengths(void)
     EXPECT(zt_syscall3(SYS_unlinkat, AT_FDCWD_, (long)"/tmp/hl", 0), 0);
 }
 
+/* A strict isolated task named with control characters (ESC [2J clears a terminal, BEL
+ * rings it, a newline would forge a line) breaks its isolation with a system call: the
+ * kernel's report names it. */
+static void helper_evil_name(const char *arg)
+{
+    static const char name[] = "ev\x1b[2J\x07il\nX"; /* 12 bytes: fits ZT_NAME_LEN */
+
+    EXPECT(zt_prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0), 0);
+    EXPECT(isolate(iso_strict), 0);
+    zt_getpid(); /* a violation: killed, and reported */
+    exit(5);
+}
+
+/* HRD-26 (issue 20): an isolation report prints a task's name with its control characters
+ * escaped (pytest checks the console: the escaped name, and no raw ESC or BEL byte) */
+static void test_isol_report_name(void)
+{
+    int cpu = need_dataplane(1);
+    long pid = ut_spawn_helper("evil-name", NULL, 1ull << cpu);
+    int status = ut_wait_status(pid);
+
+    CHECK(zt_wifsignaled(status) && zt_wtermsig(status) == SIGKILL,
+          "strict task's violation: wait status 0x%x", status);
+    printf("isol_report_name: pid %ld\n", pid);
+}
+
 /* ---------------------------------------------------------------- the suite */
 
 static const struct utest_helper helpers[] = {
     {"touch-none", helper_touch_none},   {"exit", helper_exit0},
     {"big-write", helper_big_write},     {"pmu-write", helper_pmu_write},
     {"bomb-walker", helper_bomb_walker}, {"exit7", helper_exit7},
-    {"fault-info", helper_fault_info},
+    {"fault-info", helper_fault_info},   {"evil-name", helper_evil_name},
 };
 
 static const struct utest tests[] = {
@@ -1415,6 +1441,7 @@ static const struct utest tests[] = {
     {"siginfo_fault", test_siginfo_fault, 60},
     {"sigreturn_keeps_x0", test_sigreturn_keeps_x0, 120},
     {"huge_lengths", test_huge_lengths, 60},
+    {"isol_report_name", test_isol_report_name, 60},
 };
 
 int main(int argc, char **argv)

@@ -418,7 +418,7 @@ static void add_member(const char *name, unsigned mode, const void *data, size_t
     char *target = link && size && size < VFS_PATH_MAX ? kmem_alloc(VFS_PATH_MAX) : 0;
     if (!dir || !base[0] || strlen(base) > VFS_NAME_MAX || vfs_child_locked(dir, base) ||
         (link && !target)) {
-        printk("vfs: initrd member '%s' skipped\n", name);
+        printk("vfs: initrd member '%pE' skipped\n", name);
         return;
     }
     struct inode *ino = inode_new(link ? INODE_SYMLINK : INODE_INITRD_FILE,

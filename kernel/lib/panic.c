@@ -45,7 +45,7 @@ static void panic_message(const char *fmt, va_list ap)
     printk("\n");
     const struct task *t = this_cpu() ? this_cpu()->current_task : 0;
     if (t) {
-        printk("panic: CPU %u was running %s (tid %d%s)\n", this_cpu_id(), t->name, t->tid,
+        printk("panic: CPU %u was running %pE (tid %d%s)\n", this_cpu_id(), t->name, t->tid,
                t->proc ? "" : ", kernel");
     }
 }

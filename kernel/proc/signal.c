@@ -276,7 +276,7 @@ void signal_deliver(struct trap_frame *f)
         }
         if (!ignored && !run_handler(t, f, sig, sa, &info)) {
             spin_unlock_irqrestore(&proc_lock, flags);
-            hklog("pid %d (%s) killed: no room on the user stack for a %s handler frame", p->pid,
+            hklog("pid %d (%pE) killed: no room on the user stack for a %s handler frame", p->pid,
                   p->name, signal_name(sig));
             proc_exit_group(SIGSEGV);
         }
@@ -311,7 +311,7 @@ void signal_fault(int sig, const char *what, uint64_t addr, uint64_t pc)
         return; /* signal_deliver runs the handler on the way out */
     }
     spin_unlock_irqrestore(&proc_lock, flags);
-    hklog("pid %d (%s) killed: %s at 0x%lx (pc 0x%lx)", p->pid, t->name, what, (unsigned long)addr,
+    hklog("pid %d (%pE) killed: %s at 0x%lx (pc 0x%lx)", p->pid, t->name, what, (unsigned long)addr,
           (unsigned long)pc);
     proc_exit_group(sig);
 }
@@ -492,7 +492,7 @@ long sys_rt_sigreturn(struct trap_frame *f)
     struct task *t = current();
     struct arch_sigsetup s;
     if (arch_signal_pop(&t->proc->vm, f, &s) != 0) {
-        hklog("pid %d (%s) killed: bad signal frame at 0x%lx", t->proc->pid, t->name,
+        hklog("pid %d (%pE) killed: bad signal frame at 0x%lx", t->proc->pid, t->name,
               (unsigned long)arch_frame_sp(f));
         proc_exit_group(SIGSEGV);
     }

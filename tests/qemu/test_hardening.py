@@ -224,3 +224,17 @@ def test_fd20_huge_lengths_are_efault(suite):
     sign), after -EBADF for the descriptor and its mode; a buffer outside user space is
     -EFAULT for 0 bytes too; a negative vector length is -EINVAL. Before: -EINVAL."""
     ok(suite, "huge_lengths")
+
+
+def test_hrd26_isolation_report_escapes_the_name(suite):
+    """HRD-26 (issue 20): a strict isolated task named 'ev<ESC>[2J<BEL>il<LF>X' breaks its
+    isolation; the report prints the name escaped, on one line, and no raw ESC or BEL byte
+    reaches the console. Before: the bytes went out raw (a terminal cleared, the newline
+    forged a line of its own)."""
+    ok(suite, "isol_report_name")
+    m = re.search(r"^isol_report_name: pid (\d+)$", suite.console, re.M)
+    assert m, suite
+    assert suite.line_matching(
+        rf"^isolation: pid {m.group(1)} \(ev\\x1b\[2J\\x07il\\x0aX\) on cpu \d+: syscall \d+ "
+        r"\(getpid\)$"), suite
+    assert "\x1b" not in suite.console and "\x07" not in suite.console, suite
