@@ -27,7 +27,7 @@ int strncmp(const char *a, const char *b, size_t n);
  * %s, length modifiers l ll z.  Returns the length the full output needs.
  * %pE (as Linux's): a string user space chose (a task's or process's name, a file name),
  * escaped: printable ASCII as is but '\', which doubles, and every other byte as \xHH, so no
- * control character it holds reaches the console (its precision bounds the bytes read). */
+ * control character it holds reaches the console. */
 int ksnprintf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 
