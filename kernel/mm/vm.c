@@ -36,8 +36,8 @@
  * Between two steps interrupts are taken, and a change that may be cut short (a mapping,
  * a fork's copy) looks for a fatal signal and undoes what it did.  While an unmap clears a
  * range step by step, `busy_start..busy_end` tells the stack's first-touch population to
- * leave that range alone.  A device's window and DMA region (at most ZT_DMA_MAX, 1,025
- * pages) and the kernel's pages are mapped in one hold.
+ * leave that range alone.  A device's window and DMA region are mapped and unmapped in steps
+ * too; the kernel's pages (a few) in one hold.
  * The pages an unmap takes out are collected and given back after the last step, all at
  * once (page_free_list): freeing them one by one under the lock queued on the allocator's
  * lock once per page with interrupts masked, which on a loaded emulation host left CPUs deaf
@@ -653,21 +653,41 @@ int vm_map_kernel_pages(struct vm *vm, uint64_t va, const paddr_t *pa, unsigned 
     return r;
 }
 
-/* Map n pages from pa at va (lock held); on failure nothing stays mapped. */
-static int map_phys_locked(struct vm *vm, uint64_t va, paddr_t pa, size_t n, unsigned prot,
-                           bool device)
+/* Unmap [start, end) of pages the vm does not own, VM_STEP_PAGES per hold of vm->lock, the
+ * tables left empty trimmed (map_lock held). */
+static void unmap_kernel_steps(struct vm *vm, uint64_t start, uint64_t end)
 {
-    for (size_t i = 0; i < n; i++) {
-        uint64_t at = va + i * PAGE_SIZE;
-        int r = device ? arch_as_map_device(&vm->as, at, pa + i * PAGE_SIZE, prot)
-                       : arch_as_map(&vm->as, at, pa + i * PAGE_SIZE, prot);
-        if (r) {
-            unmap_kernel_pages(vm, va, at);
-            arch_as_trim(&vm->as, va, va + n * PAGE_SIZE);
-            return r;
-        }
+    for (uint64_t va = start; va < end;) {
+        uint64_t to = step_end(va, end, VM_STEP_PAGES);
+        unsigned long irq = spin_lock_irqsave(&vm->lock);
+        unmap_kernel_pages(vm, va, to);
+        arch_as_trim(&vm->as, va, to);
+        spin_unlock_irqrestore(&vm->lock, irq);
+        va = to;
     }
-    return 0;
+}
+
+/* Map n pages from pa at va (map_lock held, no region there), VM_STEP_PAGES per hold of
+ * vm->lock; on failure nothing stays mapped. */
+static int map_phys_steps(struct vm *vm, uint64_t va, paddr_t pa, size_t n, unsigned prot,
+                          bool device)
+{
+    uint64_t end = va + n * PAGE_SIZE, at = va;
+    int r = 0;
+    while (at < end && r == 0) {
+        uint64_t to = step_end(at, end, VM_STEP_PAGES);
+        unsigned long irq = spin_lock_irqsave(&vm->lock);
+        for (; at < to && r == 0; at += PAGE_SIZE) {
+            paddr_t page = pa + (at - va);
+            r = device ? arch_as_map_device(&vm->as, at, page, prot)
+                       : arch_as_map(&vm->as, at, page, prot);
+        }
+        spin_unlock_irqrestore(&vm->lock, irq);
+    }
+    if (r) {
+        unmap_kernel_steps(vm, va, end);
+    }
+    return r;
 }
 
 long vm_map_phys(struct vm *vm, paddr_t pa, size_t n, unsigned prot, bool device)
@@ -681,14 +701,16 @@ long vm_map_phys(struct vm *vm, paddr_t pa, size_t n, unsigned prot, bool device
         return -ENOMEM;
     }
     spin_lock(&vm->map_lock);
-    unsigned long irq = spin_lock_irqsave(&vm->lock); /* n: at most a DMA region, one hold */
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
     uint64_t va = find_gap(vm, len);
-    int r = va ? map_phys_locked(vm, va, pa, n, prot, device) : -ENOMEM;
+    spin_unlock_irqrestore(&vm->lock, irq);
+    int r = va ? map_phys_steps(vm, va, pa, n, prot, device) : -ENOMEM;
     if (r == 0) {
+        irq = spin_lock_irqsave(&vm->lock);
         *v = (struct vma){.start = va, .end = va + len, .prot = prot, .kind = VMA_DEVICE};
         vma_link(vm, v, first_after(vm, va));
+        spin_unlock_irqrestore(&vm->lock, irq);
     }
-    spin_unlock_irqrestore(&vm->lock, irq);
     spin_unlock(&vm->map_lock);
     if (r) {
         kmem_free(v, sizeof(*v));
@@ -708,12 +730,13 @@ int vm_unmap_phys(struct vm *vm, uint64_t va, uint64_t len)
             break;
         }
     }
-    if (found) {
-        unmap_kernel_pages(vm, found->start, found->end);
-        arch_as_trim(&vm->as, found->start, found->end);
-        vma_unlink(vm, found);
-    }
     spin_unlock_irqrestore(&vm->lock, irq);
+    if (found) { /* the record stands until its pages are gone: nothing else maps there */
+        unmap_kernel_steps(vm, found->start, found->end);
+        irq = spin_lock_irqsave(&vm->lock);
+        vma_unlink(vm, found);
+        spin_unlock_irqrestore(&vm->lock, irq);
+    }
     spin_unlock(&vm->map_lock);
     if (found) {
         kmem_free(found, sizeof(*found));

@@ -1042,8 +1042,9 @@ static void vm62_copy_leaves_device_regions(TEST_STATE)
 /* HRD-25 (issue 20, item 6): a change of an address space writes at most VM_STEP_PAGES
  * page-table entries (an mprotect: two per page) or copies VM_COPY_STEP_PAGES pages with
  * interrupts masked before it unmasks them: mmap, MAP_FIXED over it, mprotect, fork's copy,
- * munmap and brk of 200 pages.  Before the fix each wrote all of its entries in one hold of
- * the address-space lock with interrupts masked (a 1 GiB mmap: 262,144, about 200 ms). */
+ * munmap, brk and a device region of 200 pages.  Before the fix each wrote all of its entries in
+ * one hold of the address-space lock with interrupts masked (a 1 GiB mmap: 262,144, about 200 ms).
+ */
 static void hrd25_changes_work_in_bounded_steps(TEST_STATE)
 {
     enum { N = 200 };
@@ -1068,6 +1069,12 @@ static void hrd25_changes_work_in_bounded_steps(TEST_STATE)
     run = MASKED_RUN(assert_int_equal(vm_brk(&vm, BRK0 + N * P), BRK0 + N * P));
     assert_in_range(run, 1, VM_STEP_PAGES);
     run = MASKED_RUN(assert_int_equal(vm_brk(&vm, BRK0), BRK0));
+    assert_in_range(run, 1, VM_STEP_PAGES);
+    long d; /* a device's DMA region: pages the vm does not own */
+    run = MASKED_RUN(d = vm_map_phys(&vm, 0x80000000, N, RW, false));
+    assert_true(d > 0);
+    assert_in_range(run, 1, VM_STEP_PAGES);
+    run = MASKED_RUN(assert_int_equal(vm_unmap_phys(&vm, (uint64_t)d, N * P), 0));
     assert_in_range(run, 1, VM_STEP_PAGES);
 }
 
