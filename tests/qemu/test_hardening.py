@@ -232,9 +232,10 @@ def test_hrd26_isolation_report_escapes_the_name(suite):
     reaches the console. Before: the bytes went out raw (a terminal cleared, the newline
     forged a line of its own)."""
     ok(suite, "isol_report_name")
-    m = re.search(r"^isol_report_name: pid (\d+)$", suite.console, re.M)
-    assert m, suite
+    line = suite.line_matching(r"^isol_report_name: pid \d+$")
+    assert line, suite
+    pid = line.split()[-1]
     assert suite.line_matching(
-        rf"^isolation: pid {m.group(1)} \(ev\\x1b\[2J\\x07il\\x0aX\) on cpu \d+: syscall \d+ "
+        rf"^isolation: pid {pid} \(ev\\x1b\[2J\\x07il\\x0aX\) on cpu \d+: syscall \d+ "
         r"\(getpid\)$"), suite
     assert "\x1b" not in suite.console and "\x07" not in suite.console, suite
