@@ -211,7 +211,8 @@ void arch_user_frame_init(struct trap_frame *f, uint64_t pc, uint64_t sp);
 
 /* A signal handler's start: what arch_signal_push writes and arch_signal_pop reads back. */
 struct arch_sigsetup {
-    int sig, code, pid;      /* siginfo's si_signo, si_code and si_pid */
+    int sig;                 /* the signal: the handler's first argument */
+    const int32_t *info;     /* Linux's siginfo, 128 bytes (the kernel fills it: signal.c) */
     uint64_t handler;        /* where the handler starts */
     uint64_t restorer;       /* its return address (calls rt_sigreturn) */
     uint64_t frame_top;      /* the frame goes below this user address */

@@ -145,9 +145,9 @@ static void strict_signal_locked(struct task *t, struct process *p, int sig)
 {
     ASSERT_HELD(&proc_lock);
     if (sig && p->sigactions[sig - 1].handler > SIG_IGN) {
-        signal_send_task_locked(t, sig);
+        signal_send_task_locked(t, sig, &signal_info_kernel);
     } else {
-        signal_send_proc_locked(p, SIGKILL);
+        signal_send_proc_locked(p, SIGKILL, &signal_info_kernel);
     }
 }
 
@@ -258,7 +258,7 @@ static bool interruption(const uint64_t *bt, const char *cause)
     if (!strict && !isol_debug) {
         return false;
     }
-    report(bt, "isolation: pid %d (%s) on cpu %u: %s%s", t->proc->pid, t->name, this_cpu_id(),
+    report(bt, "isolation: pid %d (%pE) on cpu %u: %s%s", t->proc->pid, t->name, this_cpu_id(),
            cause, strict ? "" : " [debug: not strict, task continues]");
     if (!strict) {
         return false;
@@ -350,7 +350,7 @@ static void note_timer_arm(const struct timer *t)
     }
     /* Only the owner, if it is the one running here, may be looked at without proc_lock. */
     bool by_owner = owner == current() && t->owner_tid == owner->tid;
-    report(0, "isolation: timer armed on isolated cpu %u by tid %d (%s) at %lx, due in %lu us",
+    report(0, "isolation: timer armed on isolated cpu %u by tid %d (%pE) at %lx, due in %lu us",
            this_cpu_id(), t->owner_tid, by_owner ? owner->name : "other",
            (unsigned long)t->armed_by,
            (unsigned long)cycles_to_us(t->deadline - arch_counter_read()));
@@ -397,7 +397,7 @@ void isol_end_here(const char *why)
         strict_signal_locked(t, p, sig);
     }
     spin_unlock_irqrestore(&proc_lock, flags);
-    report(0, "isolation: pid %d (%s) on cpu %u: isolation ended: %s%s", pid, name, cpu, why,
+    report(0, "isolation: pid %d (%pE) on cpu %u: isolation ended: %s%s", pid, name, cpu, why,
            strict ? "" : " [not strict, task continues]");
 }
 

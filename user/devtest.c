@@ -9,6 +9,9 @@
  *   devtest -b SLOT             (child) expect -EBUSY from a claim of SLOT: exit 0 if so
  *   devtest -h SLOT             (child) claim SLOT, set its status to 3, exit without releasing
  *   devtest -w SLOT             (child) claim SLOT, set its status to 3, wait to be killed
+ *   devtest -e SLOT             (child) claim SLOT, set its status to 3, execve devtest -E SLOT
+ *   devtest -E SLOT             (the same child after execve) exit 0 if the claim ended with the
+ *                               old image: release says -EPERM, the device is free and reset
  *
  * Each check prints "devtest: NAME: ok" or "devtest: NAME: FAIL (...)"; the last line is
  * "devtest: N checks, M failed" and the exit status is 1 if M > 0.  The free-page baseline is
@@ -58,9 +61,32 @@ static uint64_t free_pages(void)
     return mi.free_pages;
 }
 
+/* After the execve of a holder: the claim ended with the old image (a claim's addresses are
+ * the old image's).  Exit 0, or which check failed. */
+static int after_exec(int s)
+{
+    struct zt_device_info info[32];
+    struct zt_claim c;
+    if (zt_release((unsigned)s) != -EPERM) {
+        return 2; /* still the holder */
+    }
+    if (zt_devices(info, 32) <= s || info[s].holder != 0) {
+        return 3;
+    }
+    if (zt_claim((unsigned)s, DMA_BYTES, 0, &c) != 0) {
+        return 4;
+    }
+    int reset = *reg(&c, STATUS) == 0;
+    zt_release((unsigned)s);
+    return reset ? 0 : 5;
+}
+
 static int child_main(char mode, int s)
 {
     struct zt_claim c;
+    if (mode == 'E') {
+        return after_exec(s);
+    }
     long r = zt_claim((unsigned)s, DMA_BYTES, 0, &c);
     if (mode == 'b') {
         return r == -EBUSY ? 0 : 1;
@@ -71,6 +97,13 @@ static int child_main(char mode, int s)
     *reg(&c, STATUS) = 3; /* ACKNOWLEDGE | DRIVER: a device someone started to drive */
     if (mode == 'h') {
         return 0; /* exit holding it: the kernel must reset and free */
+    }
+    if (mode == 'e') { /* exec holding it: the claim must end with this image */
+        char sl[8];
+        snprintf(sl, sizeof(sl), "%d", s);
+        char *argv[] = {"devtest", "-E", sl, NULL}, *envp[] = {NULL};
+        zt_syscall3(SYS_execve, (long)"/bin/devtest", (long)argv, (long)envp);
+        return 6;
     }
     for (;;) {
         zt_sleep_ns(1000000000ull);
@@ -206,9 +239,20 @@ static void holder_ends(char mode, const char *name)
     zt_release(slot);
 }
 
+/* A holder that calls execve: the claim ends with the image that made it (the new image finds
+ * the device free and reset and is not its holder). */
+static void holder_execs(void)
+{
+    int status = -1, pid = spawn('e');
+    zt_wait(pid, &status);
+    check("holder execs: the claim ends, device reset, claimable again",
+          pid > 0 && zt_wifexited(status) && zt_wexitstatus(status) == 0,
+          "pid %ld wait status 0x%lx", pid, status);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc == 3 && argv[1][0] == '-' && strchr("bhw", argv[1][1])) {
+    if (argc == 3 && argv[1][0] == '-' && strchr("bhweE", argv[1][1])) {
         return child_main(argv[1][1], atoi(argv[2]));
     }
     if (argc == 3 && !strcmp(argv[1], "-s")) {
@@ -231,6 +275,7 @@ int main(int argc, char **argv)
     holder_forks();
     holder_ends('h', "holder exited: device reset, claimable again");
     holder_ends('w', "holder killed: device reset, claimable again");
+    holder_execs();
     for (int i = 0; i < 100; i++) {
         zt_claim(slot, DMA_BYTES, 0, &c);
         zt_release(slot);

@@ -787,13 +787,631 @@ static void test_pagetables_freed(void)
           (unsigned long long)pages0, (unsigned long long)pages);
 }
 
+/* ---------------------------------------------------------------- issue 20 */
+
+#define AT_FDCWD_ (-100)
+#define BOMB      "/tmp/hb"
+
+/* A file system call on a path from the working directory. */
+static long path_call(long nr, const char *path, long a2, long a3)
+{
+    return zt_syscall4(nr, AT_FDCWD_, (long)path, a2, a3);
+}
+
+static long stat_path(const char *path)
+{
+    static char st[256];
+
+    return path_call(SYS_newfstatat, path, (long)st, 0);
+}
+
+/* The link bomb of issue 20 in BOMB: l0 -> ".", lK -> "lJ/lJ/.../lJ" (J = K - 1, 84 times),
+ * up to l7; `make` false removes it.  Following everything from l7 is 84^7 links. */
+static void link_bomb(bool make)
+{
+    char path[32], target[256];
+
+    for (int k = make ? 0 : 7; make ? k < 8 : k >= 0; k += make ? 1 : -1) {
+        snprintf(path, sizeof(path), BOMB "/l%d", k);
+        if (!make) {
+            EXPECT(zt_syscall3(SYS_unlinkat, AT_FDCWD_, (long)path, 0), 0);
+            continue;
+        }
+        size_t at = 0;
+        strcpy(target, ".");
+        for (int i = 0; k > 0 && i < 84; i++) {
+            at += (size_t)snprintf(target + at, sizeof(target) - at, "%sl%d", i ? "/" : "", k - 1);
+        }
+        EXPECT(zt_syscall3(SYS_symlinkat, (long)target, AT_FDCWD_, (long)path), 0);
+    }
+    if (!make) {
+        EXPECT(zt_syscall3(SYS_unlinkat, AT_FDCWD_, (long)BOMB, 0x200 /* AT_REMOVEDIR */), 0);
+    }
+}
+
+/* Stat the bomb's top link for ever (each must be ELOOP); says it has started by making a
+ * file after the first. */
+static void helper_bomb_walker(const char *arg)
+{
+    for (long n = 0;; n++) {
+        long r = stat_path(BOMB "/l7");
+        if (r != -ELOOP) {
+            exit(2);
+        }
+        if (n == 0) {
+            long fd = path_call(SYS_openat, BOMB "/started", 0101 /* WRONLY|CREAT */, 0644);
+            if (fd < 0) {
+                exit(3);
+            }
+            zt_syscall1(SYS_close, fd);
+        }
+    }
+}
+
+/* HRD-20: the link bomb (issue 20, item 1): stat of its top link is ELOOP (after 40 links, as
+ * on Linux), 40 links in one path are followed and the 41st is ELOOP, and a walker stat-ing
+ * it in a loop dies of SIGKILL (before the fix one stat followed up to 84^7 links with the
+ * file tree's lock held and interrupts masked: the killed walker lived on) */
+static void test_link_bomb(void)
+{
+    char path[256];
+
+    EXPECT(path_call(SYS_mkdirat, BOMB, 0755, 0), 0);
+    link_bomb(true);
+    EXPECT(stat_path(BOMB "/l0"), 0);
+    for (int k = 1; k < 8; k++) {
+        snprintf(path, sizeof(path), BOMB "/l%d", k);
+        EXPECT(stat_path(path), -ELOOP);
+    }
+    for (int n = 40; n <= 41; n++) {
+        size_t at = (size_t)snprintf(path, sizeof(path), BOMB);
+        for (int i = 0; i < n; i++) {
+            at += (size_t)snprintf(path + at, sizeof(path) - at, "/l0");
+        }
+        EXPECT(stat_path(path), n == 40 ? 0 : -ELOOP);
+    }
+    long pid = ut_spawn_helper("bomb-walker", NULL, 0);
+    int polls = 0;
+    while (stat_path(BOMB "/started") != 0 && polls < 20000) {
+        zt_sleep_ns(UT_MS / 2);
+        polls++;
+    }
+    CHECK(polls < 20000, "the walker never finished its first stat of the bomb");
+    EXPECT(zt_kill((int)pid, SIGKILL), 0);
+    int status = ut_wait_status(pid);
+    CHECK(zt_wifsignaled(status) && zt_wtermsig(status) == SIGKILL,
+          "bomb walker sent SIGKILL: wait status 0x%x", status);
+    EXPECT(zt_syscall3(SYS_unlinkat, AT_FDCWD_, (long)BOMB "/started", 0), 0);
+    link_bomb(false);
+}
+
+/* ---- interrupts during long calls (issue 20, item 6) ---- */
+
+/* Interrupts `cpu` has acknowledged: its local timer's, and IPIs. */
+static uint64_t timer_irqs(int cpu)
+{
+    return __atomic_load_n(&zt_counters_of((unsigned)cpu)->irq_timer, __ATOMIC_RELAXED);
+}
+
+static uint64_t ipi_irqs(int cpu)
+{
+    return __atomic_load_n(&zt_counters_of((unsigned)cpu)->irq_ipi, __ATOMIC_RELAXED);
+}
+
+/* A thread that sleeps 1 ms at a time on its CPU until `stop`: a local timer is due there at
+ * most 1 ms after any moment it sleeps. */
+struct ms_napper {
+    int stop;
+    long naps;
+};
+
+static long ms_napper_fn(void *p)
+{
+    struct ms_napper *n = p;
+
+    while (!__atomic_load_n(&n->stop, __ATOMIC_ACQUIRE)) {
+        zt_sleep_ns(UT_MS);
+        n->naps++;
+    }
+    return 0;
+}
+
+/* A long call made by thread `tid` on `cpu`, watched from another CPU: `progress` reads how
+ * far it has got (it grows from `from` to `to` while the call does the work under test, and
+ * only then); `busy` is set while the call runs. */
+struct long_call {
+    int cpu, tid;
+    long (*progress)(void *arg);
+    void *arg;
+    long from, to;
+    int *busy;
+};
+
+/* What irq_taken_mid_call saw: the progress at its two looks, and which interrupts rose. */
+struct mid_call {
+    long lo, hi;
+    uint64_t timer, ipi;
+};
+
+static bool mid(const struct long_call *c, long p)
+{
+    return p > c->from && p < c->to;
+}
+
+/* Watch c until it ends: true if `cpu` acknowledged an interrupt between a look that saw the
+ * call under way and a later one that saw it still under way (progress strictly between
+ * from and to both times): an interrupt taken in the middle of the call's work, not before it
+ * began or after it ended.  The first look reads the progress before the counts, the second
+ * the counts before the progress, so both counts fall inside the work.  A local timer may be
+ * due there (a napper); should none be taken in the first half of the work, the caller is
+ * sent an ignored signal (SIGURG), whose IPI its CPU takes as soon as its interrupts are
+ * unmasked. */
+static bool irq_taken_mid_call(const struct long_call *c, struct mid_call *m)
+{
+    bool have_first = false, kicked = false;
+    uint64_t t0 = 0, i0 = 0;
+
+    m->lo = m->hi = -1;
+    while (__atomic_load_n(c->busy, __ATOMIC_ACQUIRE)) {
+        long p1 = c->progress(c->arg);
+        uint64_t t = timer_irqs(c->cpu), i = ipi_irqs(c->cpu);
+        long p2 = c->progress(c->arg);
+        if (!have_first && mid(c, p1)) {
+            have_first = true;
+            t0 = t;
+            i0 = i;
+            m->lo = p1;
+        } else if (have_first && !kicked && p2 > c->from + (c->to - c->from) / 2) {
+            kicked = true;
+            zt_tgkill((int)zt_getpid(), c->tid, SIGURG);
+        }
+        if (have_first && (t > t0 || i > i0) && mid(c, p2)) {
+            m->hi = p2;
+            m->timer = t - t0;
+            m->ipi = i - i0;
+            return true;
+        }
+    }
+    return false;
+}
+
+#define BIGFILE       "/tmp/hw"
+#define BIGFILE_BYTES (8ul << 20) /* all of /tmp (TMPFS_MAX_PAGES) */
+
+struct writer {
+    int fd;
+    const char *buf;
+    int busy, go, stop;
+    long result;
+};
+
+static long writer_fn(void *p)
+{
+    struct writer *w = p;
+
+    for (;;) {
+        while (!__atomic_load_n(&w->go, __ATOMIC_ACQUIRE)) {
+            if (__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
+                return 0;
+            }
+        }
+        __atomic_store_n(&w->go, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&w->busy, 1, __ATOMIC_RELEASE);
+        w->result = zt_syscall4(SYS_pwrite64, w->fd, (long)w->buf, BIGFILE_BYTES, 0);
+        __atomic_store_n(&w->busy, 0, __ATOMIC_RELEASE);
+    }
+}
+
+static long file_size(void *arg)
+{
+    uint64_t st[16];
+
+    return zt_syscall2(SYS_fstat, *(int *)arg, (long)st) == 0 ? (long)st[6] : -1;
+}
+
+/* HRD-21: an 8 MiB pwrite to /tmp (issue 20, item 6: the file tree's lock held with
+ * interrupts masked for 30-48 ms) takes interrupts while it copies — the local timer a 1 ms
+ * napper on its CPU keeps due, or the IPI of a signal sent to the writer once it is seen
+ * under way: CPU 1 acknowledges one between two looks at the file's size that both see the
+ * write under way.  Up to 5 writes; before the fix none took an interrupt before it had
+ * copied everything. */
+static void test_tmpfs_write_irqs(void)
+{
+    char *buf = ut_map_pages(BIGFILE_BYTES / UT_PAGE);
+    struct ms_napper nap = {0, 0};
+    int fd = (int)path_call(SYS_openat, BIGFILE, 0102 /* RDWR|CREAT */, 0644);
+    struct writer w = {.fd = fd, .buf = buf};
+    struct mid_call m = {-1, -1, 0, 0};
+    bool taken = false;
+    int round;
+
+    CHECK(ut_nr_cpus() >= 2, "needs 2 CPUs");
+    CHECK(fd >= 0, "open " BIGFILE ": %s", ut_rstr(fd));
+    memset(buf, 'w', BIGFILE_BYTES);
+    EXPECT(zt_set_affinity(1), 0);
+    zt_thread_t *wt = zt_thread_create(writer_fn, &w, 1);
+    zt_thread_t *nt = zt_thread_create(ms_napper_fn, &nap, 1);
+    CHECK(wt && nt, "threads on CPU 1: %s", zt_errno_name(errno));
+    struct long_call c = {1, zt_thread_tid(wt), file_size, &fd, 0, (long)BIGFILE_BYTES, &w.busy};
+    for (round = 0; round < 5 && !taken; round++) {
+        EXPECT(zt_syscall2(SYS_ftruncate, fd, 0), 0);
+        __atomic_store_n(&w.go, 1, __ATOMIC_RELEASE);
+        while (__atomic_load_n(&w.go, __ATOMIC_ACQUIRE)) {
+        }
+        taken = irq_taken_mid_call(&c, &m);
+        while (__atomic_load_n(&w.busy, __ATOMIC_ACQUIRE)) {
+        }
+        EXPECT(w.result, (long)BIGFILE_BYTES);
+    }
+    __atomic_store_n(&w.stop, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&nap.stop, 1, __ATOMIC_RELEASE);
+    EXPECT(zt_thread_join(wt), 0);
+    EXPECT(zt_thread_join(nt), 0);
+    EXPECT(zt_syscall1(SYS_close, fd), 0);
+    EXPECT(zt_syscall3(SYS_unlinkat, AT_FDCWD_, (long)BIGFILE, 0), 0);
+    CHECK(taken,
+          "in %d writes of %lu bytes CPU 1 took no interrupt while the write was under way "
+          "(seen under way at %ld bytes)",
+          round, BIGFILE_BYTES, m.lo);
+    printf("tmpfs_write_irqs: CPU 1 took %llu timer and %llu IPI interrupts between %ld and %ld "
+           "bytes written (write %d)\n",
+           (unsigned long long)m.timer, (unsigned long long)m.ipi, m.lo, m.hi, round);
+}
+
+/* The pages mapped in this process's address space (zt_tasks' vm_pages of this thread). */
+static long my_vm_pages(void *arg)
+{
+    struct zt_task_info me;
+
+    return task_state((int)zt_gettid(), &me) != '?' ? (long)me.vm_pages : -1;
+}
+
+/* HRD-24: an anonymous mmap of a third of free memory (issue 20, item 6: 1 GiB wrote its
+ * 262,144 page-table entries in one hold of the address-space lock, interrupts masked for
+ * about 200 ms) takes interrupts while it maps — the local timer a 1 ms napper on its CPU
+ * keeps due, or the IPI of a signal sent to the mapper once it is seen mapping: CPU 1
+ * acknowledges one between two looks at the process's mapped pages that both see the
+ * mapping under way.  Up to 5 mmaps; before the fix none took an interrupt between its
+ * first entry and its last. */
+static void test_mmap_map_irqs(void)
+{
+    uint64_t free0 = ut_free_pages_settled();
+    struct mapper m = {.bytes = (size_t)(free0 / 3) * UT_PAGE};
+    struct ms_napper nap = {0, 0};
+    struct mid_call mc = {-1, -1, 0, 0};
+    long base = 0;
+    bool taken = false;
+    int round;
+
+    CHECK(ut_nr_cpus() >= 2, "needs 2 CPUs");
+    EXPECT(zt_set_affinity(1), 0);
+    zt_thread_t *nt = zt_thread_create(ms_napper_fn, &nap, 1);
+    CHECK(nt != NULL, "napper on CPU 1: %s", zt_errno_name(errno));
+    for (round = 0; round < 5 && !taken; round++) {
+        m.busy = 0;
+        m.result = 0;
+        zt_thread_t *t = zt_thread_create(mapper_fn, &m, 1);
+        CHECK(t != NULL, "mapper on CPU 1: %s", zt_errno_name(errno));
+        while (__atomic_load_n(&m.busy, __ATOMIC_ACQUIRE) == 0 && m.result == 0) {
+        }
+        /* Every thread's stack is mapped by now: only the mmap moves the count, and only
+         * once its pages are taken. */
+        base = my_vm_pages(NULL);
+        struct long_call c = {
+            1,      zt_thread_tid(t), my_vm_pages, NULL, base, base + (long)(m.bytes / UT_PAGE),
+            &m.busy};
+        taken = irq_taken_mid_call(&c, &mc);
+        EXPECT(zt_thread_join(t), 0);
+        CHECK(m.result > 0, "mmap of %zu bytes returned %s", m.bytes, ut_rstr(m.result));
+    }
+    __atomic_store_n(&nap.stop, 1, __ATOMIC_RELEASE);
+    EXPECT(zt_thread_join(nt), 0);
+    CHECK(taken, "in %d mmaps of %zu MiB CPU 1 took no interrupt while the pages were being mapped",
+          round, m.bytes >> 20);
+    printf("mmap_map_irqs: CPU 1 took %llu timer and %llu IPI interrupts between %ld and %ld of "
+           "%zu pages mapped (mmap %d)\n",
+           (unsigned long long)mc.timer, (unsigned long long)mc.ipi, mc.lo - base, mc.hi - base,
+           m.bytes / UT_PAGE, round);
+}
+
+/* ---- what a signal carries (issue 20: si_code, si_pid, si_uid) ---- */
+
+#define SI_USER_  0
+#define SI_QUEUE_ (-1)
+#define SI_TKILL_ (-6)
+
+/* An SA_SIGINFO handler where zt_signal takes a plain one (through void (*)(void), the cast
+ * C allows between function types). */
+#define INFO_HANDLER(h) ((void (*)(int))(void (*)(void))(h))
+
+/* The last siginfo a handler got (as 32-bit words), and how many handlers ran. */
+static volatile int32_t last_info[32];
+static volatile long info_calls;
+
+static void info_handler(int sig, void *info, void *uc)
+{
+    memcpy((void *)last_info, info, sizeof(last_info));
+    info_calls++;
+}
+
+static void catch_with_info(int sig)
+{
+    EXPECT(zt_signal(sig, INFO_HANDLER(info_handler), ZT_SA_SIGINFO), 0);
+}
+
+/* Run `send` (which sends SIGUSR1 to this thread or process); the handler must have run once
+ * with si_code `code`, si_pid `pid`, si_uid 0, si_value `value` and zeros past it: the words
+ * from 8 on (offset 32) were the user stack's stale contents before the fix. */
+static void expect_info(const char *what, long r, int code, int pid, uint64_t value)
+{
+    CHECK(r == 0, "%s returned %s", what, ut_rstr(r));
+    CHECK(info_calls == 1, "%s: %ld handler calls", what, info_calls);
+    uint64_t v = (uint32_t)last_info[6] | (uint64_t)(uint32_t)last_info[7] << 32;
+    CHECK(last_info[0] == SIGUSR1 && last_info[2] == code && last_info[4] == pid &&
+              last_info[5] == 0 && v == value,
+          "%s: si_signo %d si_code %d si_pid %d si_uid %d si_value 0x%llx (want %d %d %d 0 0x%llx)",
+          what, last_info[0], last_info[2], last_info[4], last_info[5], (unsigned long long)v,
+          SIGUSR1, code, pid, (unsigned long long)value);
+    for (int i = 8; i < 32; i++) {
+        CHECK(last_info[i] == 0, "%s: siginfo word %d is 0x%x", what, i, last_info[i]);
+    }
+    info_calls = 0;
+}
+
+/* Fill the stack below us with a pattern, where the next signal frame goes. */
+static __attribute__((noinline)) void dirty_stack(void)
+{
+    volatile char junk[4096];
+    memset((char *)junk, 0x5a, sizeof(junk));
+}
+
+/* SIG-01: kill gives si_code SI_USER, tgkill and tkill (raise) SI_TKILL, each with the
+ * sender's pid and uid 0 and nothing else set (before: si_code 0 for all, si_pid never
+ * written: 0, -1, the stack's leftovers) */
+static void test_siginfo_kill(void)
+{
+    int me = (int)zt_getpid();
+
+    catch_with_info(SIGUSR1);
+    dirty_stack();
+    expect_info("kill", zt_kill(me, SIGUSR1), SI_USER_, me, 0);
+    dirty_stack();
+    expect_info("tgkill", zt_tgkill(me, (int)zt_gettid(), SIGUSR1), SI_TKILL_, me, 0);
+    dirty_stack();
+    expect_info("tkill", zt_syscall2(SYS_tkill, zt_gettid(), SIGUSR1), SI_TKILL_, me, 0);
+    EXPECT(zt_syscall2(SYS_tkill, 0, SIGUSR1), -EINVAL);
+    EXPECT(zt_syscall2(SYS_tkill, 99999, SIGUSR1), -ESRCH);
+    EXPECT(zt_syscall2(SYS_tkill, zt_gettid(), 65), -EINVAL);
+}
+
+/* SIG-02: rt_sigqueueinfo and rt_tgsigqueueinfo deliver the caller's si_code, si_pid and
+ * si_value; a code of the kernel's (>= 0) or SI_TKILL only to itself (-EPERM to another
+ * process, as on Linux); -EFAULT, -EINVAL and -ESRCH in Linux's order (before: -ENOSYS) */
+static void test_siginfo_queue(void)
+{
+    int me = (int)zt_getpid();
+    int32_t info[32] = {0};
+
+    catch_with_info(SIGUSR1);
+    info[2] = SI_QUEUE_;
+    info[4] = 1234;
+    info[6] = 0x55667788;
+    info[7] = 0x11223344;
+    expect_info("rt_sigqueueinfo", zt_syscall3(SYS_rt_sigqueueinfo, me, SIGUSR1, (long)info),
+                SI_QUEUE_, 1234, 0x1122334455667788ull);
+    expect_info("rt_tgsigqueueinfo",
+                zt_syscall4(SYS_rt_tgsigqueueinfo, me, zt_gettid(), SIGUSR1, (long)info), SI_QUEUE_,
+                1234, 0x1122334455667788ull);
+    info[2] = SI_USER_; /* to itself: allowed (the rest as given: Linux copies it too) */
+    expect_info("rt_sigqueueinfo SI_USER to itself",
+                zt_syscall3(SYS_rt_sigqueueinfo, me, SIGUSR1, (long)info), SI_USER_, 1234,
+                0x1122334455667788ull);
+    EXPECT(zt_syscall3(SYS_rt_sigqueueinfo, 1, SIGUSR1, (long)info), -EPERM);
+    info[2] = SI_TKILL_;
+    EXPECT(zt_syscall3(SYS_rt_sigqueueinfo, 1, SIGUSR1, (long)info), -EPERM);
+    info[2] = SI_QUEUE_;
+    EXPECT(zt_syscall3(SYS_rt_sigqueueinfo, 1, 0, (long)info), 0); /* sig 0: checks only */
+    EXPECT(zt_syscall3(SYS_rt_sigqueueinfo, 99999, SIGUSR1, (long)info), -ESRCH);
+    EXPECT(zt_syscall3(SYS_rt_sigqueueinfo, me, 65, (long)info), -EINVAL);
+    EXPECT(zt_syscall3(SYS_rt_sigqueueinfo, me, SIGUSR1, (long)UT_BADADDR), -EFAULT);
+    EXPECT(zt_syscall4(SYS_rt_tgsigqueueinfo, me, 0, SIGUSR1, (long)info), -EINVAL);
+    EXPECT(zt_syscall4(SYS_rt_tgsigqueueinfo, me, zt_gettid(), SIGUSR1, (long)UT_KADDR), -EFAULT);
+    EXPECT(zt_syscall4(SYS_rt_tgsigqueueinfo, me, 99999, SIGUSR1, (long)info), -ESRCH);
+    EXPECT(zt_syscall4(SYS_rt_tgsigqueueinfo, 1, zt_gettid(), SIGUSR1, (long)info), -ESRCH);
+    CHECK(info_calls == 0, "%ld handler calls for refused sends", info_calls);
+}
+
+static volatile int32_t chld_info[32];
+
+static void chld_handler(int sig, void *info, void *uc)
+{
+    memcpy((void *)chld_info, info, sizeof(chld_info));
+}
+
+static void helper_exit7(const char *arg)
+{
+    exit(7);
+}
+
+/* SIG-03: SIGCHLD says CLD_EXITED, the child's pid and its exit code */
+static void test_siginfo_child(void)
+{
+    EXPECT(zt_signal(SIGCHLD, INFO_HANDLER(chld_handler), ZT_SA_SIGINFO), 0);
+    long pid = ut_spawn_helper("exit7", NULL, 0);
+    int status = ut_wait_status(pid);
+    for (int i = 0; i < 1000 && chld_info[0] == 0; i++) {
+        zt_sleep_ns(UT_MS); /* the teardown sends it on housekeeping, maybe after wait4 */
+    }
+    CHECK(zt_wifexited(status) && zt_wexitstatus(status) == 7, "wait status 0x%x", status);
+    CHECK(chld_info[0] == SIGCHLD && chld_info[2] == 1 /* CLD_EXITED */ && chld_info[4] == pid &&
+              chld_info[6] == 7,
+          "SIGCHLD si_code %d si_pid %d si_status %d (want 1 %ld 7)", chld_info[2], chld_info[4],
+          chld_info[6], pid);
+}
+
+/* A SIGSEGV handler that exits with 0 if si_code and si_addr are as the argument expects. */
+static long fault_want_code;
+static uint64_t fault_want_addr;
+
+static void segv_handler(int sig, void *info, void *uc)
+{
+    const int32_t *w = info;
+    uint64_t addr = (uint32_t)w[4] | (uint64_t)(uint32_t)w[5] << 32;
+    exit(sig == SIGSEGV && w[2] == fault_want_code && addr == fault_want_addr ? 0 : 3);
+}
+
+static void helper_fault_info(const char *arg)
+{
+    char *p = arg && arg[0] == 'a' ? ut_map_pages(1) : (char *)UT_BADADDR;
+    if (arg && arg[0] == 'a') {
+        EXPECT(zt_syscall3(SYS_mprotect, (long)p, UT_PAGE, PROT_NONE), 0);
+    }
+    fault_want_code = arg && arg[0] == 'a' ? 2 /* SEGV_ACCERR */ : 1 /* SEGV_MAPERR */;
+    fault_want_addr = (uint64_t)(uintptr_t)(p + 8);
+    EXPECT(zt_signal(SIGSEGV, INFO_HANDLER(segv_handler), ZT_SA_SIGINFO), 0);
+    *(volatile char *)(p + 8) = 1;
+    exit(4);
+}
+
+/* SIG-04: a fault's siginfo has SEGV_MAPERR or SEGV_ACCERR and the faulting address */
+static void test_siginfo_fault(void)
+{
+    ut_expect_exit("fault-info", "m", 0);
+    ut_expect_exit("fault-info", "a", 0);
+}
+
+/* The spinner for SIG-05: x0 holds -512 (-ERESTARTSYS) across a loop of branches (so that
+ * TCG, which takes interrupts between translated blocks, may interrupt it there), and must
+ * still hold it after. */
+struct x0_spin {
+    int tid, stop;
+    long loops, bad, hits;
+};
+
+static volatile long x0_hits;
+
+static void x0_handler(int sig, void *info, void *uc)
+{
+    /* struct ucontext: the mcontext at 176, its x0 at 8 (arch/aarch64/context.c) */
+    if (*(int64_t *)((char *)uc + 176 + 8) == -512) {
+        x0_hits++;
+    }
+}
+
+static long x0_spin_fn(void *p)
+{
+    struct x0_spin *s = p;
+
+    s->tid = (int)zt_gettid();
+    while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+        long x;
+        __asm__ volatile("mov x0, #-512\n\t"
+                         "mov x3, #200\n\t"
+                         "1: subs x3, x3, #1\n\t"
+                         "b.ne 1b\n\t"
+                         "mov %0, x0"
+                         : "=r"(x)
+                         :
+                         : "x0", "x3", "cc");
+        s->loops++;
+        s->bad += x != -512;
+    }
+    return 0;
+}
+
+/* SIG-05: a handler that interrupted code holding -512 (-ERESTARTSYS) in x0 returns to it
+ * intact.  Before the fix rt_sigreturn's return value (the restored x0) was taken for a
+ * call to restart: the PC went back one instruction and x0 was replaced, after every such
+ * handler (62 of 62 in the reproduction) */
+static void test_sigreturn_keeps_x0(void)
+{
+    struct x0_spin s = {0, 0, 0, 0, 0};
+
+    CHECK(ut_nr_cpus() >= 2, "needs 2 CPUs");
+    EXPECT(zt_signal(SIGUSR2, INFO_HANDLER(x0_handler), ZT_SA_SIGINFO), 0);
+    x0_hits = 0;
+    zt_thread_t *t = zt_thread_create(x0_spin_fn, &s, 1);
+    CHECK(t != NULL, "spinner: %s", zt_errno_name(errno));
+    while (__atomic_load_n(&s.tid, __ATOMIC_ACQUIRE) == 0) {
+    }
+    for (int i = 0; i < 20000 && x0_hits < 20; i++) {
+        zt_tgkill((int)zt_getpid(), s.tid, SIGUSR2);
+        zt_sleep_ns(UT_MS / 10);
+    }
+    __atomic_store_n(&s.stop, 1, __ATOMIC_RELEASE);
+    EXPECT(zt_thread_join(t), 0);
+    CHECK(x0_hits > 0, "no handler interrupted the spinner while x0 held -512");
+    CHECK(s.bad == 0, "x0 changed under %ld of %ld loops (%ld handlers saw x0 = -512)", s.bad,
+          s.loops, x0_hits);
+    printf("sigreturn_keeps_x0: %ld handlers interrupted x0 = -512, %ld loops, %ld changed\n",
+           x0_hits, s.loops, s.bad);
+}
+
+/* FD-20 (issue 20): lengths of 2^63 and SIZE_MAX are -EFAULT for read, write, pread64 and
+ * pwrite64, as on Linux, whose vfs_read/vfs_write check the buffer's range (access_ok) before
+ * the length's sign (before the fix: -EINVAL); the descriptor and its mode come first
+ * (-EBADF); a buffer outside user space is -EFAULT even for 0 bytes; a vector whose length
+ * is negative is -EINVAL (Linux's import_iovec) */
+static void test_huge_lengths(void)
+{
+    static char buf[64];
+    const uint64_t huge[] = {1ull << 63, ~0ull, (1ull << 63) + 4096};
+    int fd = (int)path_call(SYS_openat, "/tmp/hl", 0102 /* RDWR|CREAT */, 0644);
+    int rd = (int)path_call(SYS_openat, "/tmp/hl", 0 /* RDONLY */, 0);
+
+    CHECK(fd >= 0 && rd >= 0, "open /tmp/hl: %s %s", ut_rstr(fd), ut_rstr(rd));
+    for (int i = 0; i < 3; i++) {
+        EXPECT(zt_syscall3(SYS_write, 1, (long)buf, (long)huge[i]), -EFAULT);
+        EXPECT(zt_syscall3(SYS_write, fd, (long)buf, (long)huge[i]), -EFAULT);
+        EXPECT(zt_syscall3(SYS_read, fd, (long)buf, (long)huge[i]), -EFAULT);
+        EXPECT(zt_syscall4(SYS_pwrite64, fd, (long)buf, (long)huge[i], 0), -EFAULT);
+        EXPECT(zt_syscall4(SYS_pread64, fd, (long)buf, (long)huge[i], 0), -EFAULT);
+        EXPECT(zt_syscall3(SYS_write, rd, (long)buf, (long)huge[i]), -EBADF);
+        EXPECT(zt_syscall3(SYS_write, 999, (long)buf, (long)huge[i]), -EBADF);
+    }
+    EXPECT(zt_syscall3(SYS_write, fd, (long)UT_KADDR, 0), -EFAULT);
+    EXPECT(zt_syscall3(SYS_write, fd, (long)buf, 0), 0);
+    EXPECT(zt_syscall3(SYS_write, fd, (long)buf, sizeof(buf)), sizeof(buf));
+    uint64_t iov[2] = {(uint64_t)(uintptr_t)buf, 1ull << 63};
+    EXPECT(zt_syscall3(SYS_writev, fd, (long)iov, 1), -EINVAL);
+    EXPECT(zt_syscall1(SYS_close, fd), 0);
+    EXPECT(zt_syscall1(SYS_close, rd), 0);
+    EXPECT(zt_syscall3(SYS_unlinkat, AT_FDCWD_, (long)"/tmp/hl", 0), 0);
+}
+
+/* A strict isolated task named with control characters (ESC [2J clears a terminal, BEL
+ * rings it, a newline would forge a line) breaks its isolation with a system call: the
+ * kernel's report names it. */
+static void helper_evil_name(const char *arg)
+{
+    static const char name[] = "ev\x1b[2J\x07il\nX"; /* 12 bytes: fits ZT_NAME_LEN */
+
+    EXPECT(zt_prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0), 0);
+    EXPECT(isolate(iso_strict), 0);
+    zt_getpid(); /* a violation: killed, and reported */
+    exit(5);
+}
+
+/* HRD-26 (issue 20): an isolation report prints a task's name with its control characters
+ * escaped (pytest checks the console: the escaped name, and no raw ESC or BEL byte) */
+static void test_isol_report_name(void)
+{
+    int cpu = need_dataplane(1);
+    long pid = ut_spawn_helper("evil-name", NULL, 1ull << cpu);
+    int status = ut_wait_status(pid);
+
+    CHECK(zt_wifsignaled(status) && zt_wtermsig(status) == SIGKILL,
+          "strict task's violation: wait status 0x%x", status);
+    printf("isol_report_name: pid %ld\n", pid);
+}
+
 /* ---------------------------------------------------------------- the suite */
 
 static const struct utest_helper helpers[] = {
-    {"touch-none", helper_touch_none},
-    {"exit", helper_exit0},
-    {"big-write", helper_big_write},
-    {"pmu-write", helper_pmu_write},
+    {"touch-none", helper_touch_none},   {"exit", helper_exit0},
+    {"big-write", helper_big_write},     {"pmu-write", helper_pmu_write},
+    {"bomb-walker", helper_bomb_walker}, {"exit7", helper_exit7},
+    {"fault-info", helper_fault_info},   {"evil-name", helper_evil_name},
 };
 
 static const struct utest tests[] = {
@@ -814,6 +1432,16 @@ static const struct utest tests[] = {
     {"write_interrupted", test_write_interrupted, 60},
     {"pmu_readonly", test_pmu_readonly, 60},
     {"pagetables_freed", test_pagetables_freed, 60},
+    {"link_bomb", test_link_bomb, 60},
+    {"tmpfs_write_irqs", test_tmpfs_write_irqs, 120},
+    {"mmap_map_irqs", test_mmap_map_irqs, 300},
+    {"siginfo_kill", test_siginfo_kill, 60},
+    {"siginfo_queue", test_siginfo_queue, 60},
+    {"siginfo_child", test_siginfo_child, 60},
+    {"siginfo_fault", test_siginfo_fault, 60},
+    {"sigreturn_keeps_x0", test_sigreturn_keeps_x0, 120},
+    {"huge_lengths", test_huge_lengths, 60},
+    {"isol_report_name", test_isol_report_name, 60},
 };
 
 int main(int argc, char **argv)

@@ -113,7 +113,7 @@ struct ucontext_k {
 };
 
 struct rt_sigframe_k {
-    int32_t info[32]; /* siginfo: signo, errno, code, then the union (pid, uid / addr) */
+    int32_t info[32]; /* siginfo, as signal.c built it: signo, errno, code, pad, the union */
     struct ucontext_k uc;
     uint64_t frame_record[2];
 };
@@ -142,7 +142,6 @@ int arch_signal_push(struct vm *vm, struct trap_frame *f, const struct arch_sigs
     struct arch_fpsimd fp;
     struct fpsimd_record rec = {FPSIMD_MAGIC, sizeof(rec), 0, 0, {0}};
     uint64_t end[2] = {0, 0}, zero = 0, pstate = f->spsr, fr[2] = {f->x[29], f->x[30]};
-    int32_t info[4] = {s->sig, 0, s->code, s->pid};
     arch_fpsimd_save(&fp);
     rec.fpsr = (uint32_t)fp.fpsr;
     rec.fpcr = (uint32_t)fp.fpcr;
@@ -151,12 +150,13 @@ int arch_signal_push(struct vm *vm, struct trap_frame *f, const struct arch_sigs
         vm_check_range(vm, sp, sizeof(struct rt_sigframe_k), PROT_WRITE)) {
         return -1;
     }
-    int r = PUT(info, &info) | PUT(uc.flags, &zero) | PUT(uc.link, &zero) |
-            PUT(uc.ss_sp, &s->ss_sp) | PUT(uc.ss_flags, &s->ss_flags) |
-            PUT(uc.ss_size, &s->ss_size) | PUT(uc.sigmask, &s->blocked) |
-            PUT(uc.mc.fault_address, &s->fault_address) | PUT(uc.mc.regs, &f->x) |
-            PUT(uc.mc.sp, &f->sp_el0) | PUT(uc.mc.pc, &f->elr) | PUT(uc.mc.pstate, &pstate) |
-            PUT(uc.mc.reserved, &rec) | PUT(frame_record, &fr);
+    int r = put(vm, sp, __builtin_offsetof(struct rt_sigframe_k, info), s->info,
+                sizeof(((struct rt_sigframe_k *)0)->info)) |
+            PUT(uc.flags, &zero) | PUT(uc.link, &zero) | PUT(uc.ss_sp, &s->ss_sp) |
+            PUT(uc.ss_flags, &s->ss_flags) | PUT(uc.ss_size, &s->ss_size) |
+            PUT(uc.sigmask, &s->blocked) | PUT(uc.mc.fault_address, &s->fault_address) |
+            PUT(uc.mc.regs, &f->x) | PUT(uc.mc.sp, &f->sp_el0) | PUT(uc.mc.pc, &f->elr) |
+            PUT(uc.mc.pstate, &pstate) | PUT(uc.mc.reserved, &rec) | PUT(frame_record, &fr);
     r |= put(vm, sp, __builtin_offsetof(struct rt_sigframe_k, uc.mc.reserved) + sizeof(rec), end,
              sizeof(end));
     if (r) {

@@ -15,6 +15,7 @@ struct cpu;
 extern __thread struct cpu *fake_cpu;
 extern uint64_t fake_counter;
 extern __thread unsigned long fake_irq_masked;
+extern __thread unsigned long fake_irq_unmasks; /* times interrupts were unmasked */
 
 static inline unsigned long arch_irq_save(void)
 {
@@ -25,11 +26,13 @@ static inline unsigned long arch_irq_save(void)
 
 static inline void arch_irq_restore(unsigned long flags)
 {
+    fake_irq_unmasks += fake_irq_masked && !flags;
     fake_irq_masked = flags;
 }
 
 static inline void arch_irq_enable(void)
 {
+    fake_irq_unmasks += fake_irq_masked != 0;
     fake_irq_masked = 0;
 }
 

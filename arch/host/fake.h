@@ -38,6 +38,10 @@ struct fake_state {
     int cpu_start_error;
     unsigned as_trims;  /* arch_as_trim calls */
     uint64_t as_unmaps; /* arch_as_unmap calls (page-table walks), mapped page or not */
+    /* Page-table entries written (mapped or cleared) with interrupts masked since they were
+     * last unmasked, and the longest such run: the work of one IRQs-masked section. */
+    unsigned pte_writes_masked_run;
+    unsigned pte_writes_masked_max;
     struct fake_pte ptes[FAKE_MAX_PTES];
     size_t mapped_pages;
     unsigned map_fail_after; /* if non-zero: the Nth arch_as_map from now fails */

@@ -21,6 +21,7 @@
 __thread struct cpu *fake_cpu; /* per host thread: a thread is one CPU */
 uint64_t fake_counter;
 __thread unsigned long fake_irq_masked;
+__thread unsigned long fake_irq_unmasks;
 struct fake_state fake;
 
 /* An empty initrd: both ends are the same address (two separate arrays would make
@@ -348,8 +349,27 @@ static struct fake_pte *find_pte(const struct arch_as *as, uint64_t va)
     return 0;
 }
 
+/* A page-table entry written: count the run of writes made with interrupts masked since
+ * they were last unmasked (fake.pte_writes_masked_max keeps the longest). */
+static void count_pte_write(void)
+{
+    static unsigned long epoch;
+    if (!fake_irq_masked) {
+        return;
+    }
+    if (epoch != fake_irq_unmasks + 1) {
+        epoch = fake_irq_unmasks + 1;
+        fake.pte_writes_masked_run = 0;
+    }
+    fake.pte_writes_masked_run++;
+    if (fake.pte_writes_masked_run > fake.pte_writes_masked_max) {
+        fake.pte_writes_masked_max = fake.pte_writes_masked_run;
+    }
+}
+
 int arch_as_map(struct arch_as *as, uint64_t va, paddr_t pa, unsigned prot)
 {
+    count_pte_write();
     if (va >= USER_VA_TOP) {
         return -EINVAL;
     }
@@ -374,6 +394,7 @@ paddr_t arch_as_unmap(struct arch_as *as, uint64_t va)
     if (!p) {
         return 0;
     }
+    count_pte_write();
     paddr_t pa = p->pa;
     memset(p, 0, sizeof(*p));
     fake.mapped_pages--;

@@ -6,7 +6,8 @@
  * version, device id) and leaves each device alone.  A process may then claim one
  * (uapi/zt_device.h has the ABI and its errors): the kernel maps its registers and a
  * contiguous DMA region into the process and keeps the device's interrupt off.  Release —
- * explicit, or when the holder's teardown runs — resets the device before anything is freed.
+ * explicit, when the holder calls execve, or when its teardown runs — resets the device before
+ * anything is unmapped or freed.
  * Nothing here runs on a dataplane CPU unless its own task asked (claim and release run on the
  * caller's CPU, teardown on housekeeping), and nothing sends an IPI.
  */
@@ -31,7 +32,8 @@ int device_claim(struct process *p, unsigned slot, uint64_t dma_bytes, unsigned 
                  struct zt_claim *out);
 /* Reset the device p holds in `slot`, unmap it from p, free its DMA region.  0 or -errno. */
 int device_release(struct process *p, unsigned slot);
-/* Release every device p holds (its teardown, before its address space is destroyed). */
+/* Release every device p holds: its teardown, before its address space is destroyed, and
+ * execve, before the old image is (a claim ends with the image that made it). */
 void device_release_all(struct process *p);
 
 long sys_zt_devices(struct trap_frame *f);

@@ -24,7 +24,10 @@ int strncmp(const char *a, const char *b, size_t n);
 #endif
 
 /* snprintf/vsnprintf subset: %d %i %u %x %X %p %s %c %%, flags '-' '0', width, precision for
- * %s, length modifiers l ll z.  Returns the length the full output needs. */
+ * %s, length modifiers l ll z.  Returns the length the full output needs.
+ * %pE (as Linux's): a string user space chose (a task's or process's name, a file name),
+ * escaped: printable ASCII as is but '\', which doubles, and every other byte as \xHH, so no
+ * control character it holds reaches the console. */
 int ksnprintf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 

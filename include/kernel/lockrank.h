@@ -11,11 +11,17 @@
  * naming both locks, instead of deadlocking some day; the release kernel does not look.
  * Rank 0 means "never nested": such a lock is not tracked.
  *
- *   proc_lock           process tree, thread lists, signal state
+ * Taken with interrupts enabled (no interrupt handler takes them; they rank below everything
+ * one does, so the work done under them, which user input sizes, never masks interrupts):
+ *   an open file         its position (file->lock: held across a positioned read or write)
+ *   -> the file tree     vfs_lock (tmpfs data is copied to and from user memory under it,
+ *                        a page at a time)
+ *   -> an address space's changes  vm->map_lock (mmap, munmap, brk, mprotect, fork's copy:
+ *                        held across the change, which takes vm->lock a step at a time)
+ * Taken with interrupts masked (each holds for bounded work):
+ *   -> proc_lock         process tree, thread lists, signal state
  *   -> a wait queue      futex buckets, a process's child_exit, the worker's queue, a task's
  *                        sleep queue, a pipe, the terminal's input, the poll queue
- *   -> an open file      its position (file->lock: held across a positioned read or write)
- *   -> the file tree     vfs_lock (tmpfs data is copied to and from user memory under it)
  *   -> an address space  vm->lock (futex_wait reads the user word under its bucket lock;
  *                        signal delivery writes the frame under proc_lock)
  *   -> a run queue       (wakeups, from under wait-queue locks)
@@ -31,10 +37,11 @@
 
 enum lock_rank {
     LOCK_UNRANKED = 0,
+    LOCK_FILE = 3,   /* interrupts enabled */
+    LOCK_VFS = 6,    /* interrupts enabled */
+    LOCK_VM_MAP = 8, /* interrupts enabled */
     LOCK_PROC = 10,
     LOCK_WAITQ = 20,
-    LOCK_FILE = 23,
-    LOCK_VFS = 26,
     LOCK_VM = 30,
     LOCK_RQ = 40,
     LOCK_TIMERQ = 50,

@@ -49,6 +49,15 @@ struct sigaction_k {
     uint64_t mask;
 };
 
+/* What a pending signal carries besides its number (the parts of Linux's siginfo zerotick
+ * keeps; signal.c builds the rest): si_code, si_pid and one more word — si_value (sigqueue),
+ * si_status (SIGCHLD) or si_addr (a fault).  si_uid is 0: there is one user, root. */
+struct sig_info {
+    int32_t code;
+    int32_t pid;
+    uint64_t value;
+};
+
 struct task {
     struct arch_context ctx; /* kernel registers while switched out */
     struct arch_fpsimd fp;   /* user FP/SIMD registers while switched out */
@@ -93,7 +102,8 @@ struct task {
     uint64_t clear_child_tid; /* user address zeroed and futex-woken at exit */
 
     /* signals (proc_lock) */
-    uint64_t sig_pending; /* sent to this thread */
+    uint64_t sig_pending;       /* sent to this thread */
+    struct sig_info *sig_infos; /* [ZT_NSIG]: what each pending one carries (task_alloc) */
     uint64_t sig_blocked;
     uint64_t saved_sigmask; /* sig_blocked to restore after rt_sigsuspend/ppoll/pselect6 */
     bool restore_sigmask;   /* ... when this is set (signal.c) */
@@ -153,13 +163,14 @@ struct process {
                              execve or exit (counted: vm_get/vm_put); NULL once torn down */
     struct work teardown; /* frees the memory and reports the exit, on housekeeping */
 
-    uint64_t sig_pending; /* sent to the process (proc_lock) */
+    uint64_t sig_pending;       /* sent to the process (proc_lock) */
+    struct sig_info *sig_infos; /* [ZT_NSIG]: what each pending one carries (proc_alloc) */
     struct sigaction_k sigactions[ZT_NSIG];
 
     uint64_t nosys_seen[PROC_NOSYS_WORDS]; /* unimplemented calls reported (sysdebug.c) */
 
     struct fdtable *files; /* descriptors, shared by the threads (fd.h) */
-    struct inode *cwd;     /* working directory (proc_lock to change; referenced) */
+    struct inode *cwd;     /* working directory (proc_lock; referenced): proc_cwd_get */
     struct inode *exe;     /* the program it runs (/proc/self/exe; referenced) */
     unsigned umask;
     struct rlimit_k rlimits[RLIM_NLIMITS]; /* proc_lock */
@@ -214,6 +225,13 @@ struct exec_start;
 struct inode;
 void proc_exec_commit(struct vm *vm, const struct exec_start *start, struct inode *exe,
                       const char *name);
+/* The working directory of p, referenced (inode_put when done).  p->cwd is read and changed
+ * only under proc_lock: a thread that read the pointer without it could see another thread's
+ * chdir drop the last reference to a removed directory before it took its own (issue 20,
+ * item 3; VFS-24). */
+struct inode *proc_cwd_get(struct process *p);
+/* Make `dir` (referenced: the reference passes to p) p's working directory. */
+void proc_set_cwd(struct process *p, struct inode *dir);
 /* Does any process belong to process group `pgid`? */
 bool pgrp_exists(int pgid);
 /* Processes alive (sysinfo). */

@@ -21,10 +21,15 @@
  * inherited from the same open (refs) and holds one inode reference; a mapping of a file
  * holds one too (kernel/fs/filemap.c), whatever happens to the descriptor.
  *
- * Locks: vfs_lock (one spinlock, IRQs masked) guards the tree (children lists, names,
- * parents), tmpfs file data and sizes.  Order: vfs_lock -> a vm's lock (user copies are made
- * with it held, a page at a time).  File operations on devices and pipes take their own
- * locks instead and never vfs_lock.
+ * Locks: vfs_lock (one spinlock) guards the tree (children lists, names, parents), tmpfs file
+ * data and sizes; a file's `lock` guards its position across a positioned read or write.  Both
+ * are taken with interrupts enabled: no interrupt handler takes them, and they rank below every
+ * lock one does (lockrank.h), so the work under them — a lookup of up to VFS_WALK_MAX_STEPS
+ * components, a scan of a directory, a copy of up to TMPFS_MAX_PAGES pages — never masks
+ * interrupts, however large user input makes it.  Nothing sleeps while holding them.  Order:
+ * file->lock -> vfs_lock -> proc_lock -> a vm's lock (user copies are made with it held, a
+ * page at a time).  File operations on devices and pipes take their own locks instead and
+ * never vfs_lock.
  */
 #ifndef ZT_KERNEL_VFS_H
 #define ZT_KERNEL_VFS_H
@@ -40,8 +45,12 @@
 
 #define VFS_NAME_MAX    63    /* bytes of one path component */
 #define VFS_PATH_MAX    256   /* bytes of a path, NUL included */
-#define VFS_LINK_MAX    8     /* symbolic links followed in one lookup (-ELOOP past) */
+#define VFS_LINK_MAX    8     /* symbolic links nested in one lookup (-ELOOP past) */
+#define VFS_LINKS_MAX   40    /* symbolic links followed in one lookup, nested or not (-ELOOP) */
 #define TMPFS_MAX_PAGES 2048u /* 8 MiB for all of /tmp */
+#define VFS_WALK_MAX_STEPS                                                                         \
+    ((VFS_LINKS_MAX + 1) * (VFS_PATH_MAX / 2)) /* components a lookup                              \
+                                              may walk (5,248) */
 
 /* st_mode type bits (Linux values). */
 #define S_IFMT     0170000
@@ -145,7 +154,10 @@ void vfs_init(void);
 
 /* Resolve `path` relative to `cwd` (absolute paths from the root).  follow: follow a final
  * symbolic link.  Returns 0 with a referenced inode in *out, or -ENOENT, -ENOTDIR, -ELOOP,
- * -ENAMETOOLONG, -EINVAL (empty path). */
+ * -ENAMETOOLONG, -EINVAL (empty path), -EINTR (the caller has a fatal signal: it dies on its
+ * way out).  Bounded: at most VFS_LINKS_MAX links, so at most (VFS_LINKS_MAX + 1) paths of
+ * VFS_PATH_MAX / 2 components each (VFS_WALK_MAX_STEPS), with a look for a fatal signal
+ * before every component. */
 int vfs_lookup(struct inode *cwd, const char *path, bool follow, struct inode **out);
 /* Resolve all but the last component: the referenced parent directory and the last name
  * (copied to last[VFS_NAME_MAX + 1]; "" for "/").  Trailing slashes are dropped, and

@@ -14,7 +14,9 @@
  * docs/measuring.md).  The kernel reads and writes user memory only through
  * copy_from_user/copy_to_user, which walk the page tables in software under vm->lock and
  * copy through the kernel's linear map: a bad user pointer is an -EFAULT, never a kernel
- * fault.  vm->lock is a leaf lock except for the page allocator.
+ * fault.  vm->lock is a leaf lock except for the page allocator; vm->map_lock, taken with
+ * interrupts enabled, serialises the changes, which work under vm->lock in bounded steps
+ * (vm.c says how many pages a step).
  */
 #ifndef ZT_KERNEL_VM_H
 #define ZT_KERNEL_VM_H
@@ -32,6 +34,8 @@
 #define USER_STACK_POPULATED (16 * 1024)           /* of it, populated by exec (vm_map_stack) */
 #define USER_MMAP_TOP        0x0000007f00000000ull /* mmap regions grow down from here */
 #define USER_BRK_MAX         (256ull << 20)        /* heap limit above the program's end */
+#define VM_STEP_PAGES        64 /* page-table entries written or cleared in one hold of vm->lock */
+#define VM_COPY_STEP_PAGES   8  /* pages copied or zeroed in one hold of vm->lock */
 
 enum vma_kind {
     VMA_IMAGE = 0, /* ELF segment */
@@ -71,7 +75,9 @@ struct vma {
 };
 
 struct vm {
-    spinlock_t lock;
+    spinlock_t lock;     /* page tables, records, counts, user copies (IRQs masked, bounded) */
+    spinlock_t map_lock; /* one change at a time (IRQs enabled; held across a change) */
+    uint64_t busy_start, busy_end; /* a range an unmap is clearing (lock): no stack fill */
     struct arch_as as;
     struct list vmas;
     uint64_t brk_start; /* end of the loaded image, page-aligned */
@@ -178,6 +184,14 @@ int vm_madvise_dontneed(struct vm *vm, uint64_t addr, uint64_t len);
  * region, which stay with the claimer alone (the child has nothing mapped there).  0 or
  * -ENOMEM (dst then holds part of a copy, for vm_destroy). */
 int vm_copy(struct vm *dst, struct vm *src);
+
+/* Could [uaddr, uaddr+n) be user memory at all?  Linux's access_ok: the range alone (inside
+ * user space, no wrap), not whether it is mapped; n 0 included.  A read or write checks it
+ * before anything else looks at n, as Linux's vfs_read/vfs_write do. */
+static inline bool vm_range_ok(uint64_t uaddr, uint64_t n)
+{
+    return n <= USER_VA_TOP && uaddr <= USER_VA_TOP - n;
+}
 
 /* Is all of [uaddr, uaddr+n) mapped with `prot` (PROT_READ/PROT_WRITE)?  0 or -EFAULT.
  * Calls check with it before acting, so a bad buffer changes nothing. */

@@ -66,12 +66,14 @@
 #define SYS_sched_getaffinity 123
 #define SYS_sched_yield       124
 #define SYS_kill              129
+#define SYS_tkill             130
 #define SYS_tgkill            131
 #define SYS_sigaltstack       132
 #define SYS_rt_sigsuspend     133
 #define SYS_rt_sigaction      134
 #define SYS_rt_sigprocmask    135
 #define SYS_rt_sigpending     136
+#define SYS_rt_sigqueueinfo   138
 #define SYS_rt_sigreturn      139
 #define SYS_setgid            144
 #define SYS_setuid            146
@@ -107,6 +109,7 @@
 #define SYS_mprotect          226
 #define SYS_msync             227
 #define SYS_madvise           233
+#define SYS_rt_tgsigqueueinfo 240
 #define SYS_wait4             260
 #define SYS_prlimit64         261
 #define SYS_renameat2         276

@@ -187,9 +187,9 @@ static struct inode *add_device(struct inode *dev, const char *name, unsigned rd
     if (ino) {
         ino->rdev = rdev;
         ino->fops = ops;
-        unsigned long flags = spin_lock_irqsave(&vfs_lock);
+        spin_lock(&vfs_lock);
         vfs_link_locked(dev, ino, name);
-        spin_unlock_irqrestore(&vfs_lock, flags);
+        spin_unlock(&vfs_lock);
     }
     return ino;
 }

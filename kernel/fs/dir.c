@@ -29,7 +29,7 @@ int vfs_mkdir(struct inode *cwd, const char *path, unsigned mode)
         return r;
     }
     struct inode *d = inode_new(INODE_DIR, S_IFDIR | (mode & 07777 & ~vfs_umask()));
-    unsigned long flags = spin_lock_irqsave(&vfs_lock);
+    spin_lock(&vfs_lock);
     r = !last[0] || is_dot(last) || vfs_child_locked(dir, last) ? -EEXIST
         : !dir->writable_dir                                    ? -EROFS
         : !dir->in_tree                                         ? -ENOENT
@@ -40,7 +40,7 @@ int vfs_mkdir(struct inode *cwd, const char *path, unsigned mode)
         vfs_link_locked(dir, d, last); /* the tree holds d's first reference */
         d = 0;
     }
-    spin_unlock_irqrestore(&vfs_lock, flags);
+    spin_unlock(&vfs_lock);
     if (d) {
         inode_put(d);
     }
@@ -68,7 +68,7 @@ int vfs_symlink(struct inode *cwd, const char *target, const char *path)
         l->data = copy; /* freed with the inode */
         l->size = len;
     }
-    unsigned long flags = spin_lock_irqsave(&vfs_lock);
+    spin_lock(&vfs_lock);
     r = !last[0] || is_dot(last) || slash || vfs_child_locked(dir, last) ? -EEXIST
         : !dir->writable_dir                                             ? -EROFS
         : !dir->in_tree                                                  ? -ENOENT
@@ -78,7 +78,7 @@ int vfs_symlink(struct inode *cwd, const char *target, const char *path)
         vfs_link_locked(dir, l, last); /* the tree holds l's first reference */
         l = 0;
     }
-    spin_unlock_irqrestore(&vfs_lock, flags);
+    spin_unlock(&vfs_lock);
     if (l) {
         inode_put(l);
     }
@@ -92,9 +92,9 @@ int vfs_chmod(struct inode *ino, unsigned mode)
     if (!tmp) {
         return -EROFS; /* the initrd, /dev and /proc keep their modes */
     }
-    unsigned long flags = spin_lock_irqsave(&vfs_lock);
+    spin_lock(&vfs_lock);
     ino->mode = (ino->mode & S_IFMT) | (mode & 07777);
-    spin_unlock_irqrestore(&vfs_lock, flags);
+    spin_unlock(&vfs_lock);
     return 0;
 }
 
@@ -138,7 +138,7 @@ int vfs_unlink(struct inode *cwd, const char *path, bool want_dir)
     if (r) {
         return r;
     }
-    unsigned long flags = spin_lock_irqsave(&vfs_lock);
+    spin_lock(&vfs_lock);
     struct inode *victim = last[0] && !is_dot(last) ? vfs_child_locked(dir, last) : 0;
     r = !last[0] || is_dot(last) ? (want_dir ? -EBUSY : -EISDIR)
         : !victim                ? -ENOENT
@@ -147,7 +147,7 @@ int vfs_unlink(struct inode *cwd, const char *path, bool want_dir)
     if (r == 0) {
         unlink_locked(victim);
     }
-    spin_unlock_irqrestore(&vfs_lock, flags);
+    spin_unlock(&vfs_lock);
     if (r == 0) {
         inode_put(victim); /* the tree's reference: freed now unless still open */
     }
@@ -218,11 +218,11 @@ int vfs_rename(struct inode *fcwd, const char *from, struct inode *tcwd, const c
         inode_put(fd);
         return r;
     }
-    unsigned long flags = spin_lock_irqsave(&vfs_lock);
+    spin_lock(&vfs_lock);
     r = !fname[0] || !tname[0] || is_dot(fname) || is_dot(tname)
             ? -EBUSY
             : rename_locked(fd, fname, td, tname, &gone);
-    spin_unlock_irqrestore(&vfs_lock, flags);
+    spin_unlock(&vfs_lock);
     if (gone) {
         inode_put(gone);
     }
@@ -258,17 +258,31 @@ static unsigned dtype(unsigned mode)
     return (mode & S_IFMT) >> 12;
 }
 
+#ifdef ZT_HOST
+/* Host tests only: called by vfs_dir_entry for "..", with the tree's lock held, before it
+ * reads the directory's parent, so a test can play an rmdir of it meanwhile (VFS-25). */
+void (*vfs_dotdot_hook)(struct inode *dir);
+#endif
+
 int vfs_dir_entry(struct inode *dir, uint64_t *pos, char *name, uint64_t *ino, unsigned *type)
 {
     uint64_t index = *pos;
+    spin_lock(&vfs_lock);
     if (index < 2) {
+#ifdef ZT_HOST
+        if (index == 1 && vfs_dotdot_hook) {
+            vfs_dotdot_hook(dir);
+        }
+#endif
+        /* The parent under the lock: rmdir clears it (a removed directory's ".." is itself). */
+        const struct inode *up = index ? dir->parent : 0;
         kstrlcpy(name, index ? ".." : ".", VFS_NAME_MAX + 1);
-        *ino = index && dir->parent ? dir->parent->ino : dir->ino;
+        *ino = up ? up->ino : dir->ino;
         *type = dtype(S_IFDIR);
         *pos = index + 1;
+        spin_unlock(&vfs_lock);
         return 1;
     }
-    unsigned long flags = spin_lock_irqsave(&vfs_lock);
     int found = 0;
     list_for_each(p, &dir->children) {
         struct inode *c = container_of(p, struct inode, sibling);
@@ -282,7 +296,7 @@ int vfs_dir_entry(struct inode *dir, uint64_t *pos, char *name, uint64_t *ino, u
             break;
         }
     }
-    spin_unlock_irqrestore(&vfs_lock, flags);
+    spin_unlock(&vfs_lock);
     return found;
 }
 
@@ -291,7 +305,7 @@ long vfs_path_of(struct inode *ino, char *buf, size_t n)
     char tmp[VFS_PATH_MAX];
     size_t at = sizeof(tmp) - 1;
     tmp[at] = 0;
-    unsigned long flags = spin_lock_irqsave(&vfs_lock);
+    spin_lock(&vfs_lock);
     long r = ino->in_tree || ino == vfs_root ? 0 : -ENOENT;
     for (struct inode *i = ino; r == 0 && i != vfs_root; i = i->parent) {
         if (!i->parent) {
@@ -307,7 +321,7 @@ long vfs_path_of(struct inode *ino, char *buf, size_t n)
         memcpy(tmp + at, i->name, len);
         tmp[--at] = '/';
     }
-    spin_unlock_irqrestore(&vfs_lock, flags);
+    spin_unlock(&vfs_lock);
     if (r) {
         return r;
     }
@@ -429,7 +443,7 @@ static void add_member(const char *name, unsigned mode, const void *data, size_t
     char *target = link && size && size < VFS_PATH_MAX ? kmem_alloc(VFS_PATH_MAX) : 0;
     if (!dir || !base[0] || strlen(base) > VFS_NAME_MAX || vfs_child_locked(dir, base) ||
         (link && !target)) {
-        printk("vfs: initrd member '%s' skipped\n", name);
+        printk("vfs: initrd member '%pE' skipped\n", name);
         return;
     }
     struct inode *ino = inode_new(link ? INODE_SYMLINK : INODE_INITRD_FILE,
@@ -464,7 +478,7 @@ void vfs_init(void)
         return;
     }
     vfs_root->parent = vfs_root;
-    unsigned long flags = spin_lock_irqsave(&vfs_lock);
+    spin_lock(&vfs_lock);
     initrd_walk(add_member);
     add_dir_locked("tmp", 01777, true);
     struct inode *dev = add_dir_locked("dev", 0755, false);
@@ -474,7 +488,7 @@ void vfs_init(void)
     if (exe) {
         vfs_link_locked(self, exe, "exe");
     }
-    spin_unlock_irqrestore(&vfs_lock, flags);
+    spin_unlock(&vfs_lock);
     if (dev) {
         devfs_init(dev);
     }

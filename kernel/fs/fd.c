@@ -14,6 +14,7 @@
 #include "kernel/lib.h"
 #include "kernel/task.h"
 #include "kernel/vfs.h"
+#include "kernel/vm.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
 
@@ -185,7 +186,11 @@ static bool has_position(const struct file *file)
             file->inode->kind == INODE_DIR);
 }
 
-/* One read or write through file's ops at its position (or `at` when at != NULL). */
+/* One read or write through file's ops at its position (or `at` when at != NULL).  Checked
+ * in Linux's order (vfs_read/vfs_write): the access mode (-EBADF), an operation to do it
+ * (-EINVAL), then the buffer's range (-EFAULT: access_ok), so a length of 2^63 or SIZE_MAX
+ * is -EFAULT as on Linux; the range check also stops every length rw_verify_area would
+ * refuse as negative, since user space ends far below 2^63. */
 static long file_io(struct file *file, bool write, uint64_t ubuf, size_t n, uint64_t *at)
 {
     ASSERT(file->refs > 0 && file->ops); /* the caller's reference; a live end has ops */
@@ -198,17 +203,20 @@ static long file_io(struct file *file, bool write, uint64_t ubuf, size_t n, uint
     if (!op) {
         return -EINVAL;
     }
+    if (!vm_range_ok(ubuf, n)) {
+        return -EFAULT;
+    }
     if (!has_position(file)) {
         return at ? -ESPIPE : op(file, ubuf, n, 0);
     }
     if (at) {
         return op(file, ubuf, n, at);
     }
-    unsigned long flags = spin_lock_irqsave(&file->lock);
+    spin_lock(&file->lock);
     uint64_t pos = file->pos;
     long r = op(file, ubuf, n, &pos);
     file->pos = pos;
-    spin_unlock_irqrestore(&file->lock, flags);
+    spin_unlock(&file->lock);
     return r;
 }
 
@@ -217,10 +225,6 @@ static long fd_io(int fd, bool write, uint64_t ubuf, size_t n, uint64_t *at)
     struct file *file = fd_get(fd);
     if (!file) {
         return -EBADF;
-    }
-    if ((int64_t)n < 0) {
-        file_put(file);
-        return -EINVAL;
     }
     long r = file_io(file, write, ubuf, n, at);
     file_put(file);
@@ -317,7 +321,7 @@ long sys_lseek(struct trap_frame *f)
     }
     long r = -ESPIPE;
     if (has_position(file)) {
-        unsigned long flags = spin_lock_irqsave(&file->lock);
+        spin_lock(&file->lock);
         int64_t base = whence == SEEK_SET   ? 0
                        : whence == SEEK_CUR ? (int64_t)file->pos
                        : whence == SEEK_END ? (int64_t)file->inode->size
@@ -326,7 +330,7 @@ long sys_lseek(struct trap_frame *f)
         if (r >= 0) {
             file->pos = (uint64_t)r;
         }
-        spin_unlock_irqrestore(&file->lock, flags);
+        spin_unlock(&file->lock);
     }
     file_put(file);
     return r;

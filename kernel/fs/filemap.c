@@ -50,11 +50,11 @@ static void object_put(struct vm_object *o, bool shared)
 {
     struct inode *ino = inode_of(o);
     if (shared) {
-        unsigned long flags = spin_lock_irqsave(&vfs_lock);
+        spin_lock(&vfs_lock);
         if (__atomic_sub_fetch(&ino->maps, 1, __ATOMIC_RELAXED) == 0) {
             tmpfs_unmapped_locked(ino);
         }
-        spin_unlock_irqrestore(&vfs_lock, flags);
+        spin_unlock(&vfs_lock);
     }
     inode_put(ino);
 }
@@ -65,9 +65,9 @@ const struct vm_object_ops filemap_object_ops = {.get = object_get, .put = objec
  * page a mapping is being made of). */
 static void hold_shared(struct inode *ino)
 {
-    unsigned long flags = spin_lock_irqsave(&vfs_lock);
+    spin_lock(&vfs_lock);
     __atomic_add_fetch(&ino->maps, 1, __ATOMIC_RELAXED);
-    spin_unlock_irqrestore(&vfs_lock, flags);
+    spin_unlock(&vfs_lock);
     inode_get(ino);
 }
 
@@ -101,9 +101,9 @@ static int copy_pages(struct inode *ino, uint64_t off, struct vm_pagevec *pv)
 static int share_pages(struct inode *ino, uint64_t first, struct vm_pagevec *pv)
 {
     for (size_t i = 0; i < pv->n; i++) {
-        unsigned long flags = spin_lock_irqsave(&vfs_lock); /* a page at a time */
+        spin_lock(&vfs_lock); /* a page at a time */
         int r = tmpfs_map_page_locked(ino, first + i, vm_pagevec_slot(pv, i));
-        spin_unlock_irqrestore(&vfs_lock, flags);
+        spin_unlock(&vfs_lock);
         if (r) {
             return -ENOMEM; /* /tmp's pages are all taken */
         }

@@ -40,8 +40,7 @@ static long get_path(uint64_t upath, char *buf)
 static int base_dir(int dirfd, struct inode **out)
 {
     if (dirfd == AT_FDCWD) {
-        *out = current()->proc->cwd;
-        inode_get(*out);
+        *out = proc_cwd_get(current()->proc);
         return 0;
     }
     struct file *file = fd_get(dirfd);
@@ -259,7 +258,7 @@ long sys_getdents64(struct trap_frame *f)
         return -ENOTDIR;
     }
     long r = 0;
-    unsigned long flags = spin_lock_irqsave(&file->lock);
+    spin_lock(&file->lock);
     for (;;) {
         char rec[24 + VFS_NAME_MAX + 1 + 8];
         uint64_t ino;
@@ -286,7 +285,7 @@ long sys_getdents64(struct trap_frame *f)
         used += reclen;
         file->pos = next;
     }
-    spin_unlock_irqrestore(&file->lock, flags);
+    spin_unlock(&file->lock);
     file_put(file);
     return r < 0 ? r : (long)used;
 }
@@ -294,7 +293,9 @@ long sys_getdents64(struct trap_frame *f)
 long sys_getcwd(struct trap_frame *f)
 {
     char path[VFS_PATH_MAX];
-    long len = vfs_path_of(current()->proc->cwd, path, sizeof(path));
+    struct inode *cwd = proc_cwd_get(current()->proc);
+    long len = vfs_path_of(cwd, path, sizeof(path));
+    inode_put(cwd);
     if (len < 0) {
         return len;
     }
@@ -311,13 +312,7 @@ static long set_cwd(struct inode *dir)
         inode_put(dir);
         return -ENOTDIR;
     }
-    struct process *p = current()->proc;
-    unsigned long flags = spin_lock_irqsave(&proc_lock);
-    struct inode *old = p->cwd;
-    ASSERT(old); /* every process has a working directory from its creation */
-    p->cwd = dir;
-    spin_unlock_irqrestore(&proc_lock, flags);
-    inode_put(old);
+    proc_set_cwd(current()->proc, dir);
     return 0;
 }
 
@@ -329,7 +324,9 @@ long sys_chdir(struct trap_frame *f)
     if (r < 0) {
         return r;
     }
-    r = vfs_lookup(current()->proc->cwd, path, true, &dir);
+    struct inode *cwd = proc_cwd_get(current()->proc);
+    r = vfs_lookup(cwd, path, true, &dir);
+    inode_put(cwd);
     return r ? r : set_cwd(dir);
 }
 
@@ -491,9 +488,9 @@ long sys_ftruncate(struct trap_frame *f)
              : (file->flags & O_ACCMODE) == O_RDONLY                 ? -EBADF
                                                                      : 0;
     if (r == 0) {
-        unsigned long flags = spin_lock_irqsave(&vfs_lock);
+        spin_lock(&vfs_lock);
         r = tmpfs_truncate_locked(file->inode, (uint64_t)len);
-        spin_unlock_irqrestore(&vfs_lock, flags);
+        spin_unlock(&vfs_lock);
     }
     file_put(file);
     return r;

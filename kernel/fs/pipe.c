@@ -101,8 +101,9 @@ static long pipe_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
 
 static long broken_pipe(void)
 {
+    struct sig_info info = signal_info_from_caller(SI_USER); /* Linux's SIGPIPE says so */
     unsigned long flags = spin_lock_irqsave(&proc_lock);
-    signal_send_task_locked(current(), SIGPIPE);
+    signal_send_task_locked(current(), SIGPIPE, &info);
     spin_unlock_irqrestore(&proc_lock, flags);
     return -EPIPE;
 }

@@ -188,7 +188,7 @@ static void tty_interrupt(unsigned irq)
     for (int i = 0; i < 2; i++) {
         if (sigs[i] && fg > 0) {
             spin_lock(&proc_lock);
-            signal_send_pgrp_locked(fg, i ? SIGQUIT : SIGINT);
+            signal_send_pgrp_locked(fg, i ? SIGQUIT : SIGINT, &signal_info_kernel);
             spin_unlock(&proc_lock);
         }
     }

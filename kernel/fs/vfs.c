@@ -6,7 +6,11 @@
  * Lookup walks components under vfs_lock: "." stays, ".." goes to the parent (the root's
  * parent is the root), a symbolic link in the middle of a path — or at its end when asked —
  * is replaced by its target, resolved from the link's own directory, at most VFS_LINK_MAX
- * deep.  The inode found is returned with a reference taken before the lock is dropped.
+ * deep and at most VFS_LINKS_MAX links in the whole lookup (Linux's MAXSYMLINKS, 40, and
+ * its ELOOP): the nesting limit alone let one stat() of a chain of links to links follow
+ * 84^8 of them (issue 20, the link bomb).  So a lookup walks at most VFS_WALK_MAX_STEPS
+ * components, and it looks for a fatal signal before each one: a killed walker stops at
+ * once.  The inode found is returned with a reference taken before the lock is dropped.
  */
 #include "kernel/vfs.h"
 #include "kernel/acct.h"
@@ -15,6 +19,7 @@
 #include "kernel/filemap.h"
 #include "kernel/kmem.h"
 #include "kernel/lib.h"
+#include "kernel/signal.h"
 #include "kernel/task.h"
 #include "uapi/zt_errno.h"
 
@@ -131,30 +136,61 @@ static bool only_slashes(const char *p)
     return *p == 0;
 }
 
-static int walk_locked(struct inode *dir, const char *path, bool follow, int depth,
+/* One lookup: how deep in links it is, how many it followed, how many components it walked. */
+struct walk {
+    int depth;
+    int links;
+    unsigned steps;
+};
+
+#ifdef ZT_HOST
+/* Host tests only: called before each component a lookup walks, with the step count, so a
+ * test can count a lookup's work and send a signal in the middle of it (VFS-21, VFS-22). */
+void (*vfs_walk_hook)(unsigned step);
+#endif
+
+/* Before each component: 0 to go on, or -EINTR when the caller is being killed. */
+static int walk_step(struct walk *w)
+{
+    w->steps++;
+#ifdef ZT_HOST
+    if (vfs_walk_hook) {
+        vfs_walk_hook(w->steps);
+    }
+#endif
+    struct task *t = current();
+    return t && signal_fatal_pending(t) ? -EINTR : 0;
+}
+
+static int walk_locked(struct inode *dir, const char *path, bool follow, struct walk *w,
                        struct inode **out);
 
 /* A link met during a walk from `dir`: what it points to (vfs_lock held). */
-static int follow_link_locked(struct inode *dir, struct inode *link, int depth, struct inode **out)
+static int follow_link_locked(struct inode *dir, struct inode *link, struct walk *w,
+                              struct inode **out)
 {
     ASSERT_HELD(&vfs_lock);
     ASSERT(S_ISLNK(link->mode));
-    if (depth >= VFS_LINK_MAX) {
+    if (w->depth >= VFS_LINK_MAX || w->links >= VFS_LINKS_MAX) {
         return -ELOOP;
     }
+    w->links++;
     if (link->kind == INODE_SELF_EXE) {
         struct task *t = current();
         *out = t && t->proc ? t->proc->exe : 0;
         return *out ? 0 : -ENOENT;
     }
-    return walk_locked(dir, link->data, true, depth + 1, out);
+    w->depth++;
+    int r = walk_locked(dir, link->data, true, w, out);
+    w->depth--;
+    return r;
 }
 
-static int walk_locked(struct inode *dir, const char *path, bool follow, int depth,
+static int walk_locked(struct inode *dir, const char *path, bool follow, struct walk *w,
                        struct inode **out)
 {
     ASSERT_HELD(&vfs_lock);
-    ASSERT(depth <= VFS_LINK_MAX);
+    ASSERT(w->depth <= VFS_LINK_MAX);
     struct inode *cur = path[0] == '/' ? vfs_root : dir;
     char name[VFS_NAME_MAX + 1];
     bool trailing_slash = path[0] && path[strlen(path) - 1] == '/';
@@ -165,6 +201,10 @@ static int walk_locked(struct inode *dir, const char *path, bool follow, int dep
         }
         if (r == 1) {
             break;
+        }
+        r = walk_step(w);
+        if (r) {
+            return r;
         }
         if (!S_ISDIR(cur->mode)) {
             return -ENOTDIR;
@@ -182,7 +222,7 @@ static int walk_locked(struct inode *dir, const char *path, bool follow, int dep
         }
         bool last = only_slashes(path);
         if (S_ISLNK(child->mode) && (!last || follow || trailing_slash)) {
-            r = follow_link_locked(cur, child, depth, &child);
+            r = follow_link_locked(cur, child, w, &child);
             if (r) {
                 return r;
             }
@@ -201,12 +241,13 @@ int vfs_lookup(struct inode *cwd, const char *path, bool follow, struct inode **
     if (!path[0]) {
         return -ENOENT;
     }
-    unsigned long flags = spin_lock_irqsave(&vfs_lock);
-    int r = walk_locked(cwd ? cwd : vfs_root, path, follow, 0, out);
+    struct walk w = {0, 0, 0};
+    spin_lock(&vfs_lock);
+    int r = walk_locked(cwd ? cwd : vfs_root, path, follow, &w, out);
     if (r == 0) {
         inode_get(*out);
     }
-    spin_unlock_irqrestore(&vfs_lock, flags);
+    spin_unlock(&vfs_lock);
     return r;
 }
 
@@ -317,9 +358,9 @@ int vfs_open_inode(struct inode *ino, unsigned flags, struct file **out)
                                  : ino->kind == INODE_DIR         ? &dir_ops
                                                                   : ino->fops;
     if (ino->kind == INODE_TMPFS_FILE && (flags & O_TRUNC) && (flags & O_ACCMODE)) {
-        unsigned long irq = spin_lock_irqsave(&vfs_lock);
+        spin_lock(&vfs_lock);
         tmpfs_truncate_locked(ino, 0);
-        spin_unlock_irqrestore(&vfs_lock, irq);
+        spin_unlock(&vfs_lock);
     }
     *out = file_alloc(ino, ops, flags, 0);
     return *out ? 0 : -ENOMEM;
@@ -363,9 +404,10 @@ int vfs_open(struct inode *cwd, const char *path, unsigned flags, unsigned mode,
     if (r) {
         return r;
     }
-    unsigned long irq = spin_lock_irqsave(&vfs_lock);
+    struct walk w = {0, 0, 0};
+    spin_lock(&vfs_lock);
     struct inode *found = 0;
-    r = must_be_dir ? -EISDIR : walk_locked(dir, last[0] ? last : ".", true, 0, &found);
+    r = must_be_dir ? -EISDIR : walk_locked(dir, last[0] ? last : ".", true, &w, &found);
     if (r == 0 && (flags & O_EXCL)) {
         r = -EEXIST;
     } else if (r == -ENOENT && !vfs_child_locked(dir, last)) {
@@ -374,7 +416,7 @@ int vfs_open(struct inode *cwd, const char *path, unsigned flags, unsigned mode,
     if (r == 0) {
         inode_get(found);
     }
-    spin_unlock_irqrestore(&vfs_lock, irq);
+    spin_unlock(&vfs_lock);
     inode_put(dir);
     if (r) {
         return r;

@@ -260,6 +260,23 @@ static long long arg_signed(va_list *ap, int lmod)
     }
 }
 
+/* %pE: s with every byte a terminal could act on escaped (lib.h), at most prec bytes read. */
+static void put_escaped(struct out *o, const char *s, int prec)
+{
+    static const char hex[] = "0123456789abcdef";
+    s = s ? s : "(null)";
+    for (size_t i = 0; s[i] && (prec < 0 || i < (size_t)prec); i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '\\') {
+            put(o, '\\'), put(o, '\\');
+        } else if (c >= 0x20 && c < 0x7f) {
+            put(o, (char)c);
+        } else {
+            put(o, '\\'), put(o, 'x'), put(o, hex[c >> 4]), put(o, hex[c & 15]);
+        }
+    }
+}
+
 static void fmt_one(struct out *o, char conv, va_list *ap, int lmod, int width, int prec, bool left,
                     char pad)
 {
@@ -340,6 +357,11 @@ int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
         }
         if (*p == '%') {
             put(&o, '%');
+            continue;
+        }
+        if (p[0] == 'p' && p[1] == 'E') {
+            put_escaped(&o, va_arg(args, const char *), prec);
+            p++;
             continue;
         }
         fmt_one(&o, *p, &args, lmod, width, prec, left, left ? ' ' : pad);

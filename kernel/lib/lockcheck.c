@@ -35,6 +35,8 @@ const char *lockcheck_rank_name(unsigned rank)
         return "an open file";
     case LOCK_VFS:
         return "vfs_lock";
+    case LOCK_VM_MAP:
+        return "an address space's map_lock";
     case LOCK_VM:
         return "an address space";
     case LOCK_RQ:

@@ -10,23 +10,43 @@
  * table left empty by an unmap is freed at once (arch_as_trim).  mmap places regions top-down below
  * USER_MMAP_TOP in the first gap that fits; MAP_FIXED replaces whatever was there.  munmap may cut
  * a region in pieces; adjacent anonymous regions with the same protection are one region (brk grown
- * a page at a time stays one heap region).  Every change and every user copy runs under vm->lock,
- * so a concurrent munmap in another thread can never free a page while the kernel copies through
- * it.
+ * a page at a time stays one heap region).  A page is only ever read or written by the kernel
+ * under vm->lock, so a concurrent munmap in another thread can never free a page while the
+ * kernel copies through it.
  *
  * Every change checks everything first (range, the kernel's own pages, memory for the
  * region records, the pages themselves) and then acts, so a refused call changes nothing.
- * New pages are allocated and zeroed before the lock is taken, with interrupts enabled,
- * checking for a fatal signal every POPULATE_BATCH pages; under the lock (IRQs masked: code
- * that IRQ handlers interrupt takes it inside wait-queue locks and proc_lock, so holding it
- * with IRQs enabled could deadlock against a timer callback) only the page-table entries
- * are written, and a large unmap invalidates the TLB once per batch of pages instead of
- * once per page.  The pages an unmap takes out are collected under the lock and given back
- * after it, all at once (page_free_list): freeing them one by one under the lock queued on
- * the allocator's lock once per page with interrupts masked, which on a loaded emulation
- * host left CPUs deaf to interrupts for seconds (docs/security.md, "What the fuzzer found").
- * The exception is a stack page populated on first touch: one page, allocated and zeroed
- * under the lock (a few hundred instructions with IRQs masked, mostly from this CPU's cache).
+ * New pages are allocated and zeroed before any lock is taken, with interrupts enabled,
+ * checking for a fatal signal every POPULATE_BATCH pages.
+ *
+ * Two locks.  vm->map_lock serialises the changes of one address space (mmap, munmap, brk,
+ * mprotect, madvise, fork's copy, device and file maps): it is taken with interrupts enabled
+ * (no interrupt handler takes it; lockrank.h), and held across a whole change, so the region
+ * records cannot change under a change that works in steps.  vm->lock guards the page
+ * tables, the records and the counts, and every user copy; it is taken with IRQs masked
+ * (code that IRQ handlers interrupt takes it inside wait-queue locks and proc_lock, so
+ * holding it with IRQs enabled could deadlock against a timer callback), so everything
+ * done under it is bounded (issue 20, item 6: a 1 GiB mmap wrote 262,144 entries in one hold,
+ * about 200 ms without an interrupt):
+ *   - page-table entries are written, changed, looked up or cleared VM_STEP_PAGES (64) at a
+ *     time, a range's tables trimmed with its last step (measured rate under TCG: 0.76 us a
+ *     page, so about 50 us a hold);
+ *   - pages are copied (fork) or zeroed (madvise) VM_COPY_STEP_PAGES (8) at a time (about
+ *     15-23 us a page under TCG: under 200 us a hold);
+ *   - a user copy holds it for one page at a time;
+ *   - the region records are walked whole (at most one record per mapping the process made).
+ * Between two steps interrupts are taken, and a change that may be cut short (a mapping,
+ * a fork's copy) looks for a fatal signal and undoes what it did.  While an unmap clears a
+ * range step by step, `busy_start..busy_end` tells the stack's first-touch population to
+ * leave that range alone.  A device's window and DMA region, a file's pages and the holes
+ * mprotect fills in a PROT_NONE reservation are mapped and unmapped in steps too; the
+ * kernel's pages (a few) in one hold.
+ * The pages an unmap takes out are collected and given back after the last step, all at
+ * once (page_free_list): freeing them one by one under the lock queued on the allocator's
+ * lock once per page with interrupts masked, which on a loaded emulation host left CPUs deaf
+ * to interrupts for seconds (docs/security.md, "What the fuzzer found").  A stack page
+ * populated on first touch is one page, allocated and zeroed under vm->lock (a few hundred
+ * instructions with IRQs masked, mostly from this CPU's cache).
  *
  * Regions whose pages the address space does not own (VMA_KERNEL: the counters; VMA_DEVICE:
  * a claimed device's registers and DMA region, kernel/sys/device.c) are unmapped without being
@@ -36,7 +56,7 @@
  * private copy, holds a reference on its file (struct vm_object), taken for every record that
  * shows it (a split, a fork's copy) and given back for every record removed; since giving it
  * back may take the file system's lock, an unmap collects the records with its freed pages and
- * drops them after the address-space lock (list_free).
+ * drops them after the address-space locks (list_free).
  */
 #include "kernel/vm.h"
 #include "kernel/kmem.h"
@@ -58,6 +78,8 @@ static uint64_t page_round_up(uint64_t v)
 int vm_init(struct vm *vm)
 {
     spin_lock_init(&vm->lock, LOCK_VM);
+    spin_lock_init(&vm->map_lock, LOCK_VM_MAP);
+    vm->busy_start = vm->busy_end = 0;
     list_init(&vm->vmas);
     vm->pages = 0;
     vm->nregions = 0;
@@ -198,6 +220,48 @@ static void unmap_kernel_pages(struct vm *vm, uint64_t start, uint64_t end)
     }
 }
 
+/* Is the caller being killed (between two steps of a long change)? */
+static bool must_stop(void)
+{
+    struct task *t = current();
+    return t && signal_fatal_pending(t);
+}
+
+/* Where a step that starts at va ends: `per` pages on, or at `end`. */
+static uint64_t step_end(uint64_t va, uint64_t end, unsigned per)
+{
+    return end - va > (uint64_t)per * PAGE_SIZE ? va + (uint64_t)per * PAGE_SIZE : end;
+}
+
+/* Unmap [start, end), VM_STEP_PAGES entries per hold of vm->lock, each step's tables trimmed
+ * when left empty; the pages join `freed` (map_lock held, or the space is the caller's
+ * alone). */
+static void unmap_steps(struct vm *vm, uint64_t start, uint64_t end, struct page_list *freed)
+{
+    for (uint64_t va = start; va < end;) {
+        uint64_t to = step_end(va, end, VM_STEP_PAGES);
+        unsigned long irq = spin_lock_irqsave(&vm->lock);
+        unmap_pages(vm, va, to, freed);
+        arch_as_trim(&vm->as, va, to);
+        spin_unlock_irqrestore(&vm->lock, irq);
+        va = to;
+    }
+}
+
+/* Unmap [start, end) of pages the vm does not own, VM_STEP_PAGES per hold of vm->lock, the
+ * tables left empty trimmed (map_lock held). */
+static void unmap_kernel_steps(struct vm *vm, uint64_t start, uint64_t end)
+{
+    for (uint64_t va = start; va < end;) {
+        uint64_t to = step_end(va, end, VM_STEP_PAGES);
+        unsigned long irq = spin_lock_irqsave(&vm->lock);
+        unmap_kernel_pages(vm, va, to);
+        arch_as_trim(&vm->as, va, to);
+        spin_unlock_irqrestore(&vm->lock, irq);
+        va = to;
+    }
+}
+
 void vm_destroy(struct vm *vm)
 {
     struct page_list freed = {0};
@@ -306,37 +370,63 @@ static void add_region(struct vm *vm, uint64_t start, uint64_t end, unsigned pro
     vma_link(vm, spare, pos);
 }
 
-/* Map the pages of `l` at [start, end) (lock held, range free).  On failure (no memory for
- * a page table) nothing stays mapped, `spare` is freed and every page is back in `l`, for the
- * caller to free once it has released the lock. */
-static int map_pages_locked(struct vm *vm, uint64_t start, uint64_t end, unsigned prot,
-                            struct page_list *l, struct vma *spare)
+/* Map the pages of `l` at [start, end) (map_lock held, no region there), VM_STEP_PAGES per
+ * hold of vm->lock.  No memory for a page table (-ENOMEM), or a fatal signal between two
+ * steps (-EINTR, `interruptible` only), unmaps what was mapped: nothing stays, every page is
+ * back in `l` for the caller to free. */
+static int map_steps(struct vm *vm, uint64_t start, uint64_t end, unsigned prot,
+                     struct page_list *l, bool interruptible)
 {
-    ASSERT_HELD(&vm->lock);
-    ASSERT(start < end && l->n >= (end - start) / PAGE_SIZE && range_is_free(vm, start, end));
-    for (uint64_t va = start; va < end; va += PAGE_SIZE) {
-        paddr_t pa = list_pop(l);
-        if (arch_as_map(&vm->as, va, pa, prot) != 0) { /* rare: no page for a table */
-            list_push(l, pa);
-            unmap_pages(vm, start, va, l);
-            arch_as_trim(&vm->as, start, end);
-            kmem_free(spare, sizeof(*spare));
-            return -ENOMEM; /* the caller frees l after the lock */
+    ASSERT(start < end && l->n >= (end - start) / PAGE_SIZE);
+    uint64_t va = start;
+    int r = 0;
+    while (va < end && r == 0) {
+        if (interruptible && va > start && must_stop()) {
+            r = -EINTR;
+            break;
         }
-        vm->pages++;
+        uint64_t to = step_end(va, end, VM_STEP_PAGES);
+        unsigned long irq = spin_lock_irqsave(&vm->lock);
+        ASSERT(va > start || range_is_free(vm, start, end)); /* map_lock keeps it so */
+        for (; va < to; va += PAGE_SIZE) {
+            paddr_t pa = list_pop(l);
+            if (arch_as_map(&vm->as, va, pa, prot) != 0) { /* rare: no page for a table */
+                list_push(l, pa);
+                r = -ENOMEM;
+                break;
+            }
+            vm->pages++;
+        }
+        spin_unlock_irqrestore(&vm->lock, irq);
     }
+    if (r) {
+        unmap_steps(vm, start, va, l);
+    }
+    return r;
+}
+
+/* Map the pages of `l` at [start, end) as a region (map_lock held, range free), the record
+ * added once every page is mapped; `spare` is consumed (or freed on failure). */
+static int map_list(struct vm *vm, uint64_t start, uint64_t end, unsigned prot, enum vma_kind kind,
+                    struct page_list *l, struct vma *spare)
+{
+    int r = map_steps(vm, start, end, prot, l, true);
+    if (r) {
+        kmem_free(spare, sizeof(*spare));
+        return r;
+    }
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
+    add_region(vm, start, end, prot, kind, spare);
+    spin_unlock_irqrestore(&vm->lock, irq);
     return 0;
 }
 
-/* Map the pages of `l` at [start, end) as a region (lock held, range free). */
-static int map_list_locked(struct vm *vm, uint64_t start, uint64_t end, unsigned prot,
-                           enum vma_kind kind, struct page_list *l, struct vma *spare)
+/* Is [start, end) free of regions (map_lock held: it stays so until the caller changes it)? */
+static bool range_is_free_now(struct vm *vm, uint64_t start, uint64_t end)
 {
-    ASSERT_HELD(&vm->lock);
-    int r = map_pages_locked(vm, start, end, prot, l, spare);
-    if (r == 0) {
-        add_region(vm, start, end, prot, kind, spare);
-    }
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
+    bool r = range_is_free(vm, start, end);
+    spin_unlock_irqrestore(&vm->lock, irq);
     return r;
 }
 
@@ -372,15 +462,15 @@ int vm_map_region(struct vm *vm, uint64_t start, uint64_t len, unsigned prot, en
     if (r) {
         return r;
     }
-    unsigned long irq = spin_lock_irqsave(&vm->lock);
-    r = range_is_free(vm, start, start + len)
-            ? map_list_locked(vm, start, start + len, prot, kind, &l, spare)
-            : -EEXIST;
-    spin_unlock_irqrestore(&vm->lock, irq);
-    list_free(&l); /* what was not mapped (all of it on failure) */
-    if (r == -EEXIST) {
+    spin_lock(&vm->map_lock);
+    if (range_is_free_now(vm, start, start + len)) {
+        r = map_list(vm, start, start + len, prot, kind, &l, spare);
+    } else {
+        r = -EEXIST;
         kmem_free(spare, sizeof(*spare));
     }
+    spin_unlock(&vm->map_lock);
+    list_free(&l); /* what was not mapped (all of it on failure) */
     return r;
 }
 
@@ -396,19 +486,20 @@ int vm_map_stack(struct vm *vm, uint64_t top, uint64_t size, uint64_t populated)
     if (r) {
         return r;
     }
-    unsigned long irq = spin_lock_irqsave(&vm->lock);
-    r = range_is_free(vm, start, top)
-            ? map_pages_locked(vm, from, top, PROT_READ | PROT_WRITE, &l, spare)
+    spin_lock(&vm->map_lock);
+    r = range_is_free_now(vm, start, top)
+            ? map_steps(vm, from, top, PROT_READ | PROT_WRITE, &l, true)
             : -EEXIST;
     if (r == 0) {
+        unsigned long irq = spin_lock_irqsave(&vm->lock);
         add_region(vm, start, top, PROT_READ | PROT_WRITE, VMA_STACK, spare);
         vm->stack_partial = from > start;
-    }
-    spin_unlock_irqrestore(&vm->lock, irq);
-    list_free(&l); /* what was not mapped (all of it on failure) */
-    if (r == -EEXIST) {
+        spin_unlock_irqrestore(&vm->lock, irq);
+    } else {
         kmem_free(spare, sizeof(*spare));
     }
+    spin_unlock(&vm->map_lock);
+    list_free(&l); /* what was not mapped (all of it on failure) */
     return r;
 }
 
@@ -423,6 +514,9 @@ static int stack_fault_in_locked(struct vm *vm, uint64_t va, unsigned need)
     if (!v || v->kind != VMA_STACK || v->start > va || (v->prot & need) != need ||
         !(v->prot & (PROT_READ | PROT_WRITE))) {
         return -EFAULT;
+    }
+    if (va >= vm->busy_start && va < vm->busy_end) {
+        return -EFAULT; /* an unmap is taking this range away, step by step */
     }
     paddr_t pa = page_alloc(); /* zeroed */
     if (!pa) {
@@ -552,13 +646,10 @@ static int check_unmap_locked(struct vm *vm, uint64_t start, uint64_t end, struc
     return 0;
 }
 
-/* Remove [start, end) from every region it touches (lock held, check_unmap_locked said
- * yes and gave `split`), splitting as needed, and free the tables left empty; the pages go
- * to `freed`, which the caller frees after releasing the lock.  Only the
- * parts of regions are walked page by page (pages exist only inside regions), so the cost
- * is the pages found, whatever the range: a munmap of all user space is not minutes of
- * page-table walks. */
-static void unmap_range_locked(struct vm *vm, uint64_t start, uint64_t end, struct vma *split,
+/* Cut [start, end) out of the records of every region it touches (vm->lock held; its pages
+ * are unmapped already), splitting as needed with `split` (freed if not needed); a record
+ * removed whole goes to `freed` if it holds a file (vma_retire). */
+static void cut_records_locked(struct vm *vm, uint64_t start, uint64_t end, struct vma *split,
                                struct page_list *freed)
 {
     ASSERT_HELD(&vm->lock);
@@ -568,16 +659,11 @@ static void unmap_range_locked(struct vm *vm, uint64_t start, uint64_t end, stru
             continue;
         }
         uint64_t cut_start = MAX(v->start, start), cut_end = MIN(v->end, end);
-        if (vma_owns_pages(v)) {
-            unmap_pages(vm, cut_start, cut_end, freed);
-        } else {
-            unmap_kernel_pages(vm, cut_start, cut_end); /* a shared file's: the file keeps them */
-        }
         if (v->start < start && v->end > end) { /* a hole in the middle: split in two */
             ASSERT(split);                      /* check_unmap_locked gave the record */
             split_record(split, v, end);
+            v->end = start; /* first: vma_link checks that the list stays sorted */
             vma_link(vm, split, v->link.next);
-            v->end = start;
             split = 0;
             break;
         }
@@ -591,8 +677,49 @@ static void unmap_range_locked(struct vm *vm, uint64_t start, uint64_t end, stru
             v->end = cut_start;
         }
     }
-    arch_as_trim(&vm->as, start, end);
     kmem_free(split, sizeof(*split)); /* not needed after all */
+}
+
+/* Remove [start, end) from the address space (map_lock held; check_unmap_locked said yes and
+ * gave `split`): the pages of every region part in the range are unmapped in steps while the
+ * records still stand (`busy` keeps the stack's first-touch population out of the range),
+ * then the records are cut in one hold.  The pages go to `freed`, for the caller to free
+ * after; a shared file's pages are only unmapped (the file keeps them).  Only the parts of
+ * regions are walked page by page (pages exist only inside regions), so the cost is the
+ * pages found, whatever the range: a munmap of all user space is not minutes of page-table
+ * walks. */
+static void unmap_range(struct vm *vm, uint64_t start, uint64_t end, struct vma *split,
+                        struct page_list *freed)
+{
+    ASSERT(start < end && !((start | end) & PAGE_MASK));
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
+    vm->busy_start = start;
+    vm->busy_end = end;
+    spin_unlock_irqrestore(&vm->lock, irq);
+    list_for_each(pos, &vm->vmas) { /* the records change only under map_lock: ours */
+        const struct vma *v = container_of(pos, struct vma, link);
+        if (v->end <= start || v->start >= end) {
+            continue;
+        }
+        if (vma_owns_pages(v)) {
+            unmap_steps(vm, MAX(v->start, start), MIN(v->end, end), freed);
+        } else {
+            unmap_kernel_steps(vm, MAX(v->start, start), MIN(v->end, end));
+        }
+    }
+    irq = spin_lock_irqsave(&vm->lock);
+    cut_records_locked(vm, start, end, split, freed);
+    vm->busy_start = vm->busy_end = 0;
+    spin_unlock_irqrestore(&vm->lock, irq);
+}
+
+/* Can [start, end) be unmapped (map_lock held)?  As check_unmap_locked. */
+static int check_unmap(struct vm *vm, uint64_t start, uint64_t end, struct vma **split)
+{
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
+    int r = check_unmap_locked(vm, start, end, split);
+    spin_unlock_irqrestore(&vm->lock, irq);
+    return r;
 }
 
 /* Highest gap of `len` bytes below USER_MMAP_TOP and above the heap's room
@@ -631,7 +758,8 @@ int vm_map_kernel_pages(struct vm *vm, uint64_t va, const paddr_t *pa, unsigned 
     if (!v) {
         return -ENOMEM;
     }
-    unsigned long flags = spin_lock_irqsave(&vm->lock);
+    spin_lock(&vm->map_lock);
+    unsigned long flags = spin_lock_irqsave(&vm->lock); /* n: a few pages, one hold */
     int r = range_is_free(vm, va, va + len) ? 0 : -EEXIST;
     for (unsigned i = 0; r == 0 && i < n; i++) {
         r = arch_as_map(&vm->as, va + (uint64_t)i * PAGE_SIZE, pa[i], prot);
@@ -644,29 +772,35 @@ int vm_map_kernel_pages(struct vm *vm, uint64_t va, const paddr_t *pa, unsigned 
         vma_link(vm, v, first_after(vm, va));
     }
     spin_unlock_irqrestore(&vm->lock, flags);
+    spin_unlock(&vm->map_lock);
     if (r) {
         kmem_free(v, sizeof(*v));
     }
     return r;
 }
 
-/* Map n pages from pa at va (lock held); on failure nothing stays mapped. */
-static int map_phys_locked(struct vm *vm, uint64_t va, paddr_t pa, size_t n, unsigned prot,
-                           bool device)
+/* Map n pages from pa at va (map_lock held, no region there), VM_STEP_PAGES per hold of
+ * vm->lock; on failure nothing stays mapped. */
+static int map_phys_steps(struct vm *vm, uint64_t va, paddr_t pa, size_t n, unsigned prot,
+                          bool device)
 {
-    ASSERT_HELD(&vm->lock);
     ASSERT(n && !(va & PAGE_MASK) && !(pa & PAGE_MASK));
-    for (size_t i = 0; i < n; i++) {
-        uint64_t at = va + i * PAGE_SIZE;
-        int r = device ? arch_as_map_device(&vm->as, at, pa + i * PAGE_SIZE, prot)
-                       : arch_as_map(&vm->as, at, pa + i * PAGE_SIZE, prot);
-        if (r) {
-            unmap_kernel_pages(vm, va, at);
-            arch_as_trim(&vm->as, va, va + n * PAGE_SIZE);
-            return r;
+    uint64_t end = va + n * PAGE_SIZE, at = va;
+    int r = 0;
+    while (at < end && r == 0) {
+        uint64_t to = step_end(at, end, VM_STEP_PAGES);
+        unsigned long irq = spin_lock_irqsave(&vm->lock);
+        for (; at < to && r == 0; at += PAGE_SIZE) {
+            paddr_t page = pa + (at - va);
+            r = device ? arch_as_map_device(&vm->as, at, page, prot)
+                       : arch_as_map(&vm->as, at, page, prot);
         }
+        spin_unlock_irqrestore(&vm->lock, irq);
     }
-    return 0;
+    if (r) {
+        unmap_kernel_steps(vm, va, end);
+    }
+    return r;
 }
 
 long vm_map_phys(struct vm *vm, paddr_t pa, size_t n, unsigned prot, bool device)
@@ -679,14 +813,18 @@ long vm_map_phys(struct vm *vm, paddr_t pa, size_t n, unsigned prot, bool device
     if (!v) {
         return -ENOMEM;
     }
+    spin_lock(&vm->map_lock);
     unsigned long irq = spin_lock_irqsave(&vm->lock);
     uint64_t va = find_gap(vm, len);
-    int r = va ? map_phys_locked(vm, va, pa, n, prot, device) : -ENOMEM;
+    spin_unlock_irqrestore(&vm->lock, irq);
+    int r = va ? map_phys_steps(vm, va, pa, n, prot, device) : -ENOMEM;
     if (r == 0) {
+        irq = spin_lock_irqsave(&vm->lock);
         *v = (struct vma){.start = va, .end = va + len, .prot = prot, .kind = VMA_DEVICE};
         vma_link(vm, v, first_after(vm, va));
+        spin_unlock_irqrestore(&vm->lock, irq);
     }
-    spin_unlock_irqrestore(&vm->lock, irq);
+    spin_unlock(&vm->map_lock);
     if (r) {
         kmem_free(v, sizeof(*v));
     }
@@ -696,6 +834,7 @@ long vm_map_phys(struct vm *vm, paddr_t pa, size_t n, unsigned prot, bool device
 int vm_unmap_phys(struct vm *vm, uint64_t va, uint64_t len)
 {
     struct vma *found = 0;
+    spin_lock(&vm->map_lock);
     unsigned long irq = spin_lock_irqsave(&vm->lock);
     list_for_each(pos, &vm->vmas) {
         struct vma *v = container_of(pos, struct vma, link);
@@ -704,12 +843,14 @@ int vm_unmap_phys(struct vm *vm, uint64_t va, uint64_t len)
             break;
         }
     }
-    if (found) {
-        unmap_kernel_pages(vm, found->start, found->end);
-        arch_as_trim(&vm->as, found->start, found->end);
-        vma_unlink(vm, found);
-    }
     spin_unlock_irqrestore(&vm->lock, irq);
+    if (found) { /* the record stands until its pages are gone: nothing else maps there */
+        unmap_kernel_steps(vm, found->start, found->end);
+        irq = spin_lock_irqsave(&vm->lock);
+        vma_unlink(vm, found);
+        spin_unlock_irqrestore(&vm->lock, irq);
+    }
+    spin_unlock(&vm->map_lock);
     if (found) {
         kmem_free(found, sizeof(*found));
     }
@@ -738,28 +879,30 @@ long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned
     if (r) {
         return r;
     }
-    unsigned long irq = spin_lock_irqsave(&vm->lock);
+    spin_lock(&vm->map_lock);
     if (flags & MAP_FIXED) {
-        r = check_unmap_locked(vm, addr, addr + len, &split);
+        r = check_unmap(vm, addr, addr + len, &split);
         if (r == 0) {
-            unmap_range_locked(vm, addr, addr + len, split, &freed);
+            unmap_range(vm, addr, addr + len, split, &freed);
         }
     } else {
+        unsigned long irq = spin_lock_irqsave(&vm->lock);
         addr = find_gap(vm, len);
+        spin_unlock_irqrestore(&vm->lock, irq);
         r = addr ? 0 : -ENOMEM;
     }
-    bool spare_used = r == 0;
     if (r == 0 && prot == PROT_NONE) {
+        unsigned long irq = spin_lock_irqsave(&vm->lock);
         add_region(vm, addr, addr + len, prot, VMA_MMAP, spare); /* a reservation: no pages */
+        spin_unlock_irqrestore(&vm->lock, irq);
     } else if (r == 0) {
-        r = map_list_locked(vm, addr, addr + len, prot, VMA_MMAP, &l, spare);
-    }
-    spin_unlock_irqrestore(&vm->lock, irq);
-    list_free(&l); /* what was not mapped: all of it on failure */
-    list_free(&freed);
-    if (!spare_used) {
+        r = map_list(vm, addr, addr + len, prot, VMA_MMAP, &l, spare); /* consumes spare */
+    } else {
         kmem_free(spare, sizeof(*spare));
     }
+    spin_unlock(&vm->map_lock);
+    list_free(&l); /* what was not mapped: all of it on failure */
+    list_free(&freed);
     return r == 0 ? (long)addr : r;
 }
 
@@ -771,17 +914,17 @@ int vm_munmap(struct vm *vm, uint64_t addr, uint64_t len)
     }
     struct vma *split;
     struct page_list freed = {0};
-    unsigned long irq = spin_lock_irqsave(&vm->lock);
-    int r = check_unmap_locked(vm, addr, addr + len, &split);
+    spin_lock(&vm->map_lock);
+    int r = check_unmap(vm, addr, addr + len, &split);
     if (r == 0) {
-        unmap_range_locked(vm, addr, addr + len, split, &freed);
+        unmap_range(vm, addr, addr + len, split, &freed);
     }
-    spin_unlock_irqrestore(&vm->lock, irq);
+    spin_unlock(&vm->map_lock);
     list_free(&freed);
     return r;
 }
 
-/* Grow the heap from old_end to new_end (page-aligned; no lock held).  0 or -errno. */
+/* Grow the heap from old_end to new_end (page-aligned; map_lock held).  0 or -errno. */
 static int brk_grow(struct vm *vm, uint64_t old_end, uint64_t new_end)
 {
     struct page_list l;
@@ -790,16 +933,13 @@ static int brk_grow(struct vm *vm, uint64_t old_end, uint64_t new_end)
     if (r) {
         return r;
     }
-    unsigned long irq = spin_lock_irqsave(&vm->lock);
-    /* Still the break it was (no other thread moved it), and nothing mapped in the way. */
-    bool ok = page_round_up(vm->brk) == old_end && range_is_free(vm, old_end, new_end);
-    r = ok ? map_list_locked(vm, old_end, new_end, PROT_READ | PROT_WRITE, VMA_HEAP, &l, spare)
-           : -ENOMEM;
-    spin_unlock_irqrestore(&vm->lock, irq);
-    list_free(&l); /* what was not mapped: all of it on failure */
-    if (!ok) {
+    if (range_is_free_now(vm, old_end, new_end)) { /* nothing mapped in the way */
+        r = map_list(vm, old_end, new_end, PROT_READ | PROT_WRITE, VMA_HEAP, &l, spare);
+    } else {
+        r = -ENOMEM;
         kmem_free(spare, sizeof(*spare));
     }
+    list_free(&l); /* what was not mapped: all of it on failure */
     return r;
 }
 
@@ -807,87 +947,91 @@ static int brk_grow(struct vm *vm, uint64_t old_end, uint64_t new_end)
  * and return the new break, or the old one if the move is impossible (Linux semantics). */
 long vm_brk(struct vm *vm, uint64_t newbrk)
 {
-    unsigned long irq = spin_lock_irqsave(&vm->lock);
+    spin_lock(&vm->map_lock); /* the break, too, changes only under it */
     uint64_t old = vm->brk;
-    spin_unlock_irqrestore(&vm->lock, irq);
     if (newbrk < vm->brk_start || newbrk > vm->brk_start + USER_BRK_MAX) {
+        spin_unlock(&vm->map_lock);
         return (long)old;
     }
     uint64_t old_end = page_round_up(old), new_end = page_round_up(newbrk);
     int r = 0;
+    struct page_list freed = {0};
     if (new_end > old_end) {
         r = brk_grow(vm, old_end, new_end);
-    }
-    struct page_list freed = {0};
-    irq = spin_lock_irqsave(&vm->lock);
-    uint64_t cur_end = page_round_up(vm->brk);
-    if (r == 0 && new_end < cur_end) {
+    } else if (new_end < old_end) {
         struct vma *split;
-        r = check_unmap_locked(vm, new_end, cur_end, &split);
+        r = check_unmap(vm, new_end, old_end, &split);
         if (r == 0) {
-            unmap_range_locked(vm, new_end, cur_end, split, &freed);
+            unmap_range(vm, new_end, old_end, split, &freed);
         }
     }
+    unsigned long irq = spin_lock_irqsave(&vm->lock);
     if (r == 0) {
         vm->brk = newbrk;
     }
     long result = (long)vm->brk;
     spin_unlock_irqrestore(&vm->lock, irq);
+    spin_unlock(&vm->map_lock);
     list_free(&freed);
     return result;
 }
 
-/* Copy n bytes between user `uaddr` and kernel `kbuf` in either direction (lock held).
- * Every page must be mapped with `need` (PROT_READ or PROT_WRITE; 0 = any). */
-static int user_copy_locked(struct vm *vm, uint64_t uaddr, void *kbuf, size_t n, unsigned need,
-                            bool to_user)
+/* Copy n bytes between user `uaddr` and kernel `kbuf` in either direction, holding vm->lock
+ * for one page at a time (a copy of megabytes must not mask interrupts for its whole length;
+ * a page cannot be freed while the lock is held on it).  Every page must be mapped with
+ * `need` (PROT_READ or PROT_WRITE; 0 = any). */
+static int user_copy(struct vm *vm, uint64_t uaddr, void *kbuf, size_t n, unsigned need,
+                     bool to_user)
 {
-    ASSERT_HELD(&vm->lock);
     if (uaddr + n < uaddr || uaddr + n > USER_VA_TOP) {
         return -EFAULT;
     }
     char *k = kbuf;
     while (n) {
         unsigned prot;
+        size_t chunk = MIN(n, PAGE_SIZE - (uaddr & PAGE_MASK));
+        unsigned long flags = spin_lock_irqsave(&vm->lock);
         paddr_t pa = lookup_locked(vm, uaddr & ~PAGE_MASK, &prot, need);
-        if (!pa || (prot & need) != need || (prot & ARCH_PROT_DEVICE)) {
+        bool ok = pa && (prot & need) == need && !(prot & ARCH_PROT_DEVICE);
+        if (ok) {
+            char *u = (char *)phys_to_virt(pa) + (uaddr & PAGE_MASK);
+            memcpy(to_user ? u : k, to_user ? k : u, chunk);
+        }
+        spin_unlock_irqrestore(&vm->lock, flags);
+        if (!ok) {
             return -EFAULT;
         }
-        size_t chunk = MIN(n, PAGE_SIZE - (uaddr & PAGE_MASK));
-        char *u = (char *)phys_to_virt(pa) + (uaddr & PAGE_MASK);
-        memcpy(to_user ? u : k, to_user ? k : u, chunk);
         uaddr += chunk, k += chunk, n -= chunk;
     }
     return 0;
 }
 
-/* Every page of [uaddr, uaddr+n) mapped with `need` (lock held)?  Stops at the first hole,
- * so a huge n costs only as many steps as there are mapped pages before it. */
-static int check_range_locked(struct vm *vm, uint64_t uaddr, size_t n, unsigned need)
+/* Every page of [uaddr, uaddr+n) mapped with `need`?  VM_STEP_PAGES pages per hold of
+ * vm->lock; stops at the first hole, so a huge n costs only as many steps as there are
+ * mapped pages before it. */
+int vm_check_range(struct vm *vm, uint64_t uaddr, size_t n, unsigned need)
 {
-    ASSERT_HELD(&vm->lock);
     if (n == 0) {
         return 0; /* nothing to access: like copy_*_user of 0 bytes */
     }
     if (uaddr + n < uaddr || uaddr + n > USER_VA_TOP) {
         return -EFAULT;
     }
-    for (uint64_t va = uaddr & ~PAGE_MASK; va < uaddr + n; va += PAGE_SIZE) {
-        unsigned prot;
-        if (!lookup_locked(vm, va, &prot, need) || (prot & need) != need ||
-            (prot & ARCH_PROT_DEVICE)) {
-            return -EFAULT;
+    uint64_t end = uaddr + n;
+    for (uint64_t va = uaddr & ~PAGE_MASK; va < end;) {
+        uint64_t to = step_end(va, end, VM_STEP_PAGES);
+        unsigned long flags = spin_lock_irqsave(&vm->lock);
+        for (; va < to; va += PAGE_SIZE) {
+            unsigned prot;
+            if (!lookup_locked(vm, va, &prot, need) || (prot & need) != need ||
+                (prot & ARCH_PROT_DEVICE)) {
+                spin_unlock_irqrestore(&vm->lock, flags);
+                return -EFAULT;
+            }
         }
+        spin_unlock_irqrestore(&vm->lock, flags);
     }
     return 0;
-}
-
-int vm_check_range(struct vm *vm, uint64_t uaddr, size_t n, unsigned prot)
-{
-    unsigned long flags = spin_lock_irqsave(&vm->lock);
-    int r = check_range_locked(vm, uaddr, n, prot);
-    spin_unlock_irqrestore(&vm->lock, flags);
-    return r;
 }
 
 int vm_read_u32(struct vm *vm, uint64_t uaddr, uint32_t *out)
@@ -908,26 +1052,17 @@ int vm_read_u32(struct vm *vm, uint64_t uaddr, uint32_t *out)
 
 int copy_from_user(struct vm *vm, void *dst, uint64_t usrc, size_t n)
 {
-    unsigned long flags = spin_lock_irqsave(&vm->lock);
-    int r = user_copy_locked(vm, usrc, dst, n, PROT_READ, false);
-    spin_unlock_irqrestore(&vm->lock, flags);
-    return r;
+    return user_copy(vm, usrc, dst, n, PROT_READ, false);
 }
 
 int copy_to_user(struct vm *vm, uint64_t udst, const void *src, size_t n)
 {
-    unsigned long flags = spin_lock_irqsave(&vm->lock);
-    int r = user_copy_locked(vm, udst, (void *)src, n, PROT_WRITE, true);
-    spin_unlock_irqrestore(&vm->lock, flags);
-    return r;
+    return user_copy(vm, udst, (void *)src, n, PROT_WRITE, true);
 }
 
 int vm_write_initial(struct vm *vm, uint64_t udst, const void *src, size_t n)
 {
-    unsigned long flags = spin_lock_irqsave(&vm->lock);
-    int r = user_copy_locked(vm, udst, (void *)src, n, 0, true);
-    spin_unlock_irqrestore(&vm->lock, flags);
-    return r;
+    return user_copy(vm, udst, (void *)src, n, 0, true);
 }
 
 void vm_sync_icache(struct vm *vm, uint64_t addr, uint64_t len)
@@ -1019,9 +1154,10 @@ static bool range_is_user_mapped(struct vm *vm, uint64_t start, uint64_t end)
     return false;
 }
 
-/* Does a region in [start, end) deny any bit of `prot` (lock held)? */
+/* Does a region in [start, end) deny any bit of `prot` (vm->lock held)? */
 static bool range_denies(struct vm *vm, uint64_t start, uint64_t end, unsigned prot)
 {
+    ASSERT_HELD(&vm->lock);
     list_for_each(pos, &vm->vmas) {
         const struct vma *v = container_of(pos, struct vma, link);
         if (v->start < end && v->end > start && (v->denied & prot)) {
@@ -1031,23 +1167,35 @@ static bool range_denies(struct vm *vm, uint64_t start, uint64_t end, unsigned p
     return false;
 }
 
-/* Give every page of [start, end) protection `prot` (lock held; the range is mapped and
- * split at its ends).  Unmapping and mapping the same page again cannot need a table. */
-static void reprotect_locked(struct vm *vm, uint64_t start, uint64_t end, unsigned prot)
+/* Give the records of [start, end) protection `prot` (vm->lock held; the range is mapped and
+ * split at its ends).  Before the pages, so a stack page populated meanwhile gets the new
+ * one. */
+static void reprotect_records_locked(struct vm *vm, uint64_t start, uint64_t end, unsigned prot)
 {
     ASSERT_HELD(&vm->lock);
-    for (uint64_t va = start; va < end; va += PAGE_SIZE) {
-        paddr_t pa = arch_as_unmap(&vm->as, va);
-        if (pa) {
-            int r = arch_as_map(&vm->as, va, pa, prot);
-            ASSERT(r == 0); /* the page's table is still there: no allocation, no failure */
-        }
-    }
     list_for_each(pos, &vm->vmas) {
         struct vma *v = container_of(pos, struct vma, link);
         if (v->start >= start && v->end <= end) {
             v->prot = prot;
         }
+    }
+}
+
+/* Give every page of [start, end) protection `prot`, VM_STEP_PAGES per hold of vm->lock
+ * (map_lock held).  Unmapping and mapping the same page again cannot need a table. */
+static void reprotect_steps(struct vm *vm, uint64_t start, uint64_t end, unsigned prot)
+{
+    for (uint64_t va = start; va < end;) {
+        uint64_t to = step_end(va, end, VM_STEP_PAGES);
+        unsigned long irq = spin_lock_irqsave(&vm->lock);
+        for (; va < to; va += PAGE_SIZE) {
+            paddr_t pa = arch_as_unmap(&vm->as, va);
+            if (pa) {
+                int r = arch_as_map(&vm->as, va, pa, prot);
+                ASSERT(r == 0); /* the page's table is still there: no allocation, no failure */
+            }
+        }
+        spin_unlock_irqrestore(&vm->lock, irq);
     }
 }
 
@@ -1058,69 +1206,79 @@ static bool is_reservation(const struct vma *v)
     return v->prot == PROT_NONE && v->kind == VMA_MMAP;
 }
 
-/* The pages of [start, end) that are holes of reservations (lock held): what making the range
- * accessible must populate.  Walks the range's pages, as reprotect_locked does. */
-static size_t holes_locked(struct vm *vm, uint64_t start, uint64_t end)
+/* What a walk over the pages of the reservations in [start, end) does with one page (vm->lock
+ * held): count a hole, fill it from `l`, or take back a page fill mapped. */
+enum hole_op { HOLE_COUNT, HOLE_FILL, HOLE_UNFILL };
+
+struct hole_walk {
+    enum hole_op op;
+    unsigned prot;       /* HOLE_FILL: the new protection */
+    struct page_list *l; /* HOLE_FILL takes from it, HOLE_UNFILL gives back to it */
+    size_t n;            /* HOLE_COUNT: holes found */
+    int r;               /* HOLE_FILL: -ENOMEM when no page was left for a table */
+};
+
+static void hole_page_locked(struct vm *vm, uint64_t va, struct hole_walk *w)
 {
-    size_t n = 0;
-    list_for_each(pos, &vm->vmas) {
-        const struct vma *v = container_of(pos, struct vma, link);
-        if (!is_reservation(v) || v->end <= start || v->start >= end) {
-            continue;
+    unsigned mapped;
+    paddr_t pa = arch_as_lookup(&vm->as, va, &mapped);
+    if (w->op == HOLE_COUNT) {
+        w->n += pa == 0;
+    } else if (w->op == HOLE_FILL && !pa) {
+        pa = list_pop(w->l);
+        if (arch_as_map(&vm->as, va, pa, w->prot) != 0) { /* rare: no page for a table */
+            list_push(w->l, pa);
+            w->r = -ENOMEM;
+            return;
         }
-        for (uint64_t va = MAX(v->start, start); va < MIN(v->end, end); va += PAGE_SIZE) {
-            n += arch_as_lookup(&vm->as, va, 0) == 0;
-        }
+        vm->pages++;
+    } else if (w->op == HOLE_UNFILL && pa && (mapped & ~ARCH_PROT_DEVICE) != 0) {
+        list_push(w->l, arch_as_unmap(&vm->as, va)); /* accessible in a PROT_NONE region: ours */
+        vm->pages--;
     }
-    return n;
 }
 
-/* Undo fill_holes_locked: the pages of reservations in [start, end) mapped accessible are
- * the ones it mapped; they go back to `l` (lock held). */
-static void unfill_holes_locked(struct vm *vm, uint64_t start, uint64_t end, struct page_list *l)
+/* Walk the pages of the reservations in [start, end) (map_lock held: the records stand
+ * still), VM_STEP_PAGES per hold of vm->lock; a fill stops at its first failure. */
+static void walk_holes(struct vm *vm, uint64_t start, uint64_t end, struct hole_walk *w)
 {
     list_for_each(pos, &vm->vmas) {
         const struct vma *v = container_of(pos, struct vma, link);
         if (!is_reservation(v) || v->end <= start || v->start >= end) {
             continue;
         }
-        for (uint64_t va = MAX(v->start, start); va < MIN(v->end, end); va += PAGE_SIZE) {
-            unsigned mapped;
-            if (arch_as_lookup(&vm->as, va, &mapped) && (mapped & ~ARCH_PROT_DEVICE) != 0) {
-                list_push(l, arch_as_unmap(&vm->as, va));
-                vm->pages--;
+        uint64_t last = MIN(v->end, end);
+        for (uint64_t va = MAX(v->start, start); va < last && w->r == 0;) {
+            uint64_t from = va, to = step_end(va, last, VM_STEP_PAGES);
+            unsigned long irq = spin_lock_irqsave(&vm->lock);
+            for (; va < to && w->r == 0; va += PAGE_SIZE) {
+                hole_page_locked(vm, va, w);
             }
+            if (w->op == HOLE_UNFILL) {
+                arch_as_trim(&vm->as, from, to); /* tables a failed fill left empty */
+            }
+            spin_unlock_irqrestore(&vm->lock, irq);
+        }
+        if (w->r) {
+            return;
         }
     }
-    arch_as_trim(&vm->as, start, end);
 }
 
-/* Populate the holes of reservations in [start, end) with pages of `l`, mapped with `prot`
- * (lock held; `l` holds enough).  On failure (no page for a table) the pages this call
- * mapped, the only pages of a PROT_NONE region with an accessible mapping, go back to `l`,
- * and -ENOMEM. */
-static int fill_holes_locked(struct vm *vm, uint64_t start, uint64_t end, unsigned prot,
-                             struct page_list *l)
+/* Populate the holes of reservations in [start, end) with pages of `l` (which holds enough),
+ * mapped with `prot` (map_lock held).  On failure (no page for a table) the pages it mapped,
+ * the only pages of a PROT_NONE region with an accessible mapping, go back to `l`, and
+ * -ENOMEM. */
+static int fill_holes(struct vm *vm, uint64_t start, uint64_t end, unsigned prot,
+                      struct page_list *l)
 {
-    list_for_each(pos, &vm->vmas) {
-        const struct vma *v = container_of(pos, struct vma, link);
-        if (!is_reservation(v) || v->end <= start || v->start >= end) {
-            continue;
-        }
-        for (uint64_t va = MAX(v->start, start); va < MIN(v->end, end); va += PAGE_SIZE) {
-            if (arch_as_lookup(&vm->as, va, 0)) {
-                continue;
-            }
-            paddr_t pa = list_pop(l);
-            if (arch_as_map(&vm->as, va, pa, prot) != 0) { /* rare: no page for a table */
-                list_push(l, pa);
-                unfill_holes_locked(vm, start, end, l);
-                return -ENOMEM;
-            }
-            vm->pages++;
-        }
+    struct hole_walk w = {.op = HOLE_FILL, .prot = prot, .l = l};
+    walk_holes(vm, start, end, &w);
+    if (w.r) {
+        struct hole_walk undo = {.op = HOLE_UNFILL, .l = l};
+        walk_holes(vm, start, end, &undo);
     }
-    return 0;
+    return w.r;
 }
 
 int vm_mprotect(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot)
@@ -1141,32 +1299,36 @@ int vm_mprotect(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot)
     struct vma *spare[2] = {kmem_alloc(sizeof(struct vma)), kmem_alloc(sizeof(struct vma))};
     struct page_list l = {0};
     int r = spare[0] && spare[1] ? 0 : -ENOMEM;
+    spin_lock(&vm->map_lock); /* the records stand still until the end */
     unsigned long irq = spin_lock_irqsave(&vm->lock);
-    /* Pages for the holes an accessible protection populates are taken with the lock
-     * released; if the range changed meanwhile, count again. */
-    size_t need;
-    while (r == 0 && range_is_user_mapped(vm, addr, addr + len) && prot != PROT_NONE &&
-           (need = holes_locked(vm, addr, addr + len)) > l.n) {
-        spin_unlock_irqrestore(&vm->lock, irq);
-        list_free(&l);
-        r = list_fill(&l, need);
-        irq = spin_lock_irqsave(&vm->lock);
-    }
     if (r == 0 && !range_is_user_mapped(vm, addr, addr + len)) {
         r = -ENOMEM;
     }
     if (r == 0 && range_denies(vm, addr, addr + len, prot)) {
         r = -EACCES; /* a shared mapping of a file opened read-only stays read-only */
     }
+    spin_unlock_irqrestore(&vm->lock, irq);
+    if (r == 0 && prot != PROT_NONE) { /* pages for the holes an accessible one populates */
+        struct hole_walk count = {.op = HOLE_COUNT};
+        walk_holes(vm, addr, addr + len, &count);
+        r = count.n ? list_fill(&l, count.n) : 0;
+    }
     if (r == 0) {
+        irq = spin_lock_irqsave(&vm->lock);
         spare[0] = split_at_locked(vm, addr, spare[0]) ? 0 : spare[0];
         spare[1] = split_at_locked(vm, addr + len, spare[1]) ? 0 : spare[1];
-        r = prot != PROT_NONE ? fill_holes_locked(vm, addr, addr + len, prot, &l) : 0;
+        spin_unlock_irqrestore(&vm->lock, irq);
+    }
+    if (r == 0 && l.n) {
+        r = fill_holes(vm, addr, addr + len, prot, &l);
     }
     if (r == 0) {
-        reprotect_locked(vm, addr, addr + len, prot);
+        irq = spin_lock_irqsave(&vm->lock);
+        reprotect_records_locked(vm, addr, addr + len, prot);
+        spin_unlock_irqrestore(&vm->lock, irq);
+        reprotect_steps(vm, addr, addr + len, prot);
     }
-    spin_unlock_irqrestore(&vm->lock, irq);
+    spin_unlock(&vm->map_lock);
     list_free(&l); /* what was not needed */
     for (int i = 0; i < 2; i++) {
         if (spare[i]) {
@@ -1194,55 +1356,23 @@ int vm_madvise_dontneed(struct vm *vm, uint64_t addr, uint64_t len)
     if ((addr & PAGE_MASK) || addr + len < addr || addr + len > USER_VA_TOP) {
         return -EINVAL;
     }
+    spin_lock(&vm->map_lock);
     unsigned long irq = spin_lock_irqsave(&vm->lock);
     int r = range_is_user_mapped(vm, addr, addr + len) ? 0 : -ENOMEM;
-    for (uint64_t va = addr; r == 0 && va < addr + len; va += PAGE_SIZE) {
-        paddr_t pa = anonymous_page_locked(vm, va);
-        if (pa) {
-            arch_zero_page(phys_to_virt(pa)); /* what the next read sees on Linux too */
-        }
-    }
     spin_unlock_irqrestore(&vm->lock, irq);
-    return r;
-}
-
-/* Copy region v of src into dst (both locks held), its record linked first so a failure
- * leaves dst for vm_destroy: fresh pages from `l` with the same contents, or the same
- * kernel pages for VMA_KERNEL.  Never a VMA_DEVICE region (vm_copy skips them: `l` holds
- * exactly src->pages pages, which do not count a device's registers or DMA region). */
-static int copy_region_locked(struct vm *dst, struct vm *src, const struct vma *v,
-                              struct page_list *l)
-{
-    ASSERT_HELD(&dst->lock);
-    ASSERT_HELD(&src->lock);
-    ASSERT(v->kind != VMA_DEVICE);
-    struct vma *rec = kmem_alloc(sizeof(*rec));
-    if (!rec) {
-        return -ENOMEM;
-    }
-    *rec = *v;
-    if (rec->obj) {
-        rec->obj->ops->get(rec->obj, rec->kind == VMA_SHARED); /* the child maps the file too */
-    }
-    vma_link(dst, rec, &dst->vmas); /* src is sorted: appending keeps dst sorted */
-    for (uint64_t va = v->start; va < v->end; va += PAGE_SIZE) {
-        paddr_t from = arch_as_lookup(&src->as, va, 0), to = from;
-        if (!from) {
-            continue;
-        }
-        if (vma_owns_pages(v)) {
-            to = list_pop(l);
-            memcpy(phys_to_virt(to), phys_to_virt(from), PAGE_SIZE);
-        }
-        if (arch_as_map(&dst->as, va, to, v->prot) != 0) {
-            if (vma_owns_pages(v)) {
-                page_free(to);
+    for (uint64_t va = addr; r == 0 && va < addr + len;) {
+        uint64_t to = step_end(va, addr + len, VM_COPY_STEP_PAGES);
+        irq = spin_lock_irqsave(&vm->lock);
+        for (; va < to; va += PAGE_SIZE) {
+            paddr_t pa = anonymous_page_locked(vm, va);
+            if (pa) {
+                arch_zero_page(phys_to_virt(pa)); /* what the next read sees on Linux too */
             }
-            return -ENOMEM;
         }
-        dst->pages += vma_owns_pages(v);
+        spin_unlock_irqrestore(&vm->lock, irq);
     }
-    return 0;
+    spin_unlock(&vm->map_lock);
+    return r;
 }
 
 /* Both address spaces' locks, in address order (two locks of one rank: lockrank.h). */
@@ -1261,38 +1391,92 @@ static void unlock_two(struct vm *a, struct vm *b, unsigned long irq)
     spin_unlock_irqrestore(&first->lock, irq);
 }
 
+/* Copy the pages of region v of src in [va, to) into dst (both vm->locks held): fresh pages
+ * from `l` with the same contents, or the same pages for a region the space does not own
+ * (VMA_KERNEL, a shared file's).  A stack page src populated after `l` was filled takes a
+ * page from the allocator.  0 or -ENOMEM. */
+static int copy_pages_locked(struct vm *dst, struct vm *src, const struct vma *v, uint64_t va,
+                             uint64_t to, struct page_list *l)
+{
+    ASSERT_HELD(&dst->lock);
+    ASSERT_HELD(&src->lock);
+    for (; va < to; va += PAGE_SIZE) {
+        paddr_t from = arch_as_lookup(&src->as, va, 0), page = from;
+        if (!from) {
+            continue;
+        }
+        if (vma_owns_pages(v)) {
+            page = l->n ? list_pop(l) : page_alloc();
+            if (!page) {
+                return -ENOMEM;
+            }
+            memcpy(phys_to_virt(page), phys_to_virt(from), PAGE_SIZE);
+        }
+        if (arch_as_map(&dst->as, va, page, v->prot) != 0) {
+            if (vma_owns_pages(v)) {
+                page_free(page);
+            }
+            return -ENOMEM;
+        }
+        dst->pages += vma_owns_pages(v);
+    }
+    return 0;
+}
+
+/* Copy region v of src into dst (src's map_lock held, so its records stand still), its
+ * record linked first so a failure leaves dst for vm_destroy; VM_COPY_STEP_PAGES pages per
+ * hold of the two vm->locks, a look for a fatal signal between steps (-EINTR).  Never a
+ * VMA_DEVICE region (vm_copy skips them: `l` holds exactly src->pages pages, which do not
+ * count a device's registers or DMA region). */
+static int copy_region(struct vm *dst, struct vm *src, const struct vma *v, struct page_list *l)
+{
+    ASSERT(v->kind != VMA_DEVICE);
+    struct vma *rec = kmem_alloc(sizeof(*rec));
+    if (!rec) {
+        return -ENOMEM;
+    }
+    *rec = *v;
+    if (rec->obj) {
+        rec->obj->ops->get(rec->obj, rec->kind == VMA_SHARED); /* the child maps the file too */
+    }
+    unsigned long irq = lock_two(dst, src);
+    vma_link(dst, rec, &dst->vmas); /* src is sorted: appending keeps dst sorted */
+    unlock_two(dst, src, irq);
+    int r = 0;
+    for (uint64_t va = v->start; va < v->end && r == 0;) {
+        if (va > v->start && must_stop()) {
+            return -EINTR; /* the caller is being killed: dst is for vm_destroy */
+        }
+        uint64_t to = step_end(va, v->end, VM_COPY_STEP_PAGES);
+        irq = lock_two(dst, src);
+        r = copy_pages_locked(dst, src, v, va, to, l);
+        unlock_two(dst, src, irq);
+        va = to;
+    }
+    return r;
+}
+
 int vm_copy(struct vm *dst, struct vm *src)
 {
     struct page_list l;
-    unsigned long irq;
-    for (;;) { /* the pages first, outside the locks; again if src grew meanwhile */
-        int r = list_fill(&l, __atomic_load_n(&src->pages, __ATOMIC_RELAXED));
-        if (r) {
-            return r;
-        }
-        irq = lock_two(dst, src);
-        if (src->pages <= l.n) {
-            break;
-        }
-        unlock_two(dst, src, irq);
-        list_free(&l);
-    }
-    int r = 0;
+    /* The pages first, outside the locks; a page src gained meanwhile (another thread's
+     * mmap, a stack page touched) comes from the allocator during the copy. */
+    int r = list_fill(&l, __atomic_load_n(&src->pages, __ATOMIC_RELAXED));
+    spin_lock(&src->map_lock); /* dst is the caller's alone until the child runs */
     list_for_each(pos, &src->vmas) {
         const struct vma *v = container_of(pos, struct vma, link);
-        if (v->kind == VMA_DEVICE) {
+        if (r || v->kind == VMA_DEVICE) {
             continue; /* the holder's alone: its pages are device.c's, not counted in pages */
         }
-        r = copy_region_locked(dst, src, v, &l);
-        if (r) {
-            break;
-        }
+        r = copy_region(dst, src, v, &l);
     }
+    unsigned long irq = lock_two(dst, src);
     dst->brk_start = src->brk_start;
     dst->brk = src->brk;
     dst->stack_partial = src->stack_partial; /* what src never populated, dst has not either */
     unlock_two(dst, src, irq);
-    list_free(&l);
+    spin_unlock(&src->map_lock);
+    list_free(&l); /* what src no longer had */
     return r;
 }
 
@@ -1342,19 +1526,28 @@ void vm_pagevec_fini(struct vm_pagevec *v, bool free_pages)
     }
 }
 
-/* Map page i of pv at start + i pages, for every i (lock held, range free).  On failure (no
- * page for a table) nothing stays mapped. */
-static int map_vec_locked(struct vm *vm, uint64_t start, unsigned prot, struct vm_pagevec *pv)
+/* Map page i of pv at start + i pages, for every i (map_lock held, no region there),
+ * VM_STEP_PAGES per hold of vm->lock.  On failure (no page for a table) nothing stays
+ * mapped. */
+static int map_vec_steps(struct vm *vm, uint64_t start, unsigned prot, struct vm_pagevec *pv)
 {
-    for (size_t i = 0; i < pv->n; i++) {
-        uint64_t va = start + i * PAGE_SIZE;
-        if (arch_as_map(&vm->as, va, *vm_pagevec_slot(pv, i), prot) != 0) {
-            unmap_kernel_pages(vm, start, va); /* the caller still holds the pages */
-            arch_as_trim(&vm->as, start, start + pv->n * PAGE_SIZE);
-            return -ENOMEM;
+    size_t i = 0;
+    int r = 0;
+    while (i < pv->n && r == 0) {
+        size_t last = MIN(pv->n, i + VM_STEP_PAGES);
+        unsigned long irq = spin_lock_irqsave(&vm->lock);
+        for (; i < last; i++) {
+            if (arch_as_map(&vm->as, start + i * PAGE_SIZE, *vm_pagevec_slot(pv, i), prot) != 0) {
+                r = -ENOMEM;
+                break;
+            }
         }
+        spin_unlock_irqrestore(&vm->lock, irq);
     }
-    return 0;
+    if (r) {
+        unmap_kernel_steps(vm, start, start + pv->n * PAGE_SIZE); /* the caller keeps the pages */
+    }
+    return r;
 }
 
 long vm_mmap_file(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned flags,
@@ -1370,20 +1563,23 @@ long vm_mmap_file(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, uns
         return -ENOMEM;
     }
     struct page_list freed = {0};
-    unsigned long irq = spin_lock_irqsave(&vm->lock);
+    spin_lock(&vm->map_lock);
     if (flags & MAP_FIXED) {
-        r = check_unmap_locked(vm, addr, addr + len, &split);
+        r = check_unmap(vm, addr, addr + len, &split);
         if (r == 0) {
-            unmap_range_locked(vm, addr, addr + len, split, &freed);
+            unmap_range(vm, addr, addr + len, split, &freed);
         }
     } else {
+        unsigned long irq = spin_lock_irqsave(&vm->lock);
         addr = find_gap(vm, len);
+        spin_unlock_irqrestore(&vm->lock, irq);
         r = addr ? 0 : -ENOMEM;
     }
     if (r == 0) {
-        r = map_vec_locked(vm, addr, prot, m->pages);
+        r = map_vec_steps(vm, addr, prot, m->pages);
     }
     if (r == 0) {
+        unsigned long irq = spin_lock_irqsave(&vm->lock);
         *rec = (struct vma){.start = addr,
                             .end = addr + len,
                             .prot = prot,
@@ -1394,8 +1590,9 @@ long vm_mmap_file(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, uns
         vma_link(vm, rec, first_after(vm, addr));
         vm->pages += m->shared ? 0 : m->pages->n; /* private copies are the space's own */
         rec = 0;
+        spin_unlock_irqrestore(&vm->lock, irq);
     }
-    spin_unlock_irqrestore(&vm->lock, irq);
+    spin_unlock(&vm->map_lock);
     list_free(&freed);
     if (rec) {
         kmem_free(rec, sizeof(*rec));

@@ -351,7 +351,7 @@ static int check_all(cpumask_t m, unsigned op, unsigned flags, cpumask_t *todo)
     if (op == ZT_PART_OFFLINE && !cpumask_empty(*todo) &&
         task_find_stranded(*todo, s.online, cpumask_and(s.housekeeping, s.online), &w)) {
         if (!(flags & ZT_PART_QUIET)) {
-            hklog("partition: cpu %u left online: pid %d tid %d (%s) runs there and %s", w.cpu,
+            hklog("partition: cpu %u left online: pid %d tid %d (%pE) runs there and %s", w.cpu,
                   w.pid, w.tid, w.name,
                   w.nowhere ? "may run on no other online CPU"
                             : "could move only to another dataplane CPU");

@@ -425,7 +425,9 @@ long sys_execve(struct trap_frame *f)
     struct exec_strv envp = {p->vm, arch_frame_arg(f, 2), 0};
     struct exec_start start;
     struct inode *exe;
-    r = exec_load(vm, p->cwd, path, &argv, &envp, &start, &exe);
+    struct inode *cwd = proc_cwd_get(p);
+    r = exec_load(vm, cwd, path, &argv, &envp, &start, &exe);
+    inode_put(cwd);
     if (r == 0 && __atomic_load_n(&p->unfreed_tasks, __ATOMIC_ACQUIRE) > 1) {
         r = proc_end_other_threads(); /* the point of no return for the other threads */
         if (r) {

@@ -17,6 +17,7 @@
  * Locks: proc_lock for the tree, groups and sessions.
  */
 #include "arch.h"
+#include "kernel/device.h"
 #include "kernel/exec.h"
 #include "kernel/fd.h"
 #include "kernel/kmem.h"
@@ -235,6 +236,11 @@ void proc_exec_commit(struct vm *vm, const struct exec_start *start, struct inod
     struct task *t = current();
     struct process *p = t->proc;
     static const struct arch_fpsimd zero_fp;
+    /* A claimed device ends with the image that drove it: it would go on with the old image's
+     * DMA addresses, into pages nothing maps any more, and a later zt_release would unmap
+     * whatever the new image put at the old addresses.  Reset, unmap from the old image, free
+     * (device.c's release path), before the old image is destroyed. */
+    device_release_all(p);
     fdtable_close_on_exec(p->files);
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     reset_signals_locked(p, t);

@@ -2,15 +2,19 @@
 /*
  * signal.c — signals (contract in include/kernel/signal.h).
  *
- * Pending sets and handlers are guarded by proc_lock.  Delivery happens only on the
- * target's own CPU in signal_deliver(), with IRQs masked, right before it returns to user
- * space; senders never touch another task's registers.
+ * Pending sets, what each pending signal carries (sig_infos) and handlers are guarded by
+ * proc_lock.  Delivery happens only on the target's own CPU in signal_deliver(), with IRQs
+ * masked, right before it returns to user space; senders never touch another task's
+ * registers.  The siginfo a handler gets is Linux's layout, built here from the sig_info
+ * kept (include/uapi/asm-generic/siginfo.h in Linux: 128 bytes, the union at offset 16 on a
+ * 64-bit machine; which union member by si_code, as Linux's siginfo_layout decides).
  */
 #include "kernel/signal.h"
 #include "arch.h"
 #include "kernel/cpu.h"
 #include "kernel/hklog.h"
 #include "kernel/ipi.h"
+#include "kernel/lib.h"
 #include "kernel/panic.h"
 #include "kernel/sched.h"
 #include "kernel/task.h"
@@ -40,6 +44,54 @@ const char *signal_name(int sig)
 static uint64_t deliverable(const struct task *t)
 {
     return (t->sig_pending | t->proc->sig_pending) & ~(t->sig_blocked & ~UNBLOCKABLE);
+}
+
+const struct sig_info signal_info_kernel = {SI_KERNEL, 0, 0};
+
+struct sig_info signal_info_from_caller(int code)
+{
+    struct task *t = current();
+    return (struct sig_info){code, t && t->proc ? t->proc->pid : 0, 0};
+}
+
+/* Does si_code say a fault's layout (si_addr) for sig?  Linux: a kernel code (> 0) of one of
+ * the fault signals. */
+static bool fault_layout(int sig, int32_t code)
+{
+    bool fault_sig =
+        sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGTRAP;
+    return fault_sig && code > 0 && code < SI_KERNEL;
+}
+
+void signal_siginfo(int sig, const struct sig_info *info, int32_t out[SIGINFO_BYTES / 4])
+{
+    memset(out, 0, SIGINFO_BYTES);
+    out[0] = sig; /* si_errno (out[1]) stays 0, and so does the padding at out[3] */
+    out[2] = info->code;
+    if (fault_layout(sig, info->code)) {
+        memcpy(&out[4], &info->value, sizeof(info->value)); /* si_addr */
+        return;
+    }
+    out[4] = info->pid;                                 /* si_pid; si_uid (out[5]) is root's, 0 */
+    memcpy(&out[6], &info->value, sizeof(info->value)); /* si_value, or si_status (SIGCHLD) */
+}
+
+struct sig_info signal_info_from_siginfo(int sig, const int32_t in[SIGINFO_BYTES / 4])
+{
+    struct sig_info info = {in[2], in[4], 0};
+    memcpy(&info.value, fault_layout(sig, in[2]) ? &in[4] : &in[6], sizeof(info.value));
+    return info;
+}
+
+/* Record sig pending in *pending with `info`, unless it is pending already (then the first
+ * one's info stays: a merged signal, as on Linux).  proc_lock held. */
+static void add_pending(uint64_t *pending, struct sig_info *infos, int sig,
+                        const struct sig_info *info)
+{
+    if (infos && !(*pending & SIGBIT(sig))) {
+        infos[sig - 1] = *info;
+    }
+    __atomic_fetch_or(pending, SIGBIT(sig), __ATOMIC_SEQ_CST);
 }
 
 bool signal_pending(const struct task *t)
@@ -94,7 +146,7 @@ static bool init_refuses(const struct process *p, int sig)
     return p->pid == 1 && p->sigactions[sig - 1].handler <= SIG_IGN;
 }
 
-int signal_send_proc_locked(struct process *p, int sig)
+int signal_send_proc_locked(struct process *p, int sig, const struct sig_info *info)
 {
     ASSERT_HELD(&proc_lock);
     ASSERT(p->state == PROC_ALIVE); /* a zombie's threads are gone: no one would take it */
@@ -104,14 +156,14 @@ int signal_send_proc_locked(struct process *p, int sig)
     if (init_refuses(p, sig)) {
         return 0;
     }
-    __atomic_fetch_or(&p->sig_pending, SIGBIT(sig), __ATOMIC_SEQ_CST);
+    add_pending(&p->sig_pending, p->sig_infos, sig, info);
     list_for_each(pos, &p->threads) {
         signal_kick(container_of(pos, struct task, thread_link));
     }
     return 0;
 }
 
-int signal_send_task_locked(struct task *t, int sig)
+int signal_send_task_locked(struct task *t, int sig, const struct sig_info *info)
 {
     ASSERT_HELD(&proc_lock);
     ASSERT(t->proc && t->state != TASK_DEAD); /* a user task, still on its process's list */
@@ -121,13 +173,14 @@ int signal_send_task_locked(struct task *t, int sig)
     if (init_refuses(t->proc, sig)) {
         return 0;
     }
-    __atomic_fetch_or(&t->sig_pending, SIGBIT(sig), __ATOMIC_SEQ_CST);
+    add_pending(&t->sig_pending, t->sig_infos, sig, info);
     signal_kick(t);
     return 0;
 }
 
-/* Take the lowest deliverable signal off the pending sets (proc_lock held); 0 if none. */
-static int dequeue_signal(struct task *t)
+/* Take the lowest deliverable signal off the pending sets (the thread's first), with its
+ * info; 0 if none. */
+int signal_dequeue_locked(struct task *t, struct sig_info *info)
 {
     ASSERT_HELD(&proc_lock);
     uint64_t d = deliverable(t);
@@ -135,11 +188,11 @@ static int dequeue_signal(struct task *t)
         return 0;
     }
     int sig = __builtin_ctzll(d) + 1;
-    if (t->sig_pending & SIGBIT(sig)) {
-        t->sig_pending &= ~SIGBIT(sig);
-    } else {
-        t->proc->sig_pending &= ~SIGBIT(sig);
-    }
+    bool mine = t->sig_pending & SIGBIT(sig);
+    struct sig_info *infos = mine ? t->sig_infos : t->proc->sig_infos;
+    *info = infos ? infos[sig - 1] : signal_info_kernel;
+    __atomic_and_fetch(mine ? &t->sig_pending : &t->proc->sig_pending, ~SIGBIT(sig),
+                       __ATOMIC_RELAXED);
     return sig;
 }
 
@@ -165,14 +218,18 @@ static void settle_restart(struct task *t, struct trap_frame *f, const struct si
 
 /* Run the handler: push the interrupted context and enter it.  False if the user stack
  * cannot take the frame (the caller then kills the process). */
-static bool run_handler(struct task *t, struct trap_frame *f, int sig, struct sigaction_k *sa)
+static bool run_handler(struct task *t, struct trap_frame *f, int sig, struct sigaction_k *sa,
+                        const struct sig_info *info)
 {
     ASSERT_HELD(&proc_lock);
     ASSERT(t == current() && sa == &t->proc->sigactions[sig - 1] && sa->handler > SIG_IGN);
     uint64_t sp = arch_frame_sp(f);
+    int32_t siginfo[SIGINFO_BYTES / 4];
+    signal_siginfo(sig, info, siginfo);
     settle_restart(t, f, sa);
     struct arch_sigsetup s = {
         .sig = sig,
+        .info = siginfo,
         .handler = sa->handler,
         .restorer = (sa->flags & SA_RESTORER) ? sa->restorer : ZT_SIGTRAMP_VA,
         .frame_top = sp,
@@ -180,6 +237,7 @@ static bool run_handler(struct task *t, struct trap_frame *f, int sig, struct si
         .ss_sp = t->altstack_sp,
         .ss_size = t->altstack_size,
         .ss_flags = t->altstack_size ? (on_altstack(t, sp) ? SS_ONSTACK : 0) : SS_DISABLE,
+        .fault_address = fault_layout(sig, info->code) ? info->value : 0,
     };
     if ((sa->flags & SA_ONSTACK) && t->altstack_size && !on_altstack(t, sp)) {
         s.frame_top = t->altstack_sp + t->altstack_size;
@@ -208,7 +266,8 @@ void signal_deliver(struct trap_frame *f)
             spin_unlock_irqrestore(&proc_lock, flags);
             task_exit(status);
         }
-        int sig = dequeue_signal(t);
+        struct sig_info info;
+        int sig = signal_dequeue_locked(t, &info);
         if (!sig) {
             spin_unlock_irqrestore(&proc_lock, flags);
             return;
@@ -220,9 +279,9 @@ void signal_deliver(struct trap_frame *f)
             spin_unlock_irqrestore(&proc_lock, flags);
             proc_exit_group(sig); /* wait status: killed by sig */
         }
-        if (!ignored && !run_handler(t, f, sig, sa)) {
+        if (!ignored && !run_handler(t, f, sig, sa, &info)) {
             spin_unlock_irqrestore(&proc_lock, flags);
-            hklog("pid %d (%s) killed: no room on the user stack for a %s handler frame", p->pid,
+            hklog("pid %d (%pE) killed: no room on the user stack for a %s handler frame", p->pid,
                   p->name, signal_name(sig));
             proc_exit_group(SIGSEGV);
         }
@@ -238,16 +297,27 @@ void signal_fault(int sig, const char *what, uint64_t addr, uint64_t pc)
     struct task *t = current();
     struct process *p = t->proc;
     ASSERT(valid_signal(sig) && sig != SIGKILL); /* a fault's signal, chosen by the kernel */
+    /* si_code: SEGV_ACCERR for a page that is mapped but does not allow the access, else
+     * SEGV_MAPERR; for the other fault signals the code of value 1 (ILL_ILLOPC, BUS_ADRALN,
+     * TRAP_BRKPT, FPE_INTDIV); si_addr: where. */
+    int32_t code = 1;
+    if (sig == SIGSEGV) {
+        unsigned long irq = spin_lock_irqsave(&p->vm->lock);
+        code = arch_as_lookup(&p->vm->as, addr & ~(uint64_t)(PAGE_SIZE - 1), 0) ? SEGV_ACCERR
+                                                                                : SEGV_MAPERR;
+        spin_unlock_irqrestore(&p->vm->lock, irq);
+    }
+    const struct sig_info info = {code, 0, addr};
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     struct sigaction_k *sa = &p->sigactions[sig - 1];
     bool handled = sa->handler > SIG_IGN && !(t->sig_blocked & SIGBIT(sig));
     if (handled) {
-        t->sig_pending |= SIGBIT(sig);
+        add_pending(&t->sig_pending, t->sig_infos, sig, &info);
         spin_unlock_irqrestore(&proc_lock, flags);
         return; /* signal_deliver runs the handler on the way out */
     }
     spin_unlock_irqrestore(&proc_lock, flags);
-    hklog("pid %d (%s) killed: %s at 0x%lx (pc 0x%lx)", p->pid, t->name, what, (unsigned long)addr,
+    hklog("pid %d (%pE) killed: %s at 0x%lx (pc 0x%lx)", p->pid, t->name, what, (unsigned long)addr,
           (unsigned long)pc);
     proc_exit_group(sig);
 }
@@ -367,7 +437,7 @@ long sys_rt_sigpending(uint64_t uset, uint64_t sigsetsize)
     return copy_to_user(t->proc->vm, uset, &set, sizeof(set)) ? -EFAULT : 0;
 }
 
-int signal_send_pgrp_locked(int pgid, int sig)
+int signal_send_pgrp_locked(int pgid, int sig, const struct sig_info *info)
 {
     extern struct list all_procs;
     ASSERT_HELD(&proc_lock);
@@ -377,7 +447,7 @@ int signal_send_pgrp_locked(int pgid, int sig)
         if (p->state == PROC_ALIVE && p->pgid == pgid) {
             found++;
             if (sig) {
-                signal_send_proc_locked(p, sig);
+                signal_send_proc_locked(p, sig, info);
             }
         }
     }
@@ -431,7 +501,7 @@ long sys_rt_sigreturn(struct trap_frame *f)
     struct task *t = current();
     struct arch_sigsetup s;
     if (arch_signal_pop(t->proc->vm, f, &s) != 0) {
-        hklog("pid %d (%s) killed: bad signal frame at 0x%lx", t->proc->pid, t->name,
+        hklog("pid %d (%pE) killed: bad signal frame at 0x%lx", t->proc->pid, t->name,
               (unsigned long)arch_frame_sp(f));
         proc_exit_group(SIGSEGV);
     }

@@ -56,8 +56,10 @@ struct task *task_alloc(struct process *p, int tid)
     if (!t) {
         return 0;
     }
-    t->kstack_top = kstack_alloc();
+    t->sig_infos = kmem_alloc(ZT_NSIG * sizeof(struct sig_info));
+    t->kstack_top = t->sig_infos ? kstack_alloc() : 0;
     if (!t->kstack_top) {
+        kmem_free(t->sig_infos, ZT_NSIG * sizeof(struct sig_info));
         kmem_free(t, sizeof(*t));
         return 0;
     }
@@ -101,7 +103,7 @@ void task_panic_describe(void)
 {
     const struct task *t = this_cpu()->current_task;
     if (t) {
-        printk("panic: CPU %u was running %s (tid %d%s)\n", this_cpu_id(), t->name, t->tid,
+        printk("panic: CPU %u was running %pE (tid %d%s)\n", this_cpu_id(), t->name, t->tid,
                t->proc ? "" : ", kernel");
     }
 }
@@ -112,6 +114,7 @@ void task_release(struct task *t)
     ASSERT(!t->on_cpu && list_empty(&t->rq_link) && !t->waiting_on);
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     kstack_free(t->kstack_top);
+    kmem_free(t->sig_infos, ZT_NSIG * sizeof(struct sig_info));
     kmem_free(t, sizeof(*t));
     spin_unlock_irqrestore(&proc_lock, flags);
 }
@@ -160,19 +163,22 @@ int proc_alloc(const char *name, const struct process *parent, struct vm *share,
         return -EAGAIN; /* zombies nobody reaps cannot fill memory */
     }
     struct process *p = kmem_alloc(sizeof(*p));
-    int pid = p ? pid_alloc() : -ENOMEM;
-    if (p && pid >= 0) {
+    struct sig_info *infos = p ? kmem_alloc(ZT_NSIG * sizeof(*infos)) : 0;
+    int pid = infos ? pid_alloc() : -ENOMEM;
+    if (pid >= 0) {
         p->vm = share ? share : vm_create(); /* share: the caller's vm_get */
     }
     if (pid < 0 || !p->vm) {
         if (pid > 0) {
             pid_free(pid);
         }
+        kmem_free(infos, ZT_NSIG * sizeof(*infos));
         kmem_free(p, sizeof(*p));
         __atomic_sub_fetch(&nprocs, 1, __ATOMIC_RELAXED);
         return pid < 0 ? pid : -ENOMEM;
     }
     p->pid = pid;
+    p->sig_infos = infos;
     kstrlcpy(p->name, name, sizeof(p->name));
     p->umask = parent ? parent->umask : 022;
     if (parent) {
@@ -194,6 +200,35 @@ int proc_alloc(const char *name, const struct process *parent, struct vm *share,
 }
 
 /* What a process holds besides memory: descriptors, directory, program. */
+#ifdef ZT_HOST
+/* Host tests only: called by proc_cwd_get between its read of p->cwd and the reference it
+ * takes, so a test can play another thread's chdir at that moment (VFS-24). */
+void (*proc_cwd_hook)(struct process *p);
+#endif
+
+struct inode *proc_cwd_get(struct process *p)
+{
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    struct inode *cwd = p->cwd;
+#ifdef ZT_HOST
+    if (proc_cwd_hook) {
+        proc_cwd_hook(p);
+    }
+#endif
+    inode_get(cwd);
+    spin_unlock_irqrestore(&proc_lock, flags);
+    return cwd;
+}
+
+void proc_set_cwd(struct process *p, struct inode *dir)
+{
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    struct inode *old = p->cwd;
+    p->cwd = dir;
+    spin_unlock_irqrestore(&proc_lock, flags);
+    inode_put(old); /* a removed directory is freed here when nothing else holds it */
+}
+
 void proc_release_files(struct process *p)
 {
     if (p->files) {
@@ -217,6 +252,7 @@ void proc_free(struct process *p)
     ASSERT(list_empty(&p->all_link) && list_empty(&p->sibling)); /* off every list */
     ASSERT(__atomic_load_n(&nprocs, __ATOMIC_RELAXED) > 0);
     pid_free(p->pid);
+    kmem_free(p->sig_infos, ZT_NSIG * sizeof(struct sig_info));
     kmem_free(p, sizeof(*p));
     __atomic_sub_fetch(&nprocs, 1, __ATOMIC_RELAXED);
 }
@@ -450,8 +486,12 @@ static void proc_teardown(struct work *w)
         power_off(code);
     }
     reparent_children(p);
-    if (p->exit_signal) {
-        signal_send_proc_locked(p->parent, p->exit_signal);
+    if (p->exit_signal) { /* CLD_EXITED with the exit code, or CLD_KILLED with the signal */
+        bool killed = (p->wait_status & 0x7f) != 0;
+        struct sig_info info = {
+            killed ? CLD_KILLED : CLD_EXITED, p->pid,
+            (uint64_t)(killed ? p->wait_status & 0x7f : (p->wait_status >> 8) & 0xff)};
+        signal_send_proc_locked(p->parent, p->exit_signal, &info);
     }
     waitq_wake_all(&p->parent->child_exit); /* under proc_lock: the parent cannot go away */
     spin_unlock_irqrestore(&proc_lock, flags);

@@ -19,7 +19,8 @@
  * `holder` is set from the start of a claim to the end of its release, so every other claim
  * sees -EBUSY meanwhile.
  * Contexts: claim/release run in the calling task (its CPU; no IPI: TLB invalidations are
- * broadcast); device_release_all in the process teardown work, on housekeeping.
+ * broadcast); device_release_all in execve (the calling task, before the old image goes) and
+ * in the process teardown work, on housekeeping.
  */
 #include "kernel/device.h"
 #include "arch.h"

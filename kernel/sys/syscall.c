@@ -263,6 +263,7 @@ static long sys_kill(struct trap_frame *f)
 {
     int pid = (int)arch_frame_arg(f, 0), sig = (int)arch_frame_arg(f, 1);
     struct process *me = current()->proc;
+    const struct sig_info info = signal_info_from_caller(SI_USER);
     if (sig < 0 || sig > ZT_NSIG || pid == INT32_MIN) {
         return -EINVAL;
     }
@@ -270,34 +271,100 @@ static long sys_kill(struct trap_frame *f)
     long r;
     if (pid > 0) {
         struct process *p = proc_find_locked(pid);
-        r = !p ? -ESRCH : sig ? signal_send_proc_locked(p, sig) : 0;
+        r = !p ? -ESRCH : sig ? signal_send_proc_locked(p, sig, &info) : 0;
     } else if (pid == -1) {
         r = -ESRCH;
         list_for_each(pp, &all_procs) {
             struct process *p = container_of(pp, struct process, all_link);
             if (p->state == PROC_ALIVE && p->pid != 1 && p != me) {
-                r = sig ? signal_send_proc_locked(p, sig) : 0;
+                r = sig ? signal_send_proc_locked(p, sig, &info) : 0;
             }
         }
     } else {
-        r = signal_send_pgrp_locked(pid ? -pid : me->pgid, sig);
+        r = signal_send_pgrp_locked(pid ? -pid : me->pgid, sig, &info);
     }
     spin_unlock_irqrestore(&proc_lock, flags);
     return r;
 }
 
+/* Send sig with `info` to thread tid, of process tgid unless tgid is 0 (tkill); sig 0 checks
+ * only.  -ESRCH, then -EINVAL for a bad signal, in Linux's order (do_send_specific). */
+static long send_to_thread(int tgid, int tid, int sig, const struct sig_info *info)
+{
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    struct task *t = task_find_locked(tid);
+    long r = (!t || (tgid && t->proc->pid != tgid)) ? -ESRCH
+             : sig < 0 || sig > ZT_NSIG             ? -EINVAL
+             : sig                                  ? signal_send_task_locked(t, sig, info)
+                                                    : 0;
+    spin_unlock_irqrestore(&proc_lock, flags);
+    return r;
+}
+
+/* tgkill and tkill (what raise uses): si_code SI_TKILL, si_pid the caller's process. */
 static long sys_tgkill(struct trap_frame *f)
 {
     int tgid = (int)arch_frame_arg(f, 0), tid = (int)arch_frame_arg(f, 1),
         sig = (int)arch_frame_arg(f, 2);
-    if (tgid <= 0 || tid <= 0 || sig < 0 || sig > ZT_NSIG) {
-        return -EINVAL;
+    const struct sig_info info = signal_info_from_caller(SI_TKILL);
+    return tgid <= 0 || tid <= 0 ? -EINVAL : send_to_thread(tgid, tid, sig, &info);
+}
+
+static long sys_tkill(struct trap_frame *f)
+{
+    int tid = (int)arch_frame_arg(f, 0), sig = (int)arch_frame_arg(f, 1);
+    const struct sig_info info = signal_info_from_caller(SI_TKILL);
+    return tid <= 0 ? -EINVAL : send_to_thread(0, tid, sig, &info);
+}
+
+/* rt_sigqueueinfo(pid, sig, info) and rt_tgsigqueueinfo(tgid, tid, sig, info): the signal
+ * carries the caller's siginfo (si_code, si_pid, si_value; si_signo is sig, si_uid root's).
+ * As on Linux, a caller may claim a kernel code (>= 0) or SI_TKILL only for a signal to
+ * itself (-EPERM otherwise), so no process can pass for the kernel or a kill() (Linux's
+ * kernel/signal.c, do_rt_sigqueueinfo).  Checked in Linux's order: -EFAULT, (-EINVAL for a
+ * bad id,) -EPERM, -ESRCH, -EINVAL for a bad signal. */
+static bool may_queue(const int32_t *raw, int target_tid)
+{
+    return !((raw[2] >= 0 || raw[2] == SI_TKILL) && target_tid != current()->tid);
+}
+
+static long sys_rt_sigqueueinfo(struct trap_frame *f)
+{
+    int pid = (int)arch_frame_arg(f, 0), sig = (int)arch_frame_arg(f, 1);
+    int32_t raw[SIGINFO_BYTES / 4];
+    if (copy_from_user(current_vm(), raw, arch_frame_arg(f, 2), sizeof(raw))) {
+        return -EFAULT;
     }
+    if (!may_queue(raw, pid)) {
+        return -EPERM;
+    }
+    const struct sig_info info = signal_info_from_siginfo(sig, raw);
     unsigned long flags = spin_lock_irqsave(&proc_lock);
-    struct task *t = task_find_locked(tid);
-    long r = (!t || t->proc->pid != tgid) ? -ESRCH : sig ? signal_send_task_locked(t, sig) : 0;
+    struct task *t = pid > 0 ? task_find_locked(pid) : 0; /* any thread names its process */
+    long r = !t                         ? -ESRCH
+             : sig < 0 || sig > ZT_NSIG ? -EINVAL
+             : sig                      ? signal_send_proc_locked(t->proc, sig, &info)
+                                        : 0;
     spin_unlock_irqrestore(&proc_lock, flags);
     return r;
+}
+
+static long sys_rt_tgsigqueueinfo(struct trap_frame *f)
+{
+    int tgid = (int)arch_frame_arg(f, 0), tid = (int)arch_frame_arg(f, 1),
+        sig = (int)arch_frame_arg(f, 2);
+    int32_t raw[SIGINFO_BYTES / 4];
+    if (copy_from_user(current_vm(), raw, arch_frame_arg(f, 3), sizeof(raw))) {
+        return -EFAULT;
+    }
+    if (tgid <= 0 || tid <= 0) {
+        return -EINVAL;
+    }
+    if (!may_queue(raw, tid)) {
+        return -EPERM;
+    }
+    const struct sig_info info = signal_info_from_siginfo(sig, raw);
+    return send_to_thread(tgid, tid, sig, &info);
 }
 
 static long sys_rt_sigaction_f(struct trap_frame *f)
@@ -430,7 +497,10 @@ struct syscall_entry {
     X(sched_getaffinity, sys_sched_getaffinity, FAST)                                              \
     X(sched_yield, sys_sched_yield, FAST)                                                          \
     X(kill, sys_kill, FAST)                                                                        \
+    X(tkill, sys_tkill, FAST)                                                                      \
     X(tgkill, sys_tgkill, FAST)                                                                    \
+    X(rt_sigqueueinfo, sys_rt_sigqueueinfo, FAST)                                                  \
+    X(rt_tgsigqueueinfo, sys_rt_tgsigqueueinfo, FAST)                                              \
     X(sigaltstack, sys_sigaltstack_f, FULL)                                                        \
     X(rt_sigsuspend, sys_rt_sigsuspend_f, FULL)                                                    \
     X(rt_sigaction, sys_rt_sigaction_f, FAST)                                                      \
@@ -541,7 +611,10 @@ void syscall_run(struct trap_frame *f)
     long r = fn ? fn(f) : -ENOSYS;
     /* no call returns holding a lock */
     ASSERT(spin_held_count() == 0 && t == current());
-    t->sys_restart = r == -ERESTARTSYS; /* settled on the way out (signal.c) */
+    /* Settled on the way out (signal.c).  rt_sigreturn returns the x0 it restored, which is
+     * the interrupted code's, not a result: a program holding -ERESTARTSYS there had its PC
+     * moved back an instruction and x0 replaced after every handler (Linux: forget_syscall). */
+    t->sys_restart = r == -ERESTARTSYS && nr != SYS_rt_sigreturn;
     arch_frame_set_return(f, (uint64_t)r);
     arch_irq_disable();
 }

@@ -41,6 +41,6 @@ void sysdebug_unknown(uint64_t nr)
     if (!enabled || !p || seen_before(p, nr)) {
         return;
     }
-    hklog("syscall_debug: pid %d (%s) called %lu (%s): not implemented, returned -ENOSYS", p->pid,
+    hklog("syscall_debug: pid %d (%pE) called %lu (%s): not implemented, returned -ENOSYS", p->pid,
           p->name, (unsigned long)nr, linux_syscall_name(nr));
 }

@@ -124,7 +124,7 @@ static struct process proc;
 static void send_without_proc_lock(void)
 {
     on_cpu(0);
-    signal_send_proc_locked(&proc, SIGUSR1);
+    signal_send_proc_locked(&proc, SIGUSR1, &signal_info_kernel);
 }
 
 static void find_without_proc_lock(void)
@@ -276,7 +276,7 @@ static void chk25_vfs_lock_contract_panics(TEST_STATE)
 static void pgrp_signal_without_proc_lock(void)
 {
     on_cpu(0);
-    signal_send_pgrp_locked(5, SIGUSR1);
+    signal_send_pgrp_locked(5, SIGUSR1, &signal_info_kernel);
 }
 
 static void signal_a_zombie(void)
@@ -284,7 +284,7 @@ static void signal_a_zombie(void)
     on_cpu(0);
     proc.state = PROC_ZOMBIE;
     spin_lock(&proc_lock);
-    signal_send_proc_locked(&proc, SIGUSR1);
+    signal_send_proc_locked(&proc, SIGUSR1, &signal_info_kernel);
 }
 
 /* CHK-26: a group signal needs proc_lock; no signal is sent to a zombie */

@@ -10,7 +10,7 @@
  * device alone in its page, used by the test of a device that never resets (DEV-08), which
  * leaves it broken for good and so runs last.  Every test starts from no holder and checks
  * in its teardown that no page leaked and nothing stays mapped.
- * IDs: DEV-0n.
+ * IDs: DEV-0n; HRD-22 (issue 20, item 5: a claim ends at the holder's execve).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,6 +24,9 @@
 #include <cmocka.h>
 
 #include "kernel/device.h"
+#include "kernel/exec.h"
+#include "kernel/fd.h"
+#include "kernel/kmem.h"
 #include "kernel/page.h"
 #include "kernel/task.h"
 #include "kernel/vm.h"
@@ -298,6 +301,52 @@ static void dev09_no_contiguous_memory(TEST_STATE)
     page_free_contig(hog, POOL_PAGES / 2);
 }
 
+/* HRD-22 (issue 20, item 5): execve of a holder ends its claim: the device is reset, its window
+ * and DMA region leave the old image, the DMA pages come back, anyone may claim it; the new
+ * image keeps what it has at the old addresses, and a release after the exec is -EPERM and
+ * unmaps nothing.  Before the fix the claim survived the exec with the old image's addresses
+ * (the device still holding p1's DMA region, the registers still in the new image's place). */
+static void hrd22_exec_ends_claims(TEST_STATE)
+{
+    struct zt_claim c;
+    static struct task t;
+    struct trap_frame frame;
+    memset(&t, 0, sizeof(t));
+    assert_int_equal(device_claim(&p1, 1, DMA, 0, &c), 0);
+    arch_mmio_write32(hw[1].base + STATUS, 0xf); /* the driver set DRIVER_OK etc. */
+    /* The new image, with a page where the DMA region was. */
+    struct vm *image = kmem_alloc(sizeof(*image));
+    assert_non_null(image);
+    assert_int_equal(vm_init(image), 0);
+    assert_int_equal(vm_map_region(image, c.dma, P, RW, VMA_MMAP), 0);
+    paddr_t image_page = arch_as_lookup(&image->as, c.dma, 0);
+    /* p1's one thread execs it. */
+    t.proc = &p1;
+    t.tid = p1.pid;
+    t.frame = &frame;
+    p1.files = fdtable_new(0, false);
+    assert_non_null(p1.files);
+    waitq_init(&p1.vfork_wq);
+    struct task *was = cpus[0].current_task;
+    cpus[0].current_task = &t;
+    struct exec_start start = {0x400000, 0x7fff0000, 0};
+    proc_exec_commit(image, &start, NULL, "new");
+    cpus[0].current_task = was;
+    fdtable_free(p1.files);
+    p1.files = NULL;
+    struct zt_device_info info[4];
+    device_list(info, 4);
+    assert_int_equal(info[1].holder, 0);
+    assert_int_equal(reg(1, STATUS), 0);
+    assert_int_equal(arch_as_lookup(&p1.vm->as, c.dma, 0), image_page);
+    assert_int_equal(arch_as_lookup(&p1.vm->as, c.regs & ~(P - 1), 0), 0);
+    assert_int_equal(fake.mapped_pages, 1); /* the new image's page only */
+    expect_held_pages(1); /* the new image's page (+1 for kmem): the DMA pages are back */
+    assert_int_equal(device_release(&p1, 1), -EPERM);
+    assert_int_equal(arch_as_lookup(&p1.vm->as, c.dma, 0), image_page);
+    assert_int_equal(device_claim(&p2, 1, DMA, 0, &c), 0);
+}
+
 /* DEV-10 (last: it breaks slot 3 for good): a device whose status never reads back 0 keeps
  * its DMA pages out of use (no DMA can land in reused memory), says so on the console, and
  * refuses later claims with -EIO; its window is unmapped all the same */
@@ -320,9 +369,16 @@ static void dev10_reset_fails(TEST_STATE)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        T_(dev01_list),        T_(dev02_claim_maps), T_(dev03_claim_errors),
-        T_(dev04_busy),        T_(dev05_release),    T_(dev06_release_all),
-        T_(dev07_user_access), T_(dev08_cycles),     T_(dev09_no_contiguous_memory),
+        T_(dev01_list),
+        T_(dev02_claim_maps),
+        T_(dev03_claim_errors),
+        T_(dev04_busy),
+        T_(dev05_release),
+        T_(dev06_release_all),
+        T_(dev07_user_access),
+        T_(dev08_cycles),
+        T_(dev09_no_contiguous_memory),
+        T_(hrd22_exec_ends_claims),
         T_(dev10_reset_fails),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);

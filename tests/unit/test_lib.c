@@ -255,6 +255,22 @@ static void lib13_many_arguments(TEST_STATE)
          6ul, -7ll, 8ull, (size_t)9, (void *)kbuf, 10);
 }
 
+/* HRD-27 (issue 20): %pE prints a string user space chose with every control character,
+ * DEL and byte above 0x7f as \xHH and '\' doubled, printable text as is.  (Task names went to
+ * the console raw through %s.) */
+static void hrd27_escaped_strings(TEST_STATE)
+{
+    char out[64];
+    assert_int_equal(ksnprintf(out, sizeof(out), "[%pE]", "plain name"), 12);
+    assert_string_equal(out, "[plain name]");
+    ksnprintf(out, sizeof(out), "(%pE)", "ev\x1b[2J\x07il\nX");
+    assert_string_equal(out, "(ev\\x1b[2J\\x07il\\x0aX)");
+    ksnprintf(out, sizeof(out), "%pE|%pE", "a\\b\x7f\xff", (const char *)NULL);
+    assert_string_equal(out, "a\\\\b\\x7f\\xff|(null)");
+    ksnprintf(out, sizeof(out), "%d %pE %s", 7, "\t", "x");
+    assert_string_equal(out, "7 \\x09 x");
+}
+
 /* LIB-14: kstrlcpy copies at most size-1 bytes, always terminates, returns strlen(src) */
 static void lib14_kstrlcpy(TEST_STATE)
 {
@@ -285,6 +301,7 @@ int main(void)
         cmocka_unit_test(lib09_pointers),         cmocka_unit_test(lib10_pointer_width),
         cmocka_unit_test(lib11_truncation),       cmocka_unit_test(lib12_kvsnprintf),
         cmocka_unit_test(lib13_many_arguments),   cmocka_unit_test(lib14_kstrlcpy),
+        cmocka_unit_test(hrd27_escaped_strings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

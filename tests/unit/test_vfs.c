@@ -5,8 +5,11 @@
  *
  * The tree is the one vfs_init builds (the fake arch's initrd is empty: /tmp, /dev and
  * /proc/self only).  Every test leaves /tmp empty and checks that no page leaked.
- * VFS-0n: lookup; VFS-1n: changes under /tmp; VFS-2n: links; VFS-3n: tmpfs pages.
+ * VFS-0n: lookup; VFS-1n: changes under /tmp; VFS-2n: links (VFS-21/22: the link bomb of issue
+ * 20, counted by a host-only hook before each component a lookup walks); VFS-3n: tmpfs pages.
  */
+#include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -20,6 +23,8 @@
 
 #include "kernel/kmem.h"
 #include "kernel/page.h"
+#include "kernel/signal.h"
+#include "kernel/task.h"
 #include "kernel/vfs.h"
 #include "uapi/zt_errno.h"
 #include "fake.h"
@@ -35,6 +40,11 @@ static void vfs11_directories(void **state);
 static void vfs12_readdir_while_removing(void **state);
 static void vfs13_rename_into_removed_directory(void **state);
 static void vfs20_links(void **state);
+static void vfs21_link_bomb(void **state);
+static void vfs22_kill_stops_a_walk(void **state);
+static void vfs23_walk_leaves_interrupts_on(void **state);
+static void vfs24_cwd_race(void **state);
+static void vfs25_dotdot_race(void **state);
 static void vfs30_tmpfs_pages(void **state);
 
 /* The tree, and one run of every test first: the kernel object allocator keeps the pages it
@@ -53,6 +63,11 @@ static int group_setup(void **state)
     vfs12_readdir_while_removing(state);
     vfs13_rename_into_removed_directory(state);
     vfs20_links(state);
+    vfs21_link_bomb(state);
+    vfs22_kill_stops_a_walk(state);
+    vfs23_walk_leaves_interrupts_on(state);
+    vfs24_cwd_race(state);
+    vfs25_dotdot_race(state);
     vfs30_tmpfs_pages(state);
     return 0;
 }
@@ -194,9 +209,9 @@ static void add_link(const char *name, const char *target)
     l->data = t;
     l->size = strlen(target);
     assert_int_equal(vfs_lookup(vfs_root, "/tmp", true, &tmp), 0);
-    unsigned long flags = spin_lock_irqsave(&vfs_lock);
+    spin_lock(&vfs_lock);
     vfs_link_locked(tmp, l, name);
-    spin_unlock_irqrestore(&vfs_lock, flags);
+    spin_unlock(&vfs_lock);
     inode_put(tmp);
 }
 
@@ -270,6 +285,270 @@ static void vfs20_links(TEST_STATE)
     }
 }
 
+/* The link bomb of issue 20, in /tmp/bomb: l0 -> ".", and lK -> "lJ/lJ/.../lJ" (J = K - 1, 84
+ * times: 251 bytes) for K up to levels - 1.  Following everything from l7 means 84^7 links,
+ * never nested deeper than 8. */
+enum { BOMB_WIDTH = 84 };
+
+static void bomb(int levels, bool make)
+{
+    char path[32], target[VFS_PATH_MAX];
+    for (int k = make ? 0 : levels - 1; make ? k < levels : k >= 0; k += make ? 1 : -1) {
+        snprintf(path, sizeof(path), "/tmp/bomb/l%d", k);
+        if (!make) {
+            assert_int_equal(vfs_unlink(vfs_root, path, false), 0);
+            continue;
+        }
+        size_t at = 0;
+        strcpy(target, ".");
+        for (int i = 0; k > 0 && i < BOMB_WIDTH; i++) {
+            at += (size_t)snprintf(target + at, sizeof(target) - at, "%sl%d", i ? "/" : "", k - 1);
+        }
+        assert_int_equal(vfs_symlink(vfs_root, target, path), 0);
+    }
+}
+
+extern void (*vfs_walk_hook)(unsigned step);
+static unsigned walk_steps;
+
+static void count_step(unsigned step)
+{
+    walk_steps = step;
+}
+
+/* A lookup of `path` from the root: its result (see lookup) and, in *steps, the components
+ * it walked. */
+static long counted_lookup(const char *path, unsigned *steps)
+{
+    walk_steps = 0;
+    vfs_walk_hook = count_step;
+    long r = lookup(path, true);
+    vfs_walk_hook = NULL;
+    *steps = walk_steps;
+    return r;
+}
+
+/* VFS-21: the link bomb ends with ELOOP after VFS_LINKS_MAX (40) links, however they nest,
+ * within VFS_WALK_MAX_STEPS components; 40 links in one path are still followed, the 41st is
+ * ELOOP, as on Linux.  (Before the fix only the nesting was bounded: three levels, 7,140
+ * links, resolved to the directory; eight, 84^7, took for ever with the tree's lock held.) */
+static void vfs21_link_bomb(TEST_STATE)
+{
+    char path[VFS_PATH_MAX];
+    unsigned steps;
+    assert_int_equal(vfs_mkdir(vfs_root, "/tmp/bomb", 0755), 0);
+    bomb(8, true);
+    long dir = ino_of("/tmp/bomb");
+    assert_int_equal(counted_lookup("/tmp/bomb/l0", &steps), dir);
+    for (int k = 1; k < 8; k++) {
+        snprintf(path, sizeof(path), "/tmp/bomb/l%d", k);
+        long r = counted_lookup(path, &steps);
+        if (r != -ELOOP || steps > VFS_WALK_MAX_STEPS) {
+            fail_msg("%s: %ld after %u components (want -ELOOP within %u)", path, r, steps,
+                     VFS_WALK_MAX_STEPS);
+        }
+    }
+    for (int n = VFS_LINKS_MAX; n <= VFS_LINKS_MAX + 1; n++) { /* l0 n times, none nested */
+        size_t at = (size_t)snprintf(path, sizeof(path), "/tmp/bomb");
+        for (int i = 0; i < n; i++) {
+            at += (size_t)snprintf(path + at, sizeof(path) - at, "/l0");
+        }
+        assert_int_equal(counted_lookup(path, &steps), n == VFS_LINKS_MAX ? dir : -ELOOP);
+        /* "tmp", "bomb", each "l0" and the "." of each link followed */
+        assert_int_equal(steps, 2 + (unsigned)n + VFS_LINKS_MAX);
+    }
+    bomb(8, false);
+    assert_int_equal(vfs_unlink(vfs_root, "/tmp/bomb", true), 0);
+}
+
+/* A task of a process, made current on CPU 0 while a test sends it signals. */
+static struct process victim_proc;
+static struct task victim;
+static unsigned kill_at;
+
+static void kill_victim_at_step(unsigned step)
+{
+    walk_steps = step;
+    if (step == kill_at) {
+        __atomic_fetch_or(&victim.sig_pending, 1ull << (SIGKILL - 1), __ATOMIC_SEQ_CST);
+    }
+}
+
+/* VFS-22: a walker sent SIGKILL in the middle of a lookup stops at the next component with
+ * -EINTR (it dies on its way out); before the fix it walked on to the end of the lookup */
+static void vfs22_kill_stops_a_walk(TEST_STATE)
+{
+    assert_int_equal(vfs_mkdir(vfs_root, "/tmp/bomb", 0755), 0);
+    bomb(8, true);
+    memset(&victim_proc, 0, sizeof(victim_proc));
+    memset(&victim, 0, sizeof(victim));
+    victim.proc = &victim_proc;
+    struct task *was = cpus[0].current_task;
+    cpus[0].current_task = &victim;
+    kill_at = 20; /* of the 76 components the lookup walks to its ELOOP */
+    walk_steps = 0;
+    vfs_walk_hook = kill_victim_at_step;
+    long r = lookup("/tmp/bomb/l7", true);
+    vfs_walk_hook = NULL;
+    cpus[0].current_task = was;
+    if (r != -EINTR || walk_steps != kill_at) {
+        fail_msg("killed at component %u: %ld after %u components (want -EINTR at once)", kill_at,
+                 r, walk_steps);
+    }
+    bomb(8, false);
+    assert_int_equal(vfs_unlink(vfs_root, "/tmp/bomb", true), 0);
+}
+
+static unsigned steps_masked;
+
+static void count_masked_step(unsigned step)
+{
+    walk_steps = step;
+    steps_masked += fake_irq_masked != 0;
+}
+
+/* VFS-23: a lookup holds the tree's lock with interrupts enabled: at none of the bomb's
+ * components are they masked (the lock was taken with them masked before: every one) */
+static void vfs23_walk_leaves_interrupts_on(TEST_STATE)
+{
+    assert_int_equal(vfs_mkdir(vfs_root, "/tmp/bomb", 0755), 0);
+    bomb(8, true);
+    steps_masked = 0;
+    walk_steps = 0;
+    vfs_walk_hook = count_masked_step;
+    assert_int_equal(lookup("/tmp/bomb/l7", true), -ELOOP);
+    vfs_walk_hook = NULL;
+    if (steps_masked != 0) {
+        fail_msg("interrupts masked at %u of %u components", steps_masked, walk_steps);
+    }
+    bomb(8, false);
+    assert_int_equal(vfs_unlink(vfs_root, "/tmp/bomb", true), 0);
+}
+
+/* ---- the working directory read by one thread while another changes it (VFS-24) ---- */
+
+extern void (*proc_cwd_hook)(struct process *p);
+static struct process cwd_proc;
+static pthread_t chdir_thread;
+static bool chdir_done;
+
+/* The other thread: chdir("/") on CPU 1, dropping the process's reference to its old
+ * working directory. */
+static void *chdir_to_root(void *arg)
+{
+    fake_cpu = &cpus[1];
+    inode_get(vfs_root);
+    proc_set_cwd(&cwd_proc, vfs_root);
+    __atomic_store_n(&chdir_done, true, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* Runs once, where a reader has read the pointer to the working directory and not yet taken
+ * its reference: the other thread's chdir starts, and runs to its end unless it has to wait
+ * for proc_lock (then it is let go once the reader is done). */
+static void chdir_meanwhile(struct process *p)
+{
+    proc_cwd_hook = NULL;
+    assert_int_equal(pthread_create(&chdir_thread, NULL, chdir_to_root, NULL), 0);
+    while (!__atomic_load_n(&chdir_done, __ATOMIC_ACQUIRE) &&
+           __atomic_load_n(&proc_lock.next, __ATOMIC_ACQUIRE) -
+                   __atomic_load_n(&proc_lock.serving, __ATOMIC_ACQUIRE) <
+               2) {
+        sched_yield();
+    }
+}
+
+/* VFS-24 (issue 20, item 3): a thread reading the working directory (base_dir, getcwd, chdir,
+ * execve read it so) while another thread's chdir drops the last reference to it — a removed
+ * directory — keeps it alive until it is done with it: it read the pointer and took its
+ * reference under proc_lock, which the chdir needs too.  Before the fix (the pointer read
+ * without the lock, then a reference taken) the directory was freed in between: a
+ * use-after-free, which AddressSanitizer reports since free kernel objects are poisoned. */
+static void vfs24_cwd_race(TEST_STATE)
+{
+    struct inode *d;
+    char path[VFS_PATH_MAX];
+    assert_int_equal(vfs_mkdir(vfs_root, "/tmp/gone", 0755), 0);
+    assert_int_equal(vfs_lookup(vfs_root, "/tmp/gone", true, &d), 0);
+    assert_int_equal(vfs_unlink(vfs_root, "/tmp/gone", true), 0);
+    memset(&cwd_proc, 0, sizeof(cwd_proc));
+    cwd_proc.cwd = d; /* the only reference left: the working directory's */
+    cpus[1].id = 1;
+    cpus[1].arch.id = 1;
+    chdir_done = false;
+    proc_cwd_hook = chdir_meanwhile;
+    struct inode *cwd = proc_cwd_get(&cwd_proc);
+    assert_null(proc_cwd_hook); /* the reader met the other thread */
+    assert_ptr_equal(cwd, d);
+    assert_int_equal(vfs_path_of(cwd, path, sizeof(path)), -ENOENT); /* removed, not freed */
+    assert_int_equal(pthread_join(chdir_thread, NULL), 0);
+    assert_ptr_equal(cwd_proc.cwd, vfs_root);
+    assert_int_equal(cwd->refs, 1); /* the reader's, now the last */
+    inode_put(cwd);
+    inode_put(cwd_proc.cwd);
+}
+
+/* ---- ".." of a directory read while another thread removes it (VFS-25) ---- */
+
+extern void (*vfs_dotdot_hook)(struct inode *dir);
+static pthread_t rmdir_thread;
+static bool rmdir_done;
+static long rmdir_result;
+
+static void *rmdir_sub(void *arg)
+{
+    fake_cpu = &cpus[1];
+    rmdir_result = vfs_unlink(vfs_root, "/tmp/sub", true);
+    __atomic_store_n(&rmdir_done, true, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* Runs once, where the reader of ".." is about to look at the directory's parent: the other
+ * thread's rmdir of that directory starts, and runs to its end unless it has to wait for the
+ * tree's lock. */
+static void rmdir_meanwhile(struct inode *dir)
+{
+    vfs_dotdot_hook = NULL;
+    assert_int_equal(pthread_create(&rmdir_thread, NULL, rmdir_sub, NULL), 0);
+    while (!__atomic_load_n(&rmdir_done, __ATOMIC_ACQUIRE) &&
+           __atomic_load_n(&vfs_lock.next, __ATOMIC_ACQUIRE) -
+                   __atomic_load_n(&vfs_lock.serving, __ATOMIC_ACQUIRE) <
+               2) {
+        sched_yield();
+    }
+}
+
+/* VFS-25 (issue 20, item 4): reading ".." of a directory (getdents64's second entry) while
+ * another thread removes that directory gives the parent's number, or the directory's own
+ * once it is removed, and never follows a parent pointer rmdir cleared: the parent is read
+ * under the tree's lock, which rmdir needs too.  Before the fix vfs_dir_entry tested
+ * dir->parent and then loaded dir->parent->ino without the lock: a NULL load (at EL1 in the
+ * kernel; a segmentation fault here). */
+static void vfs25_dotdot_race(TEST_STATE)
+{
+    struct inode *sub;
+    char name[VFS_NAME_MAX + 1];
+    uint64_t pos = 1, ino;
+    unsigned type;
+    long tmp = ino_of("/tmp");
+    assert_int_equal(vfs_mkdir(vfs_root, "/tmp/sub", 0755), 0);
+    assert_int_equal(vfs_lookup(vfs_root, "/tmp/sub", true, &sub), 0);
+    cpus[1].id = 1;
+    cpus[1].arch.id = 1;
+    rmdir_done = false;
+    vfs_dotdot_hook = rmdir_meanwhile;
+    assert_int_equal(vfs_dir_entry(sub, &pos, name, &ino, &type), 1);
+    assert_null(vfs_dotdot_hook); /* the reader met the other thread */
+    assert_int_equal(pthread_join(rmdir_thread, NULL), 0);
+    assert_int_equal(rmdir_result, 0);
+    assert_string_equal(name, "..");
+    assert_int_equal(ino, tmp); /* read before the rmdir, which waited for the lock */
+    pos = 1;                    /* and once it is gone, ".." is the directory itself */
+    assert_int_equal(vfs_dir_entry(sub, &pos, name, &ino, &type), 1);
+    assert_int_equal(ino, sub->ino);
+    inode_put(sub);
+}
+
 static struct inode *new_tmp_file(const char *path)
 {
     struct file *f = create(path, 0);
@@ -284,20 +563,20 @@ static struct inode *new_tmp_file(const char *path)
 static void vfs30_tmpfs_pages(TEST_STATE)
 {
     struct inode *a = new_tmp_file("/tmp/a");
-    unsigned long flags = spin_lock_irqsave(&vfs_lock);
+    spin_lock(&vfs_lock);
     assert_int_equal(tmpfs_truncate_locked(a, 10 * PAGE_SIZE + 1), 0);
     assert_int_equal(tmpfs_pages_used(), 11);
     assert_int_equal(tmpfs_truncate_locked(a, (uint64_t)TMPFS_MAX_PAGES * PAGE_SIZE), 0);
     assert_int_equal(tmpfs_pages_used(), TMPFS_MAX_PAGES);
-    spin_unlock_irqrestore(&vfs_lock, flags);
+    spin_unlock(&vfs_lock);
     struct inode *b = new_tmp_file("/tmp/b");
-    flags = spin_lock_irqsave(&vfs_lock);
+    spin_lock(&vfs_lock);
     assert_int_equal(tmpfs_truncate_locked(b, PAGE_SIZE), -ENOSPC);
     assert_int_equal(tmpfs_truncate_locked(a, 3), 0);
     assert_int_equal(tmpfs_pages_used(), 1);
     assert_int_equal(tmpfs_truncate_locked(b, 5 * PAGE_SIZE), 0);
     assert_int_equal(tmpfs_pages_used(), 6);
-    spin_unlock_irqrestore(&vfs_lock, flags);
+    spin_unlock(&vfs_lock);
     assert_int_equal(vfs_unlink(vfs_root, "/tmp/a", false), 0);
     assert_int_equal(tmpfs_pages_used(), 6); /* still referenced: still there */
     inode_put(a);
@@ -316,6 +595,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(vfs13_rename_into_removed_directory, test_setup,
                                         test_teardown),
         cmocka_unit_test_setup_teardown(vfs20_links, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(vfs21_link_bomb, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(vfs22_kill_stops_a_walk, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(vfs23_walk_leaves_interrupts_on, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(vfs24_cwd_race, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(vfs25_dotdot_race, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(vfs30_tmpfs_pages, test_setup, test_teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);

@@ -6,7 +6,8 @@
  * Every test gets a fresh address space with its break at BRK0 and, in its teardown,
  * destroys it and checks that page_free_count() is back where the test started — so every
  * test is also a leak test.  IDs: VM-0n create and map, VM-1n mmap, VM-2n munmap, VM-3n brk,
- * VM-4n user copies, VM-5n teardown, VM-6n fork's copy; NEW-01/02 PROT_NONE reservations.
+ * VM-4n user copies, VM-5n teardown, VM-6n fork's copy; NEW-01/02 PROT_NONE reservations;
+ * HRD-25 (issue 20, item 6): how many page-table entries a change writes with interrupts masked.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -1085,6 +1086,53 @@ static void vm62_copy_leaves_device_regions(TEST_STATE)
 
 #define T_(f) cmocka_unit_test_setup_teardown(f, test_setup, test_teardown)
 
+/* The longest run of page-table entries written with interrupts masked during `what`. */
+#define MASKED_RUN(what)                                                                           \
+    ({                                                                                             \
+        fake.pte_writes_masked_max = 0;                                                            \
+        what;                                                                                      \
+        fake.pte_writes_masked_max;                                                                \
+    })
+
+/* HRD-25 (issue 20, item 6): a change of an address space writes at most VM_STEP_PAGES
+ * page-table entries (an mprotect: two per page) or copies VM_COPY_STEP_PAGES pages with
+ * interrupts masked before it unmasks them: mmap, MAP_FIXED over it, mprotect, fork's copy,
+ * munmap, brk and a device region of 200 pages.  Before the fix each wrote all of its entries in
+ * one hold of the address-space lock with interrupts masked (a 1 GiB mmap: 262,144, about 200 ms).
+ */
+static void hrd25_changes_work_in_bounded_steps(TEST_STATE)
+{
+    enum { N = 200 };
+    long a;
+    unsigned run = MASKED_RUN(a = vm_mmap(&vm, 0, N * P, RW, ANON, -1, 0));
+    assert_true(a > 0);
+    assert_in_range(run, 1, VM_STEP_PAGES);
+    run = MASKED_RUN(
+        assert_int_equal(vm_mmap(&vm, (uint64_t)a, N * P, RW, ANON | MAP_FIXED, -1, 0), a));
+    assert_in_range(run, 1, VM_STEP_PAGES);
+    run = MASKED_RUN(assert_int_equal(vm_mprotect(&vm, (uint64_t)a, N * P, PROT_READ), 0));
+    assert_in_range(run, 1, 2 * VM_STEP_PAGES);
+    struct vm child;
+    memset(&child, 0, sizeof(child));
+    assert_int_equal(vm_init(&child), 0);
+    run = MASKED_RUN(assert_int_equal(vm_copy(&child, &vm), 0));
+    assert_in_range(run, 1, VM_COPY_STEP_PAGES);
+    assert_int_equal(child.pages, N);
+    vm_destroy(&child);
+    run = MASKED_RUN(assert_int_equal(vm_munmap(&vm, (uint64_t)a, N * P), 0));
+    assert_in_range(run, 1, VM_STEP_PAGES);
+    run = MASKED_RUN(assert_int_equal(vm_brk(&vm, BRK0 + N * P), BRK0 + N * P));
+    assert_in_range(run, 1, VM_STEP_PAGES);
+    run = MASKED_RUN(assert_int_equal(vm_brk(&vm, BRK0), BRK0));
+    assert_in_range(run, 1, VM_STEP_PAGES);
+    long d; /* a device's DMA region: pages the vm does not own */
+    run = MASKED_RUN(d = vm_map_phys(&vm, 0x80000000, N, RW, false));
+    assert_true(d > 0);
+    assert_in_range(run, 1, VM_STEP_PAGES);
+    run = MASKED_RUN(assert_int_equal(vm_unmap_phys(&vm, (uint64_t)d, N * P), 0));
+    assert_in_range(run, 1, VM_STEP_PAGES);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1131,6 +1179,7 @@ int main(void)
         T_(vm60_fork_copies_regions),
         T_(vm61_fork_skips_device_regions),
         T_(vm62_copy_leaves_device_regions),
+        T_(hrd25_changes_work_in_bounded_steps),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }

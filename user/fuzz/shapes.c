@@ -302,6 +302,43 @@ static enum fz_plan shape_tgkill(struct fz_env *e, struct fz_args *c)
     return steer_signal(e, (int64_t)(int32_t)c->a[0], &c->a[2]);
 }
 
+static enum fz_plan shape_tkill(struct fz_env *e, struct fz_args *c)
+{
+    c->a[0] = (uint64_t)fz_pid(e);
+    c->a[1] = (uint64_t)(int64_t)fz_sig(e);
+    return steer_signal(e, (int64_t)(int32_t)c->a[0], &c->a[1]);
+}
+
+/* A siginfo for rt_(tg)sigqueueinfo: mostly SI_QUEUE, else a code only the caller's own
+ * threads may claim (SI_USER, SI_TKILL, a kernel code: -EPERM for anyone else) or any int. */
+static uint64_t siginfo_arg(struct fz_env *e)
+{
+    static const int32_t codes[] = {-1, -1, -1, 0, -6, 0x80, 1, -60};
+    uint64_t p = fz_buf(e, 128, 5);
+    if (fz_in_scratch(e, p, 128)) {
+        volatile int32_t *w = (volatile int32_t *)(uintptr_t)p;
+        w[2] = fz_chance(&e->rng, 7, 8) ? codes[fz_below(&e->rng, 8)] : (int32_t)fz_int(e);
+    }
+    return p;
+}
+
+static enum fz_plan shape_rt_sigqueueinfo(struct fz_env *e, struct fz_args *c)
+{
+    c->a[0] = (uint64_t)fz_pid(e);
+    c->a[1] = (uint64_t)(int64_t)fz_sig(e);
+    c->a[2] = siginfo_arg(e);
+    return steer_signal(e, (int64_t)(int32_t)c->a[0], &c->a[1]);
+}
+
+static enum fz_plan shape_rt_tgsigqueueinfo(struct fz_env *e, struct fz_args *c)
+{
+    c->a[0] = (uint64_t)fz_pid(e);
+    c->a[1] = fz_chance(&e->rng, 1, 2) ? c->a[0] : (uint64_t)fz_pid(e);
+    c->a[2] = (uint64_t)(int64_t)fz_sig(e);
+    c->a[3] = siginfo_arg(e);
+    return steer_signal(e, (int64_t)(int32_t)c->a[0], &c->a[2]);
+}
+
 /* A signal number whose disposition may change: not a protected one. */
 static uint64_t free_sig(struct fz_env *e)
 {
@@ -777,6 +814,9 @@ static const struct {
     {"setsid", shape_noargs},
     {"kill", shape_kill},
     {"tgkill", shape_tgkill},
+    {"tkill", shape_tkill},
+    {"rt_sigqueueinfo", shape_rt_sigqueueinfo},
+    {"rt_tgsigqueueinfo", shape_rt_tgsigqueueinfo},
     {"rt_sigaction", shape_rt_sigaction},
     {"rt_sigprocmask", shape_rt_sigprocmask},
     {"rt_sigreturn", shape_rt_sigreturn},

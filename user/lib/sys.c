@@ -350,6 +350,7 @@ static const char *const errno_names[] = {
     [EACCES] = "EACCES",     [ENOTDIR] = "ENOTDIR",
     [EISDIR] = "EISDIR",     [EROFS] = "EROFS",
     [EALREADY] = "EALREADY", [ENODATA] = "ENODATA",
+    [ELOOP] = "ELOOP",       [ENOTEMPTY] = "ENOTEMPTY",
 };
 
 const char *zt_errno_name(int err)
