@@ -21,6 +21,7 @@
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
 #include "kernel/dataplane.h"
+#include "kernel/irqsoff.h"
 #include "kernel/isolate.h"
 #include "kernel/main.h"
 #include "kernel/panic.h"
@@ -65,6 +66,7 @@ void kernel_exit_to_user(struct trap_frame *f)
     isol_exit_to_user(); /* and more if t is isolated */
     timer_reprogram();
     acct_exit_kernel();
+    irqsoff_note_unmasked(); /* user space runs with interrupts enabled (checked builds) */
 }
 
 /* Could the way out have a signal to deliver to t, or t's process be ending?  A superset of
@@ -92,6 +94,7 @@ syscall_fn kernel_syscall_enter(uint64_t nr)
 {
     ASSERT_IRQS_MASKED();
     ASSERT(spin_held_count() == 0); /* user space holds no kernel lock */
+    irqsoff_note_masked();          /* the SVC masked them (checked builds) */
     struct cpu *c = this_cpu();
     stats_syscall(c);
     if (__builtin_expect(c->slow_work != 0 || nr >= SYSCALL_FAST_NR, 0)) {
@@ -100,6 +103,7 @@ syscall_fn kernel_syscall_enter(uint64_t nr)
     syscall_fn fn = syscall_fast_table[nr];
     if (__builtin_expect(fn != 0, 1)) {
         acct_user_to_sys(&c->acct, arch_counter_read_entry());
+        irqsoff_note_unmasked(); /* vectors.S enables them around the call */
     }
     return fn;
 }
@@ -107,17 +111,20 @@ syscall_fn kernel_syscall_enter(uint64_t nr)
 bool kernel_syscall_exit(void)
 {
     ASSERT_IRQS_MASKED();
+    irqsoff_note_masked();      /* vectors.S masked them after the call */
     struct cpu *c = this_cpu(); /* the call may have slept and woken on another CPU */
     ASSERT(!c->current_task->sys_restart && !c->current_task->restore_sigmask); /* FULL only */
     if (__builtin_expect(c->slow_work != 0 || signal_may_be_pending(c->current_task), 0)) {
         return false;
     }
     acct_sys_to_user(&c->acct, arch_counter_read_exit());
+    irqsoff_note_unmasked(); /* the eret to user space */
     return true;
 }
 
 void kernel_syscall_exit_restart(struct trap_frame *f, long r)
 {
+    irqsoff_note_masked(); /* vectors.S masked them after the call */
     struct task *t = current();
     t->sys_orig_x0 = arch_frame_arg(f, 0); /* restarted with it, or failed with EINTR */
     t->sys_restart = true;

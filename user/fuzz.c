@@ -321,6 +321,7 @@ static int run(struct run *r)
     fz_tmp_remove(); /* FZ_TMP is the run's (machine.c): made after the baseline */
     struct zt_meminfo m0 = settled(NULL, SETTLE_S), m1;
     fz_tmp_make();
+    zt_irqsoff_reset(); /* the irqs-off records (checked kernel) start with the run */
     struct kcounts k0 = kernel_counts(), k1;
     uint64_t next_watch = 0, last_watch = zt_now_ns();
 
@@ -368,6 +369,7 @@ static int run(struct run *r)
     printf("fuzz: free pages %llu -> %llu, kernel stacks %llu -> %llu\n",
            (unsigned long long)m0.free_pages, (unsigned long long)m1.free_pages,
            (unsigned long long)m0.kstacks_used, (unsigned long long)m1.kstacks_used);
+    zt_irqsoff_print(0); /* the checked kernel's irqs-off records of the run (IRQO-01) */
     if (k1.el1_sync != k0.el1_sync) {
         fail(r, "the kernel took a synchronous exception at EL1");
     }

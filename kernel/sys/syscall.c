@@ -31,6 +31,7 @@
 #include "kernel/trace.h"
 #include "kernel/tty.h"
 #include "kernel/wait.h"
+#include "uapi/zt_debug.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_prctl.h"
 #include "uapi/zt_syscall.h"
@@ -583,6 +584,7 @@ static const struct syscall_entry zt_calls[] = {
     ZT_CALL(claim),     ZT_CALL(release), /* device.c */
     ZT_CALL(partition),                   /* repartition.c */
     ZT_CALL(hwnoise),                     /* hwnoise.c */
+    ZT_CALL(irqsoff),                     /* sysinfo.c (checked kernels) */
 };
 
 static const struct syscall_entry *lookup(uint64_t nr)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sysinfo.c — zerotick's own system calls: spawn, the read-only views that ps and cpus
- * show (tasks, CPUs, memory), and power-off.
+ * show (tasks, CPUs, memory), the irqs-off check's record (checked kernels), and power-off.
  *
  * The views read other CPUs' counters and run queues with relaxed loads: a snapshot that
  * may be a few events stale, never a request to the CPU being observed.
@@ -13,6 +13,7 @@
 #include "kernel/cycles.h"
 #include "kernel/exec.h"
 #include "kernel/ipi.h"
+#include "kernel/irqsoff.h"
 #include "kernel/isolate.h"
 #include "kernel/kmem.h"
 #include "kernel/kstack.h"
@@ -24,6 +25,7 @@
 #include "kernel/stats.h"
 #include "kernel/task.h"
 #include "kernel/trace.h"
+#include "uapi/zt_debug.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
 
@@ -179,6 +181,25 @@ long sys_zt_isolstat(struct trap_frame *f)
         return r;
     }
     return copy_to_user(current_vm(), A(1), &a, sizeof(a)) ? -EFAULT : 0;
+}
+
+/* zt_irqsoff(cpu, out, size, flags): the irqs-off check's record of a CPU (checked kernels;
+ * -ENODEV otherwise).  Everything is checked before a reset is asked for. */
+long sys_zt_irqsoff(struct trap_frame *f)
+{
+    unsigned cpu = (unsigned)A(0);
+    struct zt_irqsoff rec;
+    if (A(0) >= ncpus || A(2) != sizeof(rec) || (A(3) & ~(uint64_t)ZT_IRQSOFF_RESET)) {
+        return -EINVAL;
+    }
+    if (vm_check_range(current_vm(), A(1), sizeof(rec), PROT_WRITE)) {
+        return -EFAULT;
+    }
+    int r = irqsoff_read(cpu, &rec, A(3) & ZT_IRQSOFF_RESET);
+    if (r) {
+        return r;
+    }
+    return copy_to_user(current_vm(), A(1), &rec, sizeof(rec)) ? -EFAULT : 0;
 }
 
 #define TRACE_CHUNK 128
