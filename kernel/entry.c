@@ -23,6 +23,7 @@
 #include "kernel/dataplane.h"
 #include "kernel/irqsoff.h"
 #include "kernel/isolate.h"
+#include "kernel/kcov.h"
 #include "kernel/main.h"
 #include "kernel/panic.h"
 #include "kernel/sched.h"
@@ -66,6 +67,7 @@ void kernel_exit_to_user(struct trap_frame *f)
     isol_exit_to_user(); /* and more if t is isolated */
     timer_reprogram();
     acct_exit_kernel();
+    kcov_call_ends();        /* the coverage kernel records no more of this task's call */
     irqsoff_note_unmasked(); /* user space runs with interrupts enabled (checked builds) */
 }
 
@@ -95,6 +97,7 @@ syscall_fn kernel_syscall_enter(uint64_t nr)
     ASSERT_IRQS_MASKED();
     ASSERT(spin_held_count() == 0); /* user space holds no kernel lock */
     irqsoff_note_masked();          /* the SVC masked them (checked builds) */
+    kcov_call_begins();             /* the coverage kernel records the call from here */
     struct cpu *c = this_cpu();
     stats_syscall(c);
     if (__builtin_expect(c->slow_work != 0 || nr >= SYSCALL_FAST_NR, 0)) {
@@ -118,6 +121,7 @@ bool kernel_syscall_exit(void)
         return false;
     }
     acct_sys_to_user(&c->acct, arch_counter_read_exit());
+    kcov_call_ends();
     irqsoff_note_unmasked(); /* the eret to user space */
     return true;
 }

@@ -19,6 +19,7 @@
 #include "kernel/irq.h"
 #include "kernel/irqsoff.h"
 #include "kernel/isolate.h"
+#include "kernel/kcov.h"
 #include "kernel/kstack.h"
 #include "kernel/lib.h"
 #include "kernel/page.h"
@@ -258,6 +259,7 @@ void kernel_main(uint64_t entry_counter)
     struct cpu *boot = &cpus[0];
     arch_boot_init(boot, entry_counter); /* device tree, console, MMU, interrupts, timer */
     irqsoff_init(); /* checked builds: time every span with interrupts masked from here */
+    kcov_init();    /* the coverage kernel: tasks' system calls may record from here */
     const struct arch_boot_info *bi = arch_boot_info();
     ncpus = bi->ncpus;
     bootargs_parse(bi->cmdline, strlen(bi->cmdline), &bootargs);

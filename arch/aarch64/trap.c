@@ -19,6 +19,7 @@
 #include "kernel/cpu.h"
 #include "kernel/entry.h"
 #include "kernel/irq.h"
+#include "kernel/kcov.h"
 #include "kernel/page.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
@@ -184,10 +185,12 @@ bool arch_irq_poll(void)
 void trap_el1_irq(struct trap_frame *f, unsigned long unused)
 {
     SPAN_STARTS();
+    kcov_irq_enter(); /* the coverage kernel: not the interrupted call's blocks */
     count(EXC_IRQ, FROM_KERNEL);
     irq_entry(false);
     kernel_exit_irq();
     stats_exception_exit(EXC_IRQ);
+    kcov_irq_exit();
     SPAN_ENDS(); /* the eret unmasks: the interrupted code ran with interrupts enabled */
 }
 

@@ -21,6 +21,7 @@
 #include "kernel/kmem.h"
 #include "kernel/kstack.h"
 #include "kernel/lib.h"
+#include "kernel/page.h"
 #include "kernel/panic.h"
 #include "kernel/pid.h"
 #include "kernel/power.h"
@@ -92,6 +93,14 @@ struct task *kthread_start(const char *name, void (*fn)(void *arg), void *arg, c
  * reader holding it (cpus, isolstat) may be looking at this task as some CPU's current. */
 void task_release(struct task *t)
 {
+#ifdef ZT_COVER
+    if (t->kcov) { /* its coverage bitmap (kernel/sys/kcov.c) */
+        for (unsigned i = 0; i < t->kcov->npages; i++) {
+            page_free(virt_to_phys(t->kcov->page[i]));
+        }
+        kmem_free(t->kcov, sizeof(*t->kcov));
+    }
+#endif
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     kstack_free(t->kstack_top);
     kmem_free(t, sizeof(*t));

@@ -19,6 +19,7 @@
 #include "kernel/futex.h"
 #include "kernel/hwnoise.h"
 #include "kernel/isolate.h"
+#include "kernel/kcov.h"
 #include "kernel/lib.h"
 #include "kernel/poll.h"
 #include "kernel/printk.h"
@@ -584,6 +585,7 @@ static const struct syscall_entry zt_calls[] = {
     ZT_CALL(claim),     ZT_CALL(release), /* device.c */
     ZT_CALL(partition),                   /* repartition.c */
     ZT_CALL(hwnoise),                     /* hwnoise.c */
+    ZT_CALL(kcov),                        /* kcov.c (coverage kernel) */
     ZT_CALL(irqsoff),                     /* sysinfo.c (checked kernels) */
 };
 
