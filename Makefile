@@ -287,7 +287,7 @@ $(B)/checked/kernel.elf: $(CHECKED_OBJS) linker.ld
 
 $(B)/cover/kernel.elf: $(COVER_OBJS) linker.ld
 	@echo "  LD      $@"
-	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@ $(COVER_OBJS)
+	$(Q)$(LD) $(KERNEL_LDFLAGS) -Map=$(B)/cover/kernel.map -o $@ $(COVER_OBJS)
 
 kernel: $(B)/kernel.elf
 checked: $(B)/checked/kernel.elf
