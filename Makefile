@@ -20,6 +20,7 @@ QEMU    := qemu-system-aarch64
 B       := build
 
 DEPS := tools/deps.sh
+, := ,
 
 # Quiet by default ("CC file"); V=1 shows every command.
 ifeq ($(V),1)
@@ -473,7 +474,9 @@ test: deps-test
 # workers into task isolation; FUZZ_COVER=1 boots the coverage kernel (the checked kernel
 # with coverage: make cover) and follows coverage (fuzz -c), and tools/covreport prints what
 # the run reached by file; FUZZ_COLLIDE=N runs 1 program in N in colliding threads (0:
-# never).  The console goes to build/fuzz/fuzz-SEED[-dataplane][-cover].log and
+# never); FUZZ_NET=1 adds a virtio-net device (slirp, binding no host port: zt_claim gets
+# past its slot checks); FUZZ_BOOTARGS adds kernel parameters (trace=1: the trace rings).
+# The console goes to build/fuzz/fuzz-SEED[-dataplane][-cover].log and
 # tools/fuzzsum prints the totals; the exit status is the fuzzer's (0: PASS).
 FUZZ_CALLS     ?= 1000000
 FUZZ_SEED      ?= 1
@@ -481,19 +484,24 @@ FUZZ_WORKERS   ?= 4
 FUZZ_DATAPLANE ?= 0
 FUZZ_COVER     ?= 0
 FUZZ_COLLIDE   ?= 8
+FUZZ_NET       ?= 0
+FUZZ_BOOTARGS  ?=
+FUZZ_QEMU_NET  := $(if $(filter 1,$(FUZZ_NET)),-netdev user$(,)id=n0$(,)restrict=on \
+	-device virtio-net-device$(,)netdev=n0)
 FUZZ_KERNEL    := $(B)/$(if $(filter 1,$(FUZZ_COVER)),cover,checked)/kernel.elf
 FUZZ_LOG       := $(B)/fuzz/fuzz-$(FUZZ_SEED)$(if $(filter 1,$(FUZZ_DATAPLANE)),-dataplane)$(if \
 	$(filter 1,$(FUZZ_COVER)),-cover).log
-FUZZ_APPEND    := quiet$(if $(filter 1,$(FUZZ_DATAPLANE)), dataplane=2-3) init=/bin/fuzz -- \
+FUZZ_APPEND    := quiet$(if $(filter 1,$(FUZZ_DATAPLANE)), dataplane=2-3)$(if \
+	$(FUZZ_BOOTARGS), $(FUZZ_BOOTARGS)) init=/bin/fuzz -- \
 	-n $(FUZZ_CALLS) -s $(FUZZ_SEED) -w $(FUZZ_WORKERS) -x $(FUZZ_COLLIDE)$(if \
 	$(filter 1,$(FUZZ_DATAPLANE)), -i)$(if $(filter 1,$(FUZZ_COVER)), -c)
 
 fuzz: deps-test
 	@$(MAKE) --no-print-directory $(FUZZ_KERNEL)
 	@mkdir -p $(B)/fuzz
-	@echo "fuzz: $(QEMU_BASE) -smp $(CPUS) -kernel $(FUZZ_KERNEL) -append '$(FUZZ_APPEND)'"
+	@echo "fuzz: $(QEMU_BASE) -smp $(CPUS) -kernel $(FUZZ_KERNEL) $(FUZZ_QEMU_NET) -append '$(FUZZ_APPEND)'"
 	@echo "fuzz: console in $(FUZZ_LOG)"
-	@{ $(QEMU_BASE) -smp $(CPUS) -kernel $(FUZZ_KERNEL) -append '$(FUZZ_APPEND)' \
+	@{ $(QEMU_BASE) -smp $(CPUS) -kernel $(FUZZ_KERNEL) $(FUZZ_QEMU_NET) -append '$(FUZZ_APPEND)' \
 	    < /dev/null; echo $$? > $(FUZZ_LOG).status; } | tr -d '\000' | tee $(FUZZ_LOG) | \
 	    grep -a -v '^fuzz: life\|^kcov: \|^irqsoff: cpu [0-9]* \(hist\|place\)' || true
 	@$(PYTHON) tools/fuzzsum $(FUZZ_LOG) || true

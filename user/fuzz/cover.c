@@ -40,13 +40,13 @@ static void file_of(int w, char *path, size_t len)
     snprintf(path, len, "%s/%d", FZ_CORPUS_DIR, w);
 }
 
-#define CORPUS_BYTES \
+#define CORPUS_BYTES                                                                               \
     (FZ_CORPUS_CAP * (sizeof(struct fz_prog) + sizeof(uint32_t) + sizeof(uint64_t)))
 
 bool fz_corpus_alloc(struct fz_corpus *c)
 {
-    long m = zt_mmap(NULL, CORPUS_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-                     0);
+    long m =
+        zt_mmap(NULL, CORPUS_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m < 0) {
         return false;
     }
@@ -187,8 +187,8 @@ void fz_cover_dump(void)
     }
     /* a mapping, not the heap: the runner's heap would not shrink back for the memory
      * balance that follows */
-    long m = zt_mmap(NULL, info.bitmap_bytes, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    long m = zt_mmap(NULL, info.bitmap_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                     -1, 0);
     if (m < 0) {
         return;
     }

@@ -69,6 +69,7 @@ struct fz_env {
     uint64_t seed; /* this life's seed */
     int ncpus;
     uint64_t online, dataplane; /* CPU masks */
+    uint32_t device_slots;      /* zt_devices' transports with a device behind them */
     bool isolation;             /* -i: steer towards dataplane CPUs and task isolation */
     unsigned lethal_den;        /* a life-ending draw is made 1 time in lethal_den */
     bool log_calls;             /* -C: each call on the console before it is made, and its result */
@@ -110,11 +111,13 @@ struct fz_env {
 
 /* The outcome of shaping one draw. */
 enum fz_plan {
-    FZ_PLAN_CALL,     /* make the call as shaped */
-    FZ_PLAN_FILTER,   /* do not make it (it would end the test) */
-    FZ_PLAN_LETHAL,   /* make it after reporting: it ends this life */
-    FZ_PLAN_CLONE,    /* clone through fz_clone (a stack the child can run on) */
-    FZ_PLAN_EXIT_THR, /* exit() in a thread of its own, so the life goes on */
+    FZ_PLAN_CALL,       /* make the call as shaped */
+    FZ_PLAN_FILTER,     /* do not make it (it would end the test) */
+    FZ_PLAN_LETHAL,     /* make it after reporting: it ends this life */
+    FZ_PLAN_CLONE,      /* clone through fz_clone (a stack the child can run on) */
+    FZ_PLAN_EXIT_THR,   /* exit() in a thread of its own, so the life goes on */
+    FZ_PLAN_EXEC_CHILD, /* execve made by a fork of the life (with a second thread half of
+                           the time), which becomes the program; the life goes on */
 };
 
 struct fz_args {

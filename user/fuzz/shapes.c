@@ -734,13 +734,19 @@ static enum fz_plan shape_zt_partition(struct fz_env *e, struct fz_args *c)
     return FZ_PLAN_CALL;
 }
 
-/* zt_claim(slot, dma_bytes, flags, out): slots around the 32 transports, DMA sizes around
+/* zt_claim(slot, dma_bytes, flags, out): slots around the 32 transports (half of the time one
+ * with a device behind it, when the machine has one), DMA sizes around
  * the page and ZT_DMA_MAX edges (what is claimed is released at the latest when the life
  * ends: the kernel resets the device first). */
 static enum fz_plan shape_zt_claim(struct fz_env *e, struct fz_args *c)
 {
     static const uint64_t sizes[] = {4096, 8192, 65536, 4u << 20, (4u << 20) + 4096, 4095, 0};
     c->a[0] = fz_chance(&e->rng, 3, 4) ? fz_below(&e->rng, 34) : fz_int(e);
+    if (e->device_slots && fz_chance(&e->rng, 1, 2)) { /* a transport with a device: claimable */
+        for (c->a[0] = fz_below(&e->rng, 32); !(e->device_slots >> c->a[0] & 1);) {
+            c->a[0] = (c->a[0] + 1) % 32;
+        }
+    }
     c->a[1] = fz_chance(&e->rng, 3, 4) ? sizes[fz_below(&e->rng, 7)] : fz_len(e);
     c->a[2] = fz_chance(&e->rng, 7, 8) ? 0 : fz_flags(e, 0);
     c->a[3] = fz_chance(&e->rng, 1, 2) ? fz_buf(e, 64, 0) : fz_ptr(e, FZ_OUT);

@@ -30,6 +30,7 @@
  *   fuzz: life W.G programs N collided N mutated N new-blocks N kept N
  * A lethal call NAME is counted in `calls` but has no result (it may not return).
  */
+#include "uapi/zt_device.h"
 #include "fuzz.h"
 
 #include <stdio.h>
@@ -41,6 +42,8 @@
 #define CLONE_STACK   2048
 #define MAP_CAP_BYTES (8ull << 20) /* mappings a life keeps before it unmaps the oldest */
 #define COLLIDE_STACK (16 * 1024)
+
+static uint8_t *collide_stacks; /* FZ_COLLIDERS + 1 stacks: the colliders', then a spare */
 
 long zt_clone_thread(unsigned long flags, void *stack, int *ptid, void *tls, int *ctid,
                      void (*start)(void *), void *arg);
@@ -296,10 +299,45 @@ static long do_clone(struct fz_env *e, struct fz_args *c, int status, bool threa
     return r;
 }
 
+static void exec_thread(void *arg)
+{
+    for (;;) { /* until the execve ends every other thread of the process */
+        struct timespec ts = {0, 10000000};
+        zt_syscall2(SYS_nanosleep, &ts, 0);
+    }
+}
+
+/* FZ_PLAN_EXEC_CHILD: a fork of the life makes the execve, after starting a thread of its own
+ * when a[5] says so (the kernel then ends it at the exec); the life keeps the child to reap.
+ * The child runs on its copy of the life's memory; it never returns from here. */
+static long exec_in_child(struct fz_env *e, const struct fz_args *c)
+{
+    const unsigned long thread =
+        CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM;
+    long pid = zt_syscall6(SYS_clone, SIGCHLD, 0, 0, 0, 0, 0);
+    if (pid != 0) {
+        if (pid > 0) {
+            if (e->nchildren == FZ_MAX_CHILDREN) {
+                end_child(e, 0);
+            }
+            e->children[e->nchildren++] = (int)pid;
+        }
+        return pid;
+    }
+    if (c->a[5] & 1) {
+        zt_clone_thread(thread, collide_stacks + COLLIDE_STACK, NULL, NULL, NULL, exec_thread, 0);
+    }
+    long r = zt_syscall3(SYS_execve, (long)c->a[0], (long)c->a[1], (long)c->a[2]);
+    zt_syscall1(SYS_exit_group, r < 0 ? 100 : 101);
+    return 0;
+}
+
 static long make(struct fz_env *e, const struct fz_call *call, struct fz_args *c, enum fz_plan plan)
 {
     const uint64_t *a = c->a;
     switch (plan) {
+    case FZ_PLAN_EXEC_CHILD:
+        return exec_in_child(e, c);
     case FZ_PLAN_CLONE:
         return do_clone(e, c, 0, false);
     case FZ_PLAN_EXIT_THR:
@@ -454,8 +492,6 @@ struct collider {
     long result[FZ_PROG_CALLS];
     bool ran[FZ_PROG_CALLS];
 };
-
-static uint8_t *collide_stacks;
 
 /* A collider's body: no TLS, no libc; only raw calls (zt_clone_thread starts it). */
 static void collider_main(void *arg)
@@ -614,6 +650,17 @@ static void one_prog(struct fz_env *e, const struct table *t, long calls)
     }
 }
 
+/* The kernel populates only the top 16 KiB of a stack at exec and the rest a page at a time,
+ * at its first touch (vm_fault): a life's own calls stay in that first part, so it goes
+ * 64 KiB deep once, writing every page, to take those faults. */
+static void __attribute__((noinline)) deep_stack(void)
+{
+    volatile uint8_t deep[64 * 1024];
+    for (size_t i = sizeof(deep); i >= FZ_PAGE; i -= FZ_PAGE) {
+        deep[i - 1] = 1;
+    }
+}
+
 int fz_life(struct fz_env *e, long calls)
 {
     static struct fz_call calls_table[FZ_MAX_CALLS];
@@ -621,6 +668,7 @@ int fz_life(struct fz_env *e, long calls)
 
     e->rng.s = e->seed;
     e->pid = (int)zt_getpid();
+    deep_stack();
     e->busy[0].tid = e->pid;
     e->console_fds[0] = 7; /* 0, 1, 2 */
     zt_signal(SIGALRM, fz_noop_handler, 0);
@@ -643,6 +691,11 @@ int fz_life(struct fz_env *e, long calls)
     for (int i = 0; i < FZ_MAX_STACKS; i++) {
         e->stacks[i] = (uint8_t *)(uintptr_t)m + i * CLONE_STACK;
         slots[i].done = 1;
+    }
+    static struct zt_device_info devs[32];
+    long ndevs = zt_syscall2(SYS_zt_devices, devs, 32);
+    for (long i = 0; i < ndevs && i < 32; i++) {
+        e->device_slots |= devs[i].device_id ? 1u << devs[i].slot : 0;
     }
     if (e->cover) {
         if (!fz_corpus_alloc(&corpus)) {
