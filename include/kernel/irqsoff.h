@@ -35,6 +35,10 @@ int irqsoff_read(unsigned cpu, struct zt_irqsoff *out, bool reset);
 void irqsoff_init(void);
 /* The span now open on this CPU is a zt_hwnoise window: count it apart. */
 void irqsoff_hwnoise_window(void);
+/* This CPU goes offline with interrupts masked (smp_stop_this): the span open now ends
+ * unrecorded, so its first unmask when it comes back does not close a span as long as its
+ * time offline. */
+void irqsoff_cpu_off(void);
 /* Interrupts masked on this CPU's behalf by code that is not an arch mask operation: the
  * fast system-call path's entry and return (vectors.S masks and unmasks them itself). */
 static inline void irqsoff_note_masked(void)
@@ -50,6 +54,9 @@ static inline void irqsoff_init(void)
 {
 }
 static inline void irqsoff_hwnoise_window(void)
+{
+}
+static inline void irqsoff_cpu_off(void)
 {
 }
 static inline void irqsoff_note_masked(void)

@@ -216,6 +216,15 @@ static void read_places(struct span_state *s, struct zt_irqsoff *out)
     }
 }
 
+void irqsoff_cpu_off(void)
+{
+    if (__atomic_load_n(&recording, __ATOMIC_ACQUIRE)) {
+        struct span_state *s = percpu_elem(spans, arch_this_cpu_id());
+        s->start = 0;
+        s->hwnoise = false;
+    }
+}
+
 /* The longest span's fields, consistent with each other (retried while the owner rewrites
  * them); false if the record is of an older epoch than readers asked for (reported empty). */
 static bool read_longest(struct span_state *s, struct zt_irqsoff *out)

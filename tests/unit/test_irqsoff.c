@@ -252,6 +252,22 @@ static void irqo15_reset(TEST_STATE)
     assert_int_equal(r.hist[5], 1);
 }
 
+/* IRQO-16: a CPU that goes offline with a span open (its idle loop, interrupts masked) ends
+ * it unrecorded: the first unmask after it comes back, much later, closes nothing */
+static void irqo16_offline_cpu_forgets_its_span(TEST_STATE)
+{
+    on_cpu(7);
+    span_a(10000);
+    mask_a();
+    fake_counter += CYC(5000000); /* 5 ms of work, then offline */
+    irqsoff_cpu_off();
+    fake_counter += CYC(2000000000); /* 2 s offline */
+    unmask_a();                      /* its first unmask back online */
+    struct zt_irqsoff r = rec(7);
+    assert_int_equal(r.spans, 1);
+    assert_int_equal(r.longest_ns, 10000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +277,7 @@ int main(void)
         cmocka_unit_test(irqo13_places),
         cmocka_unit_test(irqo14_hwnoise_apart),
         cmocka_unit_test(irqo15_reset),
+        cmocka_unit_test(irqo16_offline_cpu_forgets_its_span),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
