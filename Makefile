@@ -20,6 +20,7 @@ QEMU    := qemu-system-aarch64
 B       := build
 
 DEPS := tools/deps.sh
+, := ,
 
 # Quiet by default ("CC file"); V=1 shows every command.
 ifeq ($(V),1)
@@ -49,6 +50,16 @@ KERNEL_OBJS := $(patsubst %,$(B)/%.o,$(basename $(ARCH_SRCS) $(KERNEL_SRCS)))
 # (include/kernel/panic.h).  `make test` boots it; make, make run and make bench use the
 # release build above, where those checks cost nothing.
 CHECKED_OBJS := $(patsubst %,$(B)/checked/%.o,$(basename $(ARCH_SRCS) $(KERNEL_SRCS)))
+# The coverage kernel (make cover): the checked kernel with every kernel/ C file compiled with
+# -fsanitize-coverage=trace-pc (the compiler calls __sanitizer_cov_trace_pc at the start of
+# every basic block), except kernel/sys/kcov.c, which is what those calls reach.  arch/ is
+# not instrumented.  The fuzzer's coverage mode and tools/covreport use it; the release and
+# checked kernels have no instrumentation at all.
+COVER_OBJS   := $(patsubst %,$(B)/cover/%.o,$(basename $(ARCH_SRCS) $(KERNEL_SRCS)))
+# (No sibling calls: a block that ends a function would call the recorder as a tail call,
+# and the recorder would see its caller's caller as the block.)
+COVER_CFLAGS := -fsanitize-coverage=trace-pc -fno-optimize-sibling-calls
+COVER_EXEMPT := kernel/sys/kcov.c
 
 # ---------------------------------------------------------------- user programs
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
@@ -65,8 +76,8 @@ NET_LIB       := $(B)/user/libnet.a
 USER_PROGS    := $(basename $(notdir $(wildcard user/*.c)))
 USER_BINS     := $(addprefix $(B)/initrd/bin/,$(USER_PROGS))
 
-.PHONY: all kernel checked percpu run run-net debug gdb test unit bench compare fuzz stress-long format check-format \
-	clean distclean help deps-build doccheck
+.PHONY: all kernel checked cover percpu run run-net debug gdb test unit bench compare fuzz stress-long format \
+	check-format clean distclean help deps-build doccheck
 all: $(B)/kernel.elf
 
 deps-build:
@@ -99,7 +110,8 @@ $(ASM_OFFSETS): arch/aarch64/asm-offsets.c | deps-build
 	$(Q)mv $@.tmp $@
 
 $(patsubst %,$(B)/%.o,$(basename $(wildcard arch/aarch64/*.S))) \
-$(patsubst %,$(B)/checked/%.o,$(basename $(wildcard arch/aarch64/*.S))): $(ASM_OFFSETS)
+$(patsubst %,$(B)/checked/%.o,$(basename $(wildcard arch/aarch64/*.S))) \
+$(patsubst %,$(B)/cover/%.o,$(basename $(wildcard arch/aarch64/*.S))): $(ASM_OFFSETS)
 
 $(B)/checked/%.o: %.c | deps-build
 	@mkdir -p $(dir $@)
@@ -133,6 +145,17 @@ $(VDSO): arch/aarch64/vdso/vdso.c arch/aarch64/vdso/vdso.lds include/uapi/zt_vds
 	$(Q)$(CROSS)strip -o $@ $@.full
 
 $(B)/arch/aarch64/vdso_blob.o $(B)/checked/arch/aarch64/vdso_blob.o: $(VDSO)
+
+$(B)/cover/%.o: %.c | deps-build
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (cover)"
+	$(Q)$(CC) $(KERNEL_CFLAGS) -DZT_CHECKED -DZT_COVER \
+	  $(if $(filter kernel/%,$<),$(if $(filter $(COVER_EXEMPT),$<),,$(COVER_CFLAGS))) -c $< -o $@
+
+$(B)/cover/%.o: %.S | deps-build
+	@mkdir -p $(dir $@)
+	@echo "  AS      $< (cover)"
+	$(Q)$(CC) $(KERNEL_ASFLAGS) -DZT_CHECKED -DZT_COVER -c $< -o $@
 
 # User objects carry their own flags (picolibc, EL0 code) so they live in a separate tree.
 $(B)/user/%.o: user/%.c | deps-build
@@ -398,7 +421,8 @@ $(PROG_DST): $(PROG)
 $(B)/initrd.cpio: $(PROG_DST)
 endif
 
-$(B)/kernel/fs/initrd_blob.o $(B)/checked/kernel/fs/initrd_blob.o: $(B)/initrd.cpio
+$(B)/kernel/fs/initrd_blob.o $(B)/checked/kernel/fs/initrd_blob.o \
+$(B)/cover/kernel/fs/initrd_blob.o: $(B)/initrd.cpio
 
 $(B)/kernel.elf: $(KERNEL_OBJS) linker.ld
 	@echo "  LD      $@"
@@ -409,8 +433,13 @@ $(B)/checked/kernel.elf: $(CHECKED_OBJS) linker.ld
 	@echo "  LD      $@"
 	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@ $(CHECKED_OBJS)
 
+$(B)/cover/kernel.elf: $(COVER_OBJS) linker.ld
+	@echo "  LD      $@"
+	$(Q)$(LD) $(KERNEL_LDFLAGS) -Map=$(B)/cover/kernel.map -o $@ $(COVER_OBJS)
+
 kernel: $(B)/kernel.elf
 checked: $(B)/checked/kernel.elf
+cover: $(B)/cover/kernel.elf
 
 # The kernel's C objects once more with room for 256 CPUs instead of 512, for tools/percpu:
 # what grows between the two builds is what a CPU costs in static memory (make bench).
@@ -534,6 +563,13 @@ $(B)/host/tests/test_latstat: tests/unit/test_latstat.c $(B)/host/user/lib/latst
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Itests/unit -Iuser/lib -o $@ $< $(B)/host/user/lib/latstat.o \
 		$(B)/host/libzt.a -lcmocka -lpthread
 
+# The coverage-guided fuzzer's programs, corpus and mutations (user/fuzz/prog.c): test_fuzzprog.
+$(B)/host/tests/test_fuzzprog: tests/unit/test_fuzzprog.c $(B)/host/user/fuzz/prog.o
+	@mkdir -p $(dir $@)
+	@echo "  HOSTLD  $@"
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Itests/unit -Iuser/fuzz -o $@ $< $(B)/host/user/fuzz/prog.o \
+		-lcmocka
+
 unit: deps-test $(UNIT_BINS)
 
 # QEMU's own device trees, read by tests/unit/test_fdt.c from the repository root; the test
@@ -576,7 +612,7 @@ deps-test:
 # The formatting check (make check-format) is the first test of make test.
 test: deps-test
 	@$(DEPS) format
-	@$(MAKE) --no-print-directory $(B)/kernel.elf $(B)/checked/kernel.elf unit
+	@$(MAKE) --no-print-directory $(B)/kernel.elf $(B)/checked/kernel.elf $(B)/cover/kernel.elf unit
 	@ZT_KERNEL=$(B)/checked/kernel.elf $(PYTHON) tools/runtests --check-format $(UNIT_BINS)
 
 # The documentation's marked samples, booted and compared (tools/doccheck; make test runs them
@@ -587,24 +623,42 @@ doccheck: deps-test
 
 # The long fuzz run (docs/security.md): FUZZ_CALLS calls in FUZZ_WORKERS workers from
 # FUZZ_SEED on the checked kernel; FUZZ_DATAPLANE=1 adds dataplane CPUs 2-3 and steers the
-# workers into task isolation.  The console goes to build/fuzz/fuzz-SEED.log and
+# workers into task isolation; FUZZ_COVER=1 boots the coverage kernel (the checked kernel
+# with coverage: make cover) and follows coverage (fuzz -c), and tools/covreport prints what
+# the run reached by file; FUZZ_COLLIDE=N runs 1 program in N in colliding threads (0:
+# never); FUZZ_NET=1 adds a virtio-net device (slirp, binding no host port: zt_claim gets
+# past its slot checks); FUZZ_BOOTARGS adds kernel parameters (trace=1: the trace rings).
+# The console goes to build/fuzz/fuzz-SEED[-dataplane][-cover].log and
 # tools/fuzzsum prints the totals; the exit status is the fuzzer's (0: PASS).
 FUZZ_CALLS     ?= 1000000
 FUZZ_SEED      ?= 1
 FUZZ_WORKERS   ?= 4
 FUZZ_DATAPLANE ?= 0
-FUZZ_LOG       := $(B)/fuzz/fuzz-$(FUZZ_SEED)$(if $(filter 1,$(FUZZ_DATAPLANE)),-dataplane).log
-FUZZ_APPEND    := quiet$(if $(filter 1,$(FUZZ_DATAPLANE)), dataplane=2-3) init=/bin/fuzz -- \
-	-n $(FUZZ_CALLS) -s $(FUZZ_SEED) -w $(FUZZ_WORKERS)$(if $(filter 1,$(FUZZ_DATAPLANE)), -i)
+FUZZ_COVER     ?= 0
+FUZZ_COLLIDE   ?= 8
+FUZZ_NET       ?= 0
+FUZZ_BOOTARGS  ?=
+FUZZ_QEMU_NET  := $(if $(filter 1,$(FUZZ_NET)),-netdev user$(,)id=n0$(,)restrict=on \
+	-device virtio-net-device$(,)netdev=n0)
+FUZZ_KERNEL    := $(B)/$(if $(filter 1,$(FUZZ_COVER)),cover,checked)/kernel.elf
+FUZZ_LOG       := $(B)/fuzz/fuzz-$(FUZZ_SEED)$(if $(filter 1,$(FUZZ_DATAPLANE)),-dataplane)$(if \
+	$(filter 1,$(FUZZ_COVER)),-cover).log
+FUZZ_APPEND    := quiet$(if $(filter 1,$(FUZZ_DATAPLANE)), dataplane=2-3)$(if \
+	$(FUZZ_BOOTARGS), $(FUZZ_BOOTARGS)) init=/bin/fuzz -- \
+	-n $(FUZZ_CALLS) -s $(FUZZ_SEED) -w $(FUZZ_WORKERS) -x $(FUZZ_COLLIDE)$(if \
+	$(filter 1,$(FUZZ_DATAPLANE)), -i)$(if $(filter 1,$(FUZZ_COVER)), -c)
 
 fuzz: deps-test
-	@$(MAKE) --no-print-directory $(B)/checked/kernel.elf
+	@$(MAKE) --no-print-directory $(FUZZ_KERNEL)
 	@mkdir -p $(B)/fuzz
-	@echo "fuzz: $(QEMU_BASE) -smp $(CPUS) -kernel $(B)/checked/kernel.elf -append '$(FUZZ_APPEND)'"
+	@echo "fuzz: $(QEMU_BASE) -smp $(CPUS) -kernel $(FUZZ_KERNEL) $(FUZZ_QEMU_NET) -append '$(FUZZ_APPEND)'"
 	@echo "fuzz: console in $(FUZZ_LOG)"
-	@{ $(QEMU_BASE) -smp $(CPUS) -kernel $(B)/checked/kernel.elf -append '$(FUZZ_APPEND)' \
-	    < /dev/null; echo $$? > $(FUZZ_LOG).status; } | tr -d '\000' | tee $(FUZZ_LOG) | grep -a -v '^fuzz: life' || true
-	@$(PYTHON) tools/fuzzsum $(FUZZ_LOG); exit $$(cat $(FUZZ_LOG).status)
+	@{ $(QEMU_BASE) -smp $(CPUS) -kernel $(FUZZ_KERNEL) $(FUZZ_QEMU_NET) -append '$(FUZZ_APPEND)' \
+	    < /dev/null; echo $$? > $(FUZZ_LOG).status; } | tr -d '\000' | tee $(FUZZ_LOG) | \
+	    grep -a -v '^fuzz: life\|^kcov: \|^irqsoff: cpu [0-9]* \(hist\|place\)' || true
+	@$(PYTHON) tools/fuzzsum $(FUZZ_LOG) || true
+	@if [ "$(FUZZ_COVER)" = 1 ]; then $(PYTHON) tools/covreport --elf $(FUZZ_KERNEL) $(FUZZ_LOG); fi
+	@exit $$(cat $(FUZZ_LOG).status)
 
 # The long stress runs of /bin/stress: 10,000 spawn/exit cycles and thread bursts until
 # the kernel refuses (make test runs the short ones).
@@ -650,6 +704,7 @@ help:
 	@echo "zerotick make targets:"
 	@echo "  make / make kernel   build $(B)/kernel.elf (user programs inside)"
 	@echo "  make checked         build $(B)/checked/kernel.elf: assertions on (what make test boots)"
+	@echo "  make cover           build $(B)/cover/kernel.elf: the checked kernel with coverage (kcov)"
 	@echo "  make run DEBUG=1     boot the checked kernel (lock order checked, watchdog on)"
 	@echo "  make run             boot it in QEMU (CPUS=$(CPUS), MEM=$(MEM), BOOTARGS='...', REPRO=1); Ctrl-A x quits"
 	@echo "  make run PROG=FILE ARGS='...'  boot with your static Linux aarch64 program as the first program"
@@ -659,7 +714,8 @@ help:
 	@echo "  make bench           benchmarks -> bench/results.md"
 	@echo "  make percpu          static memory a CPU costs, checked against a 256-CPU build"
 	@echo "  make compare         zerotick and Debian's Linux side by side -> bench/compare.md"
-	@echo "  make fuzz            the long fuzz run (FUZZ_CALLS=1000000 FUZZ_SEED=1 FUZZ_WORKERS=4 FUZZ_DATAPLANE=0)"
+	@echo "  make fuzz            the long fuzz run (FUZZ_CALLS=1000000 FUZZ_SEED=1 FUZZ_WORKERS=4 FUZZ_DATAPLANE=0"
+	@echo "                       FUZZ_COVER=0 FUZZ_COLLIDE=8); FUZZ_COVER=1: coverage-guided, table by file"
 	@echo "  make stress-long     10,000 spawn/exit cycles and thread bursts to the kernel's limit"
 	@echo "  make run-net         boot with a virtio-net device on loopback (NET=dgram|user)"
 	@echo "  make debug           QEMU halted with a gdb stub on :1234"

@@ -33,6 +33,17 @@ struct arch_cpu {
     uint32_t id;          /* logical CPU number, 0 = boot CPU */
 };
 
+/* Checked builds: the kernel's irqs-off check (kernel/cpu/irqsoff.c) is told, by the arch,
+ * each time this CPU's interrupts go from enabled to masked (irqsoff_masked: an arch_irq_save
+ * or arch_irq_disable that found them enabled, an exception's entry from code that ran with
+ * them enabled) and back (irqsoff_unmasked: an arch_irq_restore or arch_irq_enable that
+ * enables them, a return to such code).  Called with interrupts masked; each records its
+ * caller as the place.  Release builds make no call. */
+#ifdef ZT_CHECKED
+void irqsoff_masked(void);
+void irqsoff_unmasked(void);
+#endif
+
 #include <arch_inline.h>
 /* (docs/porting.md says what a new arch provides, with the host fake as the example.)
  * arch_inline.h provides, for every arch:

@@ -25,7 +25,9 @@
 #include "kernel/cpu.h"
 #include "kernel/cycles.h"
 #include "kernel/dataplane.h"
+#include "kernel/irqsoff.h"
 #include "kernel/isolate.h"
+#include "kernel/kcov.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
@@ -70,6 +72,8 @@ void kernel_exit_to_user(struct trap_frame *f)
     timer_reprogram();
     ASSERT(spin_held_count() == 0 && t == current()); /* user space holds no kernel lock */
     acct_exit_kernel();
+    kcov_call_ends();        /* the coverage kernel records no more of this task's call */
+    irqsoff_note_unmasked(); /* user space runs with interrupts enabled (checked builds) */
 }
 
 /* Could the way out have a signal to deliver to t, or t's process be ending?  A superset of
@@ -108,6 +112,8 @@ syscall_fn kernel_syscall_enter(uint64_t nr)
 {
     ASSERT_IRQS_MASKED();
     ASSERT(spin_held_count() == 0); /* user space holds no kernel lock */
+    irqsoff_note_masked();          /* the SVC masked them (checked builds) */
+    kcov_call_begins();             /* the coverage kernel records the call from here */
     struct cpu *c = this_cpu();
     stats_syscall(c);
     if (__builtin_expect(c->slow_work != 0 || nr >= SYSCALL_FAST_NR, 0)) {
@@ -116,6 +122,7 @@ syscall_fn kernel_syscall_enter(uint64_t nr)
     syscall_fn fn = syscall_fast_table[nr];
     if (__builtin_expect(fn != 0, 1)) {
         acct_user_to_sys(&c->acct, arch_counter_read_entry());
+        irqsoff_note_unmasked(); /* vectors.S enables them around the call */
     }
     return fn;
 }
@@ -127,6 +134,8 @@ static inline bool syscall_exit_fast(struct cpu *c)
         return false;
     }
     acct_sys_to_user(&c->acct, arch_counter_read_exit());
+    kcov_call_ends();
+    irqsoff_note_unmasked(); /* the eret to user space */
     return true;
 }
 
@@ -141,6 +150,7 @@ static __attribute__((noinline)) bool syscall_exit_timer(struct cpu *c)
 bool kernel_syscall_exit(void)
 {
     ASSERT_IRQS_MASKED();
+    irqsoff_note_masked();      /* vectors.S masked them after the call */
     struct cpu *c = this_cpu(); /* the call may have slept and woken on another CPU */
     ASSERT(!c->current_task->sys_restart && !c->current_task->restore_sigmask); /* FULL only */
     if (__builtin_expect(c->slow_work != 0, 0)) {
@@ -155,6 +165,7 @@ bool kernel_syscall_exit(void)
 void kernel_syscall_exit_restart(struct trap_frame *f, long r)
 {
     ASSERT(r == -ERESTARTSYS);
+    irqsoff_note_masked(); /* vectors.S masked them after the call */
     struct task *t = current();
     t->sys_orig_x0 = arch_frame_arg(f, 0); /* restarted with it, or failed with EINTR */
     t->sys_restart = true;

@@ -19,7 +19,9 @@
 #include "kernel/hklog.h"
 #include "kernel/ipi.h"
 #include "kernel/irq.h"
+#include "kernel/irqsoff.h"
 #include "kernel/isolate.h"
+#include "kernel/kcov.h"
 #include "kernel/kstack.h"
 #include "kernel/lib.h"
 #include "kernel/panic.h"
@@ -181,8 +183,8 @@ static void start_init(void)
 }
 
 /* The debug faults that are the kernel's, not the CPU's: a long stretch with interrupts
- * masked (the watchdog reports it) and a lock taken against the order (the checked kernel
- * panics; the release kernel does not look). */
+ * masked (the watchdog reports it, the irqs-off check records it) and a lock taken against the
+ * order (the checked kernel panics; the release kernel does not look). */
 static void kernel_debug_fault(enum debug_fault kind)
 {
     static spinlock_t a_run_queue = SPINLOCK_INIT_RANK(LOCK_RQ);
@@ -191,10 +193,13 @@ static void kernel_debug_fault(enum debug_fault kind)
     switch (kind) {
     case DEBUG_FAULT_IRQS_OFF:
         flags = arch_irq_save();
+        irqsoff_note_masked(); /* the boot runs masked: this is a span of its own for the
+                                  checked kernel's irqs-off check (IRQO-03) */
         for (uint64_t end = arch_counter_read() + cycles_from_ns(2 * NS_PER_SEC);
              arch_counter_read() < end;) {
             arch_cpu_relax();
         }
+        irqsoff_note_unmasked();
         arch_irq_restore(flags);
         printk("debug_fault: cpu %u kept interrupts masked for 2 s\n", this_cpu_id());
         break;
@@ -250,6 +255,8 @@ void kernel_main(uint64_t entry_counter)
     struct cpu *boot = &cpus[0];
     arch_boot_init(boot, entry_counter); /* device tree, console, MMU, interrupts, timer */
     panic_set_hooks(ipi_stop_others, task_panic_describe); /* a panic stops and names */
+    irqsoff_init(); /* checked builds: time every span with interrupts masked from here */
+    kcov_init();    /* the coverage kernel: tasks' system calls may record from here */
     const struct arch_boot_info *bi = arch_boot_info();
     ncpus = bi->ncpus;
     ASSERT(ncpus >= 1 && ncpus <= MAX_CPUS && this_cpu() == boot); /* arch_boot_init's */

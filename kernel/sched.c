@@ -19,6 +19,7 @@
 #include "kernel/cpu.h"
 #include "kernel/dataplane.h"
 #include "kernel/ipi.h"
+#include "kernel/irqsoff.h"
 #include "kernel/isolate.h"
 #include "kernel/lib.h"
 #include "kernel/panic.h"
@@ -733,11 +734,13 @@ _Noreturn void sched_idle(void)
         } else {
             dataplane_quiesce(); /* an idle dataplane CPU holds nothing others need */
             timer_reprogram();
+            irqsoff_idle_wait();
             arch_wait_for_interrupt(); /* wakes on a pending IRQ even though masked */
-            if (arch_irq_poll()) {     /* and handles it here, then quiets the timer as */
-                timer_reprogram();     /* kernel_exit_irq does: a fired level-triggered timer
-                                          left as it is would interrupt the woken task again
-                                          the moment it unmasks IRQs */
+            irqsoff_idle_woken();
+            if (arch_irq_poll()) { /* and handles it here, then quiets the timer as */
+                timer_reprogram(); /* kernel_exit_irq does: a fired level-triggered timer
+                                      left as it is would interrupt the woken task again
+                                      the moment it unmasks IRQs */
             }
         }
     }

@@ -11,6 +11,15 @@
  *   fuzz -W WORKER -G LIFE -s SEED -n CALLS [-L LETHAL] [-i] [-C]
  *       one life, as the runner starts it (replays a life from the numbers it printed); -C
  *       logs each call (number, name, arguments) before it is made, and its result
+ *   fuzz ... -c
+ *       coverage-guided (the coverage kernel, make cover): lives mutate the programs of the
+ *       corpus that reached new kernel code (worker.c, cover.c); at the end the runner prints
+ *       what the run reached (tools/covreport makes the table by file)
+ *   fuzz ... -x N
+ *       collide mode: 1 program in N also runs in several threads of the life at once, on the
+ *       same descriptors, paths and mappings (default 8; 0: never)
+ *   fuzz -k
+ *       one getpid recorded by zt_kcov, and the blocks it reached (COV-01)
  *   fuzz -v
  *       a victim: sits in short calls for 30-150 ms (the fuzzed spawn starts these)
  *   fuzz ... -T
@@ -62,6 +71,8 @@ struct run {
     bool isolation;
     bool test_watchdog; /* -T: lives block for good, to show the watchdog works */
     bool replant;       /* -D: lives remove FZ_TMP and make it again (fz_replant_life) */
+    bool cover;         /* -c: coverage-guided */
+    unsigned collide;   /* -x: collide mode 1 program in this many (0: never) */
     struct slot slots[MAX_W];
     long lives, lives_done, lives_early, stuck, orphans;
     bool failed;
@@ -138,8 +149,9 @@ static uint64_t all_cpus(void)
 static void start_life(struct run *r, int w)
 {
     struct slot *s = &r->slots[w];
-    char ws[12], gs[12], ss[24], ns[24], ls[12];
-    char *argv[] = {SELF, "-W", ws, "-G", gs, "-s", ss, "-n", ns, "-L", ls, NULL, NULL};
+    char ws[12], gs[12], ss[24], ns[24], ls[12], xs[12];
+    char *argv[] = {SELF, "-W", ws, "-G", gs, "-s", ss,   "-n",
+                    ns,   "-L", ls, "-x", xs, NULL, NULL, NULL};
     long calls = r->count - r->done_calls - r->assigned;
 
     calls = calls < r->life ? calls : r->life;
@@ -148,8 +160,13 @@ static void start_life(struct run *r, int w)
     snprintf(ss, sizeof(ss), "0x%llx", (unsigned long long)r->seed);
     snprintf(ns, sizeof(ns), "%ld", calls);
     snprintf(ls, sizeof(ls), "%u", r->lethal);
+    snprintf(xs, sizeof(xs), "%u", r->collide);
+    int a = 13;
     if (r->isolation || r->test_watchdog || r->replant) {
-        argv[11] = r->test_watchdog ? "-T" : r->replant ? "-D" : "-i";
+        argv[a++] = r->test_watchdog ? "-T" : r->replant ? "-D" : "-i";
+    }
+    if (r->cover) {
+        argv[a++] = "-c";
     }
     long pid = zt_spawn(SELF, argv, r->isolation ? all_cpus() : 0);
     if (pid < 0) {
@@ -321,13 +338,18 @@ static int run(struct run *r)
     fz_tmp_remove(); /* FZ_TMP is the run's (machine.c): made after the baseline */
     struct zt_meminfo m0 = settled(NULL, SETTLE_S), m1;
     fz_tmp_make();
+    if (r->cover) {
+        fz_corpus_dir_make();
+    }
+    zt_irqsoff_reset(); /* the irqs-off records (checked kernel) start with the run */
     struct kcounts k0 = kernel_counts(), k1;
     uint64_t next_watch = 0, last_watch = zt_now_ns();
 
     printf("fuzz: seed 0x%llx, %ld calls, %d workers, lives of %ld calls, lethal 1/%u%s, "
-           "%d CPUs\n",
+           "collide 1/%u%s, %d CPUs\n",
            (unsigned long long)r->seed, r->count, r->workers, r->life, r->lethal,
-           r->isolation ? ", isolation" : "", zt_nr_cpus());
+           r->isolation ? ", isolation" : "", r->collide, r->cover ? ", coverage" : "",
+           zt_nr_cpus());
     printf("fuzz: baseline %llu free pages, %llu kernel stacks\n",
            (unsigned long long)m0.free_pages, (unsigned long long)m0.kstacks_used);
     show_table();
@@ -358,6 +380,12 @@ static int run(struct run *r)
     if (!fz_tmp_remove()) {
         fail(r, FZ_TMP " could not be removed");
     }
+    if (r->cover) {
+        fz_cover_dump(); /* what the run reached: before the corpus goes */
+        if (!fz_corpus_dir_remove()) {
+            fail(r, FZ_CORPUS_DIR " could not be removed");
+        }
+    }
     m1 = settled(&m0, SETTLE_S);
     k1 = kernel_counts();
     printf("fuzz: %ld lives: %ld done, %ld ended early; %ld stuck; %ld orphans reaped\n", r->lives,
@@ -368,6 +396,7 @@ static int run(struct run *r)
     printf("fuzz: free pages %llu -> %llu, kernel stacks %llu -> %llu\n",
            (unsigned long long)m0.free_pages, (unsigned long long)m1.free_pages,
            (unsigned long long)m0.kstacks_used, (unsigned long long)m1.kstacks_used);
+    zt_irqsoff_print(0); /* the checked kernel's irqs-off records of the run (IRQO-01) */
     if (k1.el1_sync != k0.el1_sync) {
         fail(r, "the kernel took a synchronous exception at EL1");
     }
@@ -375,9 +404,9 @@ static int run(struct run *r)
         fail(r, "free pages or kernel stacks not back at their baseline");
     }
     if (r->failed) {
-        printf("fuzz: FAIL (%s); replay with: fuzz -n %ld -s 0x%llx -w %d -l %ld -L %u%s\n", r->why,
-               r->count, (unsigned long long)r->seed, r->workers, r->life, r->lethal,
-               r->isolation ? " -i" : "");
+        printf("fuzz: FAIL (%s); replay with: fuzz -n %ld -s 0x%llx -w %d -l %ld -L %u -x %u%s%s\n",
+               r->why, r->count, (unsigned long long)r->seed, r->workers, r->life, r->lethal,
+               r->collide, r->isolation ? " -i" : "", r->cover ? " -c" : "");
         return 1;
     }
     printf("fuzz: PASS\n");
@@ -388,10 +417,13 @@ static int run(struct run *r)
 
 static int usage(void)
 {
-    fprintf(stderr,
-            "usage: fuzz -n COUNT -s SEED [-w WORKERS] [-l LIFE] [-L LETHAL] [-i] [-T] [-D]\n"
-            "       fuzz -W WORKER -G LIFE -s SEED -n CALLS [-L LETHAL] [-i] [-C]\n"
-            "       fuzz -v\n");
+    fprintf(
+        stderr,
+        "usage: fuzz -n COUNT -s SEED [-w WORKERS] [-l LIFE] [-L LETHAL] [-x COLLIDE] [-i] [-c]\n"
+        "            [-T] [-D]\n"
+        "       fuzz -W WORKER -G LIFE -s SEED -n CALLS [-L LETHAL] [-x COLLIDE] [-i] [-c] [-C]\n"
+        "       fuzz -k\n"
+        "       fuzz -v\n");
     return 2;
 }
 
@@ -441,13 +473,16 @@ static void life_machine(struct fz_env *e)
 
 int main(int argc, char **argv)
 {
-    static struct run r = {.workers = 4, .life = 2000, .lethal = 1024, .count = -1};
+    static struct run r = {.workers = 4, .life = 2000, .lethal = 1024, .count = -1, .collide = 8};
     static struct fz_env e;
     long v, worker = -1, gen = -1;
     bool have_seed = false;
 
     if (argc == 2 && !strcmp(argv[1], "-v")) {
         return fz_victim(zt_now_ns());
+    }
+    if (argc == 2 && !strcmp(argv[1], "-k")) {
+        return fz_cover_probe();
     }
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *a = i + 1 < argc ? argv[i + 1] : NULL;
@@ -467,6 +502,10 @@ int main(int argc, char **argv)
             e.log_calls = true;
             continue;
         }
+        if (!strcmp(o, "-c")) {
+            r.cover = true;
+            continue;
+        }
         if (!a) {
             return usage();
         }
@@ -481,6 +520,8 @@ int main(int argc, char **argv)
             r.life = v;
         } else if (!strcmp(o, "-L") && number(a, 1, 1l << 30, &v)) {
             r.lethal = (unsigned)v;
+        } else if (!strcmp(o, "-x") && number(a, 0, 1l << 30, &v)) {
+            r.collide = (unsigned)v;
         } else if (!strcmp(o, "-W") && number(a, 0, MAX_W - 1, &v)) {
             worker = v;
         } else if (!strcmp(o, "-G") && number(a, 0, 1l << 30, &v)) {
@@ -491,6 +532,11 @@ int main(int argc, char **argv)
     }
     if (!have_seed || r.count < 1 || (worker < 0) != (gen < 0)) {
         return usage();
+    }
+    struct zt_kcov_info info;
+    if (worker < 0 && r.cover && zt_kcov(ZT_KCOV_INFO, &info, sizeof(info)) < 0) {
+        printf("fuzz: -c needs the coverage kernel (make cover: build/cover/kernel.elf)\n");
+        return 2;
     }
     if (worker >= 0 && r.test_watchdog) {
         return stuck_life();
@@ -503,6 +549,8 @@ int main(int argc, char **argv)
         e.seed = fz_life_seed(r.seed, e.worker, e.gen);
         e.isolation = r.isolation;
         e.lethal_den = r.lethal;
+        e.cover = r.cover;
+        e.collide_den = r.collide;
         life_machine(&e);
         return fz_life(&e, r.count);
     }

@@ -451,5 +451,13 @@ int main(int argc, char **argv)
         .nhelpers = sizeof(helpers) / sizeof(helpers[0]),
     };
 
-    return utest_main(&suite, argc, argv);
+    bool runner = argc < 2 || argv[1][0] != '-'; /* not a test's or a helper's own process */
+    if (runner) {
+        zt_irqsoff_reset(); /* the checked kernel's irqs-off records: the suite's (IRQO-02) */
+    }
+    int status = utest_main(&suite, argc, argv);
+    if (runner) {
+        zt_irqsoff_print(0);
+    }
+    return status;
 }

@@ -21,32 +21,59 @@ struct cpu;
 #define isb()                 __asm__ volatile("isb" ::: "memory")
 #define dsb(opt)              __asm__ volatile("dsb " #opt ::: "memory")
 
-/* DAIF.I is bit 7; "daifset/daifclr #2" touches only I. */
+/* DAIF.I is bit 7; "daifset/daifclr #2" touches only I.  Checked builds tell the irqs-off
+ * check (arch.h) about every change of I these make: masking is reported after the write,
+ * unmasking before it, so the report itself always runs masked. */
+#define DAIF_I (1ul << 7)
+
+static inline bool arch_irqs_enabled(void)
+{
+    return (sysreg_read(daif) & DAIF_I) == 0;
+}
+
 static inline unsigned long arch_irq_save(void)
 {
     unsigned long flags = sysreg_read(daif);
     __asm__ volatile("msr daifset, #2" ::: "memory");
+#ifdef ZT_CHECKED
+    if (!(flags & DAIF_I)) {
+        irqsoff_masked();
+    }
+#endif
     return flags;
 }
 
 static inline void arch_irq_restore(unsigned long flags)
 {
+#ifdef ZT_CHECKED
+    if (!(flags & DAIF_I) && !arch_irqs_enabled()) {
+        irqsoff_unmasked();
+    }
+#endif
     __asm__ volatile("msr daif, %0" ::"r"(flags) : "memory");
 }
 
 static inline void arch_irq_enable(void)
 {
+#ifdef ZT_CHECKED
+    if (!arch_irqs_enabled()) {
+        irqsoff_unmasked();
+    }
+#endif
     __asm__ volatile("msr daifclr, #2" ::: "memory");
 }
 
 static inline void arch_irq_disable(void)
 {
+#ifdef ZT_CHECKED
+    bool was_enabled = arch_irqs_enabled();
+#endif
     __asm__ volatile("msr daifset, #2" ::: "memory");
-}
-
-static inline bool arch_irqs_enabled(void)
-{
-    return (sysreg_read(daif) & (1 << 7)) == 0;
+#ifdef ZT_CHECKED
+    if (was_enabled) {
+        irqsoff_masked();
+    }
+#endif
 }
 
 /* TPIDR_EL1 holds this CPU's struct cpu; EL0 cannot read it. */

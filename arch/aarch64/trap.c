@@ -21,6 +21,7 @@
 #include "kernel/cpu.h"
 #include "kernel/entry.h"
 #include "kernel/irq.h"
+#include "kernel/kcov.h"
 #include "kernel/page.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
@@ -153,6 +154,18 @@ static bool irq_entry(bool polled)
     return true;
 }
 
+/* Checked builds: an exception from code that ran with interrupts enabled (user space, or
+ * kernel code an IRQ interrupted) masked them, so a span of the irqs-off check starts here
+ * (arch.h); the return to kernel code ends it below, the return to user space in
+ * kernel_exit_to_user. */
+#ifdef ZT_CHECKED
+#define SPAN_STARTS() irqsoff_masked()
+#define SPAN_ENDS()   irqsoff_unmasked()
+#else
+#define SPAN_STARTS() ((void)0)
+#define SPAN_ENDS()   ((void)0)
+#endif
+
 bool arch_irq_poll(void)
 {
     return irq_entry(true);
@@ -160,10 +173,14 @@ bool arch_irq_poll(void)
 
 void trap_el1_irq(struct trap_frame *f, unsigned long unused)
 {
+    SPAN_STARTS();
+    kcov_irq_enter(); /* the coverage kernel: not the interrupted call's blocks */
     count(EXC_IRQ, FROM_KERNEL);
     irq_entry(false);
     kernel_exit_irq();
     stats_exception_exit(EXC_IRQ);
+    kcov_irq_exit();
+    SPAN_ENDS(); /* the eret unmasks: the interrupted code ran with interrupts enabled */
 }
 
 void trap_el1_sync(struct trap_frame *f, unsigned long unused)
@@ -182,6 +199,7 @@ void trap_el1_sync(struct trap_frame *f, unsigned long unused)
 
 void trap_el0_irq(struct trap_frame *f, unsigned long unused)
 {
+    SPAN_STARTS();
     count(EXC_IRQ, FROM_USER);
     kernel_entry_from_user(f);
     irq_entry(false);
@@ -194,6 +212,7 @@ void trap_el0_irq(struct trap_frame *f, unsigned long unused)
 void trap_el0_sync(struct trap_frame *f, uint64_t esr)
 {
     struct exc_info e;
+    SPAN_STARTS();
     stats_exception(EXC_SYNC, FROM_USER, sync_kind_of(esr));
     kernel_entry_from_user(f);
     describe(f, esr, &e);
@@ -213,6 +232,7 @@ void trap_el0_svc_full(struct trap_frame *f, uint64_t esr)
 void trap_el0_fiq_serror(struct trap_frame *f, unsigned long kindsrc)
 {
     enum exc_kind kind = (enum exc_kind)(kindsrc & TRAP_KIND_MASK);
+    SPAN_STARTS();
     count(kind, FROM_USER);
     kernel_entry_from_user(f);
     struct exc_info e = {

@@ -119,7 +119,26 @@ struct task {
     /* task isolation (isolate.c) */
     unsigned isol_flags; /* PR_TASK_ISOLATION_* while isolated, else 0 */
     unsigned isol_cpu;   /* the CPU whose isolation slot it holds (when isol_flags != 0) */
+
+#ifdef ZT_COVER
+    /* coverage kernel (kernel/sys/kcov.c): the blocks its system calls reached since it last
+     * collected them (NULL: it does not record; freed with the task), and whether it is in a
+     * system call now (between its entry and its return to user space) */
+    struct kcov_task *kcov;
+    bool kcov_in_call;
+#endif
 };
+
+#ifdef ZT_COVER
+/* A recording task's bitmap: one bit per 4-byte instruction slot of the kernel's text, in
+ * pages of KCOV_BITS_PER_PAGE bits (no contiguous allocation needed). */
+#define KCOV_MAX_PAGES     16
+#define KCOV_BITS_PER_PAGE (PAGE_SIZE * 8)
+struct kcov_task {
+    unsigned npages;
+    uint64_t *page[KCOV_MAX_PAGES];
+};
+#endif
 
 enum proc_state {
     PROC_ALIVE = 0,

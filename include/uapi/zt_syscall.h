@@ -135,7 +135,8 @@
     1034 /* zt_hwnoise(duration_us, threshold_us, struct zt_hwnoise *out, size): sample the        \
             counter in the kernel with IRQs masked on the caller's dataplane CPU (rtla             \
             hwnoise's measurement); 0 or -errno (kernel/sys/hwnoise.c) */
-/* 1035-1049: free for other zerotick calls. */
+/* 1035-1036: zt_kcov, zt_irqsoff (the coverage and checked kernels' views): zt_debug.h */
+/* 1037-1049: free for other zerotick calls. */
 #define SYS_zt_partition                                                                           \
     1050 /* zt_partition(const char *cpulist, size_t len, op, flags): change the role of the       \
             CPUs in the list (ZT_PART_* below); 0 or -errno (docs/partition.md) */

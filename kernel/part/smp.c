@@ -22,6 +22,7 @@
 #include "arch.h"
 #include "kernel/cpu.h"
 #include "kernel/ipi.h"
+#include "kernel/irqsoff.h"
 #include "kernel/kstack.h"
 #include "kernel/page.h"
 #include "kernel/panic.h"
@@ -169,6 +170,7 @@ _Noreturn void smp_stop_this(void)
         ipi_send(to, IPI_KICK);
     }
     page_drain_local(); /* its cached free pages go back to everyone */
+    irqsoff_cpu_off();  /* checked builds: the span open now ends unrecorded */
     c->stopping = false;
     __atomic_store_n(&c->online, false, __ATOMIC_RELEASE); /* smp_wait_off may go on */
     arch_cpu_off();

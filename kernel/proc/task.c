@@ -19,6 +19,7 @@
 #include "kernel/kmem.h"
 #include "kernel/kstack.h"
 #include "kernel/lib.h"
+#include "kernel/page.h"
 #include "kernel/panic.h"
 #include "kernel/pid.h"
 #include "kernel/power.h"
@@ -112,6 +113,14 @@ void task_release(struct task *t)
 {
     ASSERT(t->state == TASK_WAKING || t->state == TASK_DEAD); /* never ran, or dead */
     ASSERT(!t->on_cpu && list_empty(&t->rq_link) && !t->waiting_on);
+#ifdef ZT_COVER
+    if (t->kcov) { /* its coverage bitmap (kernel/sys/kcov.c) */
+        for (unsigned i = 0; i < t->kcov->npages; i++) {
+            page_free(virt_to_phys(t->kcov->page[i]));
+        }
+        kmem_free(t->kcov, sizeof(*t->kcov));
+    }
+#endif
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     kstack_free(t->kstack_top);
     kmem_free(t->sig_infos, ZT_NSIG * sizeof(struct sig_info));

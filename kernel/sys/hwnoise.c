@@ -23,6 +23,7 @@
 #include "kernel/hwnoise.h"
 #include "arch.h"
 #include "kernel/cpu.h"
+#include "kernel/irqsoff.h"
 #include "kernel/kmem.h"
 #include "kernel/lib.h"
 #include "kernel/task.h"
@@ -93,6 +94,7 @@ long sys_zt_hwnoise(struct trap_frame *f)
         kmem_free(r, PAGE_SIZE);
         return -EPERM;
     }
+    irqsoff_hwnoise_window(); /* masked on purpose: kept apart by the irqs-off check */
     sample(r, duration_us * freq / 1000000ull, threshold_us * freq / 1000000ull, freq);
     arch_irq_restore(flags);
     long ret = copy_to_user(current_vm(), uout, r, sizeof(*r)) ? -EFAULT : 0;

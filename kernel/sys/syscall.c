@@ -21,6 +21,7 @@
 #include "kernel/futex.h"
 #include "kernel/hwnoise.h"
 #include "kernel/isolate.h"
+#include "kernel/kcov.h"
 #include "kernel/lib.h"
 #include "kernel/pipe.h"
 #include "kernel/poll.h"
@@ -34,6 +35,7 @@
 #include "kernel/trace.h"
 #include "kernel/wait.h"
 #include "uapi/zt_clock.h" /* the clock-id rules the vDSO shares */
+#include "uapi/zt_debug.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_prctl.h"
 #include "uapi/zt_syscall.h"
@@ -565,6 +567,8 @@ static const struct syscall_entry zt_calls[] = {
     ZT_CALL(claim),     ZT_CALL(release), /* device.c */
     ZT_CALL(partition),                   /* repartition.c */
     ZT_CALL(hwnoise),                     /* hwnoise.c */
+    ZT_CALL(kcov),                        /* kcov.c (coverage kernel) */
+    ZT_CALL(irqsoff),                     /* sysinfo.c (checked kernels) */
 };
 
 static const struct syscall_entry *lookup(uint64_t nr)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sysinfo.c — zerotick's own system calls: spawn, the read-only views that ps and cpus
- * show (tasks, CPUs, memory), and power-off.
+ * show (tasks, CPUs, memory), the irqs-off check's record (checked kernels), and power-off.
  *
  * The views read other CPUs' counters and run queues with relaxed loads: a snapshot that
  * may be a few events stale, never a request to the CPU being observed.
@@ -12,6 +12,8 @@
 #include "kernel/cpu.h"
 #include "kernel/cycles.h"
 #include "kernel/exec.h"
+#include "kernel/ipi.h"
+#include "kernel/irqsoff.h"
 #include "kernel/isolate.h"
 #include "kernel/kmem.h"
 #include "kernel/kstack.h"
@@ -23,6 +25,7 @@
 #include "kernel/stats.h"
 #include "kernel/task.h"
 #include "kernel/trace.h"
+#include "uapi/zt_debug.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
 
@@ -180,6 +183,26 @@ long sys_zt_isolstat(struct trap_frame *f)
         return r;
     }
     return copy_to_user(current_vm(), arch_frame_arg(f, 1), &a, sizeof(a)) ? -EFAULT : 0;
+}
+
+/* zt_irqsoff(cpu, out, size, flags): the irqs-off check's record of a CPU (checked kernels;
+ * -ENODEV otherwise).  Everything is checked before a reset is asked for. */
+long sys_zt_irqsoff(struct trap_frame *f)
+{
+    unsigned cpu = (unsigned)arch_frame_arg(f, 0);
+    struct zt_irqsoff rec;
+    if (arch_frame_arg(f, 0) >= ncpus || arch_frame_arg(f, 2) != sizeof(rec) ||
+        (arch_frame_arg(f, 3) & ~(uint64_t)ZT_IRQSOFF_RESET)) {
+        return -EINVAL;
+    }
+    if (vm_check_range(current_vm(), arch_frame_arg(f, 1), sizeof(rec), PROT_WRITE)) {
+        return -EFAULT;
+    }
+    int r = irqsoff_read(cpu, &rec, arch_frame_arg(f, 3) & ZT_IRQSOFF_RESET);
+    if (r) {
+        return r;
+    }
+    return copy_to_user(current_vm(), arch_frame_arg(f, 1), &rec, sizeof(rec)) ? -EFAULT : 0;
 }
 
 #define TRACE_CHUNK 128

@@ -124,6 +124,20 @@ def test_fz08_sandbox_made_again_balances():
     assert s["verdict"] == "PASS" and b.status == 0, b
 
 
+def test_fz26_programs_and_collide_mode(housekeeping_round):
+    """FZ-26: lives run programs (short sequences of shaped calls), and one program in eight
+    also runs in three colliding threads of the life at once (collide mode, -x 8): the round
+    ran such programs and every life reported its programs."""
+    b, s = housekeeping_round
+    p = s["programs"]
+    assert p["programs"] > CALLS // 16 and p["collided"] > p["programs"] // 20, p
+    assert p["mutated"] == 0 and p["kept"] == 0, p  # no corpus without coverage (-c)
+    text = b.console.replace("\0", "")
+    lives = len(re.findall(r"fuzz: life \d+\.\d+ programs ", text))
+    reports = s["lives_done"] + sum(s["lethal"].values())  # one report line each
+    assert lives == reports > 0, (lives, reports)
+
+
 def test_fz03_seed_and_replay_printed(housekeeping_round):
     """FZ-03: the run names its seed, and each life's report names the life's own seed, so a
     failure can be replayed (fuzz -W WORKER -G LIFE -s SEED -n CALLS)."""

@@ -81,10 +81,11 @@ def repro_shift():
 
 
 def qemu_cmd(cpus=4, bootargs=None, mem="512M", el2=False, semihosting=True, dtb=None,
-             icount=None, extra=(), cpu="cortex-a72", machine_opts=""):
+             icount=None, extra=(), cpu="cortex-a72", machine_opts="", kernel=None):
+    """kernel: another kernel file than KERNEL (e.g. the release build's)."""
     machine = "virt,gic-version=3" + (",virtualization=on" if el2 else "") + machine_opts
     cmd = [QEMU, "-M", machine, "-cpu", cpu, "-m", mem, "-nographic", "-nic", "none",
-           "-smp", str(cpus), "-kernel", str(KERNEL)]
+           "-smp", str(cpus), "-kernel", str(kernel or KERNEL)]
     if semihosting:
         cmd += ["-semihosting-config", "enable=on,target=native,userspace=off"]
     if bootargs:

@@ -20,6 +20,7 @@
 #ifndef ZT_USER_FUZZ_H
 #define ZT_USER_FUZZ_H
 
+#include "prog.h"
 #include "zt.h"
 
 #include <stdbool.h>
@@ -30,35 +31,10 @@
 #define FZ_DONE_STATUS 77  /* a life that made all its calls exits with this */
 #define FZ_MAX_CALLS   256 /* entries of the call table */
 
-/* ---- the random stream (splitmix64: any seed, every value, cheap) ---- */
-struct fz_rng {
-    uint64_t s;
-};
-
-static inline uint64_t fz_next(struct fz_rng *r)
-{
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-/* A value in [0, n) (n > 0). */
-static inline uint64_t fz_below(struct fz_rng *r, uint64_t n)
-{
-    return fz_next(r) % n;
-}
-
-/* True with probability num/den. */
-static inline bool fz_chance(struct fz_rng *r, unsigned num, unsigned den)
-{
-    return fz_below(r, den) < num;
-}
-
 /* The seed of life `gen` of worker `worker` in a run seeded with `seed`. */
 static inline uint64_t fz_life_seed(uint64_t seed, int worker, int gen)
 {
-    struct fz_rng r = {seed ^ ((uint64_t)(unsigned)worker << 40) ^ (uint64_t)(unsigned)gen};
+    struct fz_rng r = {.s = seed ^ ((uint64_t)(unsigned)worker << 40) ^ (uint64_t)(unsigned)gen};
     return fz_next(&r);
 }
 
@@ -66,6 +42,7 @@ struct fz_range {
     uint64_t lo, hi; /* [lo, hi) */
 };
 
+#define FZ_COLLIDERS    3 /* threads that run a program at once in collide mode */
 #define FZ_MAX_PROT     8
 #define FZ_MAX_MAPS     16
 #define FZ_MAX_CHILDREN 16
@@ -92,6 +69,7 @@ struct fz_env {
     uint64_t seed; /* this life's seed */
     int ncpus;
     uint64_t online, dataplane; /* CPU masks */
+    uint32_t device_slots;      /* zt_devices' transports with a device behind them */
     bool isolation;             /* -i: steer towards dataplane CPUs and task isolation */
     unsigned lethal_den;        /* a life-ending draw is made 1 time in lethal_den */
     bool log_calls;             /* -C: each call on the console before it is made, and its result */
@@ -112,19 +90,34 @@ struct fz_env {
     uint8_t *stacks[FZ_MAX_STACKS]; /* stacks for threads made by fuzzed clone calls */
     int stack_free[FZ_MAX_STACKS];  /* 1: no thread uses it (the thread sets it last) */
     struct fz_stats st;
-    /* shared with the waker thread */
-    uint64_t call_since_ns; /* when the call under way started, 0 between calls */
+    /* programs (worker.c): -c follows coverage (the coverage kernel), -x runs 1 program in
+     * collide_den by FZ_COLLIDERS threads at once (0: never) */
+    bool cover;
+    unsigned collide_den;
+    struct fz_prog_stats {
+        uint64_t progs, collided, mutated; /* programs run, run by colliders, mutated */
+        uint64_t new_blocks;               /* blocks they reached first (-c) */
+        uint64_t kept;                     /* programs this life added to the corpus (-c) */
+    } ps;
+    /* shared with the waker thread: who is in a call since when (0 between calls); [0] the
+     * life's main thread, [1..] the colliders */
+    struct fz_busy {
+        int tid;
+        uint64_t since_ns;
+    } busy[1 + FZ_COLLIDERS];
     int stop;
-    long kicked; /* SIGALRMs sent */
+    long kicked; /* calls the waker interrupted */
 };
 
 /* The outcome of shaping one draw. */
 enum fz_plan {
-    FZ_PLAN_CALL,     /* make the call as shaped */
-    FZ_PLAN_FILTER,   /* do not make it (it would end the test) */
-    FZ_PLAN_LETHAL,   /* make it after reporting: it ends this life */
-    FZ_PLAN_CLONE,    /* clone through fz_clone (a stack the child can run on) */
-    FZ_PLAN_EXIT_THR, /* exit() in a thread of its own, so the life goes on */
+    FZ_PLAN_CALL,       /* make the call as shaped */
+    FZ_PLAN_FILTER,     /* do not make it (it would end the test) */
+    FZ_PLAN_LETHAL,     /* make it after reporting: it ends this life */
+    FZ_PLAN_CLONE,      /* clone through fz_clone (a stack the child can run on) */
+    FZ_PLAN_EXIT_THR,   /* exit() in a thread of its own, so the life goes on */
+    FZ_PLAN_EXEC_CHILD, /* execve made by a fork of the life (with a second thread half of
+                           the time), which becomes the program; the life goes on */
 };
 
 struct fz_args {
@@ -213,6 +206,29 @@ bool fz_is_forkish(const char *name);
 
 /* ---- worker.c: one life ---- */
 int fz_life(struct fz_env *e, long calls);
+
+/* ---- cover.c: coverage (the coverage kernel's zt_kcov) and the corpus files ---- */
+#define FZ_CORPUS_DIR "/tmp/fzc" /* one file per worker; the runner makes and removes it */
+#define FZ_CORPUS_CAP 2048       /* programs a life keeps in memory */
+struct fz_corpus;
+/* An empty corpus of FZ_CORPUS_CAP programs in a mapping of its own (only -c pays for it);
+ * false if there is no memory.  fz_corpus_free gives it back. */
+bool fz_corpus_alloc(struct fz_corpus *c);
+void fz_corpus_free(struct fz_corpus *c);
+/* Read what is new in every worker's corpus file since the last call (offsets kept here)
+ * into c; how many programs were added. */
+int fz_corpus_load(struct fz_corpus *c);
+/* Append p (it reached `gain` new blocks) to worker w's file. */
+void fz_corpus_save(int w, const struct fz_prog *p, uint32_t gain);
+/* The runner: make the directory (after the memory baseline), remove it (before the balance). */
+void fz_corpus_dir_make(void);
+bool fz_corpus_dir_remove(void);
+/* Programs in the corpus files (the runner's summary). */
+long fz_corpus_files_count(void);
+/* The runner's summary and the bitmaps tools/covreport reads (-c, at the end). */
+void fz_cover_dump(void);
+/* fuzz -k: one getpid recorded, its blocks printed (COV-01); the exit status. */
+int fz_cover_probe(void);
 /* victim mode (`fuzz -v`): a process that sits in system calls for a while, then exits */
 int fz_victim(uint64_t seed);
 

@@ -5,7 +5,8 @@
  * limits, times and system information.
  *
  * The rules: execve of a real program with a valid argument vector would turn the life
- * into that program, so it is a lethal draw (made after the report, 1 time in lethal_den);
+ * into that program, so it is a lethal draw (made after the report, 1 time in lethal_den),
+ * or, one time in four, made by a fork of the life (worker.c), which becomes the program;
  * otherwise its vector runs into a hole, so the kernel loads the program and then refuses.
  * mprotect and madvise over the life's own memory are steered to the playground (as
  * munmap is, shapes.c).  rt_sigsuspend's mask never blocks SIGALRM, so the waker ends the
@@ -47,6 +48,10 @@ static enum fz_plan shape_execve(struct fz_env *e, struct fz_args *c)
         if (fz_chance(&e->rng, 1, e->lethal_den)) {
             c->a[2] = 0;
             return FZ_PLAN_LETHAL; /* the life becomes that program */
+        }
+        if (fz_chance(&e->rng, 1, 4)) {
+            c->a[5] = fz_next(&e->rng); /* bit 0: a second thread in the child first */
+            return FZ_PLAN_EXEC_CHILD;  /* a fork of the life becomes that program */
         }
         c->a[fz_chance(&e->rng, 1, 2) ? 1 : 2] = unterminated_vector(e);
     }

@@ -733,6 +733,37 @@ static enum fz_plan shape_zt_hwnoise(struct fz_env *e, struct fz_args *c)
     return FZ_PLAN_CALL;
 }
 
+/* zt_irqsoff(cpu, out, size, flags): CPUs around the machine's, the size mostly right; never
+ * the reset flag alone (the records are the run's measurement: the runner prints them at
+ * the end), but unknown flags with it. */
+static enum fz_plan shape_zt_irqsoff(struct fz_env *e, struct fz_args *c)
+{
+    struct fz_rng *r = &e->rng;
+    c->a[0] = (uint64_t)(int64_t)fz_cpu(e);
+    c->a[1] = fz_chance(r, 1, 2) ? fz_buf(e, sizeof(struct zt_irqsoff), 0) : fz_ptr(e, FZ_OUT);
+    c->a[2] = fz_chance(r, 3, 4) ? sizeof(struct zt_irqsoff) : fz_len(e);
+    c->a[3] = fz_chance(r, 3, 4) ? 0 : fz_int(e) | 2;
+    return FZ_PLAN_CALL;
+}
+
+/* zt_kcov(op, arg, size): every op and some that are not; buffers large enough for a bitmap
+ * of the coverage kernel's text (it needs under 16 KiB) or hostile; sizes mostly right.  In a
+ * coverage run, a fuzzed DISABLE is undone right after (worker.c). */
+static enum fz_plan shape_zt_kcov(struct fz_env *e, struct fz_args *c)
+{
+    struct fz_rng *r = &e->rng;
+    uint64_t op = fz_chance(r, 7, 8) ? fz_below(r, 6) : fz_int(e);
+    bool info = op == ZT_KCOV_INFO, plain = op == ZT_KCOV_ENABLE || op == ZT_KCOV_DISABLE;
+    c->a[0] = op;
+    c->a[1] = plain && fz_chance(r, 3, 4) ? 0
+              : fz_chance(r, 3, 4)        ? fz_buf(e, info ? sizeof(struct zt_kcov_info) : 16384, 0)
+                                          : fz_ptr(e, FZ_OUT);
+    c->a[2] = plain && fz_chance(r, 3, 4) ? 0
+              : fz_chance(r, 3, 4)        ? (info ? sizeof(struct zt_kcov_info) : 16384)
+                                          : fz_len(e);
+    return FZ_PLAN_CALL;
+}
+
 /* zt_partition(list, len, op, flags): lists real and broken, ops and flags mostly valid, so
  * CPUs really move, go offline and come back under fire; the length sometimes lies. */
 static enum fz_plan shape_zt_partition(struct fz_env *e, struct fz_args *c)
@@ -758,13 +789,19 @@ static enum fz_plan shape_zt_partition(struct fz_env *e, struct fz_args *c)
     return FZ_PLAN_CALL;
 }
 
-/* zt_claim(slot, dma_bytes, flags, out): slots around the 32 transports, DMA sizes around
+/* zt_claim(slot, dma_bytes, flags, out): slots around the 32 transports (half of the time one
+ * with a device behind it, when the machine has one), DMA sizes around
  * the page and ZT_DMA_MAX edges (what is claimed is released at the latest when the life
  * ends: the kernel resets the device first). */
 static enum fz_plan shape_zt_claim(struct fz_env *e, struct fz_args *c)
 {
     static const uint64_t sizes[] = {4096, 8192, 65536, 4u << 20, (4u << 20) + 4096, 4095, 0};
     c->a[0] = fz_chance(&e->rng, 3, 4) ? fz_below(&e->rng, 34) : fz_int(e);
+    if (e->device_slots && fz_chance(&e->rng, 1, 2)) { /* a transport with a device: claimable */
+        for (c->a[0] = fz_below(&e->rng, 32); !(e->device_slots >> c->a[0] & 1);) {
+            c->a[0] = (c->a[0] + 1) % 32;
+        }
+    }
     c->a[1] = fz_chance(&e->rng, 3, 4) ? sizes[fz_below(&e->rng, 7)] : fz_len(e);
     c->a[2] = fz_chance(&e->rng, 7, 8) ? 0 : fz_flags(e, 0);
     c->a[3] = fz_chance(&e->rng, 1, 2) ? fz_buf(e, 64, 0) : fz_ptr(e, FZ_OUT);
@@ -837,6 +874,8 @@ static const struct {
     {"zt_trace", shape_zt_trace},
     {"zt_partition", shape_zt_partition},
     {"zt_hwnoise", shape_zt_hwnoise},
+    {"zt_irqsoff", shape_zt_irqsoff},
+    {"zt_kcov", shape_zt_kcov},
     {"zt_devices", shape_zt_buf_n},
     {"zt_claim", shape_zt_claim},
     {"zt_release", shape_zt_release},

@@ -4,7 +4,9 @@
  * per CPU (`cpus -c LIST`, or every CPU of a small machine), or a summary with one line per
  * run of consecutive CPUs in the same role and state (`cpus -s`, and the default above
  * ZT_CPUS_SUMMARY_ABOVE CPUs).  The numbers come from zt_cpus, read without disturbing any
- * CPU (a dataplane CPU is never interrupted to be shown).
+ * CPU (a dataplane CPU is never interrupted to be shown).  `cpus -i` shows the checked
+ * kernel's irqs-off records instead (zt_irqsoff_print, irqsoff.c), `cpus -i -r` starts new
+ * ones.
  *
  * Single-threaded use: the results go to stdout; nothing is kept between calls.
  */
@@ -138,10 +140,23 @@ void zt_cpus_print_summary(const struct zt_cpu_info *cpus, long n)
     }
 }
 
+/* cpus -i [-r]: the irqs-off check's records (zt_irqsoff_print), -r starting new ones. */
+static int irqsoff_command(bool reset)
+{
+    long r = zt_irqsoff_print(reset ? ZT_IRQSOFF_RESET : 0);
+    if (r == -ENODEV) {
+        printf("cpus: this kernel has no irqs-off check (the checked kernel has: make checked, "
+               "make run DEBUG=1)\n");
+    } else if (r < 0) {
+        printf("cpus: zt_irqsoff failed: %s\n", zt_errno_name((int)-r));
+    }
+    return r < 0;
+}
+
 int zt_cpus_command(int argc, char *const argv[])
 {
     struct zt_cpuset only;
-    bool summary = false, all = false, some = false;
+    bool summary = false, all = false, some = false, irqsoff = false, reset = false;
     long n;
 
     for (int i = 1; i < argc; i++) {
@@ -149,15 +164,23 @@ int zt_cpus_command(int argc, char *const argv[])
             summary = true;
         } else if (strcmp(argv[i], "-a") == 0) {
             all = true;
+        } else if (strcmp(argv[i], "-i") == 0) {
+            irqsoff = true;
+        } else if (strcmp(argv[i], "-r") == 0 && irqsoff) {
+            reset = true;
         } else if (strcmp(argv[i], "-c") == 0 && i + 1 < argc &&
                    zt_cpulist_parse(argv[i + 1], &only) == 0) {
             some = true;
             i++;
         } else {
-            printf("usage: cpus [-s | -a | -c LIST]   (a summary by default above %d CPUs)\n",
+            printf("usage: cpus [-s | -a | -c LIST | -i [-r]]   (a summary by default above %d "
+                   "CPUs)\n",
                    ZT_CPUS_SUMMARY_ABOVE);
             return 2;
         }
+    }
+    if (irqsoff) {
+        return irqsoff_command(reset);
     }
     struct zt_cpu_info *cpus = zt_cpus_all(&n);
     if (cpus == NULL) {

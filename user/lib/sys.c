@@ -186,6 +186,16 @@ long zt_hwnoise(uint64_t duration_us, uint64_t threshold_us, struct zt_hwnoise *
     return zt_syscall4(SYS_zt_hwnoise, duration_us, threshold_us, out, sizeof(*out));
 }
 
+long zt_irqsoff(unsigned cpu, struct zt_irqsoff *out, unsigned flags)
+{
+    return zt_syscall4(SYS_zt_irqsoff, cpu, out, sizeof(*out), flags);
+}
+
+long zt_kcov(unsigned op, void *arg, size_t size)
+{
+    return zt_syscall3(SYS_zt_kcov, op, arg, size);
+}
+
 long zt_partition(const char *cpulist, unsigned op, unsigned flags)
 {
     return zt_syscall4(SYS_zt_partition, cpulist, strlen(cpulist), op, flags);

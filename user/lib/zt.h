@@ -65,6 +65,7 @@
 #undef CLOCK_BOOTTIME
 #undef TIMER_ABSTIME
 
+#include "uapi/zt_debug.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_prctl.h"
 #include "uapi/zt_syscall.h"
@@ -168,6 +169,21 @@ long zt_partition(const char *cpulist, unsigned op, unsigned flags);
 /* Sample the counter with IRQs masked for duration_us (at most ZT_HWNOISE_MAX_US) on this
  * dataplane CPU; 0 or -errno (-EPERM on housekeeping, -ENOSYS under Linux). */
 long zt_hwnoise(uint64_t duration_us, uint64_t threshold_us, struct zt_hwnoise *out);
+/* The irqs-off check's record of `cpu` (uapi/zt_debug.h); -ENODEV on a release kernel. */
+long zt_irqsoff(unsigned cpu, struct zt_irqsoff *out, unsigned flags);
+/* Coverage (uapi/zt_debug.h): zt_kcov(ZT_KCOV_*, arg, size); -ENODEV without coverage. */
+long zt_kcov(unsigned op, void *arg, size_t size);
+
+/* Print every CPU's irqs-off record (irqsoff.c):
+ *   irqsoff: cpu C ROLE spans N longest U.UUU us start 0xPC end 0xPC bt 0xPC ...
+ *   irqsoff: cpu C hist <1us:N 1us:N 2us:N 4us:N ... 16384us:N
+ *   irqsoff: cpu C place I longest U.UUU us count N start 0xPC end 0xPC   (longest first)
+ * and, where zt_hwnoise windows were kept apart, `irqsoff: cpu C hwnoise windows N longest
+ * U.UUU us`.  flags ZT_IRQSOFF_RESET starts new records.  Returns the longest span of the
+ * housekeeping CPUs in ns, or -errno (-ENODEV: a release kernel, nothing printed). */
+long zt_irqsoff_print(unsigned flags);
+/* Start new irqs-off records on every CPU; 0 or -errno (-ENODEV: a release kernel). */
+long zt_irqsoff_reset(void);
 
 /* ---- conveniences ---- */
 
