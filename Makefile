@@ -371,7 +371,8 @@ $(B)/host/tests/%: tests/unit/%.c $(B)/host/libzt.a
 # The dataplane's parts that need no kernel (user/net: frame parsing, virtqueue rings, the
 # driver's checks) built for the host, so tests/unit/test_net*.c can feed them hostile frames
 # and play the device under ASan/UBSan.
-NET_HOST_OBJS := $(B)/host/user/net/frame.o $(B)/host/user/net/virtq.o $(B)/host/user/net/nic.o
+NET_HOST_OBJS := $(B)/host/user/net/frame.o $(B)/host/user/net/virtq.o $(B)/host/user/net/nic.o \
+	$(B)/host/user/net/vdev.o
 
 NET_UNIT_BINS := $(filter $(B)/host/tests/test_net%,$(UNIT_BINS))
 
@@ -395,7 +396,8 @@ unit: deps-test $(UNIT_BINS)
 # -append needs a -kernel; QEMU exits right after dumping, so any file will do.  No display
 # (QEMU would look for its GUI modules and say so), and QEMU's own lines ("dtb dumped ...
 # Exiting.") are shown only if the dump fails.
-DTB_DUMPS  := $(addprefix $(B)/dtb/virt-,1.dtb 4.dtb 64.dtb 124.dtb 512.dtb 4-el2.dtb 4-noargs.dtb)
+DTB_DUMPS  := $(addprefix $(B)/dtb/virt-,1.dtb 4.dtb 64.dtb 124.dtb 512.dtb 4-el2.dtb 4-noargs.dtb \
+	4-smmu.dtb)
 DTB_QEMU   := dtb_qemu() { out=$$($(QEMU) -display none -cpu cortex-a72 -m 512M -nic none "$$@" 2>&1) \
 	|| { echo "$$out" >&2; return 1; }; }; dtb_qemu
 DTB_APPEND := dataplane=2-3 hello
@@ -413,6 +415,13 @@ $(B)/dtb/virt-512.dtb: $(B)/dtb/virt-%.dtb: \
 $(B)/dtb/virt-4-el2.dtb: $(B)/dtb/dummy-kernel | deps-test
 	@echo "  DTB     $@"
 	$(Q)$(DTB_QEMU) -M virt,gic-version=3,virtualization=on,dumpdtb=$@ -smp 4 -kernel $< \
+		-append '$(DTB_APPEND)'
+
+# The PCIe and SMMU nodes with the IOMMU on (tests/unit/test_pci.c): QEMU writes the same
+# pcie node with or without devices behind it; -nic none keeps the default NIC out.
+$(B)/dtb/virt-4-smmu.dtb: $(B)/dtb/dummy-kernel | deps-test
+	@echo "  DTB     $@"
+	$(Q)$(DTB_QEMU) -M virt,gic-version=3,iommu=smmuv3,dumpdtb=$@ -smp 4 -kernel $< \
 		-append '$(DTB_APPEND)'
 
 $(B)/dtb/virt-4-noargs.dtb: | deps-test
