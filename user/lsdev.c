@@ -52,12 +52,16 @@ static void holder_text(const struct zt_device_info *d, char holder[16], char re
 
 static void mmio_table(long n, bool all)
 {
-    printf("slot  base        size   intid  type     version  holder  dma       confined\n");
+    bool header = false;
     for (long i = 0; i < n; i++) {
         const struct zt_device_info *d = &info[i];
         char holder[16], region[24], mode[24];
         if (d->kind != ZT_DEV_VIRTIO_MMIO || (!all && d->device_id == 0)) {
             continue;
+        }
+        if (!header) {
+            printf("slot  base        size   intid  type     version  holder  region    dma\n");
+            header = true;
         }
         holder_text(d, holder, region);
         printf("%4u  0x%08llx  0x%03llx  %5u  %-7s  %7u  %6s  %-8s  %s\n", d->slot,
@@ -65,6 +69,19 @@ static void mmio_table(long n, bool all)
                dev_type_name(d->device_id), d->version, holder, region,
                d->device_id ? dma_text(d, mode, sizeof(mode)) : "-");
     }
+}
+
+/* "256 bytes", "16 KiB", "1 GiB". */
+static const char *size_text(uint64_t bytes, char buf[24])
+{
+    static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB"};
+    unsigned u = 0;
+    while (u < 3 && bytes >= 1024 && !(bytes & 1023)) {
+        bytes >>= 10;
+        u++;
+    }
+    snprintf(buf, 24, "%llu %s", (unsigned long long)bytes, unit[u]);
+    return buf;
 }
 
 static void bars_line(const struct zt_device_info *d)
@@ -83,12 +100,12 @@ static void bars_line(const struct zt_device_info *d)
         } else if (k < sizeof(line)) {
             k += (size_t)snprintf(line + k, sizeof(line) - k, "unassigned ");
         }
+        char size[24];
         if (k < sizeof(line)) {
-            k += (size_t)snprintf(line + k, sizeof(line) - k, "%llu KiB%s%s%s",
-                                  (unsigned long long)(bar->size + 1023) / 1024,
-                                  (bar->flags & ZT_BAR_IO) ? " i/o" : "",
-                                  (bar->flags & ZT_BAR_64) ? " 64-bit" : "",
-                                  (bar->flags & ZT_BAR_PREFETCH) ? " prefetchable" : "");
+            k += (size_t)snprintf(
+                line + k, sizeof(line) - k, "%s%s%s%s", size_text(bar->size, size),
+                (bar->flags & ZT_BAR_IO) ? " i/o" : "", (bar->flags & ZT_BAR_64) ? " 64-bit" : "",
+                (bar->flags & ZT_BAR_PREFETCH) ? " prefetchable" : "");
         }
     }
     if (k) {
@@ -107,7 +124,7 @@ static void pci_table(long n)
         }
         if (!header) {
             printf("slot  pci      id         class   type         intid  dma         holder  "
-                   "dma\n");
+                   "region\n");
             header = true;
         }
         holder_text(d, holder, region);

@@ -31,6 +31,7 @@
 #define PCI_CFG_CLASS       0x08 /* revision (low 8 bits), class code (high 24 bits) */
 #define PCI_CFG_HEADER      0x0c /* header type in bits 16-22, multi-function in bit 23 */
 #define PCI_CFG_BAR0        0x10
+#define PCI_CFG_SUBSYSTEM   0x2c /* subsystem vendor (low 16 bits), subsystem id (high) */
 #define PCI_CFG_CAP_PTR     0x34
 #define PCI_CFG_INTERRUPT   0x3c /* line (bits 0-7), pin (bits 8-15) */
 #define PCI_CMD_IO          0x0001
@@ -68,6 +69,9 @@ struct pci_fn {
     int bad_bar;         /* the first BAR that did not fit any window, or -1 */
     bool has_sid;        /* its DMA goes through the SMMU as stream `sid` */
     uint32_t sid;
+    uint32_t virtio_type;  /* the virtio device type (1 = network) of a virtio function: device
+                              id 0x1040 + type (modern), or its subsystem id for a transitional
+                              0x1000-0x103f one (virtio 1.2, 4.1.2.1); 0 for anything else */
     int virtio_common_bar; /* virtio's common configuration (its device_status resets the
                               device): BAR index, or -1 if it is not a modern virtio function */
     uint32_t virtio_common_off;

@@ -38,9 +38,12 @@
 /* One event record, decoded (IHI 0070 7.3). */
 struct smmu_fault {
     uint32_t sid;
-    uint8_t type;  /* event id: SMMU_EVT_FAULT, C_BAD_STE (0x04), ... */
-    bool write;    /* the transaction wrote (RnW = 0) */
-    uint64_t addr; /* its input (I/O virtual) address, for the fault events */
+    uint8_t type;       /* event id: SMMU_EVT_FAULT, C_BAD_STE (0x04), ... */
+    bool write;         /* the transaction wrote (RnW = 0) */
+    uint64_t addr;      /* its input (I/O virtual) address, for the fault events */
+    unsigned repeats;   /* more records of the same stream and type right after it (one
+                           transfer faults once per access: they are reported as one) */
+    uint64_t last_addr; /* the address of the last of them */
 };
 
 /* A stream translating one DMA region while its function is claimed. */

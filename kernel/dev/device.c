@@ -61,9 +61,7 @@
 #define VIRTIO_MMIO_VENDOR_ID 0x00c
 #define VIRTIO_MMIO_STATUS    0x070
 #define VIRTIO_MAGIC          0x74726976 /* "virt", little-endian */
-#define VIRTIO_PCI_VENDOR     0x1af4
-#define VIRTIO_PCI_MODERN     0x1040 /* device id 0x1040 + virtio type (virtio 1.2, 4.1.2.1) */
-#define RESET_READS           1000   /* status reads before a reset counts as failed */
+#define RESET_READS           1000       /* status reads before a reset counts as failed */
 #define CLAIM_V1_BYTES        __builtin_offsetof(struct zt_claim, dma_mode)
 #define INFO_V1_BYTES         __builtin_offsetof(struct zt_device_info, kind)
 
@@ -179,9 +177,7 @@ static void add_pci(bool quiet)
         d->hw.intid = f->intx_intid;
         d->version = ZT_DEVICE_VERSION_PCI;
         d->vendor = f->vendor;
-        d->device_id = f->vendor == VIRTIO_PCI_VENDOR && f->device > VIRTIO_PCI_MODERN
-                           ? f->device - VIRTIO_PCI_MODERN
-                           : ZT_DEVICE_ID_OTHER;
+        d->device_id = f->virtio_type ? f->virtio_type : ZT_DEVICE_ID_OTHER;
         for (unsigned b = 0; b < PCI_BARS && !d->hw.base; b++) {
             if ((f->bar[b].flags & PCI_BAR_ASSIGNED)) {
                 d->hw.base = f->bar[b].cpu;
@@ -667,17 +663,21 @@ void device_dma_fault(const struct smmu_fault *f)
         d->state = RELEASING; /* p stays: its teardown waits for this release */
     }
     spin_unlock_irqrestore(&device_lock, flags);
+    char more[48] = "";
+    if (f->repeats) {
+        ksnprintf(more, sizeof(more), " (+%u more up to 0x%lx)", f->repeats,
+                  (unsigned long)f->last_addr);
+    }
     if (!p) {
-        printk("smmu: %s: stream %u (function %s, no claim) %s I/O address 0x%lx\n",
-               event_name(f->type), f->sid, fn_name, f->write ? "wrote" : "read",
-               (unsigned long)f->addr);
+        printk("smmu: %s, stream %u (%s, no claim): %s I/O address 0x%lx%s\n", event_name(f->type),
+               f->sid, fn_name, f->write ? "write to" : "read of", (unsigned long)f->addr, more);
         return;
     }
-    printk("smmu: DMA %s: pid %d (%s) holds slot %u, function %s, which %s I/O address 0x%lx "
-           "outside its DMA region [0x%lx, 0x%lx): the function is reset, the claim ended, "
-           "SIGBUS sent\n",
-           event_name(f->type), p->pid, p->name, slot, fn_name, f->write ? "wrote" : "read",
-           (unsigned long)f->addr, (unsigned long)ZT_IOVA_BASE,
+    /* One line, under printk's 256 bytes whatever the numbers. */
+    printk("smmu: DMA fault: pid %d (%.16s), slot %u (%s): %s, %s I/O address 0x%lx%s outside "
+           "[0x%lx, 0x%lx): function reset, claim ended, SIGBUS sent\n",
+           p->pid, p->name, slot, fn_name, event_name(f->type), f->write ? "write to" : "read of",
+           (unsigned long)f->addr, more, (unsigned long)ZT_IOVA_BASE,
            (unsigned long)(ZT_IOVA_BASE + d->dma_pages * PAGE_SIZE));
     flags = spin_lock_irqsave(&proc_lock);
     signal_send_proc_locked(p, SIGBUS);

@@ -36,6 +36,8 @@
 #define CLASS_BRIDGE                0x06 /* base class: bridge devices */
 #define VIRTIO_VENDOR               0x1af4
 #define VIRTIO_MODERN_BASE          0x1040 /* virtio 1.2, 4.1.2.1: device id 0x1040 + virtio type */
+#define VIRTIO_MODERN_LAST          0x107f
+#define VIRTIO_TRANSITIONAL_BASE    0x1000 /* 0x1000-0x103f: the type is the subsystem id */
 #define VIRTIO_CAP_COMMON           1
 #define VIRTIO_FEATURE_SEL          0x00 /* device_feature_select in the common configuration */
 #define VIRTIO_FEATURE              0x04 /* device_feature: the 32 bits device_feature_select picks */
@@ -109,10 +111,10 @@ const char *pci_name(const struct pci_fn *f, char buf[8])
 
 const char *pci_kind(const struct pci_fn *f)
 {
-    if (f->vendor == VIRTIO_VENDOR && f->device == VIRTIO_MODERN_BASE + 1) {
+    if (f->virtio_type == 1) {
         return "virtio net";
     }
-    if (f->vendor == VIRTIO_VENDOR && f->device >= VIRTIO_MODERN_BASE) {
+    if (f->virtio_type) {
         return "virtio";
     }
     switch (f->class_code >> 16) {
@@ -276,8 +278,7 @@ static unsigned intx_intid(const struct pci_fn *f)
 static void find_virtio_common(struct pci_fn *f)
 {
     f->virtio_common_bar = -1;
-    if (f->vendor != VIRTIO_VENDOR ||
-        !((pci_cfg_read32(f, PCI_CFG_COMMAND) >> 16) & PCI_STATUS_CAP_LIST)) {
+    if (!f->virtio_type || !((pci_cfg_read32(f, PCI_CFG_COMMAND) >> 16) & PCI_STATUS_CAP_LIST)) {
         return;
     }
     unsigned ptr = cfg_byte(f, PCI_CFG_CAP_PTR) & 0xfc;
@@ -327,6 +328,13 @@ static void add_fn(unsigned dev, unsigned fn, uint32_t id)
     f->vendor = (uint16_t)id;
     f->device = (uint16_t)(id >> 16);
     f->class_code = pci_cfg_read32(f, PCI_CFG_CLASS) >> 8;
+    if (f->vendor == VIRTIO_VENDOR && f->device >= VIRTIO_MODERN_BASE &&
+        f->device <= VIRTIO_MODERN_LAST) {
+        f->virtio_type = f->device - VIRTIO_MODERN_BASE;
+    } else if (f->vendor == VIRTIO_VENDOR && f->device >= VIRTIO_TRANSITIONAL_BASE &&
+               f->device < VIRTIO_MODERN_BASE) {
+        f->virtio_type = pci_cfg_read32(f, PCI_CFG_SUBSYSTEM) >> 16;
+    }
     f->header_type = (uint8_t)(pci_cfg_read32(f, PCI_CFG_HEADER) >> 16 & 0x7f);
     f->intx_pin = (uint8_t)(pci_cfg_read32(f, PCI_CFG_INTERRUPT) >> 8);
     f->intx_pin = f->intx_pin <= 4 ? f->intx_pin : 0;

@@ -23,9 +23,11 @@
  *
  * Events (7.3): the eventq interrupt (an edge SPI, routed to housekeeping like every device
  * interrupt) copies records from CONS to PROD into a ring of PENDING entries and advances
- * CONS, noting an overflow (PROD's bit 31 differs from CONS's); the worker then hands each to
- * the fault handler.  The gerror interrupt acknowledges global errors (GERRORN := GERROR) and
- * the worker reports them.
+ * CONS — a record of the same stream and type as the one before it is counted on that one (a
+ * transfer that faults records an event for each of its accesses: QEMU writes a frame in
+ * 4-byte pieces, each of which faults), — noting an overflow (PROD's bit 31 differs from CONS's);
+ * the worker then hands each to the fault handler.  The gerror interrupt acknowledges global errors
+ * (GERRORN := GERROR) and the worker reports them.
  *
  * Locks: cmd_lock (leaf, IRQs masked) around a batch of commands and its completion; evt_lock
  * (leaf, IRQs masked) around the copy-out ring.  Neither is held with the other.
@@ -330,7 +332,13 @@ int smmu_detach(struct smmu_context *c)
 static void take_record(unsigned i)
 {
     const uint64_t *r = &evtq[4 * (i & (EVTQ_SIZE - 1))];
+    struct smmu_fault *last = npending ? &pending[npending - 1] : 0;
     stats.events++;
+    if (last && last->sid == EVT_SID(r[0]) && last->type == EVT_ID(r[0])) {
+        last->repeats++; /* the same transfer, its next access: one report */
+        last->last_addr = r[2];
+        return;
+    }
     if (npending == PENDING) {
         stats.lost++;
         return;
@@ -340,6 +348,7 @@ static void take_record(unsigned i)
         .type = EVT_ID(r[0]),
         .write = !EVT_RNW(r[1]),
         .addr = r[2],
+        .last_addr = r[2],
     };
 }
 

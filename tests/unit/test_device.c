@@ -584,11 +584,10 @@ static void dev28_dma_fault(TEST_STATE)
     fake.console[0] = 0;
     fake.console_len = 0;
     device_dma_fault(&f);
-    assert_non_null(strstr(fake.console, "smmu: DMA translation fault: pid 10 (proc10) holds "
-                                         "slot 33, function 00:01.0, which wrote I/O address "
-                                         "0x40200000 outside its DMA region [0x100000000, "
-                                         "0x100010000): the function is reset, the claim "
-                                         "ended, SIGBUS sent"));
+    assert_non_null(strstr(fake.console, "smmu: DMA fault: pid 10 (proc10), slot 33 (00:01.0): "
+                                         "translation fault, write to I/O address 0x40200000 "
+                                         "outside [0x100000000, 0x100010000): function reset, "
+                                         "claim ended, SIGBUS sent"));
     assert_true(p1.sig_pending & (1ull << (SIGBUS - 1)));
     assert_int_equal(fake_mmio_get(FB_MEM32 + 0x14), 0);
     assert_int_equal(smmu_ste_dword(8, 0), 1);
@@ -601,8 +600,14 @@ static void dev28_dma_fault(TEST_STATE)
     fake.console_len = 0;
     f.write = false;
     device_dma_fault(&f);
-    assert_non_null(strstr(fake.console, "smmu: translation fault: stream 8 (function 00:01.0, "
-                                         "no claim) read I/O address 0x40200000"));
+    assert_non_null(strstr(fake.console, "smmu: translation fault, stream 8 (00:01.0, no claim): "
+                                         "read of I/O address 0x40200000"));
+    /* a run of faults from one transfer, reported as one line */
+    f.repeats = 13;
+    f.last_addr = 0x40200034;
+    device_dma_fault(&f);
+    assert_non_null(strstr(fake.console, "read of I/O address 0x40200000 (+13 more up to "
+                                         "0x40200034)"));
     assert_int_equal(page_free_count(), free0);
 }
 

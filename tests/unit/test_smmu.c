@@ -273,7 +273,8 @@ static void inject(uint8_t type, uint32_t sid, uint64_t addr, bool read)
 
 /* SMMU-07: the interrupt's part copies every record from CONS to PROD out and moves CONS
  * there; the worker's part hands each to the fault handler with its stream, type, direction
- * and address; an overflow of the queue is acknowledged and counted as lost */
+ * and address; records of one stream and type in a row are one report with their count and
+ * last address; an overflow of the queue is acknowledged and counted as lost */
 static void smmu07_events(TEST_STATE)
 {
     ngot = 0;
@@ -302,6 +303,16 @@ static void smmu07_events(TEST_STATE)
     assert_int_equal(reg(0xac) >> 31, reg(0xa8) >> 31); /* acknowledged */
     assert_int_equal(smmu_stats().events - before.events, 3);
     assert_int_equal(smmu_stats().lost - before.lost, 1);
+    /* one transfer faulting on each of its accesses: one report, with the count and the end */
+    for (unsigned k = 0; k < 5; k++) {
+        inject(0x10, 8, 0x40200000 + 4 * k, false);
+    }
+    smmu_poll_events();
+    smmu_report_events();
+    assert_int_equal(ngot, 4);
+    assert_int_equal(got[3].addr, 0x40200000);
+    assert_int_equal(got[3].repeats, 4);
+    assert_int_equal(got[3].last_addr, 0x40200010);
     smmu_set_fault_handler(0);
 }
 

@@ -132,8 +132,9 @@ static int open_pci(struct vdev *v, const struct zt_claim *c, char *err, size_t 
     const uint8_t *cfg = c->config;
     bool isr = false;
     uint32_t len;
-    if ((cfg[0] | cfg[1] << 8) != 0x1af4 || (cfg[2] | cfg[3] << 8) < VIRTIO_MODERN) {
-        return fail(err, errlen, "slot %lu is not a modern virtio-pci function", c->slot);
+    unsigned id = (unsigned)(cfg[2] | cfg[3] << 8);
+    if ((cfg[0] | cfg[1] << 8) != 0x1af4 || id < 0x1000 || id > 0x107f) {
+        return fail(err, errlen, "slot %lu is not a virtio-pci function", c->slot);
     }
     unsigned ptr = cfg[0x34] & 0xfc;
     for (int k = 0; ptr >= 0x40 && ptr + 20 <= ZT_PCI_CFG_BYTES && k < MAX_CAPS; k++) {
@@ -186,7 +187,11 @@ uint32_t vdev_device_id(const struct vdev *v, const struct zt_claim *c)
     if (v->kind == VDEV_MMIO) {
         return rd32(v->regs, MMIO_DEVICE_ID);
     }
-    return (uint32_t)(c->config[2] | c->config[3] << 8) - VIRTIO_MODERN;
+    uint32_t id = (uint32_t)(c->config[2] | c->config[3] << 8);
+    if (id < VIRTIO_MODERN) { /* transitional (0x1000-0x103f): the subsystem id says */
+        return (uint32_t)(c->config[0x2e] | c->config[0x2f] << 8);
+    }
+    return id - VIRTIO_MODERN;
 }
 
 /* ---- status and features ---- */
