@@ -306,30 +306,18 @@ run: $(RUN_KERNEL)
 	@echo "run: (Ctrl-A x quits QEMU)"
 	@$(QEMU_CMD) $(APPEND)
 
-# make run-net: the same, plus one virtio-net device (modern transport) on loopback only.
-# NET=dgram (default): raw Ethernet frames over UDP, for tools/netload (ping, exact frames);
-# NET=user: QEMU user networking with host forwards to the guest's UDP ports 7 and 9.
-# Ports are picked free by tools/netload; the recipe prints what to run on the host.
-NET ?= dgram
-RUN_NET_BOOTARGS = $${BOOTARGS:-dataplane=2-3}
+# make run-net: the same, plus one virtio-net device whose host side stays on this machine
+# (tools/run-net says how): NET=dgram (default: raw Ethernet frames over UDP on 127.0.0.1, for
+# tools/netload), NET=user (QEMU user networking with host forwards to the guest's UDP ports 7
+# and 9), NET=pci (a virtio-net-pci behind the SMMU, -M virt,iommu=smmuv3); NETQ=N (NET=pci):
+# N queue pairs with RSS on a host-only multi-queue tap (root), created and removed by the
+# script.  Ports are picked free; the script prints what to run in the guest and on the host.
+NET  ?= dgram
+NETQ ?= 1
 
 run-net: $(RUN_KERNEL)
 	@$(DEPS) run
-	@set -e; set -- $$($(PYTHON) tools/netload free-ports 2); \
-	if [ "$(NET)" = user ]; then \
-	  netdev="user,id=n0,hostfwd=udp:127.0.0.1:$$1-:7,hostfwd=udp:127.0.0.1:$$2-:9"; \
-	  host="tools/netload udp --port $$1 -n 1000   (or: nc -u 127.0.0.1 $$1)"; \
-	elif [ "$(NET)" = dgram ]; then \
-	  netdev="dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$$1"; \
-	  netdev="$$netdev,remote.type=inet,remote.host=127.0.0.1,remote.port=$$2"; \
-	  host="tools/netload ping --to $$1 --listen $$2; tools/netload raw --to $$1 --listen $$2 -n 1000"; \
-	else echo "run-net: NET must be dgram or user, not '$(NET)'"; exit 2; fi; \
-	args="$(RUN_NET_BOOTARGS)"; \
-	echo "run-net: $(QEMU_CMD) -global virtio-mmio.force-legacy=false -netdev $$netdev -device virtio-net-device,netdev=n0 -append \"$$args\""; \
-	echo "run-net: in the guest: udpecho -c 3 -t 600    on the host: $$host"; \
-	echo "run-net: (Ctrl-A x quits QEMU)"; \
-	$(QEMU_CMD) -global virtio-mmio.force-legacy=false -netdev "$$netdev" \
-	  -device virtio-net-device,netdev=n0 -append "$$args"
+	@tools/run-net "$(NET)" "$(NETQ)" "$(CPUS)" "$$BOOTARGS" -- $(QEMU_BASE) -kernel $(RUN_KERNEL)
 
 debug: $(RUN_KERNEL)
 	@$(DEPS) run
@@ -510,7 +498,7 @@ help:
 	@echo "  make compare         zerotick and Debian's Linux side by side -> bench/compare.md"
 	@echo "  make fuzz            the long fuzz run (FUZZ_CALLS=1000000 FUZZ_SEED=1 FUZZ_WORKERS=4 FUZZ_DATAPLANE=0)"
 	@echo "  make stress-long     10,000 spawn/exit cycles and thread bursts to the kernel's limit"
-	@echo "  make run-net         boot with a virtio-net device on loopback (NET=dgram|user)"
+	@echo "  make run-net         boot with a virtio-net device on loopback (NET=dgram|user|pci, NETQ=N)"
 	@echo "  make debug           QEMU halted with a gdb stub on :1234"
 	@echo "  make gdb             gdb-multiarch attached to 'make debug', stopped at the first instruction"
 	@echo "  make format          clang-format every C file in place"
