@@ -338,7 +338,7 @@ def test_netp01_echo_behind_smmu():
 
 def multi_queue(n):
     """udpecho -q n on CPUs 2..n+1 over an n-queue host-only tap, 2,000 datagrams over 64 flows."""
-    with zt.MqTap() as tap:
+    with zt.MqTap(n) as tap:
         if tap.skip_reason:
             pytest.skip(tap.skip_reason)
         opts, where = zt.pci_net_options("tap", queues=n, tap=tap)

@@ -187,15 +187,17 @@ def pci_net_options(kind="user", queues=1, iommu_platform=True, tap=None):
 
 
 class MqTap:
-    """A host-only multi-queue tap for one test: created on entry (ip tuntap ... multi_queue,
+    """A host-only tap for one test: created on entry (ip tuntap ..., multi_queue for queues > 1:
+    QEMU opens a one-queue tap without IFF_MULTI_QUEUE, which a multi-queue tap refuses;
     10.77.N.1/24 on it, a permanent neighbour entry for the guest's 10.77.N.2 and QEMU's
     default MAC, no route but the tap's own subnet), removed on exit.  `skip_reason` says why
     it could not be made (not root, no /dev/net/tun, no ip command) and nothing is made then."""
 
     count = 0
 
-    def __init__(self):
+    def __init__(self, queues=2):
         MqTap.count += 1
+        self.mode = ["mode", "tap"] + (["multi_queue"] if queues > 1 else [])
         n = (os.getpid() + MqTap.count) % 250 + 1
         self.name = f"ztq{os.getpid() % 100000}{MqTap.count % 10}"[:15]
         self.host_ip, self.guest_ip = f"10.77.{n}.1", f"10.77.{n}.2"
@@ -212,7 +214,7 @@ class MqTap:
             self.skip_reason = "no /dev/net/tun on this host: no tap can be made"
         else:
             try:
-                r = self._ip("tuntap", "add", "dev", self.name, "mode", "tap", "multi_queue")
+                r = self._ip("tuntap", "add", "dev", self.name, *self.mode)
             except FileNotFoundError:
                 r = None
             if r is None or r.returncode != 0:
@@ -232,7 +234,7 @@ class MqTap:
 
     def __exit__(self, *exc):
         if self.made:
-            self._ip("tuntap", "del", "dev", self.name, "mode", "tap", "multi_queue")
+            self._ip("tuntap", "del", "dev", self.name, *self.mode)
 
 
 def boot(cpus=4, bootargs=None, timeout=DEFAULT_TIMEOUT, exclog=False, trace_irqs=False,
