@@ -7,7 +7,7 @@
  * claim one (uapi/zt_device.h has the ABI and its errors): the kernel maps its registers and a
  * contiguous DMA region into the process — behind the SMMU, at an I/O address the SMMU
  * translates to that region only — and keeps the device's interrupt off.  Release — explicit,
- * or the holder's teardown, or execve, or a DMA fault — resets the device and makes the SMMU
+ * or the holder's teardown, or a DMA fault — resets the device and makes the SMMU
  * forget the region before anything is freed; it is one function (device_release for one slot,
  * device_release_all for every slot a process holds).  Nothing here runs on a dataplane CPU
  * unless its own task asked (claim and release run on the caller's CPU, teardown and fault
@@ -43,7 +43,7 @@ int device_claim(struct process *p, unsigned slot, uint64_t dma_bytes, unsigned 
  * DMA region.  0, -EINVAL (no such slot), -EPERM (p does not hold it), -EBUSY (another context
  * is releasing it). */
 int device_release(struct process *p, unsigned slot);
-/* Release every device p holds (its teardown or execve, before its address space goes); waits
+/* Release every device p holds (its teardown, before its address space goes); waits
  * for a release another context has under way. */
 void device_release_all(struct process *p);
 /* A DMA fault the SMMU reported (smmu.c's worker): report it and end the claim. */

@@ -46,7 +46,7 @@
  * the MMU protects), or it is being claimed or released; -EFAULT for a bad `out`; -EIO for a
  * device that once failed to reset.
  *
- * Release (zt_release, the holder's exit or death, execve, or a DMA fault) unmaps the
+ * Release (zt_release, the holder's exit or death, or a DMA fault) unmaps the
  * registers, resets the device (virtio: status 0, read back; PCI: then bus mastering and
  * decoding off), returns its SMMU stream to abort and invalidates the SMMU's TLB, and only
  * then unmaps and frees the DMA region, so no DMA ever lands in freed memory.  Release errors:

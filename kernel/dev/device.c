@@ -10,8 +10,8 @@
  * takes it back.  A claim maps the registers (a transport's page; every memory BAR of a PCI
  * function) as device memory and a contiguous DMA region as normal memory; behind the SMMU it
  * attaches the function's stream to that region only, at ZT_IOVA_BASE; it turns the function's
- * decoding and bus mastering on.  A release — zt_release, the holder's exit or death, execve,
- * a DMA fault — is one function, take_back: registers unmapped, the device reset (virtio
+ * decoding and bus mastering on.  A release — zt_release, the holder's exit or death, a DMA
+ * fault — is one function, take_back: registers unmapped, the device reset (virtio
  * status 0 read back as 0; PCI bus mastering and decoding off), the SMMU stream back to abort
  * with its TLB entries invalidated and the SYNC completed, and only then the DMA region
  * unmapped and its pages freed.  A device that does not reset and that no IOMMU stops keeps
@@ -34,7 +34,7 @@
  * Locks: device_lock is a leaf (IRQs masked), never held across an allocation, a mapping or a
  * device access; proc_lock is taken (alone) to signal a holder whose DMA faulted.
  * Contexts: claim/release in the calling task (its CPU; TLB invalidations are broadcast, no
- * IPI); device_release_all in the process teardown work (housekeeping) or in execve; the DMA
+ * IPI); device_release_all in the process teardown work (housekeeping); the DMA
  * fault report in the housekeeping worker.
  */
 #include "kernel/device.h"
