@@ -27,7 +27,7 @@
  * under the lock (a few hundred instructions with IRQs masked, mostly from this CPU's cache).
  *
  * Regions whose pages the address space does not own (VMA_KERNEL: the counters; VMA_DEVICE:
- * a claimed device's registers and DMA region, kernel/sys/device.c) are unmapped without being
+ * a claimed device's registers and DMA region, kernel/dev/device.c) are unmapped without being
  * freed and cannot be munmapped; the user copies never go through device registers
  * (ARCH_PROT_DEVICE).
  */

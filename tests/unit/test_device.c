@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_device.c — host unit tests of kernel/sys/device.c (handing a device to a process) and of
+ * test_device.c — host unit tests of kernel/dev/device.c (handing a device to a process) and of
  * the pieces it stands on: vm_map_phys/vm_unmap_phys (kernel/mm/vm.c) and
  * page_alloc_contig/page_free_contig (kernel/mm/page.c), over the fake arch (fake device
  * registers in fake.mmio, user page tables in fake.ptes).
@@ -10,7 +10,10 @@
  * device alone in its page, used by the test of a device that never resets (DEV-08), which
  * leaves it broken for good and so runs last.  Every test starts from no holder and checks
  * in its teardown that no page leaked and nothing stays mapped.
- * IDs: DEV-0n.
+ * The PCI tests (DEV-20..31) boot QEMU's PCIe bus and SMMU as the fake arch shows them
+ * (tests/unit/fakebus.h), with an endpoint that cannot master, one with a BAR too large for
+ * every window, and a virtio-net without ACCESS_PLATFORM beside the usual virtio-net.
+ * IDs: DEV-0n, DEV-2n, DEV-3n.
  */
 #include <setjmp.h>
 #include <stdarg.h>
