@@ -61,6 +61,8 @@ struct pci_fn {
     uint16_t vendor, device;
     uint32_t class_code; /* base class << 16 | subclass << 8 | programming interface */
     uint8_t header_type; /* 0 endpoint, 1 PCI-to-PCI bridge (not crossed) */
+    bool is_bridge;      /* a host or PCI bridge (base class 0x06): listed, never worth a boot
+                            line, never able to DMA */
     uint8_t intx_pin;    /* 1-4 INTA-INTD, 0 none */
     unsigned intx_intid; /* the SPI its pin raises (disabled, routed to housekeeping), 0 if
                             the bridge's interrupt-map does not say */
@@ -82,7 +84,8 @@ struct pci_fn {
 };
 
 /* Boot, once, after smmu_init: enumerate and set up the root bus of `p` (nothing if absent);
- * print a line per function unless `quiet` (and always one per function left unclaimable).
+ * print a line per function other than a bridge unless `quiet` (and always one per function
+ * left unclaimable).
  * Returns the number of functions found. */
 unsigned pci_init(const struct arch_pci *p, bool quiet);
 unsigned pci_count(void);

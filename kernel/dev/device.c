@@ -186,7 +186,7 @@ static void add_pci(bool quiet)
         }
         unconfined |= dma_mode(d) == ZT_DEV_UNCONFINED;
         confined |= dma_mode(d) == ZT_DEV_IOMMU;
-        if (!quiet) {
+        if (!quiet && !f->is_bridge) {
             char name[8];
             printk("devices: slot %u: pci %s, %s\n", ZT_PCI_SLOT0 + i, pci_name(f, name),
                    !d->can_dma      ? "no DMA"

@@ -312,8 +312,7 @@ static bool virtio_offers_access_platform(const struct pci_fn *f)
 /* Off and quiet, and can it master?  (The bit is hardwired to 0 where it cannot.) */
 static void quiesce(struct pci_fn *f)
 {
-    bool endpoint = f->header_type == 0 && (f->class_code >> 16) != CLASS_BRIDGE;
-    if (endpoint) {
+    if (!f->is_bridge) {
         set_command(f, PCI_CMD_INTX_OFF | PCI_CMD_MASTER);
         f->can_dma = (command(f) & PCI_CMD_MASTER) != 0;
     }
@@ -336,6 +335,7 @@ static void add_fn(unsigned dev, unsigned fn, uint32_t id)
         f->virtio_type = pci_cfg_read32(f, PCI_CFG_SUBSYSTEM) >> 16;
     }
     f->header_type = (uint8_t)(pci_cfg_read32(f, PCI_CFG_HEADER) >> 16 & 0x7f);
+    f->is_bridge = f->header_type != 0 || (f->class_code >> 16) == CLASS_BRIDGE;
     f->intx_pin = (uint8_t)(pci_cfg_read32(f, PCI_CFG_INTERRUPT) >> 8);
     f->intx_pin = f->intx_pin <= 4 ? f->intx_pin : 0;
     quiesce(f);
@@ -432,8 +432,8 @@ unsigned pci_init(const struct arch_pci *p, bool quiet)
         f->intx_intid = intx_intid(f);
         find_virtio_common(f);
         f->bypasses_iommu = f->virtio_common_bar >= 0 && !virtio_offers_access_platform(f);
-        if (!quiet) {
-            print_fn(f);
+        if (!quiet && !f->is_bridge) {
+            print_fn(f); /* (a machine's host bridge is no news: QEMU's virt always has one) */
         }
         if (!f->claimable) {
             print_unclaimable(f);

@@ -434,13 +434,14 @@ static void pci15_no_master(TEST_STATE)
     assert_true(pci_reset(f)); /* not virtio: stopped once the master bit reads clear */
 }
 
-/* PCI-16: the boot lines name each function with its ids, class, BARs and INTx line */
+/* PCI-16: the boot lines name each function but the bridges with its ids, class, BARs and INTx
+ * line */
 static void pci16_boot_lines(TEST_STATE)
 {
     fakebus_qemu();
     fake.console_len = 0;
     pci_init(&fake_boot_info.pci, false);
-    assert_non_null(strstr(fake.console, "pci 00:00.0: 1b36:0008 class 060000 (host bridge)\r\n"));
+    assert_null(strstr(fake.console, "pci 00:00.0")); /* the host bridge: no line */
     char want[160];
     const struct pci_fn *net = find_fn(1, 0);
     snprintf(want, sizeof(want),
