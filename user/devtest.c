@@ -173,6 +173,38 @@ static void bad_arguments(void)
     expect_err("release slot 99 -> EINVAL", zt_release(99), EINVAL);
 }
 
+/* Version 1 of the ABI: a caller that knows only 48-byte entries and the 56-byte claim gets
+ * exactly those bytes, and the same fields. */
+static void version_1(void)
+{
+    static uint8_t buf[ZT_DEVICE_SLOTS * 48 + 64];
+    static struct zt_device_info v2[ZT_DEVICE_SLOTS];
+    memset(buf, 0xa5, sizeof(buf));
+    long n = zt_syscall2(SYS_zt_devices, buf, ZT_DEVICE_SLOTS);
+    long n2 = zt_devices(v2, ZT_DEVICE_SLOTS);
+    bool same = n == n2 && n > 0 && n <= ZT_DEVICE_SLOTS;
+    for (long k = 0; same && k < n; k++) {
+        same = !memcmp(buf + 48 * k, &v2[k], 48); /* the version-1 prefix, entry by entry */
+    }
+    check("zt_devices version 1: 48-byte entries, the same fields", same && buf[48 * n] == 0xa5,
+          "%ld devices, %ld in version 2", n, n2);
+    if (pci) {
+        return; /* a PCI function needs ZT_CLAIM_V2 (checked with the bad arguments) */
+    }
+    uint8_t out[sizeof(struct zt_claim)];
+    memset(out, 0xa5, sizeof(out));
+    long r = zt_claim(slot, DMA_BYTES, flags & ~ZT_CLAIM_V2, (struct zt_claim *)out);
+    bool tail = true;
+    for (size_t i = 56; i < sizeof(out); i++) {
+        tail = tail && out[i] == 0xa5;
+    }
+    check("zt_claim version 1: 56 bytes written, no more", r == 0 && tail && out[0] != 0xa5,
+          "claim %ld, tail untouched %ld", r, tail);
+    if (r == 0) {
+        zt_release(slot);
+    }
+}
+
 /* The other functions of the bus, where there are such: a BAR that got no address; a
  * function that cannot DMA (the host bridge). */
 static void other_functions(void)
@@ -323,6 +355,7 @@ int main(int argc, char **argv)
     zt_sleep_ns(200 * 1000 * 1000); /* let the shell settle into wait4 */
     struct zt_meminfo base = meminfo();
     bad_arguments();
+    version_1();
     other_functions();
     claim_and_release();
     holder_forks();

@@ -145,7 +145,7 @@ def test_pci22_devtest_behind_smmu():
     from the holder and another process, -EPERM for a non-holder's release, the device reset
     by release, exit and SIGKILL while it receives, the DMA region at ZT_IOVA_BASE, a fork's
     child without the mappings, and free pages and kernel stacks back at their baseline after
-    200 claim/release cycles."""
+    200 claim/release cycles; a version-1 caller of zt_devices gets 48-byte entries."""
     opts, where = zt.pci_net_options("user")
     extra = opts + ["-object", "memory-backend-ram,id=hm,size=1G",
                     "-device", "ivshmem-plain,memdev=hm"]
@@ -162,6 +162,7 @@ def test_pci22_devtest_behind_smmu():
                  "devtest: DMA region at the I/O address ZT_IOVA_BASE (behind the SMMU): ok",
                  "devtest: holder killed while receiving: device reset, claimable again: ok",
                  "devtest: 200 claim/release cycles: ok",
+                 "devtest: zt_devices version 1: 48-byte entries, the same fields: ok",
                  "devtest: free pages back at the baseline: ok",
                  "devtest: kernel stacks back at the baseline: ok"):
         assert line in c, (line, b)
