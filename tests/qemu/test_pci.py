@@ -368,6 +368,7 @@ def multi_queue(n):
     assert cpu_windows(b, cpus) == {cpu: 0 for cpu in cpus}
 
 
+@pytest.mark.parallel_vcpus
 def test_netp02_two_queues_rss():
     """NETP-02: udpecho -q 2 over a 2-queue host-only tap (virtio-net-pci mq=on rss=on behind
     the SMMU): every one of 2,000 datagrams over 64 flows is echoed, RSS gives both queue pairs
@@ -376,6 +377,7 @@ def test_netp02_two_queues_rss():
     multi_queue(2)
 
 
+@pytest.mark.parallel_vcpus
 def test_netp03_four_queues_rss():
     """NETP-03: the same with -q 4 on CPUs 2-5 over a 4-queue tap: 2,000 of 2,000 echoed,
     each of the four pairs saw traffic, 0 exceptions on each of the four CPUs."""
