@@ -189,7 +189,8 @@ static void add_pci(bool quiet)
         if (!quiet && !f->is_bridge) {
             char name[8];
             printk("devices: slot %u: pci %s, %s\n", ZT_PCI_SLOT0 + i, pci_name(f, name),
-                   !d->can_dma      ? "no DMA"
+                   !f->claimable    ? "cannot be claimed (a BAR has no address)"
+                   : !d->can_dma    ? "no DMA"
                    : can_confine(d) ? "DMA confined by the SMMU"
                    : f->bypasses_iommu && f->has_sid && smmu_active()
                        ? "DMA UNCONFINED (virtio without ACCESS_PLATFORM bypasses the SMMU)"
@@ -436,8 +437,10 @@ static int map_dma(struct device *d, struct process *p, size_t pages)
     ASSERT(d->state == CLAIMING && d->holder == p);
     d->dma_pages = pages;
     d->confined = false;
+    d->dma_va = 0;
+    d->dma_pa = 0;
     if (!pages) {
-        return 0;
+        return 0; /* a function that cannot DMA: registers only */
     }
     d->dma_pa = page_alloc_contig(pages);
     if (!d->dma_pa) {

@@ -98,6 +98,7 @@ def test_pci21_bar_does_not_fit():
     assert re.search(r"^      BAR0 0x[0-9a-f]+ 256 bytes; BAR2 unassigned 1 GiB 64-bit "
                      r"prefetchable$", c, re.M), b
     assert "devices: slot 33: pci 00:01.0, DMA confined by the SMMU" in c, b
+    assert f"devices: slot 34: pci {m.group(1)}, cannot be claimed (a BAR has no address)" in c, b
     assert b.status == 0, b
 
 

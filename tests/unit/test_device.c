@@ -522,6 +522,7 @@ static void dev24_pci_no_dma(TEST_STATE)
     assert_int_equal(device_claim(&p1, 32, 0, V2 | U, &c), -EINVAL);
     assert_int_equal(device_claim(&p1, NOMAST, 0, V2, &c), 0);
     assert_int_equal(c.dma_mode, 0);
+    assert_int_equal(c.dma_phys, 0);
     assert_int_equal(c.dma_size, 0);
     assert_int_equal(c.dma, 0);
     assert_true(c.bars[0].addr != 0);
