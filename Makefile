@@ -482,29 +482,18 @@ run: $(RUN_KERNEL)
 	@echo "run: (Ctrl-A x quits QEMU)"
 	@$(QEMU_CMD) $(APPEND)
 
-# make run-net: the same, plus one virtio-net device (modern transport) on loopback only.
-# NET=dgram (default): raw Ethernet frames over UDP, for tools/netload (ping, exact frames);
-# NET=user: QEMU user networking with host forwards to the guest's UDP ports 7 and 9.
-# Ports are picked free by tools/netload; the recipe prints what to run in the guest and on
-# the host (tools/netload hints: the control port that ends udpecho, no nc needed).
-NET ?= dgram
-RUN_NET_BOOTARGS = $${BOOTARGS:-dataplane=2-3}
+# make run-net: the same, plus one virtio-net device whose host side stays on this machine
+# (tools/run-net says how): NET=dgram (default: raw Ethernet frames over UDP on 127.0.0.1, for
+# tools/netload), NET=user (QEMU user networking with host forwards to the guest's UDP ports 7
+# and 9), NET=pci (a virtio-net-pci behind the SMMU, -M virt,iommu=smmuv3); NETQ=N (NET=pci):
+# N queue pairs with RSS on a host-only multi-queue tap (root), created and removed by the
+# script.  Ports are picked free; the script prints what to run in the guest and on the host.
+NET  ?= dgram
+NETQ ?= 1
 
 run-net: $(RUN_KERNEL)
 	@$(DEPS) run
-	@set -e; set -- $$($(PYTHON) tools/netload free-ports 2); \
-	if [ "$(NET)" = user ]; then \
-	  netdev="user,id=n0,hostfwd=udp:127.0.0.1:$$1-:7,hostfwd=udp:127.0.0.1:$$2-:9"; \
-	elif [ "$(NET)" = dgram ]; then \
-	  netdev="dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$$1"; \
-	  netdev="$$netdev,remote.type=inet,remote.host=127.0.0.1,remote.port=$$2"; \
-	else echo "run-net: NET must be dgram or user, not '$(NET)'"; exit 2; fi; \
-	args="$(RUN_NET_BOOTARGS)"; \
-	echo "run-net: $(QEMU_CMD) -global virtio-mmio.force-legacy=false -netdev $$netdev -device virtio-net-device,netdev=n0 -append \"$$args\""; \
-	$(PYTHON) tools/netload hints --net $(NET) $$1 $$2 | sed 's/^/run-net: /'; \
-	echo "run-net: (Ctrl-A x quits QEMU)"; \
-	$(QEMU_CMD) -global virtio-mmio.force-legacy=false -netdev "$$netdev" \
-	  -device virtio-net-device,netdev=n0 -append "$$args"
+	@tools/run-net "$(NET)" "$(NETQ)" "$(CPUS)" "$$BOOTARGS" -- $(QEMU_BASE) -kernel $(RUN_KERNEL)
 
 debug: $(RUN_KERNEL)
 	@$(DEPS) run
@@ -546,7 +535,8 @@ $(B)/host/tests/%: tests/unit/%.c $(B)/host/libzt.a
 # The dataplane's parts that need no kernel (user/net: frame parsing, virtqueue rings, the
 # driver's checks) built for the host, so tests/unit/test_net*.c can feed them hostile frames
 # and play the device under ASan/UBSan.
-NET_HOST_OBJS := $(B)/host/user/net/frame.o $(B)/host/user/net/virtq.o $(B)/host/user/net/nic.o
+NET_HOST_OBJS := $(B)/host/user/net/frame.o $(B)/host/user/net/virtq.o $(B)/host/user/net/nic.o \
+	$(B)/host/user/net/vdev.o
 
 NET_UNIT_BINS := $(filter $(B)/host/tests/test_net%,$(UNIT_BINS))
 
@@ -577,7 +567,8 @@ unit: deps-test $(UNIT_BINS)
 # -append needs a -kernel; QEMU exits right after dumping, so any file will do.  No display
 # (QEMU would look for its GUI modules and say so), and QEMU's own lines ("dtb dumped ...
 # Exiting.") are shown only if the dump fails.
-DTB_DUMPS  := $(addprefix $(B)/dtb/virt-,1.dtb 4.dtb 64.dtb 124.dtb 512.dtb 4-el2.dtb 4-noargs.dtb)
+DTB_DUMPS  := $(addprefix $(B)/dtb/virt-,1.dtb 4.dtb 64.dtb 124.dtb 512.dtb 4-el2.dtb 4-noargs.dtb \
+	4-smmu.dtb)
 DTB_QEMU   := dtb_qemu() { out=$$($(QEMU) -display none -cpu cortex-a72 -m 512M -nic none "$$@" 2>&1) \
 	|| { echo "$$out" >&2; return 1; }; }; dtb_qemu
 DTB_APPEND := dataplane=2-3 hello
@@ -595,6 +586,13 @@ $(B)/dtb/virt-512.dtb: $(B)/dtb/virt-%.dtb: \
 $(B)/dtb/virt-4-el2.dtb: $(B)/dtb/dummy-kernel | deps-test
 	@echo "  DTB     $@"
 	$(Q)$(DTB_QEMU) -M virt,gic-version=3,virtualization=on,dumpdtb=$@ -smp 4 -kernel $< \
+		-append '$(DTB_APPEND)'
+
+# The PCIe and SMMU nodes with the IOMMU on (tests/unit/test_pci.c): QEMU writes the same
+# pcie node with or without devices behind it; -nic none keeps the default NIC out.
+$(B)/dtb/virt-4-smmu.dtb: $(B)/dtb/dummy-kernel | deps-test
+	@echo "  DTB     $@"
+	$(Q)$(DTB_QEMU) -M virt,gic-version=3,iommu=smmuv3,dumpdtb=$@ -smp 4 -kernel $< \
 		-append '$(DTB_APPEND)'
 
 $(B)/dtb/virt-4-noargs.dtb: | deps-test
@@ -717,7 +715,7 @@ help:
 	@echo "  make fuzz            the long fuzz run (FUZZ_CALLS=1000000 FUZZ_SEED=1 FUZZ_WORKERS=4 FUZZ_DATAPLANE=0"
 	@echo "                       FUZZ_COVER=0 FUZZ_COLLIDE=8); FUZZ_COVER=1: coverage-guided, table by file"
 	@echo "  make stress-long     10,000 spawn/exit cycles and thread bursts to the kernel's limit"
-	@echo "  make run-net         boot with a virtio-net device on loopback (NET=dgram|user)"
+	@echo "  make run-net         boot with a virtio-net device on loopback (NET=dgram|user|pci, NETQ=N)"
 	@echo "  make debug           QEMU halted with a gdb stub on :1234"
 	@echo "  make gdb             gdb-multiarch attached to 'make debug', stopped at the first instruction"
 	@echo "  make format          clang-format every C file in place"

@@ -77,6 +77,53 @@ struct arch_device {
     unsigned intid; /* its interrupt (an SPI) */
 };
 
+#define ARCH_MAX_PCI_WINDOWS 4
+#define ARCH_MAX_PCI_INTX    16
+
+/* A window of the PCIe host bridge (its device-tree `ranges`): bus addresses [pci, pci +
+ * size) appear to the CPU at [cpu, cpu + size). */
+struct arch_pci_window {
+    unsigned space; /* ARCH_PCI_IO, ARCH_PCI_MEM32 or ARCH_PCI_MEM64 */
+    bool prefetch;  /* prefetchable memory */
+    bool reachable; /* the kernel can reach it with arch_mmio_* (BARs may be placed here) */
+    uint64_t pci, cpu, size;
+};
+#define ARCH_PCI_IO    1
+#define ARCH_PCI_MEM32 2
+#define ARCH_PCI_MEM64 3
+
+/* The ECAM PCIe host bridge, if the machine has one (kernel/dev/pci.c enumerates it). */
+struct arch_pci {
+    bool present;
+    const char *problem; /* why a host bridge the device tree lists is not usable, or NULL */
+    paddr_t ecam;        /* configuration space of bus `bus`: 4 KiB per function at
+                            ecam + (dev << 15 | fn << 12), read with arch_mmio_read32 */
+    unsigned bus;        /* the one bus the kernel enumerates (the root bus) */
+    unsigned nwindows;
+    struct arch_pci_window windows[ARCH_MAX_PCI_WINDOWS];
+    /* INTx: function at device d raises pin p (1-4) on intx[i].intid for the i with
+       (d << 11 & intx_mask_dev) == intx[i].dev and (p & intx_mask_pin) == intx[i].pin */
+    uint32_t intx_mask_dev, intx_mask_pin;
+    unsigned nintx;
+    struct {
+        uint32_t dev, pin;
+        unsigned intid;
+    } intx[ARCH_MAX_PCI_INTX];
+    /* DMA of requester id rid goes through the SMMU below as stream sid_base + rid -
+       rid_base when rid_base <= rid < rid_base + sid_count (iommu_mapped) */
+    bool iommu_mapped;
+    uint32_t rid_base, sid_base, sid_count;
+};
+
+/* An SMMUv3 (kernel/dev/smmu.c drives it), if the machine has one. */
+struct arch_smmu {
+    bool present;
+    const char *problem; /* why an SMMU the device tree lists is not usable, or NULL */
+    paddr_t base;        /* its registers (page 0, then page 1 at +64 KiB) */
+    uint64_t size;
+    unsigned eventq_intid, gerror_intid; /* edge-triggered SPIs */
+};
+
 struct arch_boot_info {
     unsigned ncpus;               /* CPUs usable (<= ARCH_MAX_CPUS), boot CPU is 0 */
     unsigned ncpus_total;         /* CPUs the device tree lists */
@@ -93,6 +140,8 @@ struct arch_boot_info {
                                    with PERCPU_ARRAY (cpumask.h), 0 if the arch does not know */
     unsigned ndevices;          /* virtio-mmio transports, sorted by base: index = slot */
     struct arch_device devices[ARCH_MAX_DEVICES];
+    struct arch_pci pci;   /* the PCIe host bridge (present = false without one) */
+    struct arch_smmu smmu; /* the SMMUv3 in front of it (present = false without one) */
 };
 
 /* Bring up the boot CPU: device tree, console, MMU, interrupt controller, timer.  Stops the
@@ -278,13 +327,18 @@ void arch_as_activate(const struct arch_as *as);
  * seen through the linear map) visible to instruction fetch on every CPU. */
 void arch_sync_icache(const void *kva, size_t len);
 
-/* ---- devices handed to user space (kernel/sys/device.c) ------------------------------------- */
+/* ---- devices handed to user space (kernel/dev/) ------------------------------------------- */
 
-/* Read / write the 32-bit device register at physical address `pa`, which must lie inside a
- * window arch_boot_info() lists (anything else reads all ones; a write is dropped).  Each
- * access completes in program order after every earlier memory access of this CPU. */
+/* Read / write the 32-bit (8-bit) device register at physical address `pa`, which must lie
+ * inside a window arch_boot_info() lists — a virtio-mmio transport, the ECAM space of the
+ * PCIe bus, a reachable PCI window, the SMMU's registers — and be naturally aligned (anything
+ * else reads all ones; a write is dropped).  Each access completes in program order after
+ * every earlier memory access of this CPU, and before any later one (memory the device reads
+ * is written first; memory freed after a reset is freed after it). */
 uint32_t arch_mmio_read32(paddr_t pa);
 void arch_mmio_write32(paddr_t pa, uint32_t v);
+uint8_t arch_mmio_read8(paddr_t pa);
+void arch_mmio_write8(paddr_t pa, uint8_t v);
 /* Map user page `va` to the device registers at `pa` as uncached device memory, never
  * executable, PROT_READ/PROT_WRITE as asked.  0 or -ENOMEM. */
 int arch_as_map_device(struct arch_as *as, uint64_t va, paddr_t pa, unsigned prot);

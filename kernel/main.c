@@ -286,7 +286,7 @@ void kernel_main(uint64_t entry_counter)
     partition_boot_print();            /* "partition: housekeeping LIST, dataplane LIST" */
     irq_route_all_devices();           /* device interrupts: housekeeping CPUs only, spread */
     report_smp(bi);                    /* ends with "smp: N of N CPUs online" */
-    device_init(bootargs.quiet);       /* virtio-mmio transports, for user-space drivers */
+    device_init(bootargs.quiet);       /* the SMMU, PCIe, virtio-mmio: for user-space drivers */
     kernel_late_init();                /* user space, or the debug hooks */
     sched_idle();                      /* the boot stack becomes CPU 0's idle task */
 }

@@ -9,7 +9,8 @@
 #          (make, make all; busybox-static and musl-dev for arm64 are test inputs that
 #          tools/fetch-debs downloads, never installs)
 #   run    QEMU                                          (make run, make debug, tests)
-#   test   host compiler, cmocka, pytest, matplotlib, dtc (make test)
+#   test   host compiler, cmocka, pytest, matplotlib, dtc, iproute2 (make test: `ip` makes
+#          the host-only multi-queue taps of the PCI tests)
 #   debug  gdb-multiarch                                 (make gdb)
 #   format clang-format                                  (make format, make check-format)
 #   bench  matplotlib                                    (make bench, plots)
@@ -18,7 +19,8 @@ set -u
 pkgs_build="gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu picolibc-aarch64-linux-gnu \
 libc6-dev-arm64-cross libc6-arm64-cross cpio"
 pkgs_run="qemu-system-arm"
-pkgs_test="gcc libc6-dev libcmocka-dev python3 python3-pytest python3-matplotlib device-tree-compiler"
+pkgs_test="gcc libc6-dev libcmocka-dev python3 python3-pytest python3-matplotlib device-tree-compiler \
+iproute2"
 pkgs_debug="gdb-multiarch"
 pkgs_format="clang-format"
 pkgs_bench="python3 python3-matplotlib"

@@ -10,7 +10,11 @@
  * arm,pl011 UART (the one /chosen/stdout-path names, directly or through /aliases, if it is a
  * pl011; otherwise the first), the arm,armv8-timer PPIs, the optional /chosen/bootargs, and
  * the optional virtio,mmio transports (sorted by address; a malformed one is skipped and
- * counted, never fatal).  Nodes with a status other than "okay"/"ok" are skipped, except
+ * counted, never fatal), the optional arm,smmu-v3 (registers, the eventq and gerror SPIs by
+ * interrupt-names, its phandle) and the optional pci-host-ecam-generic host bridge (ECAM
+ * window, bus-range, the windows of `ranges`, the INTx lines of interrupt-map, the iommu-map
+ * entry that names the SMMU); a malformed SMMU or bridge is left out with its problem
+ * recorded, never fatal.  Nodes with a status other than "okay"/"ok" are skipped, except
  * cpus.  On failure it returns
  * -EINVAL (malformed or unsupported) or -ENOENT (something required is missing), zeroes *out
  * and writes one line for the boot console naming the problem.
@@ -22,9 +26,12 @@
  *
  * Pure: no globals, no allocation, no hardware, any context.  The kernel calls it once on the
  * boot CPU (smp.c); tests/unit/test_fdt.c runs it on the host over QEMU's own dumps and
- * corrupted copies of them under ASan/UBSan.  Spec: the arm,gic-v3, arm,armv8-timer and
- * arm,psci bindings (Linux Documentation/devicetree/bindings); GIC INTIDs per IHI 0069 (SPI
- * 32+n, PPI 16+n).
+ * corrupted copies of them under ASan/UBSan; tests/unit/test_pci.c reads the PCIe and SMMU
+ * nodes of QEMU's iommu=smmuv3 dump.  Spec: the arm,gic-v3, arm,armv8-timer, arm,psci,
+ * arm,smmu-v3 and pci-host-generic bindings (Linux Documentation/devicetree/bindings), the
+ * IEEE 1275 PCI bus binding (phys.hi: space code in bits 24-25, prefetchable bit 30), the
+ * generic iommu-map and interrupt-map properties (Devicetree Specification v0.4, 2.4); GIC
+ * INTIDs per IHI 0069 (SPI 32+n, PPI 16+n).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -429,6 +436,263 @@ static int find_virtio(struct fdt_tree *x, struct dt_info *out)
     return 0;
 }
 
+/* ------------------------------------------------------------------ PCIe and the SMMU
+ * Both optional and read silently: a node that is not as expected is left out with its
+ * problem recorded (the boot log names it), and nothing here writes the error line. */
+
+#define PCI_ADDR_CELLS 3 /* phys.hi, phys.mid, phys.lo (IEEE 1275 PCI binding) */
+#define PCI_SPACE(hi)  (((hi) >> 24) & 3)
+#define PCI_PREFETCH   (1u << 30)
+#define MIB            (1ull << 20)
+
+/* node's property `name` as n 32-bit cells; false if absent or not whole cells. */
+static bool prop_cells(const struct fdt *f, uint32_t node, const char *name, struct fdt_prop *p,
+                       uint32_t *n)
+{
+    if (!fdt_prop_find(f, node, name, p) || p->len % 4 != 0) {
+        return false;
+    }
+    *n = p->len / 4;
+    return true;
+}
+
+/* A single-cell property, or def when absent or not one cell. */
+static uint32_t prop_u32_or(const struct fdt *f, uint32_t node, const char *name, uint32_t def)
+{
+    struct fdt_prop p;
+    uint32_t n;
+    return prop_cells(f, node, name, &p, &n) && n == 1 ? fdt_be32(p.val) : def;
+}
+
+/* n (1 or 2) big-endian cells at p as one number. */
+static uint64_t be_cells(const uint8_t *p, uint32_t n)
+{
+    return n == 2 ? (uint64_t)fdt_be32(p) << 32 | fdt_be32(p + 4) : fdt_be32(p);
+}
+
+/* reg[0] of a root child in the root's cells: present, non-empty, 1-2 address cells. */
+static bool first_reg(struct fdt_tree *x, uint32_t node, struct fdt_range *r)
+{
+    struct fdt_cells c = x->root_cells;
+    struct fdt_prop reg;
+    uint32_t n;
+    if (!prop_cells(&x->f, node, "reg", &reg, &n) || c.addr < 1 || c.addr > 2 || c.size < 1 ||
+        c.size > 2 || n < c.addr + c.size) {
+        return false;
+    }
+    r->base = be_cells(reg.val, c.addr);
+    r->size = be_cells(reg.val + 4 * c.addr, c.size);
+    return r->size != 0 && r->base + r->size > r->base;
+}
+
+/* The index of `want` in a string-list property, or -1. */
+static int string_index(const struct fdt_prop *p, const char *want)
+{
+    uint32_t off = 0, wlen = fdt_str_nlen((const uint8_t *)want, 64);
+    for (int i = 0; off < p->len; i++) {
+        uint32_t len = fdt_str_nlen(p->val + off, p->len - off);
+        if (len == wlen && memcmp(p->val + off, want, len) == 0) {
+            return i;
+        }
+        off += len + 1;
+    }
+    return -1;
+}
+
+/* The SPI named `name` by interrupt-names, as an INTID; 0 if absent or not an SPI. */
+static uint32_t named_spi(const struct fdt *f, uint32_t node, const char *name)
+{
+    struct fdt_prop names, irqs;
+    uint32_t n, intid;
+    int i = fdt_prop_find(f, node, "interrupt-names", &names) ? string_index(&names, name) : -1;
+    if (i < 0 || !prop_cells(f, node, "interrupts", &irqs, &n) ||
+        (uint32_t)(i + 1) * GIC_IRQ_CELLS > n) {
+        return 0;
+    }
+    const uint8_t *t = irqs.val + (uint32_t)i * GIC_IRQ_CELLS * 4;
+    return fdt_be32(t) == 0 && gic_intid(t, false, &intid) ? intid : 0;
+}
+
+/* Optional: the SMMUv3 (the arm,smmu-v3 binding: reg, interrupts with interrupt-names). */
+static void find_smmu(struct fdt_tree *x, struct dt_info *out)
+{
+    uint32_t node;
+    if (!fdt_root_child_compatible(x, "arm,smmu-v3", &node)) {
+        return;
+    }
+    if (!first_reg(x, node, &out->smmu_regs)) {
+        out->smmu_problem = DT_BAD_REG;
+        return;
+    }
+    out->smmu_eventq_intid = named_spi(&x->f, node, "eventq");
+    out->smmu_gerror_intid = named_spi(&x->f, node, "gerror");
+    if (!out->smmu_eventq_intid || !out->smmu_gerror_intid) {
+        out->smmu_problem = DT_BAD_INTERRUPTS;
+        out->smmu_regs.base = out->smmu_regs.size = 0;
+        out->smmu_eventq_intid = out->smmu_gerror_intid = 0;
+        return;
+    }
+    out->smmu_phandle = prop_u32_or(&x->f, node, "phandle", 0);
+    out->smmu = 1;
+}
+
+/* ranges: <phys.hi phys.mid phys.lo  cpu-address (root cells)  size (the node's cells)>. */
+static int pci_ranges(struct fdt_tree *x, uint32_t node, uint32_t size_cells, struct dt_info *out)
+{
+    struct fdt_prop p;
+    uint32_t n, stride = PCI_ADDR_CELLS + x->root_cells.addr + size_cells;
+    if (!prop_cells(&x->f, node, "ranges", &p, &n) || n == 0 || n % stride != 0 ||
+        x->root_cells.addr < 1 || x->root_cells.addr > 2) {
+        return DT_BAD_RANGES;
+    }
+    for (uint32_t i = 0; i < n / stride && out->npci_windows < DT_MAX_PCI_WINDOWS; i++) {
+        const uint8_t *e = p.val + i * stride * 4;
+        uint32_t hi = fdt_be32(e);
+        struct dt_pci_window *w = &out->pci_window[out->npci_windows];
+        w->space = PCI_SPACE(hi);
+        w->prefetch = (hi & PCI_PREFETCH) != 0;
+        w->pci = be_cells(e + 4, 2);
+        w->cpu = be_cells(e + 12, x->root_cells.addr);
+        w->size = be_cells(e + 12 + 4 * x->root_cells.addr, size_cells);
+        if (w->space != DT_PCI_CONFIG && w->size != 0 && w->cpu + w->size > w->cpu &&
+            w->pci + w->size > w->pci) {
+            out->npci_windows++;
+        }
+    }
+    return out->npci_windows ? DT_OK : DT_BAD_RANGES;
+}
+
+/* The root child with this phandle, if it is the GICv3 (interrupt-map's parent). */
+static bool phandle_is_gic(struct fdt_tree *x, uint32_t phandle, uint32_t *addr_cells)
+{
+    uint32_t gic;
+    if (!fdt_root_child_compatible(x, "arm,gic-v3", &gic) ||
+        prop_u32_or(&x->f, gic, "phandle", 0) != phandle || phandle == 0) {
+        return false;
+    }
+    *addr_cells = prop_u32_or(&x->f, gic, "#address-cells", 0);
+    return prop_u32_or(&x->f, gic, "#interrupt-cells", 0) == GIC_IRQ_CELLS;
+}
+
+/* interrupt-map entries <child unit address (3) child pin (1) parent (1) parent unit address
+ * (the GIC's #address-cells) GIC interrupt (3)> that raise a GIC SPI.  Anything else (a
+ * parent that is not the GIC, a malformed entry) ends the list: INTx numbers are only shown
+ * (lsdev), never needed, since PCI functions are polled. */
+static void pci_intx(struct fdt_tree *x, uint32_t node, struct dt_info *out)
+{
+    struct fdt_prop map, mask;
+    uint32_t n, nm, pac = 0;
+    if (prop_u32_or(&x->f, node, "#interrupt-cells", 0) != 1 ||
+        !prop_cells(&x->f, node, "interrupt-map-mask", &mask, &nm) || nm != 4 ||
+        !prop_cells(&x->f, node, "interrupt-map", &map, &n)) {
+        return;
+    }
+    out->intx_mask_dev = fdt_be32(mask.val);
+    out->intx_mask_pin = fdt_be32(mask.val + 12);
+    for (uint32_t off = 0; off + 5 <= n && out->nintx < DT_MAX_PCI_INTX;) {
+        const uint8_t *e = map.val + off * 4;
+        uint32_t intid;
+        if (!phandle_is_gic(x, fdt_be32(e + 16), &pac) || pac > 4 ||
+            off + 5 + pac + GIC_IRQ_CELLS > n) {
+            break;
+        }
+        const uint8_t *irq = e + (5 + pac) * 4;
+        if (fdt_be32(irq) != 0 || !gic_intid(irq, false, &intid)) {
+            break;
+        }
+        out->intx[out->nintx++] = (struct dt_pci_intx){
+            .dev = fdt_be32(e) & out->intx_mask_dev,
+            .pin = fdt_be32(e + 12) & out->intx_mask_pin,
+            .intid = intid,
+        };
+        off += 5 + pac + GIC_IRQ_CELLS;
+    }
+}
+
+/* iommu-map <rid-base iommu iommu-base length> (#iommu-cells 1): the first entry naming the
+ * SMMU found above. */
+static void pci_iommu_map(struct fdt_tree *x, uint32_t node, struct dt_info *out)
+{
+    struct fdt_prop p;
+    uint32_t n;
+    if (!out->smmu || out->smmu_phandle == 0 || !prop_cells(&x->f, node, "iommu-map", &p, &n)) {
+        return;
+    }
+    for (uint32_t i = 0; i + 4 <= n; i += 4) {
+        const uint8_t *e = p.val + i * 4;
+        if (fdt_be32(e + 4) == out->smmu_phandle && fdt_be32(e + 12) != 0) {
+            out->rid_base = fdt_be32(e);
+            out->sid_base = fdt_be32(e + 8);
+            out->sid_count = fdt_be32(e + 12);
+            out->iommu_map = 1;
+            return;
+        }
+    }
+}
+
+/* The host bridge's window, bus range and ranges; DT_OK or the problem. */
+static int pcie_node(struct fdt_tree *x, uint32_t node, struct dt_info *out)
+{
+    struct fdt_prop p;
+    uint32_t n, size_cells = prop_u32_or(&x->f, node, "#size-cells", 0);
+    if (prop_u32_or(&x->f, node, "#address-cells", 0) != PCI_ADDR_CELLS || size_cells < 1 ||
+        size_cells > 2) {
+        return DT_BAD_CELLS;
+    }
+    if (!first_reg(x, node, &out->ecam)) {
+        return DT_BAD_REG;
+    }
+    out->bus_start = 0;
+    out->bus_end = out->ecam.size / MIB > 256 ? 255 : (uint32_t)(out->ecam.size / MIB) - 1;
+    if (out->ecam.size < MIB) {
+        return DT_BAD_ECAM_SIZE;
+    }
+    if (fdt_prop_find(&x->f, node, "bus-range", &p)) {
+        if (!prop_cells(&x->f, node, "bus-range", &p, &n) || n != 2 || fdt_be32(p.val + 4) > 255 ||
+            fdt_be32(p.val) > fdt_be32(p.val + 4)) {
+            return DT_BAD_BUS_RANGE;
+        }
+        out->bus_start = fdt_be32(p.val);
+        out->bus_end = fdt_be32(p.val + 4);
+    }
+    if (out->ecam.size < (uint64_t)(out->bus_end - out->bus_start + 1) * MIB) {
+        return DT_BAD_ECAM_SIZE;
+    }
+    return pci_ranges(x, node, size_cells, out);
+}
+
+static void pcie_clear(struct dt_info *out)
+{
+    out->ecam.base = out->ecam.size = 0;
+    out->bus_start = out->bus_end = out->npci_windows = 0;
+    for (uint32_t i = 0; i < DT_MAX_PCI_WINDOWS; i++) {
+        out->pci_window[i] = (struct dt_pci_window){0, 0, 0, 0, 0};
+    }
+    out->intx_mask_dev = out->intx_mask_pin = out->nintx = 0;
+    for (uint32_t i = 0; i < DT_MAX_PCI_INTX; i++) {
+        out->intx[i] = (struct dt_pci_intx){0, 0, 0};
+    }
+    out->iommu_map = out->rid_base = out->sid_base = out->sid_count = 0;
+}
+
+/* Optional: the ECAM host bridge (Linux's pci-host-generic binding). */
+static void find_pcie(struct fdt_tree *x, struct dt_info *out)
+{
+    uint32_t node;
+    if (!fdt_root_child_compatible(x, "pci-host-ecam-generic", &node)) {
+        return;
+    }
+    int problem = pcie_node(x, node, out);
+    if (problem != DT_OK) {
+        pcie_clear(out);
+        out->pcie_problem = (uint32_t)problem;
+        return;
+    }
+    pci_intx(x, node, out);
+    pci_iommu_map(x, node, out);
+    out->pcie = 1;
+}
+
 /* ------------------------------------------------------------------ entry point */
 
 /* The lookups, in the order their absence is reported. */
@@ -443,6 +707,10 @@ static int find_all(struct fdt_tree *x, struct dt_info *out)
     err = err != 0 ? err : find_timer(x, out);
     err = err != 0 ? err : find_bootargs(x, out);
     err = err != 0 ? err : find_virtio(x, out);
+    if (err == 0) {
+        find_smmu(x, out); /* before the bridge: its iommu-map names the SMMU by phandle */
+        find_pcie(x, out);
+    }
     return err;
 }
 
@@ -468,6 +736,11 @@ static void info_clear(struct dt_info *out)
         out->virtio_intid[i] = 0;
     }
     out->nvirtio = out->virtio_skipped = 0;
+    pcie_clear(out);
+    out->pcie = out->pcie_problem = 0;
+    out->smmu = out->smmu_problem = out->smmu_phandle = 0;
+    out->smmu_regs.base = out->smmu_regs.size = 0;
+    out->smmu_eventq_intid = out->smmu_gerror_intid = 0;
     out->totalsize = out->nmem = out->ncpus = out->ncpus_total = out->ngicr = 0;
     out->gicd.base = out->gicd.size = out->uart.base = out->uart.size = 0;
     out->uart_intid = out->bootargs_len = 0;

@@ -19,10 +19,32 @@
 
 #include "kernel/fdt.h"
 
-#define DT_MAX_CPUS   ARCH_MAX_CPUS /* CPUs beyond this are counted in ncpus_total, not recorded */
-#define DT_MAX_MEM    8
-#define DT_MAX_GICR   4
-#define DT_MAX_VIRTIO 32 /* QEMU virt lists 32 virtio-mmio transports */
+#define DT_MAX_CPUS        ARCH_MAX_CPUS /* CPUs beyond this are counted in ncpus_total, not recorded */
+#define DT_MAX_MEM         8
+#define DT_MAX_GICR        4
+#define DT_MAX_VIRTIO      32 /* QEMU virt lists 32 virtio-mmio transports */
+#define DT_MAX_PCI_WINDOWS 4  /* ranges entries of the PCIe host bridge kept (QEMU: 3) */
+#define DT_MAX_PCI_INTX    16 /* interrupt-map entries kept (QEMU: 4 devices x 4 pins) */
+
+/* The address space of a PCI host bridge window ("ranges"), from the space code of its
+ * phys.hi cell (IEEE 1275 PCI binding, 2.2.1.1). */
+enum dt_pci_space {
+    DT_PCI_CONFIG = 0,
+    DT_PCI_IO = 1,
+    DT_PCI_MEM32 = 2,
+    DT_PCI_MEM64 = 3,
+};
+
+/* Why an optional PCIe host bridge or SMMU node was not used (the boot log names it). */
+enum dt_optional_problem {
+    DT_OK = 0,
+    DT_BAD_REG,        /* reg missing, empty, or not in the root's cells */
+    DT_BAD_BUS_RANGE,  /* bus-range not two cells start <= end < 256 */
+    DT_BAD_ECAM_SIZE,  /* the ECAM window is smaller than its bus range needs */
+    DT_BAD_CELLS,      /* #address-cells is not 3 or #size-cells not 1-2 */
+    DT_BAD_RANGES,     /* ranges missing or not whole entries */
+    DT_BAD_INTERRUPTS, /* an SMMU without its eventq and gerror SPIs */
+};
 
 enum dt_psci_conduit {
     DT_PSCI_NONE = 0,
@@ -73,6 +95,40 @@ struct dt_info {
     struct fdt_range virtio[DT_MAX_VIRTIO]; /* reg[0]: the register window */
     uint32_t virtio_intid[DT_MAX_VIRTIO];   /* interrupts[0], an SPI, as a GIC INTID */
     uint32_t virtio_skipped;
+
+    /* Optional: the first enabled "pci-host-ecam-generic" root child.  pcie = 1 when it was
+       found and is usable; pcie_problem says why a node that exists was not used. */
+    uint32_t pcie;
+    uint32_t pcie_problem;       /* enum dt_optional_problem */
+    struct fdt_range ecam;       /* reg[0]: config space, 1 MiB a bus */
+    uint32_t bus_start, bus_end; /* bus-range (0-255 if absent) */
+    uint32_t npci_windows;       /* ranges entries kept */
+    struct dt_pci_window {
+        uint32_t space;    /* enum dt_pci_space */
+        uint32_t prefetch; /* 1: the window is prefetchable (phys.hi bit 30) */
+        uint64_t pci;      /* bus address: what a BAR holds */
+        uint64_t cpu;      /* CPU physical address: what the kernel and user space map */
+        uint64_t size;
+    } pci_window[DT_MAX_PCI_WINDOWS];
+    uint32_t intx_mask_dev, intx_mask_pin; /* interrupt-map-mask cells 0 and 3 */
+    uint32_t nintx;                        /* interrupt-map entries into the GIC */
+    struct dt_pci_intx {
+        uint32_t dev;   /* child unit address cell 0 (bus << 16 | dev << 11 | fn << 8), masked */
+        uint32_t pin;   /* INTA..INTD = 1..4, masked */
+        uint32_t intid; /* the GIC SPI it raises, as an INTID */
+    } intx[DT_MAX_PCI_INTX];
+    uint32_t iommu_map;                     /* 1: iommu-map sends requester IDs */
+    uint32_t rid_base, sid_base, sid_count; /* [rid_base, +sid_count) to the SMMU
+                                               below as stream sid_base + (rid -
+                                               rid_base) (its first entry that names
+                                               the SMMU) */
+
+    /* Optional: the first enabled "arm,smmu-v3" root child (smmu = 1 when usable). */
+    uint32_t smmu;
+    uint32_t smmu_problem; /* enum dt_optional_problem */
+    struct fdt_range smmu_regs;
+    uint32_t smmu_eventq_intid, smmu_gerror_intid; /* by interrupt-names; both required */
+    uint32_t smmu_phandle;
 };
 
 /*
@@ -83,8 +139,9 @@ struct dt_info {
  * "no device tree: bad magic 0x00000000 at the start of RAM" or
  * "device tree: missing node /psci".  On success err holds "".
  * Required: a valid header, a memory node, at least one cpu, a GICv3, a PL011, the
- * architected timer and /psci with a known method.  /chosen/bootargs and the virtio-mmio
- * transports are optional.
+ * architected timer and /psci with a known method.  /chosen/bootargs, the virtio-mmio
+ * transports, the PCIe host bridge and the SMMUv3 are optional: a malformed optional node is
+ * left out (and its problem recorded), never a reason to fail.
  * Pure: no globals, no allocation, callable in any context (dt.c and kernel/lib/fdt.c say more).
  */
 int dt_parse(const void *blob, size_t max_len, struct dt_info *out, char *err, size_t errlen);

@@ -103,6 +103,16 @@ static void gicr_wait_rwp(uint8_t *rd)
 
 static void gicr_pair_all(void);
 
+/* SPI `intid` edge-triggered (GICD_ICFGR<n>: Int_config bit 1 of its two bits; IHI 0069
+ * 12.9.9); 0 = none.  Boot, with the distributor disabled. */
+static void set_edge(unsigned intid)
+{
+    if (intid >= 32 && intid < nr_intids) {
+        unsigned off = GICD_ICFGR + intid / 16 * 4;
+        wr32(gicd, off, rd32(gicd, off) | 2u << (2 * (intid % 16)));
+    }
+}
+
 /* Boot CPU, once: all SPIs Group 1, priority IRQ_PRIORITY, level, disabled, routed to CPU 0;
  * then every redistributor frame is paired with its CPU. */
 void gic_init_distributor(void)
@@ -125,6 +135,9 @@ void gic_init_distributor(void)
     for (unsigned i = 32; i < nr_intids; i += 16) {
         wr32(gicd, GICD_ICFGR + i / 4, 0); /* level-sensitive */
     }
+    set_edge(platform.smmu_eventq_intid); /* the SMMU pulses its wired interrupts (edge, as */
+    set_edge(
+        platform.smmu_gerror_intid); /* its device-tree node says): a level SPI would drop them */
     gicd_wait_rwp();
     for (unsigned i = 32; i < nr_intids; i++) {
         wr64(gicd, GICD_IROUTER + 8 * i, platform.cpu_mpidr[0] & 0xff00ffffffull);

@@ -45,8 +45,10 @@ int psci_affinity_info(uint64_t mpidr);
 void semihost_exit(int status);          /* returns only if semihosting is off */
 bool semihost_check_fault(uint64_t elr); /* trap.c: was this the probe's HLT? */
 
-/* mmio.c: the device windows (virtio-mmio transports) into arch_boot_info */
+/* mmio.c: the device windows (virtio-mmio transports, the PCIe host bridge, the SMMUv3) into
+ * arch_boot_info; then, once the MMU is up, the kernel mappings arch_mmio_* use. */
 void mmio_fill_devices(struct arch_boot_info *info);
+void mmio_map_windows(struct arch_boot_info *info);
 
 /* rtc.c: the PL031's time (seconds since the Epoch) and the counter when it was read, into
  * info->rtc_seconds/rtc_counter; both 0 without an RTC.  Boot CPU, first GiB mapped. */

@@ -138,6 +138,7 @@ void arch_boot_init(struct cpu *boot_cpu, uint64_t entry_counter)
     arch_cpus[0] = &boot_cpu->arch;
     feed_page_allocator();
     mmu_init();
+    mmio_map_windows(&boot_info); /* device windows above the first GiB (the ECAM space) */
     boot_info.protection = mmu_has_pan() ? "W^X kernel, PXN on user pages, PAN on"
                                          : "W^X kernel, PXN on user pages, no PAN (CPU lacks "
                                            "FEAT_PAN)";

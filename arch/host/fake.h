@@ -14,7 +14,9 @@
 #define FAKE_COUNTER_FREQ 62500000ull /* as QEMU virt: 16 ns per counter cycle */
 #define FAKE_MAX_PTES     4096
 #define FAKE_MAX_KMAPS    1024
-#define FAKE_MMIO_REGS    64
+#define FAKE_MMIO_REGS    256
+#define FAKE_PCI_FNS      8
+#define FAKE_SMMU_CMDS    512
 
 struct fake_pte {
     uint16_t asid;
@@ -63,6 +65,25 @@ struct fake_state {
     unsigned mmio_writes;   /* arch_mmio_write32 calls */
     uint64_t mmio_stuck_pa; /* if set: writes to this register are ignored (a device that
                                never finishes its reset) */
+    /* PCI functions behind fake_boot_info.pci's ECAM window (bus pci.bus only): config space
+       as the function shows it, with BAR sizing and the command register's writable bits */
+    struct fake_pci_fn {
+        bool present;
+        unsigned dev, fn;
+        uint32_t cfg[64];     /* the first 256 bytes of configuration space */
+        uint64_t bar_size[6]; /* BAR i's size (a power of two, 0: none); a 64-bit BAR's size
+                                 is in its lower index (cfg says its type) */
+        uint16_t cmd_wmask;   /* command bits the function implements */
+        unsigned cfg_writes;
+    } pci[FAKE_PCI_FNS];
+    /* The SMMU at fake_boot_info.smmu: CR0ACK follows CR0, IRQ_CTRLACK follows IRQ_CTRL; a write
+       of CMDQ_PROD consumes every command up to it from the queue in memory (recorded here)
+       and moves CMDQ_CONS there, as QEMU's model does synchronously */
+    struct {
+        uint64_t cmd[FAKE_SMMU_CMDS][2];
+        unsigned ncmds;
+        bool stuck; /* CMDQ_CONS never moves (a wedged SMMU) */
+    } smmu;
 };
 
 extern struct fake_state fake;
@@ -77,5 +98,14 @@ extern struct arch_boot_info fake_boot_info;
 void fake_reset(void);
 /* Preset the device register at pa (as the device would show it). */
 void fake_mmio_set(uint64_t pa, uint32_t val);
+/* The value of the register at pa (0 if never written). */
+uint32_t fake_mmio_get(uint64_t pa);
+/* A PCI function at dev.fn on the fake bus with this vendor:device, class (24 bits) and header
+ * type 0; its BARs are added with fake_pci_bar.  Returns it. */
+struct fake_pci_fn *fake_pci_add(unsigned dev, unsigned fn, uint16_t vendor, uint16_t device,
+                                 uint32_t class_code);
+/* BAR `i` of f: memory (32-bit, or 64-bit taking i and i + 1, prefetchable or not) or I/O. */
+void fake_pci_bar(struct fake_pci_fn *f, unsigned i, uint64_t size, bool io, bool is64,
+                  bool prefetch);
 
 #endif

@@ -439,64 +439,6 @@ void arch_sync_icache(const void *kva, size_t len)
 {
 }
 
-/* ---- devices: a table of registers ---- */
-
-static bool is_fake_device_register(paddr_t pa)
-{
-    for (unsigned i = 0; i < fake_boot_info.ndevices; i++) {
-        const struct arch_device *d = &fake_boot_info.devices[i];
-        if (pa >= d->base && pa + 4 <= d->base + d->size) {
-            return true;
-        }
-    }
-    return false;
-}
-
-static int fake_mmio_slot(uint64_t pa, bool create)
-{
-    for (int i = 0; i < FAKE_MMIO_REGS; i++) {
-        if (fake.mmio[i].pa == pa) {
-            return i;
-        }
-    }
-    for (int i = 0; create && i < FAKE_MMIO_REGS; i++) {
-        if (!fake.mmio[i].pa) {
-            fake.mmio[i].pa = pa;
-            return i;
-        }
-    }
-    return -1;
-}
-
-void fake_mmio_set(uint64_t pa, uint32_t val)
-{
-    int i = fake_mmio_slot(pa, true);
-    if (i < 0) {
-        unsupported("more than FAKE_MMIO_REGS device registers");
-    }
-    fake.mmio[i].val = val;
-}
-
-uint32_t arch_mmio_read32(paddr_t pa)
-{
-    if (!is_fake_device_register(pa)) {
-        return 0xffffffffu;
-    }
-    int i = fake_mmio_slot(pa, false);
-    return i < 0 ? 0 : fake.mmio[i].val;
-}
-
-void arch_mmio_write32(paddr_t pa, uint32_t v)
-{
-    if (!is_fake_device_register(pa)) {
-        return;
-    }
-    fake.mmio_writes++;
-    if (pa != fake.mmio_stuck_pa) {
-        fake_mmio_set(pa, v);
-    }
-}
-
 int arch_as_map_device(struct arch_as *as, uint64_t va, paddr_t pa, unsigned prot)
 {
     return arch_as_map(as, va, pa, prot | ARCH_PROT_DEVICE);

@@ -49,7 +49,7 @@
  * instructions with IRQs masked, mostly from this CPU's cache).
  *
  * Regions whose pages the address space does not own (VMA_KERNEL: the counters; VMA_DEVICE:
- * a claimed device's registers and DMA region, kernel/sys/device.c) are unmapped without being
+ * a claimed device's registers and DMA region, kernel/dev/device.c) are unmapped without being
  * freed and cannot be munmapped; the user copies never go through device registers
  * (ARCH_PROT_DEVICE).  A shared mapping of a file (VMA_SHARED) does not own its pages either,
  * but is unmapped like any region: its pages are the file's.  A file region, shared or a

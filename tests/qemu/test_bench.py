@@ -24,7 +24,7 @@ BOOTARGS = "quiet dataplane=1 init=/bin/bench -- " + " ".join(f"{k}={v}"
 SECTIONS = ["## Micro-benchmarks", "## Exact instruction counts (REPRO)", "### Goals",
             "## Boot time",
             "## Interruptions of a dataplane CPU", "## Dataplane networking",
-            "### Guest cost per packet (exact, -icount)",
+            "### Guest cost per packet (exact, -icount)", "## PCIe, the SMMU and queue pairs",
             "## Repartition: the cost of a change, and the bystander", "## Kernel image size",
             "## Per-CPU kernel memory", "## QEMU"]
 

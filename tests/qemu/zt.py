@@ -169,6 +169,75 @@ def net_options(kind="user", legacy=False):
     return opts + ["-netdev", netdev, "-device", "virtio-net-device,netdev=n0"], where
 
 
+def pci_net_options(kind="user", queues=1, iommu_platform=True, tap=None):
+    """QEMU options for one modern virtio-net-pci (disable-legacy=on, no option ROM) and the
+    host's way in.  kind "user" and "dgram" as net_options; kind "tap": the multi-queue tap
+    `tap` (an MqTap) with `queues` queues, mq=on and rss=on on the device.  iommu_platform=True
+    makes the device offer VIRTIO_F_ACCESS_PLATFORM, so that its DMA goes through the SMMU
+    (machine_opts=",iommu=smmuv3"); without it, QEMU's virtio-pci bypasses any IOMMU."""
+    dev = "virtio-net-pci,netdev=n0,disable-legacy=on,romfile="
+    dev += ",iommu_platform=on" if iommu_platform else ""
+    if kind == "tap":
+        netdev = (f"tap,id=n0,ifname={tap.name},script=no,downscript=no,queues={queues},"
+                  "vhost=off")
+        dev += f",mq=on,rss=on,vectors={2 * queues + 2}"
+        return ["-netdev", netdev, "-device", dev], {"host": tap.guest_ip}
+    opts, where = net_options(kind)
+    netdev = opts[opts.index("-netdev") + 1]
+    return ["-netdev", netdev, "-device", dev], where
+
+
+class MqTap:
+    """A host-only tap for one test: created on entry (ip tuntap ..., multi_queue for queues > 1:
+    QEMU opens a one-queue tap without IFF_MULTI_QUEUE, which a multi-queue tap refuses;
+    10.77.N.1/24 on it, a permanent neighbour entry for the guest's 10.77.N.2 and QEMU's
+    default MAC, no route but the tap's own subnet), removed on exit.  `skip_reason` says why
+    it could not be made (not root, no /dev/net/tun, no ip command) and nothing is made then."""
+
+    count = 0
+
+    def __init__(self, queues=2):
+        MqTap.count += 1
+        self.mode = ["mode", "tap"] + (["multi_queue"] if queues > 1 else [])
+        n = (os.getpid() + MqTap.count) % 250 + 1
+        self.name = f"ztq{os.getpid() % 100000}{MqTap.count % 10}"[:15]
+        self.host_ip, self.guest_ip = f"10.77.{n}.1", f"10.77.{n}.2"
+        self.skip_reason = None
+        self.made = False
+
+    def _ip(self, *args):
+        return subprocess.run(["ip", *args], capture_output=True, text=True)
+
+    def __enter__(self):
+        if os.geteuid() != 0:
+            self.skip_reason = "needs root to create a host-only multi-queue tap"
+        elif not os.path.exists("/dev/net/tun"):
+            self.skip_reason = "no /dev/net/tun on this host: no tap can be made"
+        else:
+            try:
+                r = self._ip("tuntap", "add", "dev", self.name, *self.mode)
+            except FileNotFoundError:
+                r = None
+            if r is None or r.returncode != 0:
+                self.skip_reason = ("ip tuntap add failed: " + (r.stderr.strip() if r else
+                                                                 "no ip command"))
+                return self
+            self.made = True
+            for args in (("addr", "add", f"{self.host_ip}/24", "dev", self.name),
+                         ("link", "set", self.name, "up"),
+                         ("neigh", "replace", self.guest_ip, "lladdr", "52:54:00:12:34:56",
+                          "dev", self.name, "nud", "permanent")):
+                r = self._ip(*args)
+                if r.returncode != 0:
+                    self.skip_reason = f"ip {' '.join(args)} failed: {r.stderr.strip()}"
+                    break
+        return self
+
+    def __exit__(self, *exc):
+        if self.made:
+            self._ip("tuntap", "del", "dev", self.name, *self.mode)
+
+
 def boot(cpus=4, bootargs=None, timeout=DEFAULT_TIMEOUT, exclog=False, trace_irqs=False,
          stdin_data=None, **kw):
     """Run QEMU until it exits; return a Boot.  A hang raises TimeoutError with the output."""

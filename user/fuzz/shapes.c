@@ -25,6 +25,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "uapi/zt_device.h"
+
 #define NS_MS        1000000ll
 #define SHORT_NS     (20 * NS_MS)
 #define FZ_SA_KNOWN  (ZT_SA_SIGINFO | ZT_SA_RESTORER | ZT_SA_NODEFER | ZT_SA_RESETHAND)
@@ -789,28 +791,30 @@ static enum fz_plan shape_zt_partition(struct fz_env *e, struct fz_args *c)
     return FZ_PLAN_CALL;
 }
 
-/* zt_claim(slot, dma_bytes, flags, out): slots around the 32 transports (half of the time one
- * with a device behind it, when the machine has one), DMA sizes around
- * the page and ZT_DMA_MAX edges (what is claimed is released at the latest when the life
- * ends: the kernel resets the device first). */
+/* zt_claim(slot, dma_bytes, flags, out): slots around the 32 transports and the PCI functions
+ * after them, DMA sizes around the page and ZT_DMA_MAX edges, the flags a driver passes (what
+ * is claimed is released at the latest when the life ends: the kernel resets the device
+ * first); `out` room for the version-2 result. */
 static enum fz_plan shape_zt_claim(struct fz_env *e, struct fz_args *c)
 {
-    static const uint64_t sizes[] = {4096, 8192, 65536, 4u << 20, (4u << 20) + 4096, 4095, 0};
-    c->a[0] = fz_chance(&e->rng, 3, 4) ? fz_below(&e->rng, 34) : fz_int(e);
+    static const uint64_t sizes[] = {4096, 8192, 65536, ZT_DMA_MAX, ZT_DMA_MAX + 4096, 4095, 0};
+    static const uint64_t flags[] = {ZT_CLAIM_UNCONFINED_DMA, ZT_CLAIM_UNCONFINED_DMA | ZT_CLAIM_V2,
+                                     ZT_CLAIM_V2, 0};
+    c->a[0] = fz_chance(&e->rng, 3, 4) ? fz_below(&e->rng, 70) : fz_int(e);
     if (e->device_slots && fz_chance(&e->rng, 1, 2)) { /* a transport with a device: claimable */
         for (c->a[0] = fz_below(&e->rng, 32); !(e->device_slots >> c->a[0] & 1);) {
             c->a[0] = (c->a[0] + 1) % 32;
         }
     }
     c->a[1] = fz_chance(&e->rng, 3, 4) ? sizes[fz_below(&e->rng, 7)] : fz_len(e);
-    c->a[2] = fz_chance(&e->rng, 7, 8) ? 0 : fz_flags(e, 0);
-    c->a[3] = fz_chance(&e->rng, 1, 2) ? fz_buf(e, 64, 0) : fz_ptr(e, FZ_OUT);
+    c->a[2] = fz_chance(&e->rng, 7, 8) ? flags[fz_below(&e->rng, 4)] : fz_flags(e, 0);
+    c->a[3] = fz_chance(&e->rng, 1, 2) ? fz_buf(e, sizeof(struct zt_claim), 0) : fz_ptr(e, FZ_OUT);
     return FZ_PLAN_CALL;
 }
 
 static enum fz_plan shape_zt_release(struct fz_env *e, struct fz_args *c)
 {
-    c->a[0] = fz_chance(&e->rng, 3, 4) ? fz_below(&e->rng, 34) : fz_int(e);
+    c->a[0] = fz_chance(&e->rng, 3, 4) ? fz_below(&e->rng, 70) : fz_int(e);
     return FZ_PLAN_CALL;
 }
 

@@ -695,7 +695,7 @@ int fz_life(struct fz_env *e, long calls)
     static struct zt_device_info devs[32];
     long ndevs = zt_syscall2(SYS_zt_devices, devs, 32);
     for (long i = 0; i < ndevs && i < 32; i++) {
-        e->device_slots |= devs[i].device_id ? 1u << devs[i].slot : 0;
+        e->device_slots |= devs[i].device_id && devs[i].slot < 32 ? 1u << devs[i].slot : 0;
     }
     if (e->cover) {
         if (!fz_corpus_alloc(&corpus)) {

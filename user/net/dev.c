@@ -6,11 +6,11 @@
 
 #include "zt.h"
 
-#define DEV_MAX 32 /* QEMU virt has 32 transports */
+static struct zt_device_info list[ZT_DEVICE_SLOTS];
 
 long zt_devices(struct zt_device_info *buf, size_t n)
 {
-    return zt_syscall2(SYS_zt_devices, buf, n);
+    return zt_syscall2(SYS_zt_devices, buf, n | ZT_DEVICES_V2);
 }
 
 long zt_claim(unsigned slot, uint64_t dma_bytes, unsigned flags, struct zt_claim *out)
@@ -41,13 +41,24 @@ const char *dev_type_name(uint32_t device_id)
     }
 }
 
-int dev_find(uint32_t device_id)
+int dev_find(uint32_t device_id, uint32_t kind)
 {
-    struct zt_device_info info[DEV_MAX];
-    long n = zt_devices(info, DEV_MAX);
-    for (long i = 0; i < n && i < DEV_MAX; i++) {
-        if (info[i].device_id == device_id) {
-            return (int)info[i].slot;
+    long n = zt_devices(list, ZT_DEVICE_SLOTS);
+    for (long i = 0; i < n && i < ZT_DEVICE_SLOTS; i++) {
+        if (list[i].device_id == device_id && (!kind || list[i].kind == kind)) {
+            return (int)list[i].slot;
+        }
+    }
+    return -1;
+}
+
+int dev_info(unsigned slot, struct zt_device_info *out)
+{
+    long n = zt_devices(list, ZT_DEVICE_SLOTS);
+    for (long i = 0; i < n && i < ZT_DEVICE_SLOTS; i++) {
+        if (list[i].slot == slot) {
+            *out = list[i];
+            return 0;
         }
     }
     return -1;

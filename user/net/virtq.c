@@ -65,6 +65,13 @@ void virtq_set_desc(struct virtq *q, uint16_t id, uint64_t pa, uint32_t len, uin
     d->next = 0;
 }
 
+void virtq_set_desc_next(struct virtq *q, uint16_t id, uint64_t pa, uint32_t len, uint16_t flags,
+                         uint16_t next)
+{
+    virtq_set_desc(q, id, pa, len, flags | VIRTQ_DESC_F_NEXT);
+    q->desc[id & (q->size - 1)].next = (uint16_t)(next & (q->size - 1));
+}
+
 void virtq_push(struct virtq *q, uint16_t id)
 {
     q->avail->ring[q->avail_idx & (q->size - 1)] = id;

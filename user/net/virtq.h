@@ -57,7 +57,7 @@ struct virtq {
     volatile struct virtq_desc *desc;
     volatile struct virtq_avail *avail;
     volatile struct virtq_used *used;
-    uint64_t desc_pa, avail_pa, used_pa; /* what the device is told */
+    uint64_t desc_pa, avail_pa, used_pa; /* what the device is told (physical or I/O virtual) */
     uint16_t avail_idx;                  /* next avail slot (published by virtq_publish) */
     uint16_t used_seen;                  /* used entries consumed so far */
     uint16_t free_top;                   /* descriptors on the free stack */
@@ -71,6 +71,10 @@ struct virtq {
 int virtq_init(struct virtq *q, unsigned size, void *mem, uint64_t pa);
 /* Set descriptor id to buffer (pa, len) with flags. */
 void virtq_set_desc(struct virtq *q, uint16_t id, uint64_t pa, uint32_t len, uint16_t flags);
+/* The same, chained to descriptor `next` (VIRTQ_DESC_F_NEXT added): the control queue's
+ * header, data and ack are one chain. */
+void virtq_set_desc_next(struct virtq *q, uint16_t id, uint64_t pa, uint32_t len, uint16_t flags,
+                         uint16_t next);
 /* Put descriptor id in the next avail slot (seen by the device after virtq_publish). */
 void virtq_push(struct virtq *q, uint16_t id);
 /* Make everything pushed so far visible to the device (barrier, then the avail index). */
