@@ -234,9 +234,17 @@ $(B)/linux.stamp: user/linux/lxtest.c tests/linux/bbtest.sh $(DEBS)/stamp
 		echo "  SKIP    busybox: $$(cat $(DEBS)/busybox-static.skip)"; fi
 	@touch $@
 
+# Data files of the user programs: user/etc/NAME is /etc/NAME (/bin/pipeline's example route
+# table, and one it must refuse).
+ETC_FILES := $(patsubst user/etc/%,$(B)/initrd/etc/%,$(wildcard user/etc/*))
+
+$(B)/initrd/etc/%: user/etc/%
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@
+
 # The user programs travel inside the kernel image as a cpio (newc) archive: every file,
 # directory and symbolic link under build/initrd.
-$(B)/initrd.cpio: $(USER_BINS) $(INITRD_DATA) $(B)/initrd/bin/lxtest $(B)/linux.stamp
+$(B)/initrd.cpio: $(USER_BINS) $(INITRD_DATA) $(ETC_FILES) $(B)/initrd/bin/lxtest $(B)/linux.stamp
 	@mkdir -p $(B)/initrd/bin
 	@echo "  CPIO    $@"
 	$(Q)cd $(B)/initrd && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet > ../initrd.cpio
@@ -373,7 +381,8 @@ $(B)/host/tests/%: tests/unit/%.c $(B)/host/libzt.a
 # The dataplane's parts that need no kernel (user/net: frame parsing, virtqueue rings, the
 # driver's checks) built for the host, so tests/unit/test_net*.c can feed them hostile frames
 # and play the device under ASan/UBSan.
-NET_HOST_OBJS := $(B)/host/user/net/frame.o $(B)/host/user/net/virtq.o $(B)/host/user/net/nic.o
+NET_HOST_OBJS := $(B)/host/user/net/frame.o $(B)/host/user/net/virtq.o $(B)/host/user/net/nic.o \
+	$(B)/host/user/net/route.o $(B)/host/user/net/fwd.o
 
 NET_UNIT_BINS := $(filter $(B)/host/tests/test_net%,$(UNIT_BINS))
 

@@ -49,8 +49,8 @@
 #define F_NET_MAC          (1ull << 5)
 #define F_VERSION_1        (1ull << 32)
 #define NET_HDR            12 /* struct virtio_net_hdr with num_buffers */
-#define QUEUE_RX           0
-#define QUEUE_TX           1
+#define QUEUE_RX           NIC_QUEUE_RX
+#define QUEUE_TX           NIC_QUEUE_TX
 #define RESET_READS        100000
 
 static const uint8_t default_mac[6] = {0x52, 0x54, 0x00, 0x12, 0x34, 0x56}; /* QEMU's */
@@ -169,7 +169,8 @@ static void read_mac(struct nic *n)
     } while (rd(n, REG_CONFIG_GEN) != gen);
 }
 
-static int check_device(struct nic *n, const struct zt_claim *c, char *err, size_t errlen)
+static int check_device(struct nic *n, const struct zt_claim *c, size_t dma_need, char *err,
+                        size_t errlen)
 {
     if (rd(n, REG_MAGIC) != VIRTIO_MAGIC || c->regs_size < REG_CONFIG + 8) {
         return fail(err, errlen, "slot %lu is not a virtio-mmio transport", c->slot);
@@ -183,8 +184,8 @@ static int check_device(struct nic *n, const struct zt_claim *c, char *err, size
     if (rd(n, REG_DEVICE_ID) != ZT_VIRTIO_ID_NET) {
         return fail(err, errlen, "slot %lu is not a network device", c->slot);
     }
-    if (c->dma_size < nic_dma_bytes()) {
-        return fail(err, errlen, "the DMA region is too small (need %lu bytes)", nic_dma_bytes());
+    if (c->dma_size < dma_need) {
+        return fail(err, errlen, "the DMA region is too small (need %lu bytes)", dma_need);
     }
     return 0;
 }
@@ -203,12 +204,29 @@ static void post_buffers(struct nic *n)
     wr(n, REG_QUEUE_NOTIFY, QUEUE_RX);
 }
 
-int nic_open(struct nic *n, const struct zt_claim *c, const uint8_t ip[4], uint16_t port, char *err,
-             size_t errlen)
+int nic_start(struct nic *n, const struct zt_claim *c, size_t dma_need, char *err, size_t errlen)
 {
     memset(n, 0, sizeof(*n));
     n->regs = (volatile uint8_t *)(uintptr_t)c->regs;
-    if (check_device(n, c, err, errlen) != 0 || negotiate(n, err, errlen) != 0) {
+    if (check_device(n, c, dma_need, err, errlen) != 0 || negotiate(n, err, errlen) != 0) {
+        return -1;
+    }
+    uint8_t *dma = (uint8_t *)(uintptr_t)c->dma;
+    size_t qb = virtq_bytes(NIC_QUEUE_SIZE);
+    if (queue_setup(n, QUEUE_RX, &n->rx, dma, c->dma_phys, err, errlen) != 0 ||
+        queue_setup(n, QUEUE_TX, &n->tx, dma + qb, c->dma_phys + qb, err, errlen) != 0) {
+        wr(n, REG_STATUS, STATUS_FAILED);
+        return -1;
+    }
+    read_mac(n);
+    wr(n, REG_STATUS, rd(n, REG_STATUS) | STATUS_DRIVER_OK);
+    return 0;
+}
+
+int nic_open(struct nic *n, const struct zt_claim *c, const uint8_t ip[4], uint16_t port, char *err,
+             size_t errlen)
+{
+    if (nic_start(n, c, nic_dma_bytes(), err, errlen) != 0) {
         return -1;
     }
     uint8_t *dma = (uint8_t *)(uintptr_t)c->dma;
@@ -217,15 +235,8 @@ int nic_open(struct nic *n, const struct zt_claim *c, const uint8_t ip[4], uint1
     n->tx_buf = n->rx_buf + bufs;
     n->rx_buf_pa = c->dma_phys + 2 * qb;
     n->tx_buf_pa = n->rx_buf_pa + bufs;
-    if (queue_setup(n, QUEUE_RX, &n->rx, dma, c->dma_phys, err, errlen) != 0 ||
-        queue_setup(n, QUEUE_TX, &n->tx, dma + qb, c->dma_phys + qb, err, errlen) != 0) {
-        wr(n, REG_STATUS, STATUS_FAILED);
-        return -1;
-    }
-    read_mac(n);
     memcpy(n->cfg.ip, ip, 4);
     n->cfg.udp_port = port;
-    wr(n, REG_STATUS, rd(n, REG_STATUS) | STATUS_DRIVER_OK);
     post_buffers(n);
     return 0;
 }
@@ -256,13 +267,13 @@ static inline uint64_t counter_read(void)
 #endif
 }
 
-static void notify(struct nic *n, struct virtq *q, unsigned index)
+void nic_notify(struct nic *n, struct virtq *q, unsigned index, uint64_t *notifies)
 {
     virtq_publish(q);
     if (virtq_needs_notify(q)) {
         net_mmio_wmb();
         wr(n, REG_QUEUE_NOTIFY, index);
-        n->st.notifies++;
+        (*notifies)++;
     }
 }
 
@@ -334,9 +345,9 @@ unsigned nic_poll(struct nic *n)
         virtq_push(&n->rx, id); /* the same slot goes straight back to the device */
     }
     if (n->tx.avail_idx != tx_before) {
-        notify(n, &n->tx, QUEUE_TX);
+        nic_notify(n, &n->tx, QUEUE_TX, &n->st.notifies);
     }
-    notify(n, &n->rx, QUEUE_RX);
+    nic_notify(n, &n->rx, QUEUE_RX, &n->st.notifies);
     n->st.busy_insts += (uint32_t)(inst_read() - i0);
     n->st.busy_ticks += counter_read() - t0;
     return pending;
@@ -354,7 +365,7 @@ int nic_send(struct nic *n, const uint8_t *frame, size_t len)
                    0);
     virtq_push(&n->tx, tx);
     n->st.tx++;
-    notify(n, &n->tx, QUEUE_TX);
+    nic_notify(n, &n->tx, QUEUE_TX, &n->st.notifies);
     return 0;
 }
 

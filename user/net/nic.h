@@ -53,12 +53,24 @@ struct nic {
     struct nic_stats st;
 };
 
+#define NIC_QUEUE_RX 0 /* virtio-net's receiveq1 and transmitq1 (virtio 1.2, 5.1.2) */
+#define NIC_QUEUE_TX 1
+
 /* DMA bytes nic_open needs (rings and buffers), rounded up to pages: what to claim. */
 size_t nic_dma_bytes(void);
 /* Bring the claimed device up with our IPv4 address and UDP echo port.  0, or -1 with a
  * one-line reason in err (e.g. a legacy transport, no VERSION_1, a DMA region too small). */
 int nic_open(struct nic *n, const struct zt_claim *c, const uint8_t ip[4], uint16_t port, char *err,
              size_t errlen);
+/* The device part of nic_open, for drivers with buffers of their own (port.h): check the
+ * transport and that the claim has dma_need bytes, negotiate, lay the receive and transmit
+ * queues' rings at the start of the DMA region (virtq_bytes(NIC_QUEUE_SIZE) each), read the
+ * MAC into n->cfg.mac, DRIVER_OK.  No buffer is posted.  0, or -1 with the reason in err. */
+int nic_start(struct nic *n, const struct zt_claim *c, size_t dma_need, char *err, size_t errlen);
+/* Publish what was pushed on queue q (NIC_QUEUE_RX or _TX: `index`) and notify the device if
+ * it asked to be, counting the notification in *notifies.  Only the thread that owns q may
+ * call it (the receive and transmit queues may have different owners). */
+void nic_notify(struct nic *n, struct virtq *q, unsigned index, uint64_t *notifies);
 /* One round of the poll loop; returns the frames received in it. */
 unsigned nic_poll(struct nic *n);
 /* Queue one frame for transmission (copied into a transmit slot).  0, or -1 if no slot. */
