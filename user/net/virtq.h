@@ -62,7 +62,7 @@ struct virtq {
     uint16_t used_seen;                  /* used entries consumed so far */
     uint16_t free_top;                   /* descriptors on the free stack */
     uint16_t free[256];                  /* free descriptor ids (transmit queue) */
-};
+} __attribute__((aligned(64))); /* a line of its own: a queue pair's two sides may be two threads */
 
 #define VIRTQ_MAX_SIZE 256
 
