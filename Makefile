@@ -215,6 +215,14 @@ $(B)/initrd/bin/lxtest: user/linux/lxtest.c | deps-build
 	$(Q)$(CC) $(LINUX_CFLAGS) -o $@ $<
 	$(Q)$(CROSS)strip $@
 
+# The Linux side of make compare's networking table: a UDP echo over Linux's own sockets
+# (user/linux/sockecho.c), static glibc; it runs only under Linux, so it is not in /bin.
+$(B)/linux/sockecho: user/linux/sockecho.c | deps-build
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@ (glibc, static)"
+	$(Q)$(CC) $(LINUX_CFLAGS) -o $@ $<
+	$(Q)$(CROSS)strip $@
+
 # The optional parts: musl build, busybox and its links, /etc.  Rebuilt when an input changes.
 $(B)/linux.stamp: user/linux/lxtest.c tests/linux/bbtest.sh $(DEBS)/stamp
 	@mkdir -p $(B)/initrd/bin $(B)/initrd/etc
@@ -500,7 +508,7 @@ bench: deps-test
 # COMPARE_ARGS='--only micro' or '--quick' pass through.
 compare: deps-test
 	@$(DEPS) bench
-	@$(MAKE) --no-print-directory $(B)/kernel.elf
+	@$(MAKE) --no-print-directory $(B)/kernel.elf $(B)/linux/sockecho
 	@$(PYTHON) tools/compare $(COMPARE_ARGS)
 
 # ---------------------------------------------------------------- housekeeping

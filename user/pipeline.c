@@ -57,9 +57,9 @@
 #define POOL_PIPE   1536 /* buffers of the pipeline's one device: 3 MiB (a claim: 4 MiB) */
 #define POOL_RTC    512  /* buffers of each run-to-completion device */
 #define ROUTES_MAX  65536
-/* Under -icount the PMU's INST_RETIRED counts every vCPU (QEMU's icount): a round longer
- * than this spans another vCPU's turn and is left out of the per-packet figures. */
-#define SWITCH_INSTS 100000
+/* Under -icount the PMU's INST_RETIRED counts every vCPU (QEMU's icount), and the vCPUs take
+ * turns on one host thread: a round during which another stage's vCPU ran (its heartbeat,
+ * bumped every round, moved) is left out of the per-packet figures, and counted. */
 
 enum kind { RX, WORKER, TX, RTC };
 
@@ -85,7 +85,8 @@ struct stage {
     struct zt_ring *in, *out;                    /* worker */
     struct fwd_stats fwd;                        /* worker, rtc */
     struct fwd_cfg cfg;                          /* worker, rtc: addresses, routes */
-    struct port *port;                           /* RX, TX, rtc */
+    uint64_t beat;     /* rounds begun: under -icount, another stage's moving shows a vCPU switch */
+    struct port *port; /* RX, TX, rtc */
     int slot;
     int done; /* release-stored when the stage has ended */
 } __attribute__((aligned(64)));
@@ -104,7 +105,13 @@ static bool ask_gateway = true;
 static struct route_table routes;
 static struct port ports[MAX_STAGES];
 static int nports;
-static int go, stop; /* start line; stop: RX (or each rtc thread) ends */
+/* The start line: each stage adds itself and waits for all (no part for the main thread: a
+ * sleeping housekeeping thread is not woken by its timer under -icount while other vCPUs
+ * spin, QEMU's round-robin).  stop: set by the deciding stage (RX, or rtc0) on COUNT, the
+ * control port or the deadline; RX (or each rtc thread) then ends and the rest drain. */
+static int go, stop;
+static const char *stop_why = "time";
+static uint64_t stop_deadline; /* counter value at which the run ends */
 
 static void usage(void)
 {
@@ -124,20 +131,75 @@ static inline uint32_t inst_read(void)
     return (uint32_t)v;
 }
 
-/* Account a round that moved n packets, begun at instruction count i0 and counter t0. */
-static inline void busy_round(struct stage *s, unsigned n, uint32_t i0, uint64_t t0)
+/* A round's start: the other stages' heartbeats (when the PMU counts), the instruction count
+ * and the counter. */
+struct round {
+    uint64_t beats, t0; /* beats: read only when the PMU counts */
+    uint32_t i0;
+};
+
+static uint64_t other_beats(const struct stage *s)
 {
-    uint32_t d = inst_read() - i0;
-    if (d > SWITCH_INSTS) {
-        s->left_out++;
+    uint64_t sum = 0;
+    for (int i = 0; i < nstages; i++) {
+        if (&stages[i] != s) {
+            sum += __atomic_load_n(&stages[i].beat, __ATOMIC_RELAXED);
+        }
+    }
+    return sum;
+}
+
+static inline void round_start(struct stage *s, struct round *r)
+{
+    r->beats = 0;
+    if (pmu_on) {
+        __atomic_store_n(&s->beat, s->beat + 1, __ATOMIC_RELAXED);
+        r->beats = other_beats(s);
+    }
+    r->i0 = inst_read();
+    r->t0 = zt_counter();
+}
+
+/* Account a round that moved n packets. */
+static inline void busy_round(struct stage *s, unsigned n, const struct round *r)
+{
+    uint32_t d = inst_read() - r->i0;
+    if (pmu_on && other_beats(s) != r->beats) {
+        s->left_out++; /* another vCPU ran meanwhile: its instructions are in d */
     } else {
         s->busy_insts += d;
         s->counted_pkts += n;
     }
-    LIVE_ADD(s, busy_ticks, zt_counter() - t0);
+    LIVE_ADD(s, busy_ticks, zt_counter() - r->t0);
 }
 
 /* ---- the stages ---- */
+
+static uint64_t live(const uint64_t *field)
+{
+    return __atomic_load_n(field, __ATOMIC_RELAXED);
+}
+
+/* The deciding stage, every STOP_EVERY rounds: has COUNT, the control port or the deadline
+ * come?  Reads the other stages' counters (their cache lines) only then. */
+#define STOP_EVERY 256
+static bool should_stop(void)
+{
+    uint64_t echoes = 0, ctl = 0;
+    for (int i = 0; i < nstages; i++) {
+        echoes += live(&stages[i].live.echoes);
+        ctl += live(&stages[i].live.ctl);
+    }
+    if (ctl) {
+        stop_why = "control port";
+    } else if (count && (long)echoes >= count) {
+        stop_why = "count";
+    } else if (zt_counter() < stop_deadline) {
+        return false;
+    }
+    __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+    return true;
+}
 
 static unsigned worker_of(uint32_t hash)
 {
@@ -148,9 +210,12 @@ static void rx_loop(struct stage *s)
 {
     struct port_rxq *q = &s->port->rxq;
     struct pkt *pk[BURST], *by[MAX_WORKERS][BURST];
-    while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
-        uint32_t i0 = inst_read();
-        uint64_t t0 = zt_counter();
+    for (unsigned round = 1;; round++) {
+        if (round % STOP_EVERY == 0 && should_stop()) {
+            break;
+        }
+        struct round rd;
+        round_start(s, &rd);
         unsigned n = port_rx_burst(q, pk, BURST), nb[MAX_WORKERS] = {0};
         if (n == 0) {
             LIVE_ADD(s, empty, 1);
@@ -172,7 +237,7 @@ static void rx_loop(struct stage *s)
         LIVE_ADD(s, pkts, n);
         LIVE_ADD(s, ring_full, dropped);
         __atomic_store_n(&s->live.no_buffer, q->no_buffer, __ATOMIC_RELAXED);
-        busy_round(s, n, i0, t0);
+        busy_round(s, n, &rd);
     }
 }
 
@@ -186,8 +251,8 @@ static void worker_loop(struct stage *s)
         /* -H: let the rings fill, so that RX's drops show (a test of back-pressure) */
     }
     for (;;) {
-        uint32_t i0 = inst_read();
-        uint64_t t0 = zt_counter();
+        struct round rd;
+        round_start(s, &rd);
         if (off == npend) {
             bool rx_done = __atomic_load_n(&rx->done, __ATOMIC_ACQUIRE);
             npend = zt_ring_sc_dequeue_burst(s->in, (void **)pend, BURST);
@@ -210,7 +275,7 @@ static void worker_loop(struct stage *s)
         unsigned put = zt_ring_sp_enqueue_burst(s->out, (void **)pend + off, npend - off);
         off += put;
         LIVE_ADD(s, ring_full, off < npend);
-        busy_round(s, put, i0, t0);
+        busy_round(s, put, &rd);
     }
 }
 
@@ -233,18 +298,20 @@ static void tx_loop(struct stage *s)
     unsigned npend[MAX_WORKERS] = {0}, off[MAX_WORKERS] = {0};
     for (;;) {
         bool ended = workers_drained(); /* before the last look at the rings */
-        uint32_t i0 = inst_read();
-        uint64_t t0 = zt_counter();
+        struct round rd;
+        round_start(s, &rd);
         unsigned moved = port_tx_reclaim(q), sent = 0, left = 0;
         for (int w = 0; w < nworkers; w++) {
             if (off[w] == npend[w]) {
                 npend[w] = zt_ring_sc_dequeue_burst(stages[1 + w].out, (void **)pend[w], BURST);
                 off[w] = 0;
             }
-            unsigned k = port_tx_burst(q, pend[w] + off[w], npend[w] - off[w]);
-            off[w] += k;
-            sent += k;
-            left += npend[w] - off[w];
+            if (off[w] < npend[w]) {
+                unsigned k = port_tx_post(q, pend[w] + off[w], npend[w] - off[w]);
+                off[w] += k;
+                sent += k;
+                left += npend[w] - off[w];
+            }
         }
         if (sent == 0 && moved == 0) {
             if (ended && left == 0) {
@@ -255,7 +322,7 @@ static void tx_loop(struct stage *s)
         }
         LIVE_ADD(s, pkts, sent);
         __atomic_store_n(&s->live.ring_full, q->queue_full, __ATOMIC_RELAXED);
-        busy_round(s, sent, i0, t0);
+        busy_round(s, sent, &rd);
     }
     uint64_t until = zt_counter() + zt_counter_freq() / 100; /* 10 ms for the last sends */
     while (port_tx_inflight(q) && zt_counter() < until) {
@@ -268,15 +335,20 @@ static void rtc_loop(struct stage *s)
     struct port_rxq *rq = &s->port->rxq;
     struct port_txq *tq = &s->port->txq;
     struct pkt *pk[BURST];
-    while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
-        uint32_t i0 = inst_read();
-        uint64_t t0 = zt_counter();
+    for (unsigned round = 1;; round++) {
+        if (round % STOP_EVERY == 0 &&
+            (s->index == 0 ? should_stop() : __atomic_load_n(&stop, __ATOMIC_RELAXED))) {
+            break;
+        }
+        struct round rd;
+        round_start(s, &rd);
         unsigned n = port_rx_burst(rq, pk, BURST);
         if (n == 0) {
-            if (port_tx_inflight(tq)) {
-                port_tx_reclaim(tq);
+            if (port_tx_inflight(tq) && port_tx_reclaim(tq)) {
+                busy_round(s, 0, &rd); /* sent buffers back to the pool: work per packet */
+            } else {
+                LIVE_ADD(s, empty, 1);
             }
-            LIVE_ADD(s, empty, 1);
             continue;
         }
         for (unsigned i = 0; i < n; i++) {
@@ -294,7 +366,7 @@ static void rtc_loop(struct stage *s)
         __atomic_store_n(&s->live.no_buffer, rq->no_buffer, __ATOMIC_RELAXED);
         __atomic_store_n(&s->live.echoes, s->fwd.frames.udp_echoes, __ATOMIC_RELAXED);
         __atomic_store_n(&s->live.ctl, s->fwd.frames.ctl_datagrams, __ATOMIC_RELAXED);
-        busy_round(s, n, i0, t0);
+        busy_round(s, n, &rd);
     }
 }
 
@@ -303,14 +375,37 @@ static uint64_t exceptions(int cpu)
     return zt_counters_exceptions(zt_counters_of((unsigned)cpu));
 }
 
+/* The gate: threads sleep here (futex) until the main thread has started them all.  Under
+ * -icount, QEMU's round-robin does not wake a sleeping vCPU (the main thread's, waiting for
+ * the next thread's start) while another vCPU spins: so no thread may spin before the main
+ * thread is done with them all, and none ever waits for it afterwards. */
+static int gate;
+
+static void pass_gate(void)
+{
+    while (__atomic_load_n(&gate, __ATOMIC_ACQUIRE) == 0) {
+        zt_futex_wait(&gate, 0, NULL);
+    }
+}
+
+static void open_gate(void)
+{
+    __atomic_store_n(&gate, 1, __ATOMIC_RELEASE);
+    zt_futex_wake(&gate, 1 << 30);
+}
+
 static long stage_main(void *arg)
 {
     struct stage *s = arg;
+    pass_gate();
     uint64_t exc0 = exceptions(s->cpu);
     s->error =
         zt_syscall6_mark_open(SYS_prctl, PR_SET_TASK_ISOLATION,
                               PR_TASK_ISOLATION_ENABLE | PR_TASK_ISOLATION_STRICT, 0, 0, 0, 0);
-    __atomic_fetch_add(&go, 1, __ATOMIC_ACQ_REL);
+    if (__atomic_add_fetch(&go, 1, __ATOMIC_ACQ_REL) == nstages) {
+        stop_deadline = zt_counter() + (uint64_t)(seconds * (double)zt_counter_freq());
+        __atomic_add_fetch(&go, 1, __ATOMIC_RELEASE); /* the last one in starts the run */
+    }
     while (__atomic_load_n(&go, __ATOMIC_ACQUIRE) <= nstages) {
         /* every stage isolated before the first packet moves */
     }
@@ -598,11 +693,6 @@ static const char *stage_name(const struct stage *s, char *buf, size_t n)
     return buf;
 }
 
-static uint64_t live(const uint64_t *field)
-{
-    return __atomic_load_n(field, __ATOMIC_RELAXED);
-}
-
 static void status_line(double at)
 {
     printf("pipeline: status %.1f s:", at);
@@ -618,37 +708,27 @@ static void status_line(double at)
     fflush(stdout);
 }
 
-/* Sleep on housekeeping until COUNT, the control port or the deadline; then stop. */
-static const char *watch(void)
+/* With -s: a status line every status_s seconds until every stage has ended (sleeping on
+ * housekeeping: under -icount the lines come late, see `go`). */
+static void watch(void)
 {
     uint64_t start = zt_counter(), freq = zt_counter_freq();
-    uint64_t limit = (uint64_t)(seconds * (double)freq), next_status = (uint64_t)(status_s * freq);
-    const char *why = "time";
+    uint64_t next = (uint64_t)(status_s * (double)freq);
     for (;;) {
-        uint64_t echoes = 0, ctl = 0, now = zt_counter() - start;
+        bool all_done = true;
         for (int i = 0; i < nstages; i++) {
-            echoes += live(&stages[i].live.echoes);
-            ctl += live(&stages[i].live.ctl);
+            all_done &= __atomic_load_n(&stages[i].done, __ATOMIC_ACQUIRE) != 0;
         }
-        if (ctl) {
-            why = "control port";
-            break;
+        if (all_done) {
+            return;
         }
-        if (count && (long)echoes >= count) {
-            why = "count";
-            break;
-        }
-        if (now >= limit) {
-            break;
-        }
-        if (status_s > 0 && now >= next_status) {
+        uint64_t now = zt_counter() - start;
+        if (now >= next) {
             status_line((double)now / (double)freq);
-            next_status += (uint64_t)(status_s * freq);
+            next += (uint64_t)(status_s * (double)freq);
         }
-        zt_sleep_ns(2000000);
+        zt_sleep_ns(10000000);
     }
-    __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
-    return why;
 }
 
 static void print_per_packet(const struct stage *s, char *buf, size_t n)
@@ -678,7 +758,7 @@ static void add_fwd(struct fwd_stats *t, const struct fwd_stats *f)
 /* One line per stage, then the totals; 1 if a stage failed or took an exception. */
 static int report(const char *why, struct fwd_stats *tot)
 {
-    uint64_t exc = 0, left_out = 0, per_packet = 0, worst = 0;
+    uint64_t exc = 0, left_out = 0, per_packet = 0, worst = 0, w_insts = 0, w_pkts = 0;
     bool have_insts = pmu_on;
     int failed = 0;
     for (int i = 0; i < nstages; i++) {
@@ -708,15 +788,17 @@ static int report(const char *why, struct fwd_stats *tot)
         exc += s->exc;
         worst = s->exc > worst ? s->exc : worst;
         left_out += s->left_out;
-        if (s->counted_pkts) {
-            /* workers share the packets: each worker's cost weighs by its share */
-            per_packet += s->kind == WORKER ? s->busy_insts * 1000 / stages[0].counted_pkts
-                                            : s->busy_insts * 1000 / s->counted_pkts;
+        if (s->kind == WORKER) { /* the workers share the packets: their cost per packet */
+            w_insts += s->busy_insts;
+            w_pkts += s->counted_pkts;
+        } else if (s->counted_pkts) {
+            per_packet += s->busy_insts * 1000 / s->counted_pkts;
         }
         if (s->kind == WORKER || s->kind == RTC) {
             add_fwd(tot, &s->fwd);
         }
     }
+    per_packet += w_pkts ? w_insts * 1000 / w_pkts : 0;
     const struct frame_stats *f = &tot->frames;
     printf("pipeline: done after %.3f s (%s): udp-echoes %llu fast %llu forwarded %llu "
            "icmp-echoes %llu arp-replies %llu routed-drops %llu ttl-expired %llu\n",
@@ -793,20 +875,19 @@ int main(int argc, char **argv)
     for (int i = 0; i < nstages; i++) {
         if (!(t[i] = zt_thread_create(stage_main, &stages[i], stages[i].cpu))) {
             printf("pipeline: cannot start a thread on cpu %d\n", stages[i].cpu);
-            exit(1); /* the started ones wait at the start line: the process ends them */
+            exit(1); /* the started ones wait at the gate: the process ends them */
         }
     }
-    while (__atomic_load_n(&go, __ATOMIC_ACQUIRE) < nstages) {
-        zt_sleep_ns(1000000);
+    open_gate();
+    if (status_s > 0) {
+        watch();
     }
-    __atomic_fetch_add(&go, 1, __ATOMIC_RELEASE);
-    const char *why = watch();
     for (int i = 0; i < nstages; i++) {
         zt_thread_join(t[i]);
     }
     struct fwd_stats tot;
     memset(&tot, 0, sizeof(tot));
-    int failed = report(why, &tot);
+    int failed = report(stop_why, &tot);
     close_ports(slots);
     return failed || (count && (long)tot.frames.udp_echoes < count);
 }

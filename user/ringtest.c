@@ -44,9 +44,8 @@
 #define SHARED_SLOTS 64   /* mpmc: small, so that producers and consumers collide */
 #define BURST        32
 /* Under -icount the PMU's INST_RETIRED is QEMU's one instruction count for every vCPU
- * (icount_get_raw), and the vCPUs take turns of up to 6.25 million instructions (100 ms at
- * shift 4): a call that took more than this many spans another vCPU's turn and is left out. */
-#define SWITCH_INSTS 100000
+ * (icount_get_raw), and the vCPUs take turns on one host thread: a call during which the other
+ * side's vCPU ran (its heartbeat, bumped every call, moved) is left out and counted. */
 
 static int cpus[STRESS_CPUS], ncpus, cpu2 = -1;
 static uint32_t objects = 100000;
@@ -85,8 +84,10 @@ static struct zt_ring *chain[3], *shared;
 static uint8_t *seen; /* mpmc: [producer * per + seq] times consumed */
 static uint32_t per;  /* mpmc: objects per producer */
 static int phase;     /* 1 spsc, 2 mpmc */
-static int arrived;   /* threads isolated and waiting at the start line */
-static int go;        /* set by the main thread once every thread arrived */
+/* Threads isolated and waiting at the start line; the last to arrive starts them all.  The
+ * main thread takes no part: a sleeping housekeeping thread is not woken by its timer under
+ * -icount while other vCPUs spin (QEMU's round-robin; docs/dataplane.md). */
+static int arrived;
 static int remaining; /* mpmc: objects not consumed yet */
 
 static uint32_t rnd(uint32_t *x)
@@ -185,15 +186,35 @@ static void mpmc_consumer(struct stage *s)
     }
 }
 
+/* The gate: threads sleep here (futex) until the main thread has started them all.  Under
+ * -icount, QEMU's round-robin does not wake a sleeping vCPU (the main thread's, waiting for
+ * the next thread's start) while another vCPU spins: so no thread may spin before the main
+ * thread is done with them all, and none ever waits for it afterwards. */
+static int gate;
+
+static void pass_gate(void)
+{
+    while (__atomic_load_n(&gate, __ATOMIC_ACQUIRE) == 0) {
+        zt_futex_wait(&gate, 0, NULL);
+    }
+}
+
+static void open_gate(void)
+{
+    __atomic_store_n(&gate, 1, __ATOMIC_RELEASE);
+    zt_futex_wake(&gate, 1 << 30);
+}
+
 static long stage_main(void *arg)
 {
     struct stage *s = arg;
+    pass_gate();
     uint64_t exc0 = exceptions(s->cpu);
     s->error =
         zt_syscall6_mark_open(SYS_prctl, PR_SET_TASK_ISOLATION,
                               PR_TASK_ISOLATION_ENABLE | PR_TASK_ISOLATION_STRICT, 0, 0, 0, 0);
-    __atomic_fetch_add(&arrived, 1, __ATOMIC_RELEASE);
-    while (__atomic_load_n(&go, __ATOMIC_ACQUIRE) == 0) {
+    __atomic_fetch_add(&arrived, 1, __ATOMIC_ACQ_REL);
+    while (__atomic_load_n(&arrived, __ATOMIC_ACQUIRE) < STRESS_CPUS) {
         /* every stage isolated before any object moves */
     }
     if (s->error == 0) {
@@ -215,7 +236,7 @@ static int run_phase(int which, const char *name)
 {
     zt_thread_t *t[STRESS_CPUS];
     phase = which;
-    arrived = go = 0;
+    arrived = gate = 0;
     for (int i = 0; i < STRESS_CPUS; i++) {
         stages[i] = (struct stage){.cpu = cpus[i], .index = i};
         if (which == 1) {
@@ -227,10 +248,7 @@ static int run_phase(int which, const char *name)
             exit(1);
         }
     }
-    while (__atomic_load_n(&arrived, __ATOMIC_ACQUIRE) < STRESS_CPUS) {
-        zt_sleep_ns(1000000);
-    }
-    __atomic_store_n(&go, 1, __ATOMIC_RELEASE);
+    open_gate();
     int failed = 0;
     for (int i = 0; i < STRESS_CPUS; i++) {
         zt_thread_join(t[i]);
@@ -333,13 +351,16 @@ struct side {
     uint32_t batch, overhead;
     uint64_t moved, counted, insts, failed, failed_insts;
     uint64_t spans; /* calls left out: a vCPU switch fell inside them */
+    uint64_t beat;  /* calls begun */
+    const struct side *other;
 };
 
-/* Account one call that moved n objects in d instructions. */
-static void side_count(struct side *s, uint32_t n, uint32_t d)
+/* Account one call that moved n objects in d instructions; beats: the other side's
+ * heartbeat before the call. */
+static void side_count(struct side *s, uint32_t n, uint32_t d, uint64_t beats)
 {
     s->moved += n;
-    if (d > SWITCH_INSTS) {
+    if (__atomic_load_n(&s->other->beat, __ATOMIC_RELAXED) != beats) {
         s->spans++; /* another vCPU ran meanwhile: its instructions are in d */
     } else if (n) {
         s->counted += n;
@@ -353,9 +374,11 @@ static void side_count(struct side *s, uint32_t n, uint32_t d)
 /* The loop of one side with CALL alone between the two PMU reads. */
 #define SIDE_LOOP(CALL)                                                                            \
     while (s->moved < objects) {                                                                   \
+        __atomic_store_n(&s->beat, s->beat + 1, __ATOMIC_RELAXED);                                 \
+        uint64_t beats = __atomic_load_n(&s->other->beat, __ATOMIC_RELAXED);                       \
         uint32_t i0 = inst_read();                                                                 \
         uint32_t n = CALL;                                                                         \
-        side_count(s, n, inst_read() - i0 - s->overhead);                                          \
+        side_count(s, n, inst_read() - i0 - s->overhead, beats);                                   \
     }
 
 static long cost_side(void *arg)
@@ -403,7 +426,8 @@ static void cost_two_cpus(bool multi, uint32_t batch)
     struct zt_ring *r = zt_ring_create(1024, 8, multi ? 0 : ZT_RING_FLAGS);
     struct side p = {
         .r = r, .multi = multi, .producer = true, .batch = batch, .overhead = overhead};
-    struct side c = {.r = r, .multi = multi, .batch = batch, .overhead = overhead};
+    struct side c = {.r = r, .multi = multi, .batch = batch, .overhead = overhead, .other = &p};
+    p.other = &c;
     zt_thread_t *tp = zt_thread_create(cost_side, &p, cpus[0]);
     zt_thread_t *tc = zt_thread_create(cost_side, &c, cpu2);
     if (!tp || !tc) {

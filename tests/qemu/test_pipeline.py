@@ -7,7 +7,6 @@ route, ring-full drops, exceptions in QEMU's own log — never a rate (those are
 """
 
 import re
-import struct
 
 import zt
 
@@ -16,27 +15,12 @@ READY = r"pipeline: ready: "
 PIPE_CPUS = (2, 3, 4, 5)
 
 
-def devices(k):
-    """QEMU options for k virtio-net devices, each on its own dgram netdev with its own MAC
-    (52:54:00:12:34:56 + i), and a netload path per device."""
-    opts = ["-global", "virtio-mmio.force-legacy=false"]
-    paths = []
-    for i in range(k):
-        to, listen = netload.free_ports(2)
-        mac = bytes.fromhex("525400123456")[:5] + bytes([0x56 + i])
-        opts += ["-netdev", f"dgram,id=n{i},local.type=inet,local.host=127.0.0.1,"
-                 f"local.port={to},remote.type=inet,remote.host=127.0.0.1,remote.port={listen}",
-                 "-device", f"virtio-net-device,netdev=n{i},mac={mac.hex(':')}"]
-        paths.append((to, listen, mac))
-    return opts, paths
-
-
 class PipeBoot:
     """A QEMU run of a shell command with /bin/pipeline in it: wait for the ready line, drive
     traffic, then the console, the status and QEMU's exception log."""
 
     def __init__(self, cmd, k=1, cpus=6, exclog=True, timeout=300):
-        self.opts, self.where = devices(k)
+        self.opts, self.where = zt.net_devices(k)
         self.log_dir, log_opts = zt.log_options(exclog)
         self.console = zt.Console(cpus=cpus, bootargs=f"quiet dataplane=2-{cpus - 1} init=/bin/sh "
                                   f"-- -c '{cmd}'", extra=self.opts + log_opts)
@@ -118,7 +102,7 @@ def test_pipe21_bad_route_table_refused_naming_the_line():
     reason; the program exits 1 and claims no device (lsdev shows no holder afterwards)."""
     b = zt.boot(cpus=6, bootargs="quiet dataplane=2-5 init=/bin/sh -- -c "
                 "'pipeline -c 2,3,4,5 -r /etc/routes-bad; echo status $?; lsdev'",
-                extra=devices(1)[0])
+                extra=zt.net_devices(1)[0])
     assert ("pipeline: /etc/routes-bad: refused: line 4: '10.9.8.7/24': address bits set "
             "beyond the length") in b.console, b
     assert "status 1" in b.console, b

@@ -173,9 +173,14 @@ unsigned port_tx_reclaim(struct port_txq *q)
 
 unsigned port_tx_burst(struct port_txq *q, struct pkt *const *pkts, unsigned n)
 {
+    port_tx_reclaim(q);
+    return port_tx_post(q, pkts, n);
+}
+
+unsigned port_tx_post(struct port_txq *q, struct pkt *const *pkts, unsigned n)
+{
     struct virtq *vq = &q->dev->tx;
     unsigned i, sent = 0;
-    port_tx_reclaim(q);
     for (i = 0; i < n; i++) {
         struct pkt *p = pkts[i];
         uint16_t id;

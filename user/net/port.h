@@ -98,8 +98,11 @@ void port_close(struct port *p);
 unsigned port_rx_burst(struct port_rxq *q, struct pkt **pkts, unsigned n);
 void port_rx_drop(struct port_rxq *q, struct pkt *const *pkts, unsigned n);
 unsigned port_tx_burst(struct port_txq *q, struct pkt *const *pkts, unsigned n);
-/* Give buffers the device has sent back to the pool (port_tx_burst does it first thing). */
+/* Give buffers the device has sent back to the pool (port_tx_burst does it first thing);
+ * how many. */
 unsigned port_tx_reclaim(struct port_txq *q);
+/* port_tx_burst without the reclaim, for a caller that reclaims once per round itself. */
+unsigned port_tx_post(struct port_txq *q, struct pkt *const *pkts, unsigned n);
 /* Buffers in flight in the transmit queue. */
 unsigned port_tx_inflight(const struct port_txq *q);
 
