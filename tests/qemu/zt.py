@@ -205,8 +205,9 @@ def boot(cpus=4, bootargs=None, timeout=DEFAULT_TIMEOUT, exclog=False, trace_irq
 class Console:
     """An interactive QEMU: send bytes to the UART, wait for patterns in the output."""
 
-    def __init__(self, cpus=4, bootargs=None, **kw):
-        self.cmd = qemu_cmd(cpus=cpus, bootargs=bootargs, **kw)
+    def __init__(self, cpus=4, bootargs=None, cmd=None, **kw):
+        """cmd: a whole QEMU command line instead of zt's (e.g. a Linux boot, tools/linuxvm)."""
+        self.cmd = cmd or qemu_cmd(cpus=cpus, bootargs=bootargs, **kw)
         self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, start_new_session=True)
         self.output = ""

@@ -6,11 +6,16 @@
  * receiving with recvmmsg and answering with sendmmsg in batches.  make compare runs it under
  * Debian's Linux on the same QEMU machine as zerotick's pipeline (tools/compare).
  *
- *   sockecho -c CPULIST [-p PORT] [-x CTLPORT] [-n COUNT] [-b BATCH]
+ *   sockecho -c CPULIST [-p PORT] [-x CTLPORT] [-n COUNT] [-b BATCH] [-B SECONDS]
+ *   sockecho -M open|close -c CPU   only the window marker, issued on CPU (for a program that
+ *                                   issues none itself, e.g. DPDK's testpmd: tools/dpdkvm.py)
  *
  * -c  the CPUs, comma-separated: one echo thread pinned to each (sched_setaffinity)
  * -p  the echo port (default 7); -x the control port (default 9): a datagram there ends the
  *     run; -n: end after COUNT echoes; -b: datagrams per recvmmsg/sendmmsg (default 32)
+ * -B  first count the instructions of SECONDS with every thread waiting and nothing to echo
+ *     (the machine's background: the housekeeping CPUs' ticks and the like), printed as
+ *       sockecho: idle: instructions X in S s
  * Each echo thread opens and closes its CPU's measurement window with a getpid issued as
  * `svc #0x5a5a` / `svc #0xa5a5` (Linux ignores the immediate; QEMU's log shows it, so
  * tools/exclog counts each CPU's exceptions between the two).  The main thread (on the CPU
@@ -54,6 +59,8 @@ static struct worker workers[MAX_THREADS];
 static int nworkers, ctl_fd = -1;
 static unsigned port = 7, ctl_port = 9, batch = 32;
 static long count;
+static double baseline_s;
+static const char *marker;
 static unsigned long long total_echoed;
 static int stopping, ready;
 
@@ -198,7 +205,7 @@ static double now_s(void)
 static void parse(int argc, char **argv)
 {
     int opt;
-    while ((opt = getopt(argc, argv, "c:p:x:n:b:")) != -1) {
+    while ((opt = getopt(argc, argv, "c:p:x:n:b:B:M:")) != -1) {
         switch (opt) {
         case 'c':
             for (char *s = optarg, *end; *s; s = *end ? end + 1 : end) {
@@ -223,6 +230,15 @@ static void parse(int argc, char **argv)
         case 'b':
             batch = (unsigned)atoi(optarg);
             break;
+        case 'B':
+            baseline_s = atof(optarg);
+            break;
+        case 'M':
+            marker = optarg;
+            if (strcmp(marker, "open") && strcmp(marker, "close")) {
+                usage();
+            }
+            break;
         default:
             usage();
         }
@@ -233,9 +249,27 @@ static void parse(int argc, char **argv)
     }
 }
 
+/* -M: pin to the one CPU of -c, issue the marker there, end. */
+static int only_marker(void)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(workers[0].cpu, &set);
+    if (nworkers != 1 || sched_setaffinity(0, sizeof(set), &set) != 0) {
+        fprintf(stderr, "sockecho: -M needs one usable cpu in -c\n");
+        return 1;
+    }
+    sched_yield();
+    mark(!strcmp(marker, "open"));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     parse(argc, argv);
+    if (marker) {
+        return only_marker();
+    }
     for (int i = 0; i < nworkers; i++) {
         workers[i].fd = udp_socket(port, 1);
     }
@@ -253,6 +287,15 @@ int main(int argc, char **argv)
     if (counter >= 0) {
         ioctl(counter, PERF_EVENT_IOC_RESET, 0);
         ioctl(counter, PERF_EVENT_IOC_ENABLE, 0);
+    }
+    if (baseline_s > 0 && counter >= 0) {
+        unsigned long long b0 = read_counter(counter);
+        double s0 = now_s();
+        struct timespec ts = {(time_t)baseline_s,
+                              (long)((baseline_s - (double)(time_t)baseline_s) * 1e9)};
+        nanosleep(&ts, NULL);
+        printf("sockecho: idle: instructions %llu in %.3f s\n", read_counter(counter) - b0,
+               now_s() - s0);
     }
     unsigned long long i0 = read_counter(counter);
     double t0 = now_s();

@@ -201,10 +201,23 @@ unsigned port_tx_post(struct port_txq *q, struct pkt *const *pkts, unsigned n)
     }
     if (sent) {
         q->tx += sent;
-        nic_notify(q->dev, vq, NIC_QUEUE_TX, &q->notifies);
+        if (q->defer_kick) {
+            virtq_publish(vq);
+            q->kick_pending = true;
+        } else {
+            nic_notify(q->dev, vq, NIC_QUEUE_TX, &q->notifies);
+        }
     }
     free_flush(q);
     return i;
+}
+
+void port_tx_kick(struct port_txq *q)
+{
+    if (q->kick_pending) {
+        q->kick_pending = false;
+        nic_notify(q->dev, &q->dev->tx, NIC_QUEUE_TX, &q->notifies);
+    }
 }
 
 unsigned port_tx_inflight(const struct port_txq *q)

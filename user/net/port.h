@@ -33,6 +33,7 @@
 #ifndef ZT_NET_PORT_H
 #define ZT_NET_PORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -73,6 +74,8 @@ struct port_txq {
     struct pkt *slot[NIC_QUEUE_SIZE]; /* the buffer behind each transmit descriptor in use */
     struct pkt *done[PKT_CACHE];      /* freed buffers not yet back in the pool */
     unsigned ndone;
+    bool defer_kick;   /* port_tx_post publishes; the notify waits for port_tx_kick */
+    bool kick_pending; /* published, the device not told yet */
     uint64_t tx, freed_drops, queue_full, bad_id, notifies; /* sent; length-0 buffers freed;
                                      calls that found the transmit queue full; used entries
                                      naming no buffer in flight; notifies */
@@ -101,8 +104,13 @@ unsigned port_tx_burst(struct port_txq *q, struct pkt *const *pkts, unsigned n);
 /* Give buffers the device has sent back to the pool (port_tx_burst does it first thing);
  * how many. */
 unsigned port_tx_reclaim(struct port_txq *q);
-/* port_tx_burst without the reclaim, for a caller that reclaims once per round itself. */
+/* port_tx_burst without the reclaim, for a caller that reclaims once per round itself.
+ * With q->defer_kick set it only publishes, and port_tx_kick tells the device: a stage that
+ * measures its rounds keeps the device's register write (where QEMU may hand the host CPU to
+ * another vCPU) out of them (user/pipeline.c). */
 unsigned port_tx_post(struct port_txq *q, struct pkt *const *pkts, unsigned n);
+/* Notify the device of what port_tx_post published, if it asked to be told. */
+void port_tx_kick(struct port_txq *q);
 /* Buffers in flight in the transmit queue. */
 unsigned port_tx_inflight(const struct port_txq *q);
 
