@@ -55,8 +55,10 @@
 #define MAX_WORKERS (MAX_STAGES - 2)
 #define BURST       32
 #define POOL_PIPE   1536 /* buffers of the pipeline's one device: 3 MiB (a claim: 4 MiB) */
-#define POOL_RTC    512  /* buffers of each run-to-completion device */
-#define ROUTES_MAX  65536
+#define POOL_RTC                                                                                   \
+    1024 /* buffers of each run-to-completion device: 256 posted for receive,                      \
+            up to 256 waiting in the transmit queue, the rest in caches */
+#define ROUTES_MAX 65536
 /* Under -icount the PMU's INST_RETIRED counts every vCPU (QEMU's icount), and the vCPUs take
  * turns on one host thread: a round during which another stage's vCPU ran (its heartbeat,
  * bumped every round, moved) is left out of the per-packet figures, and counted. */
@@ -302,7 +304,7 @@ static void tx_loop(struct stage *s)
         bool ended = workers_drained(); /* before the last look at the rings */
         struct round rd;
         round_start(s, &rd);
-        unsigned moved = port_tx_reclaim(q), sent = 0, left = 0;
+        unsigned moved = port_tx_reclaim_low(q), sent = 0, left = 0;
         for (int w = 0; w < nworkers; w++) {
             if (off[w] == npend[w]) {
                 npend[w] = zt_ring_sc_dequeue_burst(stages[1 + w].out, (void **)pend[w], BURST);
@@ -347,7 +349,7 @@ static void rtc_loop(struct stage *s)
         round_start(s, &rd);
         unsigned n = port_rx_burst(rq, pk, BURST);
         if (n == 0) {
-            if (port_tx_inflight(tq) && port_tx_reclaim(tq)) {
+            if (port_tx_reclaim_low(tq)) {
                 busy_round(s, 0, &rd); /* sent buffers back to the pool: work per packet */
             } else {
                 LIVE_ADD(s, empty, 1);

@@ -8,9 +8,10 @@
  * fails the frame goes to the slow path, frame_handle, which repeats the checks in full and
  * counts the exact reason.  So a drop is counted once, under the same name udpecho uses.
  * Checksums: the header checksum is verified over the whole header (RFC 1071 one's-complement
- * sum) and then updated incrementally for the one 16-bit word that changes, TTL and protocol
- * (RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m')); swapping the two addresses changes neither the
- * IPv4 nor the UDP checksum (the sum is commutative), as frame.c explains.
+ * sum, 32 bits at a time in the machine's byte order) and then updated incrementally for the one
+ * 16-bit word that changes, TTL and protocol (RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m')); swapping
+ * the two addresses changes neither the IPv4 nor the UDP checksum (the sum is commutative), as
+ * frame.c explains.
  */
 #include "fwd.h"
 
@@ -45,17 +46,42 @@ static inline void st16(uint8_t *p, uint16_t v)
     memcpy(p, &v, 2);
 }
 
-/* The one's-complement sum of n bytes (n even), folded to 16 bits, not complemented: 0xffff
- * over a header whose checksum is right. */
-static inline uint32_t sum16(const uint8_t *p, size_t n, uint32_t sum)
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "fwd.c sums checksums in little-endian words"
+#endif
+
+/* The one's-complement sum of n bytes added to sum, in the machine's (little-endian) byte
+ * order, 32 bits at a time into 64: RFC 1071 2(B) (the sum is independent of byte order up to
+ * a swap of its two bytes) and 2(C) (wider words, folded at the end).  A trailing odd byte is
+ * the first byte of a zero-padded 16-bit word: its low byte in little-endian order. */
+static inline uint64_t sum_le(const uint8_t *p, size_t n, uint64_t sum)
 {
-    for (size_t i = 0; i < n; i += 2) {
-        sum += ld16(p + i);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        uint32_t w;
+        memcpy(&w, p + i, 4);
+        sum += w;
     }
-    while (sum >> 16) {
-        sum = (sum & 0xffff) + (sum >> 16);
+    if (i + 2 <= n) {
+        uint16_t h;
+        memcpy(&h, p + i, 2);
+        sum += h;
+        i += 2;
+    }
+    if (i < n) {
+        sum += p[i];
     }
     return sum;
+}
+
+/* Folded to 16 bits, not complemented: 0xffff over data whose checksum is right (in either
+ * byte order). */
+static inline uint32_t fold(uint64_t s)
+{
+    s = (s & 0xffffffff) + (s >> 32);
+    s = (s & 0xffff) + (s >> 16);
+    s = (s & 0xffff) + (s >> 16);
+    return (uint32_t)((s & 0xffff) + (s >> 16));
 }
 
 /* RFC 1624 eqn. 3: the checksum after one 16-bit word changes from m to m2. */
@@ -111,14 +137,9 @@ static size_t echo(const struct fwd_cfg *cfg, uint8_t *buf, size_t len, size_t t
         return slow(cfg, buf, len, st);
     }
     if (ld16(udp + 6) != 0) { /* verify over the pseudo-header (RFC 768); 0: no checksum */
-        uint32_t s = ld16(ip + 12) + ld16(ip + 14) + ld16(ip + 16) + ld16(ip + 18);
-        s += PROTO_UDP + (uint32_t)n;
-        s = sum16(udp, n & ~(size_t)1, s);
-        if (n & 1) {
-            s += (uint32_t)udp[n - 1] << 8;
-            s = (s & 0xffff) + (s >> 16);
-        }
-        if (s != 0xffff) {
+        uint64_t s = sum_le(ip + 12, 8, 0); /* both addresses */
+        s += __builtin_bswap16(PROTO_UDP) + (uint64_t)__builtin_bswap16((uint16_t)n);
+        if (fold(sum_le(udp, n, s)) != 0xffff) {
             return slow(cfg, buf, len, st);
         }
     }
@@ -153,7 +174,7 @@ size_t fwd_packet(const struct fwd_cfg *cfg, uint8_t *buf, size_t len, struct fw
     const uint8_t *ip = buf + ETH_HLEN;
     size_t hl = (size_t)(ip[0] & 0xf) * 4, tot = ld16(ip + 2);
     if (ip[0] >> 4 != 4 || hl < IP_HLEN || ETH_HLEN + hl > len || tot < hl ||
-        ETH_HLEN + tot > len || sum16(ip, hl, 0) != 0xffff) {
+        ETH_HLEN + tot > len || fold(sum_le(ip, hl, 0)) != 0xffff) {
         return slow(cfg, buf, len, st);
     }
     const struct route *r = route_lookup(cfg->routes, ld32(ip + 16));

@@ -171,9 +171,14 @@ unsigned port_tx_reclaim(struct port_txq *q)
     return k;
 }
 
+unsigned port_tx_reclaim_low(struct port_txq *q)
+{
+    return q->dev->tx.free_top < PKT_CACHE ? port_tx_reclaim(q) : 0;
+}
+
 unsigned port_tx_burst(struct port_txq *q, struct pkt *const *pkts, unsigned n)
 {
-    port_tx_reclaim(q);
+    port_tx_reclaim_low(q);
     return port_tx_post(q, pkts, n);
 }
 

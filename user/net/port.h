@@ -24,6 +24,8 @@
  *   port_tx_burst  (transmit thread) posts packets with a length and frees those of length
  *                  0 (dropped by a stage), in order, until the transmit queue is full: the
  *                  caller keeps the rest and offers them again (back-pressure, not loss).
+ *                  Buffers the device has sent go back to the pool in batches, once fewer
+ *                  than PKT_CACHE transmit descriptors are free.
  * The receive and transmit threads share no field that either writes: struct port_rxq and
  * struct port_txq are separate, the device's two virtqueues are separate (struct virtq is
  * cache-line aligned), and the pool's ring is the only meeting point.  In run-to-completion
@@ -101,9 +103,11 @@ void port_close(struct port *p);
 unsigned port_rx_burst(struct port_rxq *q, struct pkt **pkts, unsigned n);
 void port_rx_drop(struct port_rxq *q, struct pkt *const *pkts, unsigned n);
 unsigned port_tx_burst(struct port_txq *q, struct pkt *const *pkts, unsigned n);
-/* Give buffers the device has sent back to the pool (port_tx_burst does it first thing);
- * how many. */
+/* Give buffers the device has sent back to the pool; how many. */
 unsigned port_tx_reclaim(struct port_txq *q);
+/* The same only when fewer than PKT_CACHE transmit descriptors are free (port_tx_burst does
+ * it first thing): sent buffers go back in batches, as DPDK's drivers free theirs. */
+unsigned port_tx_reclaim_low(struct port_txq *q);
 /* port_tx_burst without the reclaim, for a caller that reclaims once per round itself.
  * With q->defer_kick set it only publishes, and port_tx_kick tells the device: a stage that
  * measures its rounds keeps the device's register write (where QEMU may hand the host CPU to
