@@ -345,6 +345,7 @@ run-net: $(RUN_KERNEL)
 	args="$(RUN_NET_BOOTARGS)"; \
 	echo "run-net: $(QEMU_CMD) -global virtio-mmio.force-legacy=false -netdev $$netdev -device virtio-net-device,netdev=n0 -append \"$$args\""; \
 	echo "run-net: in the guest: udpecho -c 3 -t 600    on the host: $$host"; \
+	echo "run-net: or, booted with CPUS=6 BOOTARGS=dataplane=2-5, the pipeline (docs/dataplane.md, 9): pipeline -c 2,3,4,5 -r /etc/routes -x 9 -g none -s 5"; \
 	echo "run-net: (Ctrl-A x quits QEMU)"; \
 	$(QEMU_CMD) -global virtio-mmio.force-legacy=false -netdev "$$netdev" \
 	  -device virtio-net-device,netdev=n0 -append "$$args"

@@ -21,7 +21,7 @@ BOOTARGS = "quiet dataplane=1 init=/bin/bench -- " + " ".join(f"{k}={v}"
 SECTIONS = ["## Micro-benchmarks", "## Exact instruction counts (REPRO)", "### Goals",
             "## Boot time",
             "## Interruptions of a dataplane CPU", "## Dataplane networking",
-            "### Guest cost per packet (exact, -icount)",
+            "### Guest cost per packet (exact, -icount)", "## Rings and the pipeline",
             "## Repartition: the cost of a change, and the bystander", "## Kernel image size",
             "## Per-CPU kernel memory", "## QEMU"]
 
