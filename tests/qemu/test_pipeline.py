@@ -97,13 +97,13 @@ def test_pipe20_two_workers_echo_in_flow_order():
 
 
 def test_pipe21_bad_route_table_refused_naming_the_line():
-    """PIPE-21: a route table with a bad entry (line 4 sets address bits beyond its /24) is
+    """PIPE-21: a route table with a bad entry (line 5 sets address bits beyond its /24) is
     refused before anything starts, with a message naming the file, the line, the word and the
     reason; the program exits 1 and claims no device (lsdev shows no holder afterwards)."""
     b = zt.boot(cpus=6, bootargs="quiet dataplane=2-5 init=/bin/sh -- -c "
                 "'pipeline -c 2,3,4,5 -r /etc/routes-bad; echo status $?; lsdev'",
                 extra=zt.net_devices(1)[0])
-    assert ("pipeline: /etc/routes-bad: refused: line 4: '10.9.8.7/24': address bits set "
+    assert ("pipeline: /etc/routes-bad: refused: line 5: '10.9.8.7/24': address bits set "
             "beyond the length") in b.console, b
     assert "status 1" in b.console, b
     assert "pipeline: ready" not in b.console, b
