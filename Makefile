@@ -62,7 +62,9 @@ COVER_CFLAGS := -fsanitize-coverage=trace-pc -fno-optimize-sibling-calls
 COVER_EXEMPT := kernel/sys/kcov.c
 
 # ---------------------------------------------------------------- user programs
-USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
+# -mno-outline-atomics: compare-and-swap inline (LDAXR/STXR), not a call that tests for LSE
+# at run time (the rings' MP/MC paths, user/lib/ring.h; Cortex-A72 is ARMv8.0, without LSE).
+USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -mno-outline-atomics \
 	--specs=picolibc.specs -Iinclude -I$(B)/include -Iuser/lib -Iuser -ffunction-sections -fdata-sections \
 	-fno-omit-frame-pointer -MMD -MP
 USER_LDFLAGS := --specs=picolibc.specs -nostartfiles -static -Wl,--gc-sections \
@@ -348,6 +350,14 @@ $(B)/dynbad.stamp: $(B)/initrd/bin/dyntest tools/mkbadelf
 	$(Q)$(PYTHON) tools/mkbadelf $< $(B)/initrd/bin
 	@touch $@
 
+# The Linux side of make compare's networking table: a UDP echo over Linux's own sockets
+# (user/linux/sockecho.c), static glibc; it runs only under Linux, so it is not in /bin.
+$(B)/linux/sockecho: user/linux/sockecho.c | deps-build
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@ (glibc, static)"
+	$(Q)$(CC) $(LINUX_CFLAGS) -o $@ $<
+	$(Q)$(CROSS)strip $@
+
 # The optional parts: musl builds (static lxtest; dynamic dyntest with musl's loader, libc.so
 # and a libztdyn.so of its own in /usr/lib, where musl's loader looks), busybox and its links,
 # /etc.  Rebuilt when an input changes.
@@ -389,9 +399,17 @@ $(B)/linux.stamp: user/linux/lxtest.c user/linux/dyntest.c user/linux/ztdyn.c us
 		echo "  SKIP    busybox: $$(cat $(DEBS)/busybox-static.skip)"; fi
 	@touch $@
 
+# Data files of the user programs: user/etc/NAME is /etc/NAME (/bin/pipeline's example route
+# table, and one it must refuse).
+ETC_FILES := $(patsubst user/etc/%,$(B)/initrd/etc/%,$(wildcard user/etc/*))
+
+$(B)/initrd/etc/%: user/etc/%
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@
+
 # The user programs travel inside the kernel image as a cpio (newc) archive: every file,
 # directory and symbolic link under build/initrd.
-$(B)/initrd.cpio: $(USER_BINS) $(INITRD_DATA) $(B)/initrd/bin/lxtest $(LINUX_PROGS) \
+$(B)/initrd.cpio: $(USER_BINS) $(INITRD_DATA) $(ETC_FILES) $(B)/initrd/bin/lxtest $(LINUX_PROGS) \
 		$(B)/linux.stamp $(INITRD_DYN)
 	@mkdir -p $(B)/initrd/bin
 	@echo "  CPIO    $@"
@@ -536,7 +554,8 @@ $(B)/host/tests/%: tests/unit/%.c $(B)/host/libzt.a
 # driver's checks) built for the host, so tests/unit/test_net*.c can feed them hostile frames
 # and play the device under ASan/UBSan.
 NET_HOST_OBJS := $(B)/host/user/net/frame.o $(B)/host/user/net/virtq.o $(B)/host/user/net/nic.o \
-	$(B)/host/user/net/vdev.o
+	$(B)/host/user/net/vdev.o \
+	$(B)/host/user/net/route.o $(B)/host/user/net/fwd.o
 
 NET_UNIT_BINS := $(filter $(B)/host/tests/test_net%,$(UNIT_BINS))
 
@@ -559,6 +578,24 @@ $(B)/host/tests/test_fuzzprog: tests/unit/test_fuzzprog.c $(B)/host/user/fuzz/pr
 	@echo "  HOSTLD  $@"
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Itests/unit -Iuser/fuzz -o $@ $< $(B)/host/user/fuzz/prog.o \
 		-lcmocka
+
+# The dataplane rings (user/lib/ring.h): test_ring under ASan and UBSan like every unit test,
+# and the same source again as test_ring_tsan under ThreadSanitizer (which cannot be combined
+# with ASan), whose C11 happens-before model catches a missing acquire or release on x86 too.
+RING_TSAN_BIN := $(B)/host/tests/test_ring_tsan
+UNIT_BINS     += $(RING_TSAN_BIN)
+
+$(B)/host/tests/test_ring: tests/unit/test_ring.c $(B)/host/user/lib/ring.o
+	@mkdir -p $(dir $@)
+	@echo "  HOSTLD  $@"
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -Itests/unit -Iuser/lib -o $@ $< $(B)/host/user/lib/ring.o \
+		-lcmocka -lpthread
+
+$(RING_TSAN_BIN): tests/unit/test_ring.c user/lib/ring.c user/lib/ring.h
+	@mkdir -p $(dir $@)
+	@echo "  HOSTLD  $@ (ThreadSanitizer)"
+	$(Q)$(HOSTCC) $(filter-out -fsanitize=% -MMD -MP,$(HOST_CFLAGS)) -fsanitize=thread \
+		-Itests/unit -Iuser/lib -o $@ tests/unit/test_ring.c user/lib/ring.c -lcmocka -lpthread
 
 unit: deps-test $(UNIT_BINS)
 
@@ -675,7 +712,7 @@ bench: deps-test
 # COMPARE_ARGS='--only micro' or '--quick' pass through.
 compare: deps-test
 	@$(DEPS) bench
-	@$(MAKE) --no-print-directory $(B)/kernel.elf
+	@$(MAKE) --no-print-directory $(B)/kernel.elf $(B)/linux/sockecho
 	@$(PYTHON) tools/compare $(COMPARE_ARGS)
 
 # ---------------------------------------------------------------- housekeeping

@@ -119,9 +119,10 @@ def cpio(members):
     return out + _cpio_entry("TRAILER!!!", 0)
 
 
-def initramfs(out, busybox_path, bin_dir=zt.BUILD / "initrd" / "bin", command=None):
+def initramfs(out, busybox_path, bin_dir=zt.BUILD / "initrd" / "bin", command=None, extra=()):
     """Writes the Linux initramfs to out; returns out.  command: /etc/command, the shell
-    command line compare-init runs."""
+    command line compare-init runs; extra: more cpio members (name, kind, payload), e.g. the
+    network comparison's program and kernel modules (tools/netcompare)."""
     members = [(d, "dir", None) for d in ("bin", "bb", "dev", "etc", "proc", "sys", "tmp")]
     if command is not None:
         members.append(("etc/command", "file", command.encode() + b"\n"))
@@ -133,6 +134,7 @@ def initramfs(out, busybox_path, bin_dir=zt.BUILD / "initrd" / "bin", command=No
         if not src.exists():
             raise FileNotFoundError(f"{src}: build the kernel first (make)")
         members.append((f"bin/{p}", "file", src.read_bytes()))
+    members += list(extra)
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     Path(out).write_bytes(cpio(members))
     return out

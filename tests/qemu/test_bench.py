@@ -25,6 +25,7 @@ SECTIONS = ["## Micro-benchmarks", "## Exact instruction counts (REPRO)", "### G
             "## Boot time",
             "## Interruptions of a dataplane CPU", "## Dataplane networking",
             "### Guest cost per packet (exact, -icount)", "## PCIe, the SMMU and queue pairs",
+            "## Rings and the pipeline",
             "## Repartition: the cost of a change, and the bystander", "## Kernel image size",
             "## Per-CPU kernel memory", "## QEMU"]
 

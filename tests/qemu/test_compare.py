@@ -95,3 +95,37 @@ def test_cmp04_latency_part_reads_both_kernels_outputs():
     assert tl["task"] == {"n": 5, "min_ns": 10, "avg_ns": 20, "max_ns": 30,
                           "pct": {p: 0 for p in ("p50_us", "p90_us", "p99_us", "p99.9_us",
                                                  "p99.99_us", "p99.999_us")}}, tl
+
+
+def _net_column(insts, cpus, kinds):
+    flat = {"echoed_pps": 1000.0, "lost": 0, "sent": 100, "reordered": 0}
+    lat = {"rtt_us": {"median": 100.0, "p99": 200.0, "p99.9": 300.0}, "reordered": 0}
+    return {"insts": insts, "cpus": cpus, "kinds": kinds, "flat": flat, "ndr": 500.0,
+            "latency": lat, "cmd": "qemu ...", "repro_cmd": "qemu -icount ..."}
+
+
+def test_cmp10_net_table_goals_and_skipped_peer():
+    """CMP-10: make compare's networking table (tools/netcompare) puts every system in a
+    column with its exceptions by kind, judges the two goals from the figures it is given
+    (the pipeline at 1/10 or less of Linux's instructions per packet; run to completion at or
+    below DPDK's) and says "skipped:" with the reason for a peer that could not run."""
+    nc = zt.tool_module("netcompare")
+    res = {"params": nc.QUICK, "flows": 8,
+           "zerotick": {"pipeline": _net_column(800.0, [2, 3, 4, 5], {2: {"total": 0}}),
+                        "rtc": _net_column(500.0, [2], {2: {"total": 0}})},
+           "linux": {**_net_column(9000.0, [2, 3], {2: {"total": 7, "irq": 5, "sync-svc": 2}}),
+                     "insts_raw": 9100.0, "idle_per_s": 10.0, "window_s": 1.0,
+                     "threads": [("2", "60"), ("3", "40")]},
+           "dpdk": {"skipped": "dpdk: apt-get download failed"}}
+    text = "\n".join(nc.table(res))
+    assert "| zerotick pipeline (RX, 2 workers, TX) | zerotick run-to-completion (1 core) | " \
+           "Linux sockets (2 threads) |" in text, text
+    assert "**DPDK testpmd 5tswap (1 core): skipped:** dpdk: apt-get download failed" in text
+    assert "CPU 2: 7 (5 irq, 2 sync-svc)" in text, text
+    assert "800 against 9,000, 1/11.2: **met**" in text, text
+    assert "run-to-completion echo at or below DPDK" not in text, text  # no DPDK figure
+    res["linux"]["insts"] = 7000.0
+    res["dpdk"] = _net_column(450.0, [2], {2: {"total": 3}})
+    text = "\n".join(nc.table(res))
+    assert "800 against 7,000, 1/8.8: **not met**" in text, text
+    assert "500 against 450: **not met**" in text, text

@@ -238,6 +238,22 @@ class MqTap:
             self._ip("tuntap", "del", "dev", self.name, *self.mode)
 
 
+def net_devices(k):
+    """QEMU options for k modern virtio-net devices, each on its own -netdev dgram on
+    127.0.0.1 with its own MAC (52:54:00:12:34:56 + i: the first -device takes the highest
+    free slot, 31, the next 30, ...), and [(to, listen, mac)] per device, in -device order, for
+    netload's RawPath/MultiPath."""
+    opts, where = ["-global", "virtio-mmio.force-legacy=false"], []
+    for i in range(k):
+        to, listen = tool_module("netload").free_ports(2)
+        mac = bytes([0x52, 0x54, 0x00, 0x12, 0x34, 0x56 + i])
+        opts += ["-netdev", f"dgram,id=n{i},local.type=inet,local.host=127.0.0.1,"
+                 f"local.port={to},remote.type=inet,remote.host=127.0.0.1,remote.port={listen}",
+                 "-device", f"virtio-net-device,netdev=n{i},mac={mac.hex(':')}"]
+        where.append((to, listen, mac))
+    return opts, where
+
+
 def boot(cpus=4, bootargs=None, timeout=DEFAULT_TIMEOUT, exclog=False, trace_irqs=False,
          stdin_data=None, **kw):
     """Run QEMU until it exits; return a Boot.  A hang raises TimeoutError with the output."""
@@ -259,8 +275,9 @@ def boot(cpus=4, bootargs=None, timeout=DEFAULT_TIMEOUT, exclog=False, trace_irq
 class Console:
     """An interactive QEMU: send bytes to the UART, wait for patterns in the output."""
 
-    def __init__(self, cpus=4, bootargs=None, **kw):
-        self.cmd = qemu_cmd(cpus=cpus, bootargs=bootargs, **kw)
+    def __init__(self, cpus=4, bootargs=None, cmd=None, **kw):
+        """cmd: a whole QEMU command line instead of zt's (e.g. a Linux boot, tools/linuxvm)."""
+        self.cmd = cmd or qemu_cmd(cpus=cpus, bootargs=bootargs, **kw)
         self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, start_new_session=True)
         self.output = ""

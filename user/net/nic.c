@@ -173,7 +173,8 @@ static void read_mac(struct nic *n)
     } while (vdev_cfg_generation(&n->dev) != gen);
 }
 
-static int check_device(struct nic *n, const struct zt_claim *c, unsigned nqueues, char *err,
+static int check_device(struct nic *n, const struct zt_claim *c, unsigned nqueues, size_t dma_need,
+                        char *err,
                         size_t errlen)
 {
     if (nqueues < 1 || nqueues > NIC_MAX_QUEUES) {
@@ -186,9 +187,8 @@ static int check_device(struct nic *n, const struct zt_claim *c, unsigned nqueue
     if (vdev_device_id(&n->dev, c) != ZT_VIRTIO_ID_NET) {
         return fail(err, errlen, "slot %lu is not a network device", c->slot, 0);
     }
-    if (c->dma_size < nic_dma_bytes_n(nqueues)) {
-        return fail(err, errlen, "the DMA region is too small (need %lu bytes)",
-                    nic_dma_bytes_n(nqueues), 0);
+    if (c->dma_size < dma_need) {
+        return fail(err, errlen, "the DMA region is too small (need %lu bytes)", dma_need, 0);
     }
     return 0;
 }
@@ -344,7 +344,7 @@ int nic_open_queues(struct nic *n, const struct zt_claim *c, unsigned nqueues, c
 {
     memset(n, 0, sizeof(*n));
     n->nqueues = nqueues;
-    if (check_device(n, c, nqueues, err, errlen) != 0 || negotiate(n, nqueues, err, errlen) != 0) {
+    if (check_device(n, c, nqueues, nic_dma_bytes_n(nqueues), err, errlen) != 0 || negotiate(n, nqueues, err, errlen) != 0) {
         return -1;
     }
     uint8_t *dma = (uint8_t *)(uintptr_t)c->dma;
@@ -370,6 +370,40 @@ int nic_open(struct nic *n, const struct zt_claim *c, const uint8_t ip[4], uint1
              size_t errlen)
 {
     return nic_open_queues(n, c, 1, ip, port, err, errlen);
+}
+
+int nic_start(struct nic *n, const struct zt_claim *c, size_t dma_need, char *err, size_t errlen)
+{
+    memset(n, 0, sizeof(*n));
+    n->nqueues = 1;
+    if (check_device(n, c, 1, dma_need, err, errlen) != 0 || negotiate(n, 1, err, errlen) != 0) {
+        return -1;
+    }
+    struct nic_queue *q = &n->q[0];
+    uint8_t *dma = (uint8_t *)(uintptr_t)c->dma;
+    size_t qb = virtq_bytes(NIC_QUEUE_SIZE);
+    q->index = 0;
+    q->cfg = &n->cfg;
+    if (queue_setup(n, NIC_QUEUE_RX, NIC_QUEUE_SIZE, &q->rx, dma, c->dma_phys, &q->rx_kick, err,
+                    errlen) != 0 ||
+        queue_setup(n, NIC_QUEUE_TX, NIC_QUEUE_SIZE, &q->tx, dma + qb, c->dma_phys + qb,
+                    &q->tx_kick, err, errlen) != 0) {
+        vdev_set_status(&n->dev, VDEV_FAILED);
+        return -1;
+    }
+    read_mac(n);
+    vdev_set_status(&n->dev, vdev_status(&n->dev) | VDEV_DRIVER_OK);
+    return 0;
+}
+
+void nic_notify(struct nic *n, struct virtq *q, unsigned index, uint64_t *notifies)
+{
+    const struct nic_queue *pair = &n->q[index / 2];
+    virtq_publish(q);
+    if (virtq_needs_notify(q)) {
+        vnotify(index % 2 ? &pair->tx_kick : &pair->rx_kick);
+        (*notifies)++;
+    }
 }
 
 /* ---- the loop ---- */
@@ -398,6 +432,7 @@ static inline uint64_t counter_read(void)
 #endif
 }
 
+/* Publish and notify the device if it asked to be, counting the notification in q's stats. */
 static void notify(struct nic_queue *q, struct virtq *vq, const struct vnotify *kick)
 {
     virtq_publish(vq);

@@ -92,6 +92,9 @@ struct nic {
     struct nic_queue q[NIC_MAX_QUEUES];
 };
 
+#define NIC_QUEUE_RX 0 /* virtio-net's receiveq1 and transmitq1 (virtio 1.2, 5.1.2) */
+#define NIC_QUEUE_TX 1
+
 /* DMA bytes nic_open_queues needs for n queue pairs (rings, buffers, the control queue),
  * rounded up to pages: what to claim.  nic_dma_bytes() is for one pair. */
 size_t nic_dma_bytes_n(unsigned n);
@@ -107,6 +110,16 @@ int nic_open(struct nic *n, const struct zt_claim *c, const uint8_t ip[4], uint1
 unsigned nic_queue_poll(struct nic_queue *q);
 /* Queue one frame for transmission on q (copied into a transmit slot).  0, or -1 if no slot. */
 int nic_queue_send(struct nic_queue *q, const uint8_t *frame, size_t len);
+/* The device part of nic_open, for drivers with buffers of their own (port.h): check the
+ * transport and that the claim has dma_need bytes, negotiate, lay pair 0's receive and transmit
+ * queues' rings at the start of the DMA region (virtq_bytes(NIC_QUEUE_SIZE) each), read the
+ * MAC into n->cfg.mac, DRIVER_OK.  No buffer is posted.  0, or -1 with the reason in err. */
+int nic_start(struct nic *n, const struct zt_claim *c, size_t dma_need, char *err, size_t errlen);
+/* Publish what was pushed on virtqueue q (its number `index`: 2i or 2i + 1 for pair i,
+ * NIC_QUEUE_RX or NIC_QUEUE_TX for pair 0) and notify the device if it asked to be, counting
+ * the notification in *notifies.  Only the thread that owns q may call it (the receive and
+ * transmit queues may have different owners). */
+void nic_notify(struct nic *n, struct virtq *q, unsigned index, uint64_t *notifies);
 /* Queue pair 0's. */
 unsigned nic_poll(struct nic *n);
 int nic_send(struct nic *n, const uint8_t *frame, size_t len);

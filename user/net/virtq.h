@@ -62,32 +62,90 @@ struct virtq {
     uint16_t used_seen;                  /* used entries consumed so far */
     uint16_t free_top;                   /* descriptors on the free stack */
     uint16_t free[256];                  /* free descriptor ids (transmit queue) */
-};
+} __attribute__((aligned(64))); /* a line of its own: a queue pair's two sides may be two threads */
 
 #define VIRTQ_MAX_SIZE 256
 
 /* Lay a queue of `size` (power of two, <= VIRTQ_MAX_SIZE) over mem (user address) / pa
  * (physical), zeroed; every descriptor free.  0, or -1 for a bad size. */
 int virtq_init(struct virtq *q, unsigned size, void *mem, uint64_t pa);
+/* The rest is inline: a poll loop calls these for every packet. */
+#include "barrier.h"
+
 /* Set descriptor id to buffer (pa, len) with flags. */
-void virtq_set_desc(struct virtq *q, uint16_t id, uint64_t pa, uint32_t len, uint16_t flags);
+static inline void virtq_set_desc(struct virtq *q, uint16_t id, uint64_t pa, uint32_t len,
+                                  uint16_t flags)
+{
+    volatile struct virtq_desc *d = &q->desc[id & (q->size - 1)];
+    d->addr = pa;
+    d->len = len;
+    d->flags = flags;
+    d->next = 0;
+}
+
 /* The same, chained to descriptor `next` (VIRTQ_DESC_F_NEXT added): the control queue's
  * header, data and ack are one chain. */
-void virtq_set_desc_next(struct virtq *q, uint16_t id, uint64_t pa, uint32_t len, uint16_t flags,
-                         uint16_t next);
+static inline void virtq_set_desc_next(struct virtq *q, uint16_t id, uint64_t pa, uint32_t len,
+                                       uint16_t flags, uint16_t next)
+{
+    virtq_set_desc(q, id, pa, len, flags | VIRTQ_DESC_F_NEXT);
+    q->desc[id & (q->size - 1)].next = (uint16_t)(next & (q->size - 1));
+}
+
 /* Put descriptor id in the next avail slot (seen by the device after virtq_publish). */
-void virtq_push(struct virtq *q, uint16_t id);
+static inline void virtq_push(struct virtq *q, uint16_t id)
+{
+    q->avail->ring[q->avail_idx & (q->size - 1)] = id;
+    q->avail_idx++;
+}
+
 /* Make everything pushed so far visible to the device (barrier, then the avail index). */
-void virtq_publish(struct virtq *q);
+static inline void virtq_publish(struct virtq *q)
+{
+    net_wmb(); /* descriptors and ring entries before the index that exposes them */
+    q->avail->idx = q->avail_idx;
+}
+
 /* Does the device want a notification (QueueNotify) for what was just published? */
-bool virtq_needs_notify(const struct virtq *q);
+static inline bool virtq_needs_notify(const struct virtq *q)
+{
+    net_mb(); /* our avail index store before the load of the device's flag */
+    return !(q->used->flags & VIRTQ_USED_F_NO_NOTIFY);
+}
+
 /* Used entries the device has returned that were not consumed yet. */
-unsigned virtq_used_pending(const struct virtq *q);
+static inline unsigned virtq_used_pending(const struct virtq *q)
+{
+    uint16_t n = (uint16_t)(q->used->idx - q->used_seen);
+    net_rmb();                        /* the index before the entries and buffers it covers */
+    return n > q->size ? q->size : n; /* a device can never be further ahead than the ring */
+}
+
 /* Consume the next used entry: its descriptor id and written length.  Only after
  * virtq_used_pending() said there is one. */
-void virtq_pop_used(struct virtq *q, uint16_t *id, uint32_t *len);
+static inline void virtq_pop_used(struct virtq *q, uint16_t *id, uint32_t *len)
+{
+    volatile struct virtq_used_elem *e = &q->used->ring[q->used_seen & (q->size - 1)];
+    *id = (uint16_t)(e->id & (q->size - 1)); /* a bad id cannot index outside the ring */
+    *len = e->len;
+    q->used_seen++;
+}
+
 /* The free stack (transmit buffers): take a free descriptor (false if none), give one back. */
-bool virtq_get_free(struct virtq *q, uint16_t *id);
-void virtq_put_free(struct virtq *q, uint16_t id);
+static inline bool virtq_get_free(struct virtq *q, uint16_t *id)
+{
+    if (q->free_top == 0) {
+        return false;
+    }
+    *id = q->free[--q->free_top];
+    return true;
+}
+
+static inline void virtq_put_free(struct virtq *q, uint16_t id)
+{
+    if (q->free_top < q->size) {
+        q->free[q->free_top++] = (uint16_t)(id & (q->size - 1));
+    }
+}
 
 #endif
