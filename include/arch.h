@@ -31,6 +31,8 @@ struct arch_cpu {
     uint64_t hwid;        /* the CPU's hardware id (aarch64: MPIDR_EL1 affinity, from the
                              device tree); printed in the boot summary */
     uint32_t id;          /* logical CPU number, 0 = boot CPU */
+    uint32_t midr;        /* its identification (aarch64: MIDR_EL1), recorded by the CPU
+                             itself at bring-up; /proc/cpuinfo shows it */
 };
 
 #include <arch_inline.h>

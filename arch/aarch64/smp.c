@@ -134,6 +134,7 @@ void arch_boot_init(struct cpu *boot_cpu, uint64_t entry_counter)
     pl011_init(platform.uart.base, platform.uart_intid);
     fill_boot_info(entry_counter);
     boot_cpu->arch.hwid = platform.cpu_mpidr[0];
+    boot_cpu->arch.midr = (uint32_t)sysreg_read(midr_el1);
     arch_cpus[0] = &boot_cpu->arch;
     feed_page_allocator();
     mmu_init();
@@ -152,6 +153,7 @@ const struct arch_boot_info *arch_boot_info(void)
 
 void arch_secondary_init(struct cpu *c)
 {
+    c->arch.midr = (uint32_t)sysreg_read(midr_el1);
     mmu_init_secondary();
     setup_this_cpu_irqs(c);
 }

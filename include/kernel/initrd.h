@@ -15,6 +15,8 @@ int cpio_find(const void *blob, size_t len, const char *path, const void **data,
 int initrd_find(const char *path, const void **data, size_t *size);
 /* Call fn for every member but "." (a leading "./" dropped from its name): its cpio mode
  * (S_IF* type and permission bits), data and size.  Returns the number of members. */
+/* Bytes of the archives the tree was built from (statfs of the root). */
+size_t initrd_bytes(void);
 int initrd_walk(void (*fn)(const char *name, unsigned mode, const void *data, size_t size));
 
 #endif

@@ -10,8 +10,6 @@ struct trap_frame;
 
 #include <stdint.h>
 
-#define ZT_RELEASE "0.1"
-
 /* Linux/aarch64 system call names by number (kernel/sys/linux_names.c, generated); NULL for
  * numbers Linux does not use. */
 #define LINUX_NR_SYSCALLS 451

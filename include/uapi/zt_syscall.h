@@ -28,6 +28,8 @@
 #define SYS_unlinkat          35
 #define SYS_symlinkat         36
 #define SYS_renameat          38
+#define SYS_statfs            43
+#define SYS_fstatfs           44
 #define SYS_ftruncate         46
 #define SYS_faccessat         48
 #define SYS_chdir             49
@@ -251,6 +253,10 @@ struct zt_spawn_attr {
 };
 
 #define ZT_NAME_LEN 16
+
+/* uname's sysname and release (also /proc/sys/kernel/ostype and osrelease, /proc/version). */
+#define ZT_SYSNAME "zerotick"
+#define ZT_RELEASE "0.1"
 
 /* One thread, as `ps` shows it. */
 struct zt_task_info {

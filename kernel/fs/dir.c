@@ -7,7 +7,9 @@
 #include "kernel/initrd.h"
 #include "kernel/kmem.h"
 #include "kernel/lib.h"
+#include "kernel/mounts.h"
 #include "kernel/printk.h"
+#include "kernel/synth.h"
 #include "kernel/task.h"
 #include "kernel/vfs.h"
 #include "uapi/zt_errno.h"
@@ -228,14 +230,8 @@ int vfs_rename(struct inode *fcwd, const char *from, struct inode *tcwd, const c
 
 long vfs_readlink(struct inode *ino, char *buf, size_t n)
 {
-    if (ino->kind == INODE_SELF_EXE) {
-        struct inode *exe = current()->proc->exe;
-        char path[VFS_PATH_MAX];
-        long len = exe ? vfs_path_of(exe, path, sizeof(path)) : -ENOENT;
-        if (len > 0) {
-            memcpy(buf, path, MIN((size_t)len, n));
-        }
-        return len < 0 ? len : (long)MIN((size_t)len, n);
+    if (ino->kind == INODE_SYNTH) {
+        return synth_readlink(ino, buf, n);
     }
     if (ino->kind != INODE_SYMLINK) {
         return -EINVAL;
@@ -442,13 +438,11 @@ void vfs_init(void)
     initrd_walk(add_member);
     add_dir_locked("tmp", 01777, true);
     struct inode *dev = add_dir_locked("dev", 0755, false);
-    struct inode *self = add_dir_locked("proc/self", 0555, false);
-    struct inode *exe = self ? inode_new(INODE_SELF_EXE, S_IFLNK | 0777) : 0;
-    if (exe) {
-        vfs_link_locked(self, exe, "exe");
-    }
+    procfs_init_locked(vfs_root); /* /proc and /sys: kernel/fs/synth.h */
+    sysfs_init_locked(vfs_root);
     spin_unlock_irqrestore(&vfs_lock, flags);
     if (dev) {
         devfs_init(dev);
     }
+    mounts_init(); /* which file system each part of the tree is (st_dev, statfs) */
 }

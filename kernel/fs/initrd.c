@@ -113,3 +113,8 @@ int initrd_walk(void (*fn)(const char *name, unsigned mode, const void *data, si
     }
     return n;
 }
+
+size_t initrd_bytes(void)
+{
+    return (size_t)(__initrd_end - __initrd_start);
+}

@@ -1041,6 +1041,8 @@ int vm_copy(struct vm *dst, struct vm *src)
     }
     dst->brk_start = src->brk_start;
     dst->brk = src->brk;
+    dst->arg_start = src->arg_start;
+    dst->arg_end = src->arg_end;
     dst->stack_partial = src->stack_partial; /* what src never populated, dst has not either */
     unlock_two(dst, src, irq);
     list_free(&l);
@@ -1052,6 +1054,8 @@ void vm_move(struct vm *dst, struct vm *src)
     dst->as = src->as;
     dst->brk_start = src->brk_start;
     dst->brk = src->brk;
+    dst->arg_start = src->arg_start;
+    dst->arg_end = src->arg_end;
     dst->pages = src->pages;
     dst->nregions = src->nregions;
     dst->stack_partial = src->stack_partial;

@@ -73,3 +73,19 @@ void pid_free(int id)
     pid_map_free(&pids, id);
     spin_unlock_irqrestore(&pid_lock, flags);
 }
+
+bool pid_is_taken(int id)
+{
+    unsigned long flags = spin_lock_irqsave(&pid_lock);
+    bool taken = pid_map_is_taken(&pids, id);
+    spin_unlock_irqrestore(&pid_lock, flags);
+    return taken;
+}
+
+void pid_stats(unsigned *taken, int *last)
+{
+    unsigned long flags = spin_lock_irqsave(&pid_lock);
+    *taken = pids.nused;
+    *last = (int)pids.last;
+    spin_unlock_irqrestore(&pid_lock, flags);
+}

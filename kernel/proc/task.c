@@ -36,6 +36,7 @@ spinlock_t proc_lock = SPINLOCK_INIT_RANK(LOCK_PROC);
 struct list all_procs = LIST_INIT(all_procs);
 struct process *init_proc;
 static unsigned nprocs;           /* processes alive or zombie (not yet reaped) */
+static uint64_t nprocs_created;   /* processes made since boot (/proc/stat) */
 static unsigned max_procs = 4096; /* proc_set_limit: spawn says -EAGAIN past it */
 
 void proc_set_limit(unsigned n)
@@ -149,6 +150,8 @@ int proc_alloc(const char *name, const struct process *parent, struct process **
         return pid < 0 ? pid : -ENOMEM;
     }
     p->pid = pid;
+    p->start_cycles = arch_counter_read();
+    __atomic_add_fetch(&nprocs_created, 1, __ATOMIC_RELAXED);
     kstrlcpy(p->name, name, sizeof(p->name));
     p->umask = parent ? parent->umask : 022;
     if (parent) {
@@ -322,6 +325,10 @@ void task_copy_caller(struct task *t, const struct task *me, uint64_t flags, uin
     t->cpu = me->cpu;
     t->sig_blocked = me->sig_blocked;
     kstrlcpy(t->name, me->name, sizeof(t->name));
+    bool keep = !me->reset_on_fork || (flags & CLONE_THREAD); /* threads keep it, as on Linux */
+    t->sched_policy = keep ? me->sched_policy : 0;
+    t->rt_priority = keep ? me->rt_priority : 0;
+    t->reset_on_fork = keep && me->reset_on_fork;
 }
 
 int task_clone(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint64_t ctid)
@@ -570,6 +577,32 @@ struct process *proc_find_locked(int pid)
         }
     }
     return 0;
+}
+
+struct process *proc_of_id_locked(int id)
+{
+    ASSERT_HELD(&proc_lock);
+    list_for_each(pp, &all_procs) {
+        struct process *p = container_of(pp, struct process, all_link);
+        if (p->pid == id) {
+            return p;
+        }
+    }
+    struct task *t = task_find_locked(id);
+    return t ? t->proc : 0;
+}
+
+void proc_for_each_locked(void (*fn)(struct process *p, void *arg), void *arg)
+{
+    ASSERT_HELD(&proc_lock);
+    list_for_each(pp, &all_procs) {
+        fn(container_of(pp, struct process, all_link), arg);
+    }
+}
+
+uint64_t proc_created(void)
+{
+    return __atomic_load_n(&nprocs_created, __ATOMIC_RELAXED);
 }
 
 static char state_letter(const struct task *t)

@@ -20,6 +20,7 @@
 #include "kernel/hwnoise.h"
 #include "kernel/isolate.h"
 #include "kernel/lib.h"
+#include "kernel/mounts.h"
 #include "kernel/poll.h"
 #include "kernel/printk.h"
 #include "kernel/repartition.h"
@@ -448,7 +449,7 @@ static long sys_prctl(struct trap_frame *f)
 
 static long sys_uname(struct trap_frame *f)
 {
-    static const char fields[6][65] = {"zerotick", "zerotick", ZT_RELEASE, "tickless SMP kernel",
+    static const char fields[6][65] = {ZT_SYSNAME, "zerotick", ZT_RELEASE, "tickless SMP kernel",
                                        "aarch64",  "(none)"};
     return copy_to_user(current_vm(), A(0), fields, sizeof(fields)) ? -EFAULT : 0;
 }
@@ -481,6 +482,8 @@ struct syscall_entry {
     X(unlinkat, sys_unlinkat, FAST)                                                                \
     X(symlinkat, sys_symlinkat, FAST)                                                              \
     X(renameat, sys_renameat, FAST)                                                                \
+    X(statfs, sys_statfs, FAST)                                                                    \
+    X(fstatfs, sys_fstatfs, FAST)                                                                  \
     X(ftruncate, sys_ftruncate, FAST)                                                              \
     X(faccessat, sys_faccessat, FAST)                                                              \
     X(chdir, sys_chdir, FAST)                                                                      \

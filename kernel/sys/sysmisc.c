@@ -18,8 +18,10 @@
 #include "kernel/lib.h"
 #include "kernel/page.h"
 #include "kernel/random.h"
+#include "kernel/synth.h"
 #include "kernel/syscall.h"
 #include "kernel/task.h"
+#include "kernel/vfs.h"
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
 
@@ -271,6 +273,8 @@ long sys_sysinfo(struct trap_frame *f)
     si.uptime = (int64_t)(cycles_to_ns(arch_counter_read()) / 1000000000ull);
     si.totalram = page_total_count();
     si.freeram = page_free_count();
+    si.sharedram = tmpfs_pages_used();
+    procfs_loadavg(si.loads);
     si.procs = (uint16_t)MIN(proc_count(), 0xffff);
     si.mem_unit = PAGE_SIZE;
     return copy_to_user(current_vm(), A(0), &si, sizeof(si)) ? -EFAULT : 0;
