@@ -213,6 +213,12 @@ $(B)/initrd/bin/lxtest: user/linux/lxtest.c | deps-build
 	$(Q)$(CC) $(LINUX_CFLAGS) -o $@ $<
 	$(Q)$(CROSS)strip $@
 
+$(B)/initrd/bin/proctest: user/linux/proctest.c | deps-build
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@ (glibc, static)"
+	$(Q)$(CC) $(LINUX_CFLAGS) -Wno-format-truncation -o $@ $<
+	$(Q)$(CROSS)strip $@
+
 # The optional parts: musl build, busybox and its links, /etc.  Rebuilt when an input changes.
 $(B)/linux.stamp: user/linux/lxtest.c tests/linux/bbtest.sh $(DEBS)/stamp
 	@mkdir -p $(B)/initrd/bin $(B)/initrd/etc
@@ -234,7 +240,8 @@ $(B)/linux.stamp: user/linux/lxtest.c tests/linux/bbtest.sh $(DEBS)/stamp
 
 # The user programs travel inside the kernel image as a cpio (newc) archive: every file,
 # directory and symbolic link under build/initrd.
-$(B)/initrd.cpio: $(USER_BINS) $(INITRD_DATA) $(B)/initrd/bin/lxtest $(B)/linux.stamp
+$(B)/initrd.cpio: $(USER_BINS) $(INITRD_DATA) $(B)/initrd/bin/lxtest $(B)/initrd/bin/proctest \
+		$(B)/linux.stamp
 	@mkdir -p $(B)/initrd/bin
 	@echo "  CPIO    $@"
 	$(Q)cd $(B)/initrd && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet > ../initrd.cpio

@@ -263,7 +263,7 @@ static int show_status(const struct inode *ino, struct sbuf *b)
                 (v.umask >> 3) & 7, v.umask & 7, state_name(v.state)); /* %o: octal digits */
     sbuf_printf(b, "Tgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n", v.pid, v.id,
                 v.ppid);
-    sbuf_printf(b, "Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nFDSize:\t%d\nGroups:\t\n", v.fdsize);
+    sbuf_printf(b, "Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nFDSize:\t%d\nGroups:\t \n", v.fdsize);
     sbuf_printf(b, "NStgid:\t%d\nNSpid:\t%d\nNSpgid:\t%d\nNSsid:\t%d\n", v.pid, v.id, v.pgid,
                 v.sid);
     if (v.has_vm) {
@@ -280,13 +280,13 @@ static int show_status(const struct inode *ino, struct sbuf *b)
                    "CapEff:\t000001ffffffffff\nCapBnd:\t000001ffffffffff\n"
                    "CapAmb:\t0000000000000000\n");
     sbuf_printf(b, "NoNewPrivs:\t0\nSeccomp:\t0\nSeccomp_filters:\t0\n"
-                   "Speculation_Store_Bypass:\tnot vulnerable\n"
+                   "Speculation_Store_Bypass:\tunknown\n"
                    "SpeculationIndirectBranch:\tunknown\n");
     sbuf_printf(b, "Cpus_allowed:\t");
     put_mask(b, v.affinity);
     char list[MAX_CPUS / 2];
     cpulist_format(v.affinity, list, sizeof(list));
-    sbuf_printf(b, "\nCpus_allowed_list:\t%s\nMems_allowed:\t1\nMems_allowed_list:\t0\n",
+    sbuf_printf(b, "\nCpus_allowed_list:\t%s\nMems_allowed:\t0001\nMems_allowed_list:\t0\n",
                 cpumask_empty(v.affinity) ? "" : list);
     sbuf_printf(b, "voluntary_ctxt_switches:\t0\nnonvoluntary_ctxt_switches:\t0\n");
     return 0;
@@ -327,13 +327,10 @@ static void maps_line(struct sbuf *b, const struct vma *a, const char *exe, uint
                       file ? dev : "00:00", file ? (unsigned long)exe_ino : 0ul);
     const char *name = region_name(a, exe);
     sbuf_put(b, line, (size_t)n);
-    if (name[0]) {
-        for (; n < 73; n++) {
-            sbuf_put(b, " ", 1); /* names start in column 74, as Linux pads them */
-        }
-        sbuf_put(b, name, strlen(name));
+    for (; name[0] && n < 72; n++) {
+        sbuf_put(b, " ", 1); /* names start in column 74, as Linux pads them */
     }
-    sbuf_put(b, "\n", 1);
+    sbuf_printf(b, " %s\n", name); /* a space even without a name, as Linux writes it */
 }
 
 static int show_maps(const struct inode *ino, struct sbuf *b)

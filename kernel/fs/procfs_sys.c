@@ -19,6 +19,7 @@
 #include "kernel/acct.h"
 #include "kernel/cpu.h"
 #include "kernel/cycles.h"
+#include "kernel/ipi.h"
 #include "kernel/lib.h"
 #include "kernel/page.h"
 #include "kernel/pid.h"
@@ -162,29 +163,37 @@ static int show_stat_all(const struct inode *ino, struct sbuf *b)
 
 /* ---- interrupts ---- */
 
+/* What each IPI reason is for, in the words of Linux's arm64 list where one fits. */
 static const char *const ipi_names[ARCH_NR_IPIS] = {
-#define IPI_NAME_(n, name, str) [n] = str,
-    ZT_IPI_REASONS(IPI_NAME_)
-#undef IPI_NAME_
+    [IPI_RESCHEDULE] = "Rescheduling interrupts",
+    [IPI_WAKEUP] = "CPU wake-up interrupts",
+    [IPI_KICK] = "Kick (isolation quiesce) interrupts",
+    [IPI_CALL] = "Function call interrupts",
+    [IPI_SIGNAL] = "Signal delivery interrupts",
+    [IPI_PARTITION] = "Partition change interrupts",
+    [IPI_STOP] = "CPU stop interrupts",
 };
 
-static void irq_counts(struct sbuf *b, const char *label, unsigned n, bool ipi)
+/* The counts of interrupt n (an IPI reason when ipi) on every online CPU, "%10u " each. */
+static void irq_counts(struct sbuf *b, unsigned n, bool ipi)
 {
-    sbuf_printf(b, "%4s:", label);
     for (unsigned c = 0; c < ncpus; c++) {
         if (cpus[c].online) {
-            sbuf_printf(b, " %10lu",
+            sbuf_printf(b, "%10lu ",
                         (unsigned long)(ipi ? STAT_READ(c, ipi_recv[n]) : STAT_READ(c, irq[n])));
         }
     }
 }
 
+/* Linux's layout (kernel/irq/proc.c, arch/arm64/kernel/smp.c): a header of online CPUs, one
+ * line per interrupt with its controller, number, trigger and name, one per IPI reason, Err.
+ * The first column is the interrupt's own number (Linux shows a virtual one there). */
 static int show_interrupts(const struct inode *ino, struct sbuf *b)
 {
-    sbuf_printf(b, "    ");
+    sbuf_printf(b, "%11s", "");
     for (unsigned c = 0; c < ncpus; c++) {
         if (cpus[c].online) {
-            sbuf_printf(b, "       CPU%-3u", c);
+            sbuf_printf(b, "CPU%-8u", c);
         }
     }
     sbuf_printf(b, "\n");
@@ -193,23 +202,21 @@ static int show_interrupts(const struct inode *ino, struct sbuf *b)
         if (!timer && !console && irq_total(n) == 0) {
             continue;
         }
-        char label[8];
-        ksnprintf(label, sizeof(label), "%u", n);
-        irq_counts(b, label, n, false);
-        sbuf_printf(b, "     GICv3 %3u %s  %s\n", n, n < 32 ? "Level" : "Edge ",
+        sbuf_printf(b, "%3u: ", n);
+        irq_counts(b, n, false);
+        sbuf_printf(b, " %8s %3u %-8s  %s\n", "GICv3", n, n < 32 ? "Level" : "Edge",
                     timer     ? "arch_timer"
                     : console ? "uart-pl011"
                               : "device");
     }
     for (unsigned r = 0; r < ARCH_NR_IPIS; r++) {
         if (ipi_names[r]) {
-            char label[8];
-            ksnprintf(label, sizeof(label), "IPI%u", r);
-            irq_counts(b, label, r, true);
-            sbuf_printf(b, "       %s interrupts\n", ipi_names[r]);
+            sbuf_printf(b, "IPI%u:", r);
+            irq_counts(b, r, true);
+            sbuf_printf(b, "      %s\n", ipi_names[r]);
         }
     }
-    sbuf_printf(b, " Err:          0\n");
+    sbuf_printf(b, "Err: %10u\n", 0u);
     return 0;
 }
 
