@@ -67,7 +67,7 @@ USER_BINS     := $(addprefix $(B)/initrd/bin/,$(USER_PROGS))
 
 .PHONY: all kernel checked percpu run run-net debug gdb test unit bench compare fuzz stress-long format check-format \
 	clean help deps-build
-all: $(B)/kernel.elf
+all: $(B)/kernel.elf $(B)/kernel.bin
 
 deps-build:
 	@$(DEPS) build
@@ -269,8 +269,15 @@ $(B)/checked/kernel.elf: $(CHECKED_OBJS) linker.ld
 	@echo "  LD      $@"
 	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@ $(CHECKED_OBJS)
 
-kernel: $(B)/kernel.elf
-checked: $(B)/checked/kernel.elf
+# The same kernel as a Linux arm64 Image (boot.S starts with its header): what a Linux boot
+# loader, or QEMU's -kernel with -initrd, loads; it passes the device tree in x0 and can hand
+# over an initrd (make run INITRD=..., docs/linux-abi.md).
+$(B)/kernel.bin $(B)/checked/kernel.bin: %.bin: %.elf
+	@echo "  IMAGE   $@"
+	$(Q)$(CROSS)objcopy -O binary $< $@
+
+kernel: $(B)/kernel.elf $(B)/kernel.bin
+checked: $(B)/checked/kernel.elf $(B)/checked/kernel.bin
 
 # The kernel's C objects once more with room for 256 CPUs instead of 512, for tools/percpu:
 # what grows between the two builds is what a CPU costs in static memory (make bench).
@@ -300,7 +307,14 @@ RUN_KERNEL := $(B)/checked/kernel.elf
 else
 RUN_KERNEL := $(B)/kernel.elf
 endif
-QEMU_CMD = $(QEMU_BASE) -smp $(CPUS) -kernel $(RUN_KERNEL)
+# INITRD=FILE: a cpio newc archive handed over as Linux's initrd is (QEMU's -initrd), layered
+# over the built-in tree; the kernel is then booted as a Linux Image, which is how QEMU passes
+# one (with an ELF file it ignores -initrd).
+ifneq ($(INITRD),)
+RUN_KERNEL := $(RUN_KERNEL:.elf=.bin)
+RUN_INITRD := -initrd $(INITRD)
+endif
+QEMU_CMD = $(QEMU_BASE) -smp $(CPUS) -kernel $(RUN_KERNEL) $(RUN_INITRD)
 # BOOTARGS reaches the shell through the environment, never through make's own text, so
 # any quotes in it (init=/bin/sh -- -c '...') arrive in -append unchanged.
 export BOOTARGS
@@ -402,7 +416,8 @@ unit: deps-test $(UNIT_BINS)
 # -append needs a -kernel; QEMU exits right after dumping, so any file will do.  No display
 # (QEMU would look for its GUI modules and say so), and QEMU's own lines ("dtb dumped ...
 # Exiting.") are shown only if the dump fails.
-DTB_DUMPS  := $(addprefix $(B)/dtb/virt-,1.dtb 4.dtb 64.dtb 124.dtb 512.dtb 4-el2.dtb 4-noargs.dtb)
+DTB_DUMPS  := $(addprefix $(B)/dtb/virt-,1.dtb 4.dtb 64.dtb 124.dtb 512.dtb 4-el2.dtb 4-noargs.dtb \
+	4-initrd.dtb)
 DTB_QEMU   := dtb_qemu() { out=$$($(QEMU) -display none -cpu cortex-a72 -m 512M -nic none "$$@" 2>&1) \
 	|| { echo "$$out" >&2; return 1; }; }; dtb_qemu
 DTB_APPEND := dataplane=2-3 hello
@@ -422,6 +437,17 @@ $(B)/dtb/virt-4-el2.dtb: $(B)/dtb/dummy-kernel | deps-test
 	$(Q)$(DTB_QEMU) -M virt,gic-version=3,virtualization=on,dumpdtb=$@ -smp 4 -kernel $< \
 		-append '$(DTB_APPEND)'
 
+# A boot loader's initrd (-initrd, which QEMU passes with a Linux image: the dummy kernel is
+# taken for one) of exactly 1000 bytes: /chosen linux,initrd-start and -end (test_fdt IRD-01).
+$(B)/dtb/initrd-1000:
+	@mkdir -p $(dir $@)
+	$(Q)head -c 1000 /dev/zero > $@
+
+$(B)/dtb/virt-4-initrd.dtb: $(B)/dtb/dummy-kernel $(B)/dtb/initrd-1000 | deps-test
+	@echo "  DTB     $@"
+	$(Q)$(DTB_QEMU) -M virt,gic-version=3,dumpdtb=$@ -smp 4 -kernel $< \
+		-initrd $(B)/dtb/initrd-1000 -append '$(DTB_APPEND)'
+
 $(B)/dtb/virt-4-noargs.dtb: | deps-test
 	@mkdir -p $(dir $@)
 	@echo "  DTB     $@"
@@ -437,7 +463,8 @@ deps-test:
 # The formatting check (make check-format) is the first test of make test.
 test: deps-test
 	@$(DEPS) format
-	@$(MAKE) --no-print-directory $(B)/kernel.elf $(B)/checked/kernel.elf unit
+	@$(MAKE) --no-print-directory $(B)/kernel.elf $(B)/checked/kernel.elf \
+		$(B)/checked/kernel.bin unit
 	@ZT_KERNEL=$(B)/checked/kernel.elf $(PYTHON) tools/runtests --check-format $(UNIT_BINS)
 
 # The long fuzz run (docs/security.md): FUZZ_CALLS calls in FUZZ_WORKERS workers from
@@ -502,6 +529,7 @@ help:
 	@echo "  make run DEBUG=1     boot the checked kernel (lock order checked, watchdog on)"
 	@echo "  make run             boot it in QEMU (CPUS=$(CPUS), BOOTARGS='...', REPRO=1); Ctrl-A x quits"
 	@echo "  make run PROG=FILE ARGS='...'  boot with your static Linux aarch64 program as the first program"
+	@echo "  make run INITRD=FILE  boot with a cpio newc archive layered over the built-in tree (-initrd)"
 	@echo "  make test            check-format, host unit tests, QEMU tests; ends with 'N passed, N failed'"
 	@echo "  make bench           benchmarks -> bench/results.md"
 	@echo "  make percpu          static memory a CPU costs, checked against a 256-CPU build"

@@ -80,6 +80,8 @@ struct arch_boot_info {
     const char *protection;     /* the memory protections in force, for the boot log */
     unsigned long percpu_bytes; /* static memory a CPU costs: its share of the arrays declared
                                    with PERCPU_ARRAY (cpumask.h), 0 if the arch does not know */
+    paddr_t initrd_pa;          /* the archive a boot loader handed over (QEMU -initrd with */
+    uint64_t initrd_size;       /* a Linux Image), kept in place; 0 bytes if none */
     unsigned ndevices;          /* virtio-mmio transports, sorted by base: index = slot */
     struct arch_device devices[ARCH_MAX_DEVICES];
 };

@@ -73,6 +73,12 @@ struct dt_info {
     struct fdt_range virtio[DT_MAX_VIRTIO]; /* reg[0]: the register window */
     uint32_t virtio_intid[DT_MAX_VIRTIO];   /* interrupts[0], an SPI, as a GIC INTID */
     uint32_t virtio_skipped;
+
+    /* Optional: the archive the boot loader left in memory, [initrd_start, initrd_end) from
+       /chosen linux,initrd-start/-end; 0 and 0 when absent, or when malformed, and then
+       initrd_note says why (a static string; NULL otherwise). */
+    uint64_t initrd_start, initrd_end;
+    const char *initrd_note;
 };
 
 /*
@@ -83,8 +89,8 @@ struct dt_info {
  * "no device tree: bad magic 0x00000000 at the start of RAM" or
  * "device tree: missing node /psci".  On success err holds "".
  * Required: a valid header, a memory node, at least one cpu, a GICv3, a PL011, the
- * architected timer and /psci with a known method.  /chosen/bootargs and the virtio-mmio
- * transports are optional.
+ * architected timer and /psci with a known method.  /chosen/bootargs, the initrd's place and
+ * the virtio-mmio transports are optional.
  * Pure: no globals, no allocation, callable in any context (dt.c and kernel/lib/fdt.c say more).
  */
 int dt_parse(const void *blob, size_t max_len, struct dt_info *out, char *err, size_t errlen);

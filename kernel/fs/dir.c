@@ -378,8 +378,23 @@ static struct inode *mkdir_p_locked(const char *path)
     return cur;
 }
 
-/* One initrd member: a directory, a file or a symbolic link at `name` (vfs_lock held). */
-static void add_member(const char *name, unsigned mode, const void *data, size_t size)
+/* A built-in file or link at `base` in dir that a boot loader's member replaces (vfs_lock
+ * held): out of the tree, freed once nothing holds it.  A directory stays (the member is then
+ * skipped). */
+static void replace_locked(struct inode *dir, const char *base)
+{
+    struct inode *old = vfs_child_locked(dir, base);
+    if (old && !S_ISDIR(old->mode)) {
+        list_del(&old->sibling);
+        old->in_tree = false;
+        old->parent = 0;
+        inode_put(old);
+    }
+}
+
+/* One initrd member: a directory, a file or a symbolic link at `name` (vfs_lock held); one from
+ * the boot loader's archive (over) replaces a built-in file or link of the same path. */
+static void add_member(const char *name, unsigned mode, const void *data, size_t size, bool over)
 {
     char dirpath[VFS_PATH_MAX];
     kstrlcpy(dirpath, name, sizeof(dirpath));
@@ -398,6 +413,9 @@ static void add_member(const char *name, unsigned mode, const void *data, size_t
     }
     bool link = S_ISLNK(mode);
     char *target = link && size && size < VFS_PATH_MAX ? kmem_alloc(VFS_PATH_MAX) : 0;
+    if (dir && over && !S_ISDIR(mode) && base[0]) {
+        replace_locked(dir, base);
+    }
     if (!dir || !base[0] || strlen(base) > VFS_NAME_MAX || vfs_child_locked(dir, base) ||
         (link && !target)) {
         printk("vfs: initrd member '%s' skipped\n", name);
