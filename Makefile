@@ -307,6 +307,18 @@ RUN_KERNEL := $(B)/checked/kernel.elf
 else
 RUN_KERNEL := $(B)/kernel.elf
 endif
+# DEB='rt-tests stress-ng': Debian's arm64 packages and the libraries they need, fetched with
+# apt-get download (tools/fetch-debs --with-libs, cached under build/debs) and packed into an
+# initrd overlay (tools/deb-initrd), which the boot hands over as below: /usr/bin/oslat etc.
+ifneq ($(DEB),)
+DEB_INITRD := $(DEBS)/initrd-$(shell echo $(sort $(DEB)) | tr ' ' '+').cpio
+INITRD := $(DEB_INITRD)
+$(DEB_INITRD): tools/fetch-debs tools/deb-initrd
+	@mkdir -p $(DEBS)
+	$(Q)tools/fetch-debs --with-libs $(DEBS) $(DEB)
+	$(Q)$(PYTHON) tools/deb-initrd $@ $(DEB)
+run: $(DEB_INITRD)
+endif
 # INITRD=FILE: a cpio newc archive handed over as Linux's initrd is (QEMU's -initrd), layered
 # over the built-in tree; the kernel is then booted as a Linux Image, which is how QEMU passes
 # one (with an ELF file it ignores -initrd).
@@ -530,6 +542,7 @@ help:
 	@echo "  make run             boot it in QEMU (CPUS=$(CPUS), BOOTARGS='...', REPRO=1); Ctrl-A x quits"
 	@echo "  make run PROG=FILE ARGS='...'  boot with your static Linux aarch64 program as the first program"
 	@echo "  make run INITRD=FILE  boot with a cpio newc archive layered over the built-in tree (-initrd)"
+	@echo "  make run DEB='rt-tests stress-ng'  boot with Debian's arm64 packages and their libraries in the tree"
 	@echo "  make test            check-format, host unit tests, QEMU tests; ends with 'N passed, N failed'"
 	@echo "  make bench           benchmarks -> bench/results.md"
 	@echo "  make percpu          static memory a CPU costs, checked against a 256-CPU build"

@@ -9,7 +9,8 @@
  *                             tools/linux-fixtures captures from Linux with this same program);
  *                             "TID" in a path is the caller's thread id
  *   proctest loop SECONDS FILE...   open, read to the end and close every FILE in turn until
- *                             SECONDS of the clock have passed (a directory is listed);
+ *                             SECONDS of the clock have passed, once at least (a directory
+ *                             is listed);
  *                             print how many reads, and the CPUs it ran on.  "@NAME" in a path is
  * the pid of the process called NAME (found in /proc/PID/comm, waiting up to 1 s) proctest CHECK...
  * run each check; one line "proctest CHECK: ok" or "proctest CHECK: FAILED: why"
@@ -201,7 +202,7 @@ static int loop(double seconds, int n, char **files)
     unsigned long reads = 0, failed = 0;
     cpu_set_t seen;
     CPU_ZERO(&seen);
-    for (double end = now_s() + seconds; now_s() < end;) {
+    for (double end = now_s() + seconds; reads == 0 || now_s() < end;) { /* once at least */
         for (int i = 0; i < n; i++) {
             failed += read_any(files[i], buf, sizeof(buf)) < 0;
             reads++;
