@@ -202,6 +202,16 @@ BUSYBOX_APPLETS := ls cat wc grep sort head tail seq echo test mkdir rmdir rm mv
 	uniq env uname expr find xargs sed awk od stat touch printf dirname basename tee id ln \
 	pwd yes date ash
 
+# One user runs everything (root), but programs and test harnesses look up the usual system
+# users and groups (nobody, nogroup, daemon, ...): Debian's base-passwd entries.
+ETC_PASSWD := root:x:0:0:root:/:/bin/sh daemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin \
+	bin:x:2:2:bin:/bin:/usr/sbin/nologin sys:x:3:3:sys:/dev:/usr/sbin/nologin \
+	sync:x:4:65534:sync:/bin:/bin/sync mail:x:8:8:mail:/var/mail:/usr/sbin/nologin \
+	www-data:x:33:33:www-data:/var/www:/usr/sbin/nologin \
+	nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin
+ETC_GROUP := root:x:0: daemon:x:1: bin:x:2: sys:x:3: adm:x:4: tty:x:5: disk:x:6: lp:x:7: \
+	mail:x:8: kmem:x:15: dialout:x:20: www-data:x:33: users:x:100: nogroup:x:65534:
+
 $(DEBS)/stamp: tools/fetch-debs
 	@mkdir -p $(DEBS)
 	$(Q)tools/fetch-debs $(DEBS) busybox-static musl-dev
@@ -213,18 +223,18 @@ $(B)/initrd/bin/lxtest: user/linux/lxtest.c | deps-build
 	$(Q)$(CC) $(LINUX_CFLAGS) -o $@ $<
 	$(Q)$(CROSS)strip $@
 
-$(B)/initrd/bin/proctest: user/linux/proctest.c | deps-build
+$(B)/initrd/bin/proctest $(B)/initrd/bin/abitest: $(B)/initrd/bin/%: user/linux/%.c | deps-build
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@ (glibc, static)"
 	$(Q)$(CC) $(LINUX_CFLAGS) -Wno-format-truncation -o $@ $<
 	$(Q)$(CROSS)strip $@
 
 # The optional parts: musl build, busybox and its links, /etc.  Rebuilt when an input changes.
-$(B)/linux.stamp: user/linux/lxtest.c tests/linux/bbtest.sh $(DEBS)/stamp
+$(B)/linux.stamp: user/linux/lxtest.c tests/linux/bbtest.sh $(DEBS)/stamp Makefile
 	@mkdir -p $(B)/initrd/bin $(B)/initrd/etc
 	$(Q)cp tests/linux/bbtest.sh $(B)/initrd/etc/bbtest.sh
-	$(Q)printf 'root:x:0:0:root:/:/bin/sh\n' > $(B)/initrd/etc/passwd
-	$(Q)printf 'root:x:0:\n' > $(B)/initrd/etc/group
+	$(Q)printf '%s\n' $(ETC_PASSWD) > $(B)/initrd/etc/passwd
+	$(Q)printf '%s\n' $(ETC_GROUP) > $(B)/initrd/etc/group
 	$(Q)if [ -f $(DEBS)/musl-dev.ok ]; then \
 		echo "  CC      $(B)/initrd/bin/lxtest-musl (musl, static)"; \
 		$(MUSL_CC) -o $(B)/initrd/bin/lxtest-musl user/linux/lxtest.c $(MUSL_LIBS) && \
@@ -241,6 +251,7 @@ $(B)/linux.stamp: user/linux/lxtest.c tests/linux/bbtest.sh $(DEBS)/stamp
 # The user programs travel inside the kernel image as a cpio (newc) archive: every file,
 # directory and symbolic link under build/initrd.
 $(B)/initrd.cpio: $(USER_BINS) $(INITRD_DATA) $(B)/initrd/bin/lxtest $(B)/initrd/bin/proctest \
+		$(B)/initrd/bin/abitest \
 		$(B)/linux.stamp
 	@mkdir -p $(B)/initrd/bin
 	@echo "  CPIO    $@"

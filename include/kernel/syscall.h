@@ -19,6 +19,9 @@ extern const char *const linux_syscall_names[LINUX_NR_SYSCALLS];
  * table itself, so a new call is never missing from reports. */
 const char *syscall_name(uint64_t nr);
 
+/* prctl.c */
+long sys_prctl(struct trap_frame *f);
+
 /* sysmisc.c */
 long sys_getuid(struct trap_frame *f);
 long sys_setid(struct trap_frame *f);
@@ -35,6 +38,12 @@ long sys_clock_getres(struct trap_frame *f);
 long sys_gettimeofday(struct trap_frame *f);
 long sys_sysinfo(struct trap_frame *f);
 long sys_mprotect(struct trap_frame *f);
+long sys_mlock(struct trap_frame *f);
+long sys_mlock2(struct trap_frame *f);
+long sys_munlock(struct trap_frame *f);
+long sys_mlockall(struct trap_frame *f);
+long sys_munlockall(struct trap_frame *f);
+long sys_membarrier(struct trap_frame *f);
 long sys_madvise(struct trap_frame *f);
 /* fs/fs_sys.c */
 long sys_openat(struct trap_frame *f);

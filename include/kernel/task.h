@@ -174,7 +174,14 @@ struct process {
 
     uint64_t dead_user_cycles; /* accounting of threads that already exited */
     uint64_t dead_sys_cycles;
-    uint64_t start_cycles; /* counter value when it was created (/proc/PID/stat) */
+    uint64_t start_cycles;  /* counter value when it was created (/proc/PID/stat) */
+    struct ptimers *timers; /* setitimer and POSIX timers, made on first use (ptimer.c) */
+    /* prctl settings (kernel/sys/prctl.c), proc_lock */
+    int pdeath_signal;       /* sent to it when its parent process exits (0: none) */
+    bool not_dumpable;       /* PR_SET_DUMPABLE 0 (there are no core dumps here) */
+    bool no_new_privs;       /* PR_SET_NO_NEW_PRIVS (one user: nothing to gain anyway) */
+    bool thp_disable;        /* PR_SET_THP_DISABLE (there are no huge pages) */
+    uint64_t timer_slack_ns; /* PR_SET_TIMERSLACK (timers are exact here: reported only) */
 };
 
 extern spinlock_t proc_lock;

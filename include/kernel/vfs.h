@@ -113,6 +113,7 @@ struct inode {
     bool writable_dir; /* a directory of /tmp: entries may be created and removed */
     uint32_t rdev;     /* devices: major << 8 | minor */
     uint32_t dev;      /* the file system it is on (st_dev; mounts.c), its directory's */
+    uint32_t uid, gid; /* owner (0, root, unless chown gave /tmp files others: owner.c) */
     uint64_t size;
     uint64_t mtime_ns; /* since boot */
     char name[VFS_NAME_MAX + 1];

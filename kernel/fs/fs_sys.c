@@ -114,6 +114,8 @@ static void fill_stat(const struct inode *ino, struct stat_k *st)
     st->dev = ino->dev;
     st->ino = ino->ino;
     st->mode = ino->mode;
+    st->uid = ino->uid;
+    st->gid = ino->gid;
     st->nlink = S_ISDIR(ino->mode) ? 2 : 1;
     st->rdev = ino->rdev;
     st->size = (int64_t)ino->size;
@@ -230,6 +232,8 @@ long sys_statx(struct trap_frame *f)
     sx.mask = STATX_BASIC_STATS;
     sx.blksize = (uint32_t)st.blksize;
     sx.nlink = st.nlink;
+    sx.uid = st.uid;
+    sx.gid = st.gid;
     sx.mode = (uint16_t)st.mode;
     sx.ino = st.ino;
     sx.size = (uint64_t)st.size;

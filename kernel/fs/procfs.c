@@ -13,6 +13,10 @@
  * which a lookup cannot take (it holds vfs_lock).  Listings, texts and readlink are exact.
  * Following a process's exe or fd/N link works for the caller's own process; for another
  * process it is -EACCES (readlink shows the target).
+ *
+ * The directories made for ids stay in the tree as a cache until the id is freed: pid.c
+ * tells procfs_pid_freed, which marks the id and queues a work item that takes them out on
+ * housekeeping (a lookup of a freed id prunes it too), so the cache holds the live ids only.
  */
 #include "kernel/fd.h"
 #include "kernel/lib.h"
@@ -20,10 +24,22 @@
 #include "kernel/synth.h"
 #include "kernel/task.h"
 #include "kernel/vfs.h"
+#include "kernel/work.h"
 #include "uapi/zt_errno.h"
 
 #define DIR_MODE  (S_IFDIR | 0555)
 #define LINK_MODE (S_IFLNK | 0777)
+
+static struct inode *proc_root;
+static uint64_t cached_ids[PID_MAX / 64]; /* a directory was made for the id (atomic bits) */
+static uint64_t freed_ids[PID_MAX / 64];  /* ... and the id was freed since: to prune */
+static struct work prune_work;
+
+static bool test_and_clear(uint64_t *map, int id)
+{
+    uint64_t bit = 1ull << (id % 64);
+    return __atomic_fetch_and(&map[id / 64], ~bit, __ATOMIC_ACQ_REL) & bit;
+}
 
 /* ---- links ---- */
 
@@ -304,14 +320,65 @@ static struct inode *id_lookup(struct inode *dir, const char *name, int pid)
 {
     int id = synth_number(name);
     struct inode *c = vfs_child_locked(dir, name);
-    if (id <= 0 || !pid_is_taken(id)) {
+    if (id <= 0 || id >= PID_MAX || !pid_is_taken(id)) {
         if (c) {
             synth_prune_locked(c); /* its process was reaped, or the thread ended */
         }
         return 0;
     }
-    return c ? c
-             : synth_add_locked(dir, name, DIR_MODE, &pid_dir_ops, pid ? pid : id, pid ? id : 0);
+    if (!c) {
+        __atomic_fetch_or(&cached_ids[id / 64], 1ull << (id % 64), __ATOMIC_RELEASE);
+        c = synth_add_locked(dir, name, DIR_MODE, &pid_dir_ops, pid ? pid : id, pid ? id : 0);
+    }
+    return c;
+}
+
+/* Take out what was cached for the freed id (vfs_lock held): /proc/ID and every
+ * /proc/PID/task/ID.  An id taken again meanwhile keeps them, cached for its new owner. */
+static void prune_id_locked(int id)
+{
+    char name[12];
+    if (pid_is_taken(id)) {
+        __atomic_fetch_or(&cached_ids[id / 64], 1ull << (id % 64), __ATOMIC_RELEASE);
+        return;
+    }
+    ksnprintf(name, sizeof(name), "%d", id);
+    struct inode *c = vfs_child_locked(proc_root, name);
+    if (c) {
+        synth_prune_locked(c);
+    }
+    list_for_each(p, &proc_root->children) {
+        struct inode *piddir = container_of(p, struct inode, sibling);
+        struct inode *task = piddir->synth == &pid_dir_ops ? vfs_child_locked(piddir, "task") : 0;
+        struct inode *t = task ? vfs_child_locked(task, name) : 0;
+        if (t) {
+            synth_prune_locked(t);
+        }
+    }
+}
+
+/* Housekeeping: the freed ids' directories out of the tree, one id per lock hold. */
+static void prune_freed(struct work *w)
+{
+    for (int word = 0; word < PID_MAX / 64; word++) {
+        uint64_t bits;
+        while ((bits = __atomic_load_n(&freed_ids[word], __ATOMIC_ACQUIRE)) != 0) {
+            int id = word * 64 + __builtin_ctzll(bits);
+            test_and_clear(freed_ids, id);
+            unsigned long flags = spin_lock_irqsave(&vfs_lock);
+            prune_id_locked(id);
+            spin_unlock_irqrestore(&vfs_lock, flags);
+        }
+    }
+}
+
+/* pid.c's observer: an id was freed (any CPU, any context; no lock held). */
+static void procfs_pid_freed(int id)
+{
+    if (id > 0 && id < PID_MAX && test_and_clear(cached_ids, id)) {
+        __atomic_fetch_or(&freed_ids[id / 64], 1ull << (id % 64), __ATOMIC_RELEASE);
+        work_queue(&prune_work);
+    }
 }
 
 static struct inode *task_lookup(struct inode *dir, const char *name)
@@ -365,6 +432,9 @@ static const struct synth_ops root_ops = {.list = root_list, .lookup_locked = ro
 void procfs_init_locked(struct inode *root)
 {
     struct inode *proc = synth_add_locked(root, "proc", DIR_MODE, &root_ops, 0, 0);
+    proc_root = proc;
+    work_init(&prune_work, "procfs prune", prune_freed);
+    pid_set_free_observer(procfs_pid_freed);
     for (size_t i = 0; proc && i < ARRAY_SIZE(root_table); i++) {
         const struct synth_entry *e = &root_table[i];
         struct inode *c = synth_add_locked(proc, e->name, e->mode, e->ops, 0, 0);

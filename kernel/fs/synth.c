@@ -10,7 +10,6 @@
  */
 #include "kernel/synth.h"
 #include "arch.h"
-#include "kernel/kmem.h"
 #include "kernel/lib.h"
 #include "kernel/page.h"
 #include "kernel/task.h"
@@ -193,10 +192,25 @@ long synth_readlink(const struct inode *ino, char *buf, size_t n)
 
 /* ---- open files ---- */
 
+/* An open file's state, in a page of its own (given back at the last close: no object
+ * allocator class keeps it). */
 struct synth_file {
     struct sbuf text; /* the file's text, or the directory's listing */
     bool fresh_taken; /* taken at open: the first read from 0 need not take it again */
 };
+_Static_assert(sizeof(struct synth_file) <= PAGE_SIZE, "struct synth_file fits in a page");
+
+static struct synth_file *synth_file_new(void)
+{
+    paddr_t pa = page_alloc(); /* zeroed */
+    return pa ? phys_to_virt(pa) : 0;
+}
+
+static void synth_file_free(struct synth_file *sf)
+{
+    sbuf_free(&sf->text);
+    page_free(virt_to_phys(sf));
+}
 
 /* The text or listing of ino into b: 0 or -errno. */
 static int take(const struct inode *ino, struct sbuf *b)
@@ -270,9 +284,7 @@ static int synth_readdir(struct file *f, uint64_t *pos, char *name, uint64_t *in
 
 static void synth_release(struct file *f)
 {
-    struct synth_file *sf = f->priv;
-    sbuf_free(&sf->text);
-    kmem_free(sf, sizeof(*sf));
+    synth_file_free(f->priv);
 }
 
 static const struct file_ops synth_file_ops = {.read = synth_read, .release = synth_release};
@@ -288,21 +300,19 @@ int synth_open(struct inode *ino, unsigned flags, struct file **out)
     if ((flags & O_DIRECTORY) && !dir) {
         return -ENOTDIR;
     }
-    struct synth_file *sf = kmem_alloc(sizeof(*sf));
+    struct synth_file *sf = synth_file_new();
     if (!sf) {
         return -ENOMEM;
     }
     int r = take(ino, &sf->text);
     if (r) {
-        sbuf_free(&sf->text);
-        kmem_free(sf, sizeof(*sf));
+        synth_file_free(sf);
         return r == -ESRCH ? -ENOENT : r; /* its process went away since the lookup */
     }
     sf->fresh_taken = true;
     *out = file_alloc(ino, dir ? &synth_dir_ops : &synth_file_ops, flags, sf);
     if (!*out) {
-        sbuf_free(&sf->text);
-        kmem_free(sf, sizeof(*sf));
+        synth_file_free(sf);
         return -ENOMEM;
     }
     return 0;

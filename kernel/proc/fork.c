@@ -23,6 +23,7 @@
 #include "kernel/kmem.h"
 #include "kernel/lib.h"
 #include "kernel/pid.h"
+#include "kernel/ptimer.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/syscall.h"
@@ -239,6 +240,7 @@ void proc_exec_commit(struct vm *vm, const struct exec_start *start, struct inod
     static const struct arch_fpsimd zero_fp;
     struct vm old;
     fdtable_close_on_exec(p->files);
+    ptimer_exec(p); /* POSIX timers do not survive execve */
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     reset_signals_locked(p, t);
     struct inode *old_exe = p->exe;

@@ -25,6 +25,7 @@
 #include "kernel/pid.h"
 #include "kernel/power.h"
 #include "kernel/printk.h"
+#include "kernel/ptimer.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/stats.h"
@@ -381,6 +382,9 @@ static void reparent_children(struct process *p)
     bool zombie = false;
     list_for_each_safe(pos, tmp, &p->children) {
         struct process *c = container_of(pos, struct process, sibling);
+        if (c->pdeath_signal && c->state == PROC_ALIVE) {
+            signal_send_proc_locked(c, c->pdeath_signal); /* prctl(PR_SET_PDEATHSIG) */
+        }
         list_del(&c->sibling);
         c->parent = init_proc;
         list_add_tail(&init_proc->children, &c->sibling);
@@ -402,6 +406,7 @@ static int wstatus_code(int wstatus)
 static void proc_teardown(struct work *w)
 {
     struct process *p = container_of(w, struct process, teardown);
+    ptimer_exit(p);        /* no timer of it fires from now on */
     device_release_all(p); /* reset its devices before their DMA pages are freed */
     vfork_release(p);      /* before it is a zombie: once reaped, p is gone */
     proc_release_files(p); /* pipe ends close now: readers see end of file */

@@ -16,6 +16,7 @@
 #include "kernel/cycles.h"
 #include "kernel/fd.h"
 #include "kernel/lib.h"
+#include "kernel/mlock.h"
 #include "kernel/page.h"
 #include "kernel/random.h"
 #include "kernel/synth.h"
@@ -122,6 +123,24 @@ long sys_set_robust_list(struct trap_frame *f)
     }
     current()->robust_list = A(0);
     return 0;
+}
+
+/* ---- membarrier ---- */
+
+#define MEMBARRIER_CMD_QUERY 0
+
+/* membarrier: QUERY reports no command.  Each of them makes every CPU that runs a thread (of
+ * this process, or of any) execute a barrier before the call returns, which takes an
+ * interrupt of those CPUs: dataplane CPUs included, which zerotick interrupts only for work
+ * their own task asked for.  So none is offered, and each is -EINVAL, as Linux says for a
+ * command QUERY does not list; glibc never calls membarrier, and liburcu falls back to its
+ * signal-based flavour. */
+long sys_membarrier(struct trap_frame *f)
+{
+    if (A(1) != 0) {
+        return -EINVAL; /* no flags without the commands they go with */
+    }
+    return A(0) == MEMBARRIER_CMD_QUERY ? 0 : -EINVAL;
 }
 
 /* ---- randomness ---- */
@@ -281,6 +300,32 @@ long sys_sysinfo(struct trap_frame *f)
 }
 
 /* ---- memory ---- */
+
+/* Memory is never paged out: kernel/mm/mlock.c. */
+long sys_mlock(struct trap_frame *f)
+{
+    return vm_mlock(current_vm(), A(0), A(1), 0, true);
+}
+
+long sys_mlock2(struct trap_frame *f)
+{
+    return vm_mlock(current_vm(), A(0), A(1), (unsigned)A(2), true);
+}
+
+long sys_munlock(struct trap_frame *f)
+{
+    return vm_mlock(current_vm(), A(0), A(1), 0, false);
+}
+
+long sys_mlockall(struct trap_frame *f)
+{
+    return vm_mlockall(current_vm(), (unsigned)A(0));
+}
+
+long sys_munlockall(struct trap_frame *f)
+{
+    return 0;
+}
 
 long sys_mprotect(struct trap_frame *f)
 {

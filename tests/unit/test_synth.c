@@ -19,6 +19,7 @@
 #include "kernel/pid.h"
 #include "kernel/synth.h"
 #include "kernel/vfs.h"
+#include "kernel/work.h"
 #include "uapi/zt_errno.h"
 #include "fake.h"
 #include "fixture.h"
@@ -89,7 +90,8 @@ static int lookup(const char *path, struct inode **out)
 }
 
 /* PROC-12: /proc/ID exists exactly while the id is taken; its cached directory goes when the
- * id is freed; fixed files and /sys are there from boot */
+ * id is freed (pid.c tells procfs, whose work item prunes it; or the next lookup does); fixed
+ * files and /sys are there from boot */
 static void proc12_ids(TEST_STATE)
 {
     struct inode *ino;
@@ -110,11 +112,25 @@ static void proc12_ids(TEST_STATE)
     inode_put(ino);
     assert_int_equal(lookup("/proc/0", &ino), -ENOENT);
     assert_int_equal(lookup("/proc/007", &ino), -ENOENT);
-    pid_free(id);
-    assert_int_equal(lookup(path, &ino), -ENOENT);
-    assert_false(dir->in_tree); /* pruned by that lookup, children and all */
+    pid_free(id); /* pid.c tells procfs, which queues the pruning */
+    assert_true(dir->in_tree);
+    while (work_run_next()) {
+    }
+    assert_false(dir->in_tree); /* pruned, children and all, with no lookup */
     assert_true(list_empty(&dir->children));
     inode_put(dir);
+    id = pid_alloc();
+    snprintf(path, sizeof(path), "/proc/%d/stat", id);
+    assert_int_equal(lookup(path, &ino), 0);
+    dir = ino->parent;
+    inode_get(dir);
+    inode_put(ino);
+    pid_free(id);
+    assert_int_equal(lookup(path, &ino), -ENOENT); /* a lookup prunes it too */
+    assert_false(dir->in_tree);
+    inode_put(dir);
+    while (work_run_next()) {
+    }
     assert_int_equal(lookup("/proc/sys/kernel", &ino), 0);
     assert_int_equal(vfs_mkdir(ino, "x", 0755), -EROFS);
     inode_put(ino);
