@@ -44,6 +44,11 @@ long sys_munlock(struct trap_frame *f);
 long sys_mlockall(struct trap_frame *f);
 long sys_munlockall(struct trap_frame *f);
 long sys_membarrier(struct trap_frame *f);
+long sys_get_mempolicy(struct trap_frame *f);
+long sys_set_mempolicy(struct trap_frame *f);
+long sys_mbind(struct trap_frame *f);
+long sys_capget(struct trap_frame *f);
+long sys_capset(struct trap_frame *f);
 long sys_madvise(struct trap_frame *f);
 /* fs/fs_sys.c */
 long sys_openat(struct trap_frame *f);

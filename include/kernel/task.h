@@ -182,6 +182,14 @@ struct process {
     bool no_new_privs;       /* PR_SET_NO_NEW_PRIVS (one user: nothing to gain anyway) */
     bool thp_disable;        /* PR_SET_THP_DISABLE (there are no huge pages) */
     uint64_t timer_slack_ns; /* PR_SET_TIMERSLACK (timers are exact here: reported only) */
+    /* capset (sysmisc.c), proc_lock: the capabilities dropped from the effective and permitted
+     * sets (0: root holds every one) and the inheritable set; kept across fork, reset at
+     * execve (root regains them, as on Linux); nothing in zerotick checks them */
+    uint64_t cap_eff_dropped, cap_perm_dropped, cap_inheritable;
+    /* set_mempolicy (sysmisc.c), proc_lock: the policy asked for and its node mask; one memory
+     * node (0) holds everything whatever it says; kept across fork and execve */
+    int mempolicy_mode;
+    uint64_t mempolicy_nodes;
 };
 
 extern spinlock_t proc_lock;

@@ -57,6 +57,8 @@
 #define SYS_fsync                  82
 #define SYS_fdatasync              83
 #define SYS_utimensat              88
+#define SYS_capget                 90
+#define SYS_capset                 91
 #define SYS_exit                   93 /* this thread */
 #define SYS_exit_group             94 /* every thread of the process */
 #define SYS_set_tid_address        96
@@ -128,6 +130,9 @@
 #define SYS_mlockall               230
 #define SYS_munlockall             231
 #define SYS_madvise                233
+#define SYS_mbind                  235
+#define SYS_get_mempolicy          236
+#define SYS_set_mempolicy          237
 #define SYS_wait4                  260
 #define SYS_prlimit64              261
 #define SYS_renameat2              276

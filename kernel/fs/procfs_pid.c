@@ -8,8 +8,8 @@
  * Each text is written at open, from a struct view taken under proc_lock (and the address
  * space's lock for the memory figures), so the fields agree with each other.  What zerotick
  * does not have reads as Linux shows its absence: no page faults to count (every page is
- * populated when mapped), no swap, no capabilities to drop (one root user: all of them), no
- * controlling-terminal number (tty_nr 0), nice 0.  Times are the tick-free accounting
+ * populated when mapped), no swap, no controlling-terminal number (tty_nr 0), nice 0; the
+ * capabilities are root's (all), less what capset dropped.  Times are the tick-free accounting
  * (acct.h) in Linux's USER_HZ (100) units.
  */
 #include "kernel/acct.h"
@@ -26,6 +26,7 @@
 
 #define USER_HZ     100
 #define SIGBIT(sig) (1ull << ((sig)-1))
+#define CAP_ALL     ((1ull << 41) - 1) /* capabilities 0..40, Linux 6.1's */
 
 struct view {
     int id, pid, tid, ppid, pgid, sid, nthreads, exit_signal, fdsize;
@@ -34,6 +35,7 @@ struct view {
     unsigned cpu, policy, rt_priority, umask;
     uint64_t user, sys, cuser, csys, start;
     uint64_t sig_pending, sig_shared, sig_blocked, sig_ignored, sig_caught;
+    uint64_t cap_eff, cap_perm, cap_inh;
     cpumask_t affinity;
     bool has_vm; /* the figures below are there (not a zombie) */
     uint64_t vsize, rss_pages, code_start, code_end, code_bytes, data_bytes, stack_bytes;
@@ -147,6 +149,9 @@ static int view_take(const struct inode *ino, struct view *v)
     v->cuser = p->child_user_cycles;
     v->csys = p->child_sys_cycles;
     v->fdsize = p->files ? FD_MAX : 0;
+    v->cap_eff = CAP_ALL & ~p->cap_eff_dropped;
+    v->cap_perm = CAP_ALL & ~p->cap_perm_dropped;
+    v->cap_inh = p->cap_inheritable;
     kstrlcpy(v->comm, shown ? shown->name : p->name, sizeof(v->comm));
     v->state = shown && p->state == PROC_ALIVE ? task_state(shown) : 'Z';
     if (shown) {
@@ -276,9 +281,9 @@ static int show_status(const struct inode *ino, struct sbuf *b)
                 (unsigned long)v.sig_blocked);
     sbuf_printf(b, "SigIgn:\t%016lx\nSigCgt:\t%016lx\n", (unsigned long)v.sig_ignored,
                 (unsigned long)v.sig_caught);
-    sbuf_printf(b, "CapInh:\t0000000000000000\nCapPrm:\t000001ffffffffff\n"
-                   "CapEff:\t000001ffffffffff\nCapBnd:\t000001ffffffffff\n"
-                   "CapAmb:\t0000000000000000\n");
+    sbuf_printf(b, "CapInh:\t%016lx\nCapPrm:\t%016lx\nCapEff:\t%016lx\n", (unsigned long)v.cap_inh,
+                (unsigned long)v.cap_perm, (unsigned long)v.cap_eff);
+    sbuf_printf(b, "CapBnd:\t%016lx\nCapAmb:\t0000000000000000\n", (unsigned long)CAP_ALL);
     sbuf_printf(b, "NoNewPrivs:\t0\nSeccomp:\t0\nSeccomp_filters:\t0\n"
                    "Speculation_Store_Bypass:\tunknown\n"
                    "SpeculationIndirectBranch:\tunknown\n");

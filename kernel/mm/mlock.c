@@ -47,6 +47,17 @@ static int covered(struct vm *vm, uint64_t start, uint64_t end, bool *stack)
     return at >= end ? 0 : -ENOMEM;
 }
 
+int vm_mapped(struct vm *vm, uint64_t addr, uint64_t len)
+{
+    bool stack;
+    uint64_t end = addr + len;
+    if (end < addr || end > USER_VA_TOP) {
+        return -ENOMEM;
+    }
+    end = (end + PAGE_SIZE - 1) & ~(uint64_t)(PAGE_SIZE - 1);
+    return len ? covered(vm, addr & ~(uint64_t)(PAGE_SIZE - 1), end, &stack) : 0;
+}
+
 int vm_mlock(struct vm *vm, uint64_t addr, uint64_t len, unsigned flags, bool lock)
 {
     uint64_t start = addr & ~(uint64_t)(PAGE_SIZE - 1), end = addr + len;

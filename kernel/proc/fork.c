@@ -243,6 +243,7 @@ void proc_exec_commit(struct vm *vm, const struct exec_start *start, struct inod
     ptimer_exec(p); /* POSIX timers do not survive execve */
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     reset_signals_locked(p, t);
+    p->cap_eff_dropped = p->cap_perm_dropped = 0; /* root's program holds every capability */
     struct inode *old_exe = p->exe;
     p->exe = exe;
     kstrlcpy(p->name, name, sizeof(p->name));

@@ -156,6 +156,13 @@ int proc_alloc(const char *name, const struct process *parent, struct process **
     kstrlcpy(p->name, name, sizeof(p->name));
     p->umask = parent ? parent->umask : 022;
     if (parent) {
+        p->cap_eff_dropped = parent->cap_eff_dropped;
+        p->cap_perm_dropped = parent->cap_perm_dropped;
+        p->cap_inheritable = parent->cap_inheritable;
+        p->mempolicy_mode = parent->mempolicy_mode;
+        p->mempolicy_nodes = parent->mempolicy_nodes;
+    }
+    if (parent) {
         memcpy(p->rlimits, parent->rlimits, sizeof(p->rlimits));
     } else {
         rlimit_init_defaults(p->rlimits);

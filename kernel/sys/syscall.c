@@ -529,6 +529,8 @@ struct syscall_entry {
     X(getresuid, sys_getresid, FAST)                                                               \
     X(getresgid, sys_getresid, FAST)                                                               \
     X(times, sys_times, FAST)                                                                      \
+    X(capget, sys_capget, FAST)                                                                    \
+    X(capset, sys_capset, FAST)                                                                    \
     X(setpgid, sys_setpgid, FAST)                                                                  \
     X(getpgid, sys_getpgid, FAST)                                                                  \
     X(getsid, sys_getsid, FAST)                                                                    \
@@ -557,6 +559,9 @@ struct syscall_entry {
     X(mmap, sys_mmap, FAST)                                                                        \
     X(mprotect, sys_mprotect, FAST)                                                                \
     X(madvise, sys_madvise, FAST)                                                                  \
+    X(mbind, sys_mbind, FAST)                                                                      \
+    X(get_mempolicy, sys_get_mempolicy, FAST)                                                      \
+    X(set_mempolicy, sys_set_mempolicy, FAST)                                                      \
     X(mlock, sys_mlock, FAST)                                                                      \
     X(munlock, sys_munlock, FAST)                                                                  \
     X(mlockall, sys_mlockall, FAST)                                                                \

@@ -12,7 +12,7 @@ import pytest
 
 import zt
 
-CHECKS = ["sched", "mlock", "timers", "prctl", "owners", "harness", "shm", "misc"]
+CHECKS = ["sched", "mlock", "timers", "prctl", "owners", "harness", "shm", "misc", "caps", "numa"]
 TIMEOUT = 300
 
 
@@ -102,6 +102,21 @@ def test_abi08_misc_and_what_syscall_debug_names(abi_boot):
     names = set(re.findall(r"syscall_debug: pid \d+ \([^)]*\) called \d+ \((\w+)\)", b.console))
     assert names <= {"rseq", "socket"}, names
     assert b.status == 0, b
+
+
+def test_abi11_capabilities(abi_boot):
+    """ABI-11: capget gives root's every capability; capset (in a child) drops some from the
+    effective and permitted sets, /proc/self/status's CapEff agrees, a dropped permitted one
+    cannot come back (EPERM), an unknown version is EINVAL with the preferred one written
+    back."""
+    ok(abi_boot, "caps")
+
+
+def test_abi12_memory_policy(abi_boot):
+    """ABI-12: get_mempolicy as libnuma asks it (NUMA is there), one allowed node, set_mempolicy
+    and mbind to node 0 kept and reported, a node that does not exist and DEFAULT with nodes
+    refused, the node of a page is 0."""
+    ok(abi_boot, "numa")
 
 
 def test_abi09_the_same_checks_pass_on_linux(tmp_path):

@@ -2,7 +2,7 @@
 /*
  * abi.c — shapes for the calls real-time programs and test harnesses make (docs/linux-abi.md):
  * statfs, the chown family, itimers and POSIX timers, the scheduling policy calls, memory
- * locking, membarrier.
+ * locking, membarrier, capabilities, memory policy.
  *
  * Sandbox rules (shapes.c says why each kind matters): a signal a timer sends to the whole
  * process may reach any of its threads, a thread on a garbage stack too, which would die
@@ -238,6 +238,73 @@ static enum fz_plan shape_membarrier(struct fz_env *e, struct fz_args *c)
     return FZ_PLAN_CALL;
 }
 
+/* ---- capabilities, memory policy ---- */
+
+/* A capability header: one of Linux's three versions or another, a pid; or hostile. */
+static uint64_t cap_header_arg(struct fz_env *e)
+{
+    static const uint32_t versions[] = {0x19980330u, 0x20071026u, 0x20080522u, 1};
+    uint64_t p = fz_buf(e, 8, 6);
+    if (fz_in_scratch(e, p, 8)) {
+        uint32_t *h = (uint32_t *)(uintptr_t)p;
+        h[0] = versions[fz_below(&e->rng, 4)];
+        h[1] = fz_chance(&e->rng, 1, 2) ? 0 : (uint32_t)fz_pid(e);
+    }
+    return p;
+}
+
+static enum fz_plan shape_capget(struct fz_env *e, struct fz_args *c)
+{
+    c->a[0] = cap_header_arg(e); /* and capset: what a life drops stays with it */
+    c->a[1] = fz_chance(&e->rng, 1, 8) ? 0 : out_or_hostile(e, 24);
+    return FZ_PLAN_CALL;
+}
+
+/* A node mask of a few words, node 0 or others in it; or hostile. */
+static uint64_t nodes_arg(struct fz_env *e)
+{
+    uint64_t p = fz_buf(e, 16, 6);
+    if (fz_in_scratch(e, p, 16)) {
+        *(uint64_t *)(uintptr_t)p = fz_chance(&e->rng, 3, 4) ? fz_below(&e->rng, 4) : fz_any(e);
+    }
+    return fz_chance(&e->rng, 1, 8) ? 0 : p;
+}
+
+static uint64_t maxnode_arg(struct fz_env *e)
+{
+    return fz_chance(&e->rng, 3, 4) ? fz_below(&e->rng, 130) : fz_len(e);
+}
+
+static enum fz_plan shape_set_mempolicy(struct fz_env *e, struct fz_args *c)
+{
+    c->a[0] =
+        fz_chance(&e->rng, 3, 4) ? fz_below(&e->rng, 7) | (fz_below(&e->rng, 2) << 15) : fz_int(e);
+    c->a[1] = nodes_arg(e);
+    c->a[2] = maxnode_arg(e);
+    return FZ_PLAN_CALL;
+}
+
+static enum fz_plan shape_get_mempolicy(struct fz_env *e, struct fz_args *c)
+{
+    c->a[0] = fz_chance(&e->rng, 1, 4) ? 0 : out_or_hostile(e, 8);
+    c->a[1] = fz_chance(&e->rng, 1, 4) ? 0 : out_or_hostile(e, 32);
+    c->a[2] = maxnode_arg(e);
+    c->a[3] = fz_chance(&e->rng, 1, 2) ? 0 : fz_buf(e, 8, 4);
+    c->a[4] = fz_chance(&e->rng, 3, 4) ? fz_below(&e->rng, 8) : fz_flags(e, 7);
+    return FZ_PLAN_CALL;
+}
+
+static enum fz_plan shape_mbind(struct fz_env *e, struct fz_args *c)
+{
+    c->a[0] = fz_chance(&e->rng, 1, 2) ? fz_buf(e, 64, 0) & ~4095ull : fz_any(e);
+    c->a[1] = fz_len(e);
+    c->a[2] = fz_chance(&e->rng, 3, 4) ? fz_below(&e->rng, 7) : fz_int(e);
+    c->a[3] = nodes_arg(e);
+    c->a[4] = maxnode_arg(e);
+    c->a[5] = fz_chance(&e->rng, 3, 4) ? fz_below(&e->rng, 8) : fz_flags(e, 7);
+    return FZ_PLAN_CALL;
+}
+
 static enum fz_plan shape_noargs(struct fz_env *e, struct fz_args *c)
 {
     return FZ_PLAN_CALL; /* munlockall: the mixed-pool arguments stay, and are ignored */
@@ -271,6 +338,11 @@ static const struct {
     {"mlockall", shape_mlockall},
     {"munlockall", shape_noargs},
     {"membarrier", shape_membarrier},
+    {"capget", shape_capget},
+    {"capset", shape_capget},
+    {"set_mempolicy", shape_set_mempolicy},
+    {"get_mempolicy", shape_get_mempolicy},
+    {"mbind", shape_mbind},
 };
 
 fz_shape_fn fz_abi_shaper(const char *name)

@@ -25,6 +25,10 @@
  *             where /dev/shm or file mappings are missing)
  *   misc      getrandom, prlimit64 of the caller's pid, membarrier's QUERY agreeing with its
  *             commands, rseq (ENOSYS is fine: glibc then goes without)
+ *   caps      capget (root's set), capset dropping capabilities (in a child), /proc/self/status
+ *             agreeing, no raising a dropped permitted one, an unknown version
+ *   numa      get_mempolicy as libnuma asks it, the allowed nodes, set_mempolicy and mbind to
+ *             node 0 (the one node), a node that does not exist refused
  * Exit status: the number of failed checks.
  */
 #define _GNU_SOURCE
@@ -420,6 +424,98 @@ static int check_shm(void)
     return 0;
 }
 
+/* ---- caps, numa ---- */
+
+struct cap_hdr {
+    uint32_t version;
+    int pid;
+};
+struct cap_set {
+    uint32_t effective, permitted, inheritable;
+};
+#define CAP_V3 0x20080522
+
+/* In a child (what it drops stays with it): capget of root's full set, capset dropping from
+ * the effective and permitted sets, /proc/self/status agreeing, no way back for permitted. */
+static int caps_child(void)
+{
+    struct cap_hdr h = {CAP_V3, 0};
+    struct cap_set d[2];
+    if (syscall(SYS_capget, &h, d) != 0 || !(d[0].effective & 1) || d[1].effective != 0x1ff) {
+        return 1;
+    }
+    d[0].effective &= ~(1u << 23); /* CAP_SYS_NICE */
+    d[0].permitted &= ~(1u << 22); /* CAP_SYS_RESOURCE */
+    d[0].effective &= ~(1u << 22);
+    if (syscall(SYS_capset, &h, d) != 0) {
+        return 2;
+    }
+    char buf[4096], *p;
+    FILE *f = fopen("/proc/self/status", "r");
+    size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+    buf[n] = 0;
+    if (f) {
+        fclose(f);
+    }
+    p = strstr(buf, "CapEff:\t");
+    if (!p || strtoull(p + 8, NULL, 16) != 0x1ffffffffffull - (1ull << 23) - (1ull << 22)) {
+        return 3;
+    }
+    d[0].permitted |= 1u << 22; /* raising permitted again: refused */
+    if (syscall(SYS_capset, &h, d) == 0 || errno != EPERM) {
+        return 4;
+    }
+    h.version = 1;
+    if (syscall(SYS_capget, &h, d) == 0 || errno != EINVAL || h.version != CAP_V3) {
+        return 5; /* an unknown version: the preferred one written back */
+    }
+    return 0;
+}
+
+static int check_caps(void)
+{
+    pid_t child = fork();
+    if (child == 0) {
+        _exit(caps_child());
+    }
+    int status;
+    waitpid(child, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "capabilities: step %d failed",
+          WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return 0;
+}
+
+static int check_numa(void)
+{
+    int mode = -1;
+    unsigned long mask[2] = {0, 0};
+    CHECK(syscall(SYS_get_mempolicy, NULL, NULL, 0, NULL, 0) == 0, "get_mempolicy: %s",
+          strerror(errno)); /* what libnuma's numa_available asks */
+    CHECK(syscall(SYS_get_mempolicy, &mode, mask, 128, NULL, 4 /* MEMS_ALLOWED */) == 0 &&
+              mask[0] == 1,
+          "allowed nodes %lx", mask[0]);
+    mask[0] = 1;
+    CHECK(syscall(SYS_set_mempolicy, 2 /* BIND */, mask, 64) == 0, "bind to node 0: %s",
+          strerror(errno));
+    CHECK(syscall(SYS_get_mempolicy, &mode, mask, 64, NULL, 0) == 0 && mode == 2 && mask[0] == 1,
+          "get: mode %d nodes %lx", mode, mask[0]);
+    mask[0] = 2;
+    CHECK(syscall(SYS_set_mempolicy, 2, mask, 64) < 0 && errno == EINVAL, "node 1 accepted");
+    mask[0] = 1;
+    CHECK(syscall(SYS_set_mempolicy, 0 /* DEFAULT */, mask, 64) < 0 && errno == EINVAL,
+          "DEFAULT with nodes accepted");
+    CHECK(syscall(SYS_set_mempolicy, 0, NULL, 0) == 0, "back to DEFAULT: %s", strerror(errno));
+    char *p = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(syscall(SYS_mbind, p, 8192, 1 /* PREFERRED */, mask, 64, 0) == 0, "mbind: %s",
+          strerror(errno));
+    CHECK(syscall(SYS_mbind, p + 1, 4096, 1, mask, 64, 0) < 0 && errno == EINVAL,
+          "an unaligned mbind accepted");
+    CHECK(syscall(SYS_get_mempolicy, &mode, NULL, 0, p, 3 /* NODE | ADDR */) == 0 && mode == 0,
+          "the node of a page: %d", mode);
+    munmap(p, 8192);
+    return 0;
+}
+
 /* ---- misc ---- */
 
 static int check_misc(void)
@@ -450,7 +546,8 @@ struct check {
 static const struct check checks[] = {
     {"sched", check_sched}, {"mlock", check_mlock},   {"timers", check_timers},
     {"prctl", check_prctl}, {"owners", check_owners}, {"harness", check_harness},
-    {"shm", check_shm},     {"misc", check_misc},
+    {"shm", check_shm},     {"misc", check_misc},     {"caps", check_caps},
+    {"numa", check_numa},
 };
 
 int main(int argc, char **argv)
