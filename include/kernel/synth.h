@@ -30,6 +30,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel/cpumask.h"
+
 struct inode;
 struct file;
 
@@ -44,6 +46,8 @@ struct sbuf {
 void sbuf_init(struct sbuf *b);
 void sbuf_put(struct sbuf *b, const char *s, size_t n);
 void sbuf_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A set of CPUs as Linux's %*pb: hex digits for the machine's CPUs, a comma every 32. */
+void sbuf_cpumask(struct sbuf *b, cpumask_t m);
 /* Copy up to n bytes from offset off into dst; returns how many. */
 size_t sbuf_read(const struct sbuf *b, size_t off, char *dst, size_t n);
 void sbuf_free(struct sbuf *b);

@@ -229,19 +229,6 @@ static const char *state_name(char s)
     return s == 'R' ? "R (running)" : s == 'S' ? "S (sleeping)" : "Z (zombie)";
 }
 
-/* A set of CPUs as Linux's %*pb: hex digits for ncpus bits, a comma every 32 bits. */
-static void put_mask(struct sbuf *b, cpumask_t m)
-{
-    unsigned digits = (ncpus + 3) / 4;
-    for (unsigned d = digits; d-- > 0;) {
-        unsigned v = 0;
-        for (unsigned bit = 0; bit < 4; bit++) {
-            v |= cpumask_has(m, d * 4 + bit) ? 1u << bit : 0;
-        }
-        sbuf_printf(b, "%x%s", v, d && d % 8 == 0 ? "," : "");
-    }
-}
-
 static void status_memory(struct sbuf *b, const struct view *v)
 {
     unsigned long kb = (unsigned long)(v->vsize >> 10), rss = (unsigned long)(v->rss_pages * 4);
@@ -288,7 +275,7 @@ static int show_status(const struct inode *ino, struct sbuf *b)
                    "Speculation_Store_Bypass:\tunknown\n"
                    "SpeculationIndirectBranch:\tunknown\n");
     sbuf_printf(b, "Cpus_allowed:\t");
-    put_mask(b, v.affinity);
+    sbuf_cpumask(b, v.affinity);
     char list[MAX_CPUS / 2];
     cpulist_format(v.affinity, list, sizeof(list));
     sbuf_printf(b, "\nCpus_allowed_list:\t%s\nMems_allowed:\t0001\nMems_allowed_list:\t0\n",

@@ -10,6 +10,7 @@
  */
 #include "kernel/synth.h"
 #include "arch.h"
+#include "kernel/cpu.h"
 #include "kernel/lib.h"
 #include "kernel/page.h"
 #include "kernel/task.h"
@@ -79,6 +80,18 @@ void sbuf_free(struct sbuf *b)
         page_free(virt_to_phys(b->page[i]));
     }
     sbuf_init(b);
+}
+
+void sbuf_cpumask(struct sbuf *b, cpumask_t m)
+{
+    unsigned digits = (ncpus + 3) / 4;
+    for (unsigned d = digits; d-- > 0;) {
+        unsigned v = 0;
+        for (unsigned bit = 0; bit < 4; bit++) {
+            v |= cpumask_has(m, d * 4 + bit) ? 1u << bit : 0;
+        }
+        sbuf_printf(b, "%x%s", v, d && d % 8 == 0 ? "," : "");
+    }
 }
 
 /* ---- listings ---- */

@@ -10,6 +10,7 @@
  *   /sys/devices/system/cpu/kernel_max             the most CPUs the kernel supports, minus 1
  *   /sys/devices/system/cpu/cpuN/online, topology/ one directory per CPU of the machine
  *   /sys/devices/system/node/...                   one memory node, node0, holding every CPU
+ *                     (cpulist and cpumap: libnuma's numa_node_of_cpu reads the map)
  *   /sys/kernel/mm/transparent_hugepage/enabled    "never": no huge pages
  *
  * The texts are read from the live sets (cpus_online, cpus_dataplane), so a run-time
@@ -82,7 +83,15 @@ static int show_cpu_online(const struct inode *ino, struct sbuf *b)
 
 /* cpuN/topology: every CPU its own core in one cluster and package (QEMU's virt describes
  * no topology in its device tree, and Linux shows this one for it). */
-enum topo { TOPO_CORE_ID, TOPO_PACKAGE_ID, TOPO_CLUSTER_ID, TOPO_SELF_LIST, TOPO_ALL_LIST };
+enum topo {
+    TOPO_CORE_ID,
+    TOPO_PACKAGE_ID,
+    TOPO_CLUSTER_ID,
+    TOPO_SELF_LIST,
+    TOPO_ALL_LIST,
+    TOPO_SELF_MASK,
+    TOPO_ALL_MASK
+};
 
 static int show_topology(const struct inode *ino, struct sbuf *b)
 {
@@ -101,6 +110,11 @@ static int show_topology(const struct inode *ino, struct sbuf *b)
         break;
     case TOPO_ALL_LIST:
         put_list(b, possible());
+        break;
+    case TOPO_SELF_MASK:
+    case TOPO_ALL_MASK:
+        sbuf_cpumask(b, ino->synth_b == TOPO_SELF_MASK ? self : possible());
+        sbuf_printf(b, "\n");
         break;
     }
     return 0;
@@ -135,24 +149,24 @@ static void add_file_locked(struct inode *dir, const char *name, const struct sy
 
 static void cpu_dir_locked(struct inode *cpu_dir, unsigned c)
 {
-    static const char *const topo_names[] = {"core_id",
-                                             "physical_package_id",
-                                             "cluster_id",
-                                             "thread_siblings_list",
-                                             "core_siblings_list",
-                                             "core_cpus_list",
-                                             "package_cpus_list",
-                                             "cluster_cpus_list"};
-    static const enum topo topo_of[] = {TOPO_CORE_ID,   TOPO_PACKAGE_ID, TOPO_CLUSTER_ID,
-                                        TOPO_SELF_LIST, TOPO_ALL_LIST,   TOPO_SELF_LIST,
-                                        TOPO_ALL_LIST,  TOPO_ALL_LIST};
+    static const struct {
+        const char *name;
+        enum topo what;
+    } topo[] = {
+        {"core_id", TOPO_CORE_ID},           {"physical_package_id", TOPO_PACKAGE_ID},
+        {"cluster_id", TOPO_CLUSTER_ID},     {"thread_siblings_list", TOPO_SELF_LIST},
+        {"thread_siblings", TOPO_SELF_MASK}, {"core_cpus_list", TOPO_SELF_LIST},
+        {"core_cpus", TOPO_SELF_MASK},       {"core_siblings_list", TOPO_ALL_LIST},
+        {"core_siblings", TOPO_ALL_MASK},    {"package_cpus_list", TOPO_ALL_LIST},
+        {"package_cpus", TOPO_ALL_MASK},     {"cluster_cpus_list", TOPO_ALL_LIST},
+    };
     char name[16];
     ksnprintf(name, sizeof(name), "cpu%u", c);
     struct inode *d = dir_locked(cpu_dir, name);
     add_file_locked(d, "online", &cpu_online_ops, (int)c, 0);
-    struct inode *topo = dir_locked(d, "topology");
-    for (size_t i = 0; i < ARRAY_SIZE(topo_names); i++) {
-        add_file_locked(topo, topo_names[i], &topology_ops, (int)c, topo_of[i]);
+    struct inode *topology = dir_locked(d, "topology");
+    for (size_t i = 0; i < ARRAY_SIZE(topo); i++) {
+        add_file_locked(topology, topo[i].name, &topology_ops, (int)c, topo[i].what);
     }
 }
 
@@ -178,6 +192,7 @@ void sysfs_init_locked(struct inode *root)
     add_file_locked(node, "has_cpu", &text_ops, 0, 0);
     struct inode *node0 = dir_locked(node, "node0");
     add_file_locked(node0, "cpulist", &topology_ops, 0, TOPO_ALL_LIST);
+    add_file_locked(node0, "cpumap", &topology_ops, 0, TOPO_ALL_MASK);
     struct inode *thp =
         dir_locked(dir_locked(dir_locked(sys, "kernel"), "mm"), "transparent_hugepage");
     add_file_locked(thp, "enabled", &text_ops, 1, 0);
