@@ -616,8 +616,8 @@ long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned
     if ((flags & (MAP_PRIVATE | MAP_SHARED)) == 0 || (prot & PROT_WRITE && prot & PROT_EXEC)) {
         return -EINVAL; /* W^X holds for user memory too */
     }
-    if (!(flags & MAP_ANONYMOUS) || fd != -1) {
-        return -EBADF; /* no files to map */
+    if (!(flags & MAP_ANONYMOUS)) {
+        return -EBADF; /* no files to map; an anonymous mapping ignores fd, as on Linux */
     }
     len = page_round_up(len);
     if ((flags & MAP_FIXED) && !range_is_valid(addr, len)) {

@@ -12,7 +12,8 @@ import pytest
 
 import zt
 
-CHECKS = ["sched", "mlock", "timers", "prctl", "owners", "harness", "shm", "misc", "caps", "numa"]
+CHECKS = ["sched", "mlock", "timers", "prctl", "owners", "harness", "shm", "misc", "caps", "numa",
+          "anon"]
 TIMEOUT = 300
 
 
@@ -117,6 +118,12 @@ def test_abi12_memory_policy(abi_boot):
     and mbind to node 0 kept and reported, a node that does not exist and DEFAULT with nodes
     refused, the node of a page is 0."""
     ok(abi_boot, "numa")
+
+
+def test_abi13_anonymous_mappings_ignore_fd(abi_boot):
+    """ABI-13: mmap(MAP_ANONYMOUS) maps memory whatever its descriptor argument says (0, 1000),
+    as Linux does: libnuma's numa_alloc_onnode passes 0 (cyclictest -a allocates so)."""
+    ok(abi_boot, "anon")
 
 
 def test_abi09_the_same_checks_pass_on_linux(tmp_path):

@@ -29,6 +29,7 @@
  *             agreeing, no raising a dropped permitted one, an unknown version
  *   numa      get_mempolicy as libnuma asks it, the allowed nodes, set_mempolicy and mbind to
  *             node 0 (the one node), a node that does not exist refused
+ *   anon      mmap(MAP_ANONYMOUS) whatever the descriptor (libnuma passes 0)
  * Exit status: the number of failed checks.
  */
 #define _GNU_SOURCE
@@ -516,6 +517,22 @@ static int check_numa(void)
     return 0;
 }
 
+/* ---- anon ---- */
+
+/* An anonymous mapping whatever its fd says: Linux ignores the descriptor with MAP_ANONYMOUS,
+ * and libnuma's numa_alloc_onnode passes 0 (cyclictest -a allocates its threads' memory so). */
+static int check_anon(void)
+{
+    char *p = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, 0, 0);
+    CHECK(p != MAP_FAILED, "mmap(MAP_ANONYMOUS, fd 0): %s", strerror(errno));
+    p[4096] = 1;
+    munmap(p, 8192);
+    p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, 1000, 0);
+    CHECK(p != MAP_FAILED, "mmap(MAP_ANONYMOUS, fd 1000): %s", strerror(errno));
+    munmap(p, 4096);
+    return 0;
+}
+
 /* ---- misc ---- */
 
 static int check_misc(void)
@@ -547,7 +564,7 @@ static const struct check checks[] = {
     {"sched", check_sched}, {"mlock", check_mlock},   {"timers", check_timers},
     {"prctl", check_prctl}, {"owners", check_owners}, {"harness", check_harness},
     {"shm", check_shm},     {"misc", check_misc},     {"caps", check_caps},
-    {"numa", check_numa},
+    {"numa", check_numa},   {"anon", check_anon},
 };
 
 int main(int argc, char **argv)
