@@ -528,7 +528,7 @@ bench: deps-test
 # COMPARE_ARGS='--only micro' or '--quick' pass through.
 compare: deps-test
 	@$(DEPS) bench
-	@$(MAKE) --no-print-directory $(B)/kernel.elf
+	@$(MAKE) --no-print-directory $(B)/kernel.elf $(B)/kernel.bin
 	@$(PYTHON) tools/compare $(COMPARE_ARGS)
 
 # ---------------------------------------------------------------- housekeeping
