@@ -80,7 +80,7 @@ USER_BINS     := $(addprefix $(B)/initrd/bin/,$(USER_PROGS))
 
 .PHONY: all kernel checked cover percpu run run-net debug gdb test unit bench compare fuzz stress-long format \
 	check-format clean distclean help deps-build doccheck
-all: $(B)/kernel.elf
+all: $(B)/kernel.elf $(B)/kernel.bin
 
 deps-build:
 	@$(DEPS) build
@@ -272,6 +272,16 @@ BUSYBOX_APPLETS := ls cat wc grep sort head tail seq echo test mkdir rmdir rm mv
 	uniq env uname expr find xargs sed awk od stat touch printf dirname basename tee id ln \
 	pwd yes date ash
 
+# One user runs everything (root), but programs and test harnesses look up the usual system
+# users and groups (nobody, nogroup, daemon, ...): Debian's base-passwd entries.
+ETC_PASSWD := root:x:0:0:root:/:/bin/sh daemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin \
+	bin:x:2:2:bin:/bin:/usr/sbin/nologin sys:x:3:3:sys:/dev:/usr/sbin/nologin \
+	sync:x:4:65534:sync:/bin:/bin/sync mail:x:8:8:mail:/var/mail:/usr/sbin/nologin \
+	www-data:x:33:33:www-data:/var/www:/usr/sbin/nologin \
+	nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin
+ETC_GROUP := root:x:0: daemon:x:1: bin:x:2: sys:x:3: adm:x:4: tty:x:5: disk:x:6: lp:x:7: \
+	mail:x:8: kmem:x:15: dialout:x:20: www-data:x:33: users:x:100: nogroup:x:65534:
+
 $(DEBS)/stamp: tools/fetch-debs Makefile
 	@mkdir -p $(DEBS)
 	$(Q)tools/fetch-debs $(DEBS) busybox-static musl-dev musl
@@ -358,15 +368,21 @@ $(B)/linux/sockecho: user/linux/sockecho.c | deps-build
 	$(Q)$(CC) $(LINUX_CFLAGS) -o $@ $<
 	$(Q)$(CROSS)strip $@
 
+$(B)/initrd/bin/proctest $(B)/initrd/bin/abitest: $(B)/initrd/bin/%: user/linux/%.c | deps-build
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@ (glibc, static)"
+	$(Q)$(CC) $(LINUX_CFLAGS) -Wno-format-truncation -o $@ $<
+	$(Q)$(CROSS)strip $@
+
 # The optional parts: musl builds (static lxtest; dynamic dyntest with musl's loader, libc.so
 # and a libztdyn.so of its own in /usr/lib, where musl's loader looks), busybox and its links,
 # /etc.  Rebuilt when an input changes.
 $(B)/linux.stamp: user/linux/lxtest.c user/linux/dyntest.c user/linux/ztdyn.c user/linux/vdsotest.c \
-		tests/linux/bbtest.sh $(DEBS)/stamp
+		tests/linux/bbtest.sh $(DEBS)/stamp Makefile
 	@mkdir -p $(B)/initrd/bin $(B)/initrd/etc
 	$(Q)cp tests/linux/bbtest.sh $(B)/initrd/etc/bbtest.sh
-	$(Q)printf 'root:x:0:0:root:/:/bin/sh\n' > $(B)/initrd/etc/passwd
-	$(Q)printf 'root:x:0:\n' > $(B)/initrd/etc/group
+	$(Q)printf '%s\n' $(ETC_PASSWD) > $(B)/initrd/etc/passwd
+	$(Q)printf '%s\n' $(ETC_GROUP) > $(B)/initrd/etc/group
 	$(Q)if [ -f $(DEBS)/musl-dev.ok ]; then \
 		echo "  CC      $(B)/initrd/bin/lxtest-musl (musl, static)"; \
 		$(MUSL_CC) -o $(B)/initrd/bin/lxtest-musl user/linux/lxtest.c $(MUSL_LIBS) && \
@@ -410,7 +426,7 @@ $(B)/initrd/etc/%: user/etc/%
 # The user programs travel inside the kernel image as a cpio (newc) archive: every file,
 # directory and symbolic link under build/initrd.
 $(B)/initrd.cpio: $(USER_BINS) $(INITRD_DATA) $(ETC_FILES) $(B)/initrd/bin/lxtest $(LINUX_PROGS) \
-		$(B)/linux.stamp $(INITRD_DYN)
+		$(B)/initrd/bin/proctest $(B)/initrd/bin/abitest $(B)/linux.stamp $(INITRD_DYN)
 	@mkdir -p $(B)/initrd/bin
 	@echo "  CPIO    $@"
 	$(Q)if [ -d $(B)/initrd/usr/bin ]; then find $(B)/initrd/usr/bin -mindepth 1 -maxdepth 1 \
@@ -455,8 +471,15 @@ $(B)/cover/kernel.elf: $(COVER_OBJS) linker.ld
 	@echo "  LD      $@"
 	$(Q)$(LD) $(KERNEL_LDFLAGS) -Map=$(B)/cover/kernel.map -o $@ $(COVER_OBJS)
 
-kernel: $(B)/kernel.elf
-checked: $(B)/checked/kernel.elf
+# The same kernel as a Linux arm64 Image (boot.S starts with its header): what a Linux boot
+# loader, or QEMU's -kernel with -initrd, loads; it passes the device tree in x0 and can hand
+# over an initrd (make run INITRD=..., docs/linux-abi.md).
+$(B)/kernel.bin $(B)/checked/kernel.bin: %.bin: %.elf
+	@echo "  IMAGE   $@"
+	$(Q)$(CROSS)objcopy -O binary $< $@
+
+kernel: $(B)/kernel.elf $(B)/kernel.bin
+checked: $(B)/checked/kernel.elf $(B)/checked/kernel.bin
 cover: $(B)/cover/kernel.elf
 
 # The kernel's C objects once more with room for 256 CPUs instead of 512, for tools/percpu:
@@ -487,7 +510,26 @@ RUN_KERNEL := $(B)/checked/kernel.elf
 else
 RUN_KERNEL := $(B)/kernel.elf
 endif
-QEMU_CMD = $(QEMU_BASE) -smp $(CPUS) -kernel $(RUN_KERNEL)
+# DEB='rt-tests stress-ng': Debian's arm64 packages and the libraries they need, fetched with
+# apt-get download (tools/fetch-debs --with-libs, cached under build/debs) and packed into an
+# initrd overlay (tools/deb-initrd), which the boot hands over as below: /usr/bin/oslat etc.
+ifneq ($(DEB),)
+DEB_INITRD := $(DEBS)/initrd-$(shell echo $(sort $(DEB)) | tr ' ' '+').cpio
+INITRD := $(DEB_INITRD)
+$(DEB_INITRD): tools/fetch-debs tools/deb-initrd
+	@mkdir -p $(DEBS)
+	$(Q)tools/fetch-debs --with-libs $(DEBS) $(DEB)
+	$(Q)$(PYTHON) tools/deb-initrd $@ $(DEB)
+run: $(DEB_INITRD)
+endif
+# INITRD=FILE: a cpio newc archive handed over as Linux's initrd is (QEMU's -initrd), layered
+# over the built-in tree; the kernel is then booted as a Linux Image, which is how QEMU passes
+# one (with an ELF file it ignores -initrd).
+ifneq ($(INITRD),)
+RUN_KERNEL := $(RUN_KERNEL:.elf=.bin)
+RUN_INITRD := -initrd $(INITRD)
+endif
+QEMU_CMD = $(QEMU_BASE) -smp $(CPUS) -kernel $(RUN_KERNEL) $(RUN_INITRD)
 # BOOTARGS reaches the shell through the environment, never through make's own text, so
 # any quotes in it (init=/bin/sh -- -c '...') arrive in -append unchanged.
 export BOOTARGS
@@ -605,7 +647,7 @@ unit: deps-test $(UNIT_BINS)
 # (QEMU would look for its GUI modules and say so), and QEMU's own lines ("dtb dumped ...
 # Exiting.") are shown only if the dump fails.
 DTB_DUMPS  := $(addprefix $(B)/dtb/virt-,1.dtb 4.dtb 64.dtb 124.dtb 512.dtb 4-el2.dtb 4-noargs.dtb \
-	4-smmu.dtb)
+	4-smmu.dtb 4-initrd.dtb)
 DTB_QEMU   := dtb_qemu() { out=$$($(QEMU) -display none -cpu cortex-a72 -m 512M -nic none "$$@" 2>&1) \
 	|| { echo "$$out" >&2; return 1; }; }; dtb_qemu
 DTB_APPEND := dataplane=2-3 hello
@@ -632,6 +674,17 @@ $(B)/dtb/virt-4-smmu.dtb: $(B)/dtb/dummy-kernel | deps-test
 	$(Q)$(DTB_QEMU) -M virt,gic-version=3,iommu=smmuv3,dumpdtb=$@ -smp 4 -kernel $< \
 		-append '$(DTB_APPEND)'
 
+# A boot loader's initrd (-initrd, which QEMU passes with a Linux image: the dummy kernel is
+# taken for one) of exactly 1000 bytes: /chosen linux,initrd-start and -end (test_fdt IRD-01).
+$(B)/dtb/initrd-1000:
+	@mkdir -p $(dir $@)
+	$(Q)head -c 1000 /dev/zero > $@
+
+$(B)/dtb/virt-4-initrd.dtb: $(B)/dtb/dummy-kernel $(B)/dtb/initrd-1000 | deps-test
+	@echo "  DTB     $@"
+	$(Q)$(DTB_QEMU) -M virt,gic-version=3,dumpdtb=$@ -smp 4 -kernel $< \
+		-initrd $(B)/dtb/initrd-1000 -append '$(DTB_APPEND)'
+
 $(B)/dtb/virt-4-noargs.dtb: | deps-test
 	@mkdir -p $(dir $@)
 	@echo "  DTB     $@"
@@ -647,7 +700,8 @@ deps-test:
 # The formatting check (make check-format) is the first test of make test.
 test: deps-test
 	@$(DEPS) format
-	@$(MAKE) --no-print-directory $(B)/kernel.elf $(B)/checked/kernel.elf $(B)/cover/kernel.elf unit
+	@$(MAKE) --no-print-directory $(B)/kernel.elf $(B)/checked/kernel.elf \
+		$(B)/checked/kernel.bin $(B)/cover/kernel.elf unit
 	@ZT_KERNEL=$(B)/checked/kernel.elf $(PYTHON) tools/runtests --check-format $(UNIT_BINS)
 
 # The documentation's marked samples, booted and compared (tools/doccheck; make test runs them
@@ -712,7 +766,7 @@ bench: deps-test
 # COMPARE_ARGS='--only micro' or '--quick' pass through.
 compare: deps-test
 	@$(DEPS) bench
-	@$(MAKE) --no-print-directory $(B)/kernel.elf $(B)/linux/sockecho
+	@$(MAKE) --no-print-directory $(B)/kernel.elf $(B)/kernel.bin $(B)/linux/sockecho
 	@$(PYTHON) tools/compare $(COMPARE_ARGS)
 
 # ---------------------------------------------------------------- housekeeping
@@ -744,6 +798,8 @@ help:
 	@echo "  make run             boot it in QEMU (CPUS=$(CPUS), MEM=$(MEM), BOOTARGS='...', REPRO=1); Ctrl-A x quits"
 	@echo "  make run PROG=FILE ARGS='...'  boot with your static Linux aarch64 program as the first program"
 	@echo "                       (it is /usr/bin/NAME, first on the shell's PATH; earlier runs' programs are removed)"
+	@echo "  make run INITRD=FILE  boot with a cpio newc archive layered over the built-in tree (-initrd)"
+	@echo "  make run DEB='rt-tests stress-ng'  boot with Debian's arm64 packages and their libraries in the tree"
 	@echo "  make test            check-format, host unit tests, QEMU tests; ends with 'N passed, N failed'"
 	@echo "  make doccheck        boot every sample the docs mark and compare (DOCS=docs/boot.md: one page)"
 	@echo "  make bench           benchmarks -> bench/results.md"

@@ -31,6 +31,8 @@ struct arch_cpu {
     uint64_t hwid;        /* the CPU's hardware id (aarch64: MPIDR_EL1 affinity, from the
                              device tree); printed in the boot summary */
     uint32_t id;          /* logical CPU number, 0 = boot CPU */
+    uint32_t midr;        /* its identification (aarch64: MIDR_EL1), recorded by the CPU
+                             itself at bring-up; /proc/cpuinfo shows it */
 };
 
 /* Checked builds: the kernel's irqs-off check (kernel/cpu/irqsoff.c) is told, by the arch,
@@ -138,6 +140,8 @@ struct arch_boot_info {
     const char *protection;     /* the memory protections in force, for the boot log */
     unsigned long percpu_bytes; /* static memory a CPU costs: its share of the arrays declared
                                    with PERCPU_ARRAY (cpumask.h), 0 if the arch does not know */
+    paddr_t initrd_pa;          /* the archive a boot loader handed over (QEMU -initrd with */
+    uint64_t initrd_size;       /* a Linux Image), kept in place; 0 bytes if none */
     unsigned ndevices;          /* virtio-mmio transports, sorted by base: index = slot */
     struct arch_device devices[ARCH_MAX_DEVICES];
     struct arch_pci pci;   /* the PCIe host bridge (present = false without one) */

@@ -33,6 +33,7 @@
 #include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "kernel/stats.h"
+#include "kernel/synth.h"
 #include "kernel/sysdebug.h"
 #include "kernel/task.h"
 #include "kernel/timer.h"
@@ -237,6 +238,7 @@ void kernel_late_init(void)
     start_init();                              /* first: init is pid 1 */
     work_start();                              /* the housekeeping worker thread */
     stats_start_sampler(); /* rates for `cpus`, folded on housekeeping once a second */
+    procfs_start();        /* load averages (/proc/loadavg), sampled every 5 s on housekeeping */
 }
 
 /* The local timer's settings from the command line (timer.h). */
@@ -275,7 +277,7 @@ void kernel_main(uint64_t entry_counter)
     futex_init();                      /* wait queues user space will sleep on */
     exec_init();                       /* the signal-return page every process maps */
     vdso_init(clock_wall_offset_ns()); /* the vDSO's pages, with the wall offset just read */
-    vfs_init();                        /* the file tree: the initrd, /tmp, /dev, /proc/self */
+    vfs_init();                        /* the file tree: the initrd, /tmp, /dev, /proc, /sys */
     poll_init();                       /* where ppoll and pselect6 wait */
     sched_init_cpu(boot);              /* the boot CPU's run queue and idle task */
     configure_timer();                 /* hz=, tick=, tick_residual= */

@@ -201,12 +201,19 @@ def _run(cmd, timeout):
             proc.wait()
 
 
-def boot(kern, initrd, cpus, args, command, icount=None, exclog=False, timeout=900):
+def boot(kern, initrd, cpus, args, command, icount=None, exclog=False, timeout=900,
+         overlay=None):
     """Boots Linux with kernel command line args, compare-init running command (initrd: a
     list of initramfs() arguments, written with command as /etc/command); a zt.Boot.
-    The status is compare-init's "init exited with status N" (QEMU's own is 0 on poweroff)."""
+    The status is compare-init's "init exited with status N" (QEMU's own is 0 on poweroff).
+    overlay: another cpio archive appended to the initramfs (Linux unpacks concatenated
+    archives one after the other): the one zerotick is handed as its -initrd (make compare's
+    Debian part gives both kernels the same archive)."""
     append = f"console=ttyAMA0 {args}".strip()
     initrd = initramfs(*initrd, command=command)
+    if overlay:
+        with open(initrd, "ab") as f:
+            f.write(Path(overlay).read_bytes())
     for attempt in range(RETRIES + 1):
         log_dir, log_extra = zt.log_options(exclog, exclog)
         cmd = qemu_cmd(kern, initrd, cpus, append, icount=icount, extra=log_extra)

@@ -3,8 +3,13 @@
  * boot.S — the first instructions every CPU runs.
  *
  * QEMU starts the boot CPU at _start with the MMU off, at EL1 (default) or EL2
- * (-M virt,virtualization=on), x0-x3 zero: the device tree is not passed in a register but
- * sits at DTB_PA (arch_defs.h says why).  Secondary CPUs arrive at secondary_entry when
+ * (-M virt,virtualization=on).  Loaded as an ELF file (-kernel kernel.elf), x0-x3 are zero:
+ * the device tree is not passed in a register but sits at DTB_PA (arch_defs.h says why).
+ * Loaded as a Linux arm64 Image (-kernel kernel.bin, which `make` also builds: this file
+ * starts with the Image header, Linux's Documentation/arm64/booting.rst), QEMU or any Linux
+ * boot loader passes the device tree's physical address in x0 and can hand over an initrd
+ * (-initrd: /chosen linux,initrd-start/-end); _start keeps x0 for arch_boot_init
+ * (boot_fdt_pa).  Secondary CPUs arrive at secondary_entry when
  * the boot CPU calls PSCI CPU_ON, at the same EL, with x0 = the context argument, which is
  * the virtual address of that CPU's struct cpu.
  *
@@ -36,6 +41,21 @@
     .section .text.boot, "ax"
     .global _start
 _start:
+    /* The Linux arm64 Image header (64 bytes): what a boot loader reads before it jumps to
+     * the first word.  The image asks to be loaded 2 MiB above a 2 MiB-aligned base as low
+     * in RAM as possible (text_offset, flags bit 3 clear): on QEMU's virt that is
+     * KERNEL_LOAD_PA, where it is linked. */
+    b       primary                     // code0
+    .long   0                           // code1
+    .quad   KERNEL_LOAD_PA - DTB_PA     // text_offset: above virt's first RAM byte (2 MiB)
+    .quad   __image_size                // image_size: from here to the end of .bss (linker.ld)
+    .quad   0x2                         // flags: little-endian, 4 KiB pages, 2 MiB-aligned base
+    .quad   0, 0, 0                     // res2..res4
+    .ascii  "ARM\x64"                   // magic
+    .long   0                           // res5: no PE/COFF header
+
+primary:
+    mov     x21, x0                     // the device tree from a Linux boot loader, or 0
     bl      el2_to_el1                  // (at EL2 this first sets CNTVOFF_EL2 to 0)
     mrs     x19, cntvct_el0             // guest time at entry, for the boot-time report
 
@@ -70,6 +90,8 @@ boot_high:
     adrp    x1, __bss_end
     add     x1, x1, :lo12:__bss_end
     bl      zero_range
+    adrp    x0, boot_fdt_pa             // after zeroing, with the MMU on: no cache to clean
+    str     x21, [x0, :lo12:boot_fdt_pa]
     adrp    x0, boot_stack_top
     add     x0, x0, :lo12:boot_stack_top
     mov     sp, x0

@@ -8,16 +8,16 @@
  * (children of /cpus with device_type "cpu"; reg[0] is the MPIDR; duplicates refused), the
  * arm,gic-v3 node (reg[0] distributor, reg[1..#redistributor-regions] redistributors), the
  * arm,pl011 UART (the one /chosen/stdout-path names, directly or through /aliases, if it is a
- * pl011; otherwise the first), the arm,armv8-timer PPIs, the optional /chosen/bootargs, and
- * the optional virtio,mmio transports (sorted by address; a malformed one is skipped and
+ * pl011; otherwise the first), the arm,armv8-timer PPIs, the optional /chosen/bootargs, the
+ * optional virtio,mmio transports (sorted by address; a malformed one is skipped and
  * counted, never fatal), the optional arm,smmu-v3 (registers, the eventq and gerror SPIs by
- * interrupt-names, its phandle) and the optional pci-host-ecam-generic host bridge (ECAM
+ * interrupt-names, its phandle), the optional pci-host-ecam-generic host bridge (ECAM
  * window, bus-range, the windows of `ranges`, the INTx lines of interrupt-map, the iommu-map
- * entry that names the SMMU); a malformed SMMU or bridge is left out with its problem
- * recorded, never fatal.  Nodes with a status other than "okay"/"ok" are skipped, except
- * cpus.  On failure it returns
- * -EINVAL (malformed or unsupported) or -ENOENT (something required is missing), zeroes *out
- * and writes one line for the boot console naming the problem.
+ * entry that names the SMMU) and the optional /chosen linux,initrd-start/-end; a malformed
+ * SMMU or bridge is left out with its problem recorded and a malformed initrd pair ignored with
+ * a note, never fatal.  Nodes with a status other than "okay"/"ok" are skipped, except cpus.
+ * On failure it returns -EINVAL (malformed or unsupported) or -ENOENT (something required is
+ * missing), zeroes *out and writes one line for the boot console naming the problem.
  *
  * What it does not do: memory and devices are taken from the root's direct children, where
  * QEMU virt puts them, so their reg is in the root's cells; "interrupts" are read as the
@@ -388,6 +388,47 @@ static int find_bootargs(struct fdt_tree *x, struct dt_info *out)
     return 0;
 }
 
+/* A /chosen linux,initrd-* value: one or two big-endian cells (Linux reads either). */
+static bool initrd_cell(const struct fdt_prop *p, uint64_t *v)
+{
+    if (p->len == 4) {
+        *v = fdt_be32(p->val);
+    } else if (p->len == 8) {
+        *v = (uint64_t)fdt_be32(p->val) << 32 | fdt_be32(p->val + 4);
+    }
+    return p->len == 4 || p->len == 8;
+}
+
+/* Optional: the archive a boot loader handed over (/chosen linux,initrd-start and -end, as
+ * Linux's Documentation/devicetree/bindings/chosen.txt).  A malformed pair is not fatal: the
+ * kernel boots without it and says why (initrd_note). */
+static int find_initrd(struct fdt_tree *x, struct dt_info *out)
+{
+    uint32_t chosen;
+    struct fdt_prop s, e;
+    uint64_t start, end;
+
+    if (!fdt_root_child(x, "chosen", 6, &chosen)) {
+        return 0;
+    }
+    bool has_s = fdt_prop_find(&x->f, chosen, "linux,initrd-start", &s);
+    bool has_e = fdt_prop_find(&x->f, chosen, "linux,initrd-end", &e);
+    if (!has_s && !has_e) {
+        return 0;
+    }
+    if (!has_s || !has_e) {
+        out->initrd_note = "only one of linux,initrd-start and linux,initrd-end";
+    } else if (!initrd_cell(&s, &start) || !initrd_cell(&e, &end)) {
+        out->initrd_note = "linux,initrd-start or -end is neither 4 nor 8 bytes long";
+    } else if (end <= start) {
+        out->initrd_note = "linux,initrd-end is not above linux,initrd-start";
+    } else {
+        out->initrd_start = start;
+        out->initrd_end = end;
+    }
+    return 0;
+}
+
 /* One virtio,mmio node: reg[0] and an SPI, or false (malformed: the caller skips it). */
 static bool virtio_node(struct fdt_tree *x, uint32_t node, struct fdt_range *r, uint32_t *intid)
 {
@@ -711,6 +752,7 @@ static int find_all(struct fdt_tree *x, struct dt_info *out)
         find_smmu(x, out); /* before the bridge: its iommu-map names the SMMU by phandle */
         find_pcie(x, out);
     }
+    err = err != 0 ? err : find_initrd(x, out);
     return err;
 }
 
@@ -746,6 +788,8 @@ static void info_clear(struct dt_info *out)
     out->uart_intid = out->bootargs_len = 0;
     out->psci = DT_PSCI_NONE;
     out->bootargs = NULL;
+    out->initrd_start = out->initrd_end = 0;
+    out->initrd_note = NULL;
 }
 
 int dt_parse(const void *blob, size_t max_len, struct dt_info *out, char *err, size_t errlen)

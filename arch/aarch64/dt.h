@@ -129,6 +129,12 @@ struct dt_info {
     struct fdt_range smmu_regs;
     uint32_t smmu_eventq_intid, smmu_gerror_intid; /* by interrupt-names; both required */
     uint32_t smmu_phandle;
+
+    /* Optional: the archive the boot loader left in memory, [initrd_start, initrd_end) from
+       /chosen linux,initrd-start/-end; 0 and 0 when absent, or when malformed, and then
+       initrd_note says why (a static string; NULL otherwise). */
+    uint64_t initrd_start, initrd_end;
+    const char *initrd_note;
 };
 
 /*
@@ -139,9 +145,9 @@ struct dt_info {
  * "no device tree: bad magic 0x00000000 at the start of RAM" or
  * "device tree: missing node /psci".  On success err holds "".
  * Required: a valid header, a memory node, at least one cpu, a GICv3, a PL011, the
- * architected timer and /psci with a known method.  /chosen/bootargs, the virtio-mmio
- * transports, the PCIe host bridge and the SMMUv3 are optional: a malformed optional node is
- * left out (and its problem recorded), never a reason to fail.
+ * architected timer and /psci with a known method.  /chosen/bootargs, the initrd's place, the
+ * virtio-mmio transports, the PCIe host bridge and the SMMUv3 are optional: a malformed
+ * optional node is left out (and its problem recorded), never a reason to fail.
  * Pure: no globals, no allocation, callable in any context (dt.c and kernel/lib/fdt.c say more).
  */
 int dt_parse(const void *blob, size_t max_len, struct dt_info *out, char *err, size_t errlen);

@@ -36,6 +36,8 @@ struct arch_cpu *arch_cpus[ARCH_MAX_CPUS];
 PERCPU_ARRAY(arch_cpus);
 static struct arch_boot_info boot_info;
 static char cmdline[512];
+/* The device tree's physical address a Linux boot loader passed in x0 (boot.S), or 0. */
+uint64_t boot_fdt_pa;
 
 /* The machine cannot be described: say why, then leave (QEMU exits via semihosting).  A
  * tree that failed to parse names no PSCI conduit either (dt_parse clears its output), so
@@ -90,19 +92,76 @@ static void fill_boot_info(uint64_t entry_counter)
     rtc_read_boot_time(phys_to_virt(DTB_PA), DTB_MAX_SIZE, &boot_info);
 }
 
-/* RAM minus the device tree and the kernel image goes to the page allocator. */
-static void feed_page_allocator(void)
+/* What the page allocator must not hand out: from RAM's start to the end of the kernel image
+ * (QEMU's boot code, the device tree when it sits at DTB_PA, the image), the device tree
+ * wherever a boot loader put it, and the initrd it handed over, which the file tree reads in
+ * place for good.  Page-aligned outward. */
+struct hole {
+    paddr_t start, end;
+};
+
+static unsigned reserved(struct hole *h, paddr_t dtb)
 {
-    paddr_t kend = virt_to_phys(__kernel_end);
+    unsigned n = 0;
+    h[n++] = (struct hole){DTB_PA, virt_to_phys(__kernel_end)};
+    h[n++] = (struct hole){dtb & ~(paddr_t)(PAGE_SIZE - 1), dtb + platform.totalsize};
+    if (boot_info.initrd_size) {
+        h[n++] = (struct hole){boot_info.initrd_pa & ~(paddr_t)(PAGE_SIZE - 1),
+                               boot_info.initrd_pa + boot_info.initrd_size};
+    }
+    return n;
+}
+
+/* [base, end) minus the holes, to the page allocator (the holes do not overlap each other's
+ * edges in a way that matters: each piece between them is checked against all). */
+static void add_ram(paddr_t base, paddr_t end, const struct hole *h, unsigned n)
+{
+    while (base < end) {
+        paddr_t stop = end;
+        bool moved = false;
+        for (unsigned i = 0; i < n; i++) {
+            paddr_t hs = h[i].start, he = (h[i].end + PAGE_SIZE - 1) & ~(paddr_t)(PAGE_SIZE - 1);
+            if (hs <= base && base < he) {
+                base = he; /* inside a hole: skip to its end */
+                moved = true;
+            } else if (base < hs && hs < stop) {
+                stop = hs; /* a hole ahead: this piece ends there */
+            }
+        }
+        if (!moved) {
+            page_add_range(base, stop - base);
+            base = stop;
+        }
+    }
+}
+
+static void feed_page_allocator(paddr_t dtb)
+{
+    struct hole h[3];
+    unsigned n = reserved(h, dtb);
     for (unsigned i = 0; i < platform.nmem; i++) {
-        paddr_t base = platform.mem[i].base, end = base + platform.mem[i].size;
-        if (base <= DTB_PA && DTB_PA < end) {
-            base = KERNEL_LOAD_PA > base ? KERNEL_LOAD_PA : base; /* DTB + gap to the image */
-        }
-        if (base < kend && kend <= end) {
-            base = kend;
-        }
-        page_add_range(base, end - base);
+        add_ram(platform.mem[i].base, platform.mem[i].base + platform.mem[i].size, h, n);
+    }
+}
+
+/* The initrd the boot loader handed over, if the device tree names one that lies in RAM
+ * above the kernel image; else none, with a line saying why. */
+static void take_initrd(void)
+{
+    uint64_t start = platform.initrd_start, end = platform.initrd_end;
+    bool in_ram = false;
+    for (unsigned i = 0; i < platform.nmem; i++) {
+        in_ram |=
+            start >= platform.mem[i].base && end <= platform.mem[i].base + platform.mem[i].size;
+    }
+    if (platform.initrd_note) {
+        printk("initrd: the boot loader's is ignored: %s\n", platform.initrd_note);
+    } else if (end && (!in_ram || start < virt_to_phys(__kernel_end))) {
+        printk("initrd: the boot loader's [%lx, %lx) is ignored: not in RAM above the kernel\n",
+               (unsigned long)start, (unsigned long)end);
+    } else if (end) {
+        boot_info.initrd_pa = start;
+        boot_info.initrd_size = end - start;
     }
 }
 
@@ -129,14 +188,19 @@ void arch_boot_init(struct cpu *boot_cpu, uint64_t entry_counter)
     char err[128];
     boot_cpu->arch.id = 0;
     arch_set_this_cpu(boot_cpu);
-    if (dt_parse(phys_to_virt(DTB_PA), DTB_MAX_SIZE, &platform, err, sizeof(err)) != 0) {
+    /* A boot loader's pointer counts if a device tree is there; else QEMU's ELF placement. */
+    paddr_t dtb =
+        boot_fdt_pa && fdt_be32(phys_to_virt(boot_fdt_pa)) == FDT_MAGIC ? boot_fdt_pa : DTB_PA;
+    if (dt_parse(phys_to_virt(dtb), DTB_MAX_SIZE, &platform, err, sizeof(err)) != 0) {
         boot_stop(err);
     }
     pl011_init(platform.uart.base, platform.uart_intid);
     fill_boot_info(entry_counter);
+    take_initrd();
     boot_cpu->arch.hwid = platform.cpu_mpidr[0];
+    boot_cpu->arch.midr = (uint32_t)sysreg_read(midr_el1);
     arch_cpus[0] = &boot_cpu->arch;
-    feed_page_allocator();
+    feed_page_allocator(dtb);
     mmu_init();
     mmio_map_windows(&boot_info); /* device windows above the first GiB (the ECAM space) */
     boot_info.protection = mmu_has_pan() ? "W^X kernel, PXN on user pages, PAN on"
@@ -154,6 +218,7 @@ const struct arch_boot_info *arch_boot_info(void)
 
 void arch_secondary_init(struct cpu *c)
 {
+    c->arch.midr = (uint32_t)sysreg_read(midr_el1);
     mmu_init_secondary();
     setup_this_cpu_irqs(c);
 }

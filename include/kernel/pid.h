@@ -35,5 +35,15 @@ bool pid_map_is_taken(const struct pid_map *m, int id);
 /* The kernel's ids (pid_map_* under pid_lock). */
 int pid_alloc(void);
 void pid_free(int id);
+/* Is `id` taken now (a live thread, or a process not yet reaped)?  A leaf lock: callable under
+ * vfs_lock, which is how /proc's lookups know /proc/ID exists. */
+bool pid_is_taken(int id);
+/* Boot: fn(id) is called after every pid_free, outside pid_lock, in the freeing context (a
+ * task's exit on its CPU, a reap): /proc forgets what it cached for the id.  fn may only
+ * queue work. */
+void pid_set_free_observer(void (*fn)(int id));
+/* How many ids are taken (threads, and processes not yet reaped) and the one handed out last
+ * (/proc/loadavg). */
+void pid_stats(unsigned *taken, int *last);
 
 #endif

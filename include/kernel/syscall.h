@@ -10,8 +10,6 @@ struct trap_frame;
 
 #include <stdint.h>
 
-#define ZT_RELEASE "0.1"
-
 /* Linux/aarch64 system call names by number (kernel/sys/linux_names.c, generated); NULL for
  * numbers Linux does not use. */
 #define LINUX_NR_SYSCALLS 451
@@ -20,6 +18,9 @@ extern const char *const linux_syscall_names[LINUX_NR_SYSCALLS];
 /* The name of system call `nr` ("write", "zt_trace"), or "unknown": from the dispatch
  * table itself, so a new call is never missing from reports. */
 const char *syscall_name(uint64_t nr);
+
+/* prctl.c */
+long sys_prctl(struct trap_frame *f);
 
 /* sysmisc.c */
 long sys_getuid(struct trap_frame *f);
@@ -35,6 +36,17 @@ long sys_times(struct trap_frame *f);
 long sys_getrusage(struct trap_frame *f);
 long sys_sysinfo(struct trap_frame *f);
 long sys_mprotect(struct trap_frame *f);
+long sys_mlock(struct trap_frame *f);
+long sys_mlock2(struct trap_frame *f);
+long sys_munlock(struct trap_frame *f);
+long sys_mlockall(struct trap_frame *f);
+long sys_munlockall(struct trap_frame *f);
+long sys_membarrier(struct trap_frame *f);
+long sys_get_mempolicy(struct trap_frame *f);
+long sys_set_mempolicy(struct trap_frame *f);
+long sys_mbind(struct trap_frame *f);
+long sys_capget(struct trap_frame *f);
+long sys_capset(struct trap_frame *f);
 long sys_madvise(struct trap_frame *f);
 /* systime.c */
 long sys_nanosleep(struct trap_frame *f);

@@ -116,6 +116,11 @@ struct task {
     bool exec_kill;       /* another thread of its process runs execve: exit (proc_lock) */
     uint64_t robust_list; /* set_robust_list head (recorded, not walked) */
 
+    /* scheduling policy asked for (kernel/proc/schedattr.c: recorded, see there) */
+    uint8_t sched_policy; /* SCHED_OTHER, _FIFO, _RR, _BATCH, _IDLE */
+    uint8_t rt_priority;  /* 1..99 for FIFO and RR, else 0 */
+    bool reset_on_fork;   /* SCHED_RESET_ON_FORK: children start as SCHED_OTHER */
+
     /* task isolation (isolate.c) */
     unsigned isol_flags; /* PR_TASK_ISOLATION_* while isolated, else 0 */
     unsigned isol_cpu;   /* the CPU whose isolation slot it holds (when isol_flags != 0) */
@@ -203,6 +208,22 @@ struct process {
 
     uint64_t dead_user_cycles; /* accounting of threads that already exited */
     uint64_t dead_sys_cycles;
+    uint64_t start_cycles;  /* counter value when it was created (/proc/PID/stat) */
+    struct ptimers *timers; /* setitimer and POSIX timers, made on first use (ptimer.c) */
+    /* prctl settings (kernel/sys/prctl.c), proc_lock */
+    int pdeath_signal;       /* sent to it when its parent process exits (0: none) */
+    bool not_dumpable;       /* PR_SET_DUMPABLE 0 (there are no core dumps here) */
+    bool no_new_privs;       /* PR_SET_NO_NEW_PRIVS (one user: nothing to gain anyway) */
+    bool thp_disable;        /* PR_SET_THP_DISABLE (there are no huge pages) */
+    uint64_t timer_slack_ns; /* PR_SET_TIMERSLACK (timers are exact here: reported only) */
+    /* capset (sysmisc.c), proc_lock: the capabilities dropped from the effective and permitted
+     * sets (0: root holds every one) and the inheritable set; kept across fork, reset at
+     * execve (root regains them, as on Linux); nothing in zerotick checks them */
+    uint64_t cap_eff_dropped, cap_perm_dropped, cap_inheritable;
+    /* set_mempolicy (sysmisc.c), proc_lock: the policy asked for and its node mask; one memory
+     * node (0) holds everything whatever it says; kept across fork and execve */
+    int mempolicy_mode;
+    uint64_t mempolicy_nodes;
 };
 
 extern spinlock_t proc_lock;
@@ -269,6 +290,13 @@ int proc_wait(int pid, int *wstatus, int options, uint64_t *user, uint64_t *sys)
 /* Look up a task by tid / process by pid (proc_lock must be held). */
 struct task *task_find_locked(int tid);
 struct process *proc_find_locked(int pid);
+/* The process whose id is `id`, a zombie too, or else the process of the thread `id`
+ * (proc_lock held): what /proc/ID shows.  NULL if none. */
+struct process *proc_of_id_locked(int id);
+/* Call fn for every process, zombies included, in creation order (proc_lock held). */
+void proc_for_each_locked(void (*fn)(struct process *p, void *arg), void *arg);
+/* Processes created since boot (/proc/stat "processes"). */
+uint64_t proc_created(void);
 
 /* A kernel thread running fn(arg) forever on the CPUs of `affinity` (housekeeping work). */
 /* A task a partition change would strand (kernel/part/repartition.c): one that may run on no CPU

@@ -11,6 +11,8 @@
  *   /dev         null, zero, console and tty (the console, kernel/fs/tty.c)
  *   /dev/shm     a RAM directory like /tmp, sharing its bound (POSIX shared memory)
  *   /proc/self/exe  a link to the calling process's program (busybox re-executes itself so)
+ *   /proc, /sys  read-only synthetic files (INODE_SYNTH, kernel/fs/synth.h): processes,
+ *                CPUs, memory and the kernel's counters as Linux formats them
  * No hard links, no mount table, a single user (root; permission bits are stored and shown,
  * changed by chmod under /tmp only; writing the initrd is refused, and running a file needs
  * an x bit).  Symbolic links come from the initrd or are made under /tmp.
@@ -90,6 +92,7 @@
 
 struct file;
 struct inode;
+struct synth_ops;
 
 /* What a file does.  read/write copy to/from user memory of the current process and return
  * bytes or -errno; *pos is the file position to use and advance (NULL: the object has none,
@@ -100,16 +103,18 @@ struct file_ops {
     long (*ioctl)(struct file *f, unsigned long req, uint64_t arg);
     unsigned (*poll)(struct file *f);
     void (*release)(struct file *f); /* the last reference is gone */
+    /* Directories that list themselves (synthetic ones): as vfs_dir_entry, from the file. */
+    int (*readdir)(struct file *f, uint64_t *pos, char *name, uint64_t *ino, unsigned *type);
 };
 
 enum inode_kind {
     INODE_INITRD_FILE, /* bytes at `data` in the kernel image */
     INODE_TMPFS_FILE,  /* bytes in `pages` */
     INODE_DIR,
-    INODE_SYMLINK,  /* target in `data` */
-    INODE_SELF_EXE, /* /proc/self/exe: the caller's program */
-    INODE_DEVICE,   /* fops from devfs */
-    INODE_PIPE,     /* not in the tree: pipe2's ends */
+    INODE_SYMLINK, /* target in `data` */
+    INODE_SYNTH,   /* /proc and /sys: file, directory or link as `synth` says (synth.h) */
+    INODE_DEVICE,  /* fops from devfs */
+    INODE_PIPE,    /* not in the tree: pipe2's ends */
 };
 
 struct inode {
@@ -120,6 +125,8 @@ struct inode {
     bool in_tree;      /* linked under parent */
     bool writable_dir; /* a directory of /tmp: entries may be created and removed */
     uint32_t rdev;     /* devices: major << 8 | minor */
+    uint32_t dev;      /* the file system it is on (st_dev; mounts.c), its directory's */
+    uint32_t uid, gid; /* owner (0, root, unless chown gave /tmp files others: owner.c) */
     uint64_t size;
     uint64_t mtime_ns; /* wall time (CLOCK_REALTIME) */
     char name[VFS_NAME_MAX + 1];
@@ -129,12 +136,14 @@ struct inode {
     uint64_t dir_pos;     /* its position in parent (getdents64), never reused there */
     uint64_t next_pos;    /* directories: the position the next entry gets (from 2) */
     const struct file_ops *fops;
-    const void *data;       /* initrd files and symlinks */
-    void *pages;            /* tmpfs files: the top table of their data pages (tmpfs.c) */
-    uint64_t pages_end;     /* tmpfs files: one past the highest data page that exists */
-    bool anon;              /* tmpfs files: anonymous shared memory, not counted in /tmp's bound */
-    int maps;               /* tmpfs files: shared mappings of its pages (vfs_lock for 0 <-> 1) */
-    struct vm_object vmobj; /* what a mapping of this file holds (filemap.c) */
+    const void *data;              /* initrd files and symlinks */
+    void *pages;                   /* tmpfs files: the top table of their data pages (tmpfs.c) */
+    uint64_t pages_end;            /* tmpfs files: one past the highest data page that exists */
+    bool anon;                     /* tmpfs files: anonymous shared memory, not in /tmp's bound */
+    int maps;                      /* tmpfs files: shared mappings of its pages (vfs_lock: 0 <-> 1) */
+    struct vm_object vmobj;        /* what a mapping of this file holds (filemap.c) */
+    const struct synth_ops *synth; /* synthetic inodes: what they do, and their */
+    int synth_a, synth_b;          /* numbers (a pid and a tid, a CPU, ...: synth.h) */
 };
 
 struct file {
@@ -212,6 +221,10 @@ extern const struct file_ops ro_file_ops, dir_ops;
 uint64_t vfs_now_ns(void);
 /* The caller's file-creation mask (022 outside a process). */
 unsigned vfs_umask(void);
+/* The start of every *at call (fs_sys.c): the user's path copied into path[VFS_PATH_MAX] and
+ * the directory it is relative to (dirfd, AT_FDCWD, or the root for an absolute path),
+ * referenced.  0, -EFAULT, -ENAMETOOLONG, -EBADF, -ENOTDIR. */
+int fs_at_path(int dirfd, uint64_t upath, char *path, struct inode **base);
 
 /* tmpfs (kernel/fs/tmpfs.c) */
 extern const struct file_ops tmpfs_file_ops;

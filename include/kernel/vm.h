@@ -82,6 +82,8 @@ struct vm {
     struct list vmas;
     uint64_t brk_start; /* end of the loaded image, page-aligned */
     uint64_t brk;       /* current break (byte granular, as the program sees it) */
+    uint64_t arg_start; /* the argv strings exec wrote ([arg_start, arg_end): */
+    uint64_t arg_end;   /* /proc/PID/cmdline) */
     size_t pages;       /* pages mapped */
     unsigned nregions;  /* regions in vmas (read without the lock by zt_tasks) */
     bool stack_partial; /* a VMA_STACK region may have pages not populated yet */

@@ -19,103 +19,132 @@
 #define ZT_UAPI_SYSCALL_H
 
 /* ---- Linux calls (asm-generic numbers; what each supports: docs/linux-abi.md) ---- */
-#define SYS_getcwd            17
-#define SYS_dup               23
-#define SYS_dup3              24
-#define SYS_fcntl             25
-#define SYS_ioctl             29
-#define SYS_mkdirat           34
-#define SYS_unlinkat          35
-#define SYS_symlinkat         36
-#define SYS_renameat          38
-#define SYS_ftruncate         46
-#define SYS_faccessat         48
-#define SYS_chdir             49
-#define SYS_fchdir            50
-#define SYS_fchmod            52
-#define SYS_fchmodat          53
-#define SYS_openat            56
-#define SYS_close             57
-#define SYS_pipe2             59
-#define SYS_getdents64        61
-#define SYS_lseek             62
-#define SYS_read              63
-#define SYS_write             64
-#define SYS_readv             65
-#define SYS_writev            66
-#define SYS_pread64           67
-#define SYS_pwrite64          68
-#define SYS_pselect6          72
-#define SYS_ppoll             73
-#define SYS_readlinkat        78
-#define SYS_newfstatat        79
-#define SYS_fstat             80
-#define SYS_fsync             82
-#define SYS_fdatasync         83
-#define SYS_utimensat         88
-#define SYS_exit              93 /* this thread */
-#define SYS_exit_group        94 /* every thread of the process */
-#define SYS_set_tid_address   96
-#define SYS_futex             98 /* FUTEX_WAIT, FUTEX_WAKE (private or not: same) */
-#define SYS_set_robust_list   99
-#define SYS_nanosleep         101
-#define SYS_clock_gettime     113 /* every Linux clock id: zt_clock.h */
-#define SYS_clock_getres      114
-#define SYS_clock_nanosleep   115 /* relative or TIMER_ABSTIME; which clocks: zt_clock.h */
-#define SYS_sched_setaffinity 122
-#define SYS_sched_getaffinity 123
-#define SYS_sched_yield       124
-#define SYS_kill              129
-#define SYS_tkill             130
-#define SYS_tgkill            131
-#define SYS_sigaltstack       132
-#define SYS_rt_sigsuspend     133
-#define SYS_rt_sigaction      134
-#define SYS_rt_sigprocmask    135
-#define SYS_rt_sigpending     136
-#define SYS_rt_sigqueueinfo   138
-#define SYS_rt_sigreturn      139
-#define SYS_setgid            144
-#define SYS_setuid            146
-#define SYS_getresuid         148
-#define SYS_getresgid         150
-#define SYS_times             153
-#define SYS_setpgid           154
-#define SYS_getpgid           155
-#define SYS_getsid            156
-#define SYS_setsid            157
-#define SYS_getgroups         158
-#define SYS_uname             160
-#define SYS_getrlimit         163
-#define SYS_setrlimit         164
-#define SYS_getrusage         165
-#define SYS_umask             166
-#define SYS_prctl             167 /* PR_SET_NAME, PR_GET_NAME, task isolation (zt_prctl.h) */
-#define SYS_getcpu            168
-#define SYS_gettimeofday      169
-#define SYS_getpid            172
-#define SYS_getppid           173
-#define SYS_getuid            174
-#define SYS_geteuid           175
-#define SYS_getgid            176
-#define SYS_getegid           177
-#define SYS_gettid            178
-#define SYS_sysinfo           179
-#define SYS_brk               214
-#define SYS_munmap            215
-#define SYS_clone             220 /* threads, fork and vfork */
-#define SYS_execve            221
-#define SYS_mmap              222 /* anonymous or a file's (private copies, shared pages) */
-#define SYS_mprotect          226
-#define SYS_msync             227
-#define SYS_madvise           233
-#define SYS_rt_tgsigqueueinfo 240
-#define SYS_wait4             260
-#define SYS_prlimit64         261
-#define SYS_renameat2         276
-#define SYS_getrandom         278
-#define SYS_statx             291
-#define SYS_faccessat2        439
+#define SYS_getcwd                 17
+#define SYS_dup                    23
+#define SYS_dup3                   24
+#define SYS_fcntl                  25
+#define SYS_ioctl                  29
+#define SYS_mkdirat                34
+#define SYS_unlinkat               35
+#define SYS_symlinkat              36
+#define SYS_renameat               38
+#define SYS_statfs                 43
+#define SYS_fstatfs                44
+#define SYS_ftruncate              46
+#define SYS_faccessat              48
+#define SYS_chdir                  49
+#define SYS_fchdir                 50
+#define SYS_fchmod                 52
+#define SYS_fchmodat               53
+#define SYS_fchownat               54
+#define SYS_fchown                 55
+#define SYS_openat                 56
+#define SYS_close                  57
+#define SYS_pipe2                  59
+#define SYS_getdents64             61
+#define SYS_lseek                  62
+#define SYS_read                   63
+#define SYS_write                  64
+#define SYS_readv                  65
+#define SYS_writev                 66
+#define SYS_pread64                67
+#define SYS_pwrite64               68
+#define SYS_pselect6               72
+#define SYS_ppoll                  73
+#define SYS_readlinkat             78
+#define SYS_newfstatat             79
+#define SYS_fstat                  80
+#define SYS_fsync                  82
+#define SYS_fdatasync              83
+#define SYS_utimensat              88
+#define SYS_capget                 90
+#define SYS_capset                 91
+#define SYS_exit                   93 /* this thread */
+#define SYS_exit_group             94 /* every thread of the process */
+#define SYS_set_tid_address        96
+#define SYS_futex                  98 /* FUTEX_WAIT, FUTEX_WAKE (private or not: same) */
+#define SYS_set_robust_list        99
+#define SYS_nanosleep              101
+#define SYS_getitimer              102
+#define SYS_setitimer              103
+#define SYS_timer_create           107
+#define SYS_timer_gettime          108
+#define SYS_timer_getoverrun       109
+#define SYS_timer_settime          110
+#define SYS_timer_delete           111
+#define SYS_clock_gettime          113 /* every Linux clock id: zt_clock.h */
+#define SYS_clock_getres           114
+#define SYS_clock_nanosleep        115 /* relative or TIMER_ABSTIME; which clocks: zt_clock.h */
+#define SYS_sched_setparam         118
+#define SYS_sched_setscheduler     119
+#define SYS_sched_getscheduler     120
+#define SYS_sched_getparam         121
+#define SYS_sched_setaffinity      122
+#define SYS_sched_getaffinity      123
+#define SYS_sched_yield            124
+#define SYS_sched_get_priority_max 125
+#define SYS_sched_get_priority_min 126
+#define SYS_sched_rr_get_interval  127
+#define SYS_kill                   129
+#define SYS_tkill                  130
+#define SYS_tgkill                 131
+#define SYS_sigaltstack            132
+#define SYS_rt_sigsuspend          133
+#define SYS_rt_sigaction           134
+#define SYS_rt_sigprocmask         135
+#define SYS_rt_sigpending          136
+#define SYS_rt_sigqueueinfo        138
+#define SYS_rt_sigreturn           139
+#define SYS_setgid                 144
+#define SYS_setuid                 146
+#define SYS_getresuid              148
+#define SYS_getresgid              150
+#define SYS_times                  153
+#define SYS_setpgid                154
+#define SYS_getpgid                155
+#define SYS_getsid                 156
+#define SYS_setsid                 157
+#define SYS_getgroups              158
+#define SYS_uname                  160
+#define SYS_getrlimit              163
+#define SYS_setrlimit              164
+#define SYS_getrusage              165
+#define SYS_umask                  166
+#define SYS_prctl                  167 /* PR_SET_NAME, PR_GET_NAME, task isolation (zt_prctl.h) */
+#define SYS_getcpu                 168
+#define SYS_gettimeofday           169
+#define SYS_getpid                 172
+#define SYS_getppid                173
+#define SYS_getuid                 174
+#define SYS_geteuid                175
+#define SYS_getgid                 176
+#define SYS_getegid                177
+#define SYS_gettid                 178
+#define SYS_sysinfo                179
+#define SYS_brk                    214
+#define SYS_munmap                 215
+#define SYS_clone                  220 /* threads, fork and vfork */
+#define SYS_execve                 221
+#define SYS_mmap                   222 /* anonymous or a file's (private copies, shared pages) */
+#define SYS_mprotect               226
+#define SYS_msync                  227
+#define SYS_mlock                  228
+#define SYS_munlock                229
+#define SYS_mlockall               230
+#define SYS_munlockall             231
+#define SYS_madvise                233
+#define SYS_mbind                  235
+#define SYS_get_mempolicy          236
+#define SYS_set_mempolicy          237
+#define SYS_rt_tgsigqueueinfo      240
+#define SYS_wait4                  260
+#define SYS_prlimit64              261
+#define SYS_renameat2              276
+#define SYS_getrandom              278
+#define SYS_membarrier             283
+#define SYS_mlock2                 284
+#define SYS_statx                  291
+#define SYS_faccessat2             439
 
 /* ---- zerotick calls ---- */
 #define SYS_zt_spawn    1024 /* spawn(path, argv, attr, envp) -> pid (struct zt_spawn_attr) */
@@ -257,6 +286,10 @@ struct zt_spawn_attr {
 };
 
 #define ZT_NAME_LEN 16
+
+/* uname's sysname and release (also /proc/sys/kernel/ostype and osrelease, /proc/version). */
+#define ZT_SYSNAME "zerotick"
+#define ZT_RELEASE "0.1"
 
 /* One thread, as `ps` shows it. */
 struct zt_task_info {

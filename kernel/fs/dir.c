@@ -7,7 +7,9 @@
 #include "kernel/initrd.h"
 #include "kernel/kmem.h"
 #include "kernel/lib.h"
+#include "kernel/mounts.h"
 #include "kernel/printk.h"
+#include "kernel/synth.h"
 #include "kernel/task.h"
 #include "kernel/vfs.h"
 #include "uapi/zt_errno.h"
@@ -235,14 +237,8 @@ int vfs_rename(struct inode *fcwd, const char *from, struct inode *tcwd, const c
 
 long vfs_readlink(struct inode *ino, char *buf, size_t n)
 {
-    if (ino->kind == INODE_SELF_EXE) {
-        struct inode *exe = current()->proc->exe;
-        char path[VFS_PATH_MAX];
-        long len = exe ? vfs_path_of(exe, path, sizeof(path)) : -ENOENT;
-        if (len > 0) {
-            memcpy(buf, path, MIN((size_t)len, n));
-        }
-        return len < 0 ? len : (long)MIN((size_t)len, n);
+    if (ino->kind == INODE_SYNTH) {
+        return synth_readlink(ino, buf, n);
     }
     if (ino->kind != INODE_SYMLINK) {
         return -EINVAL;
@@ -420,8 +416,23 @@ static struct inode *mkdir_p_locked(const char *path)
     return cur;
 }
 
-/* One initrd member: a directory, a file or a symbolic link at `name` (vfs_lock held). */
-static void add_member(const char *name, unsigned mode, const void *data, size_t size)
+/* A built-in file or link at `base` in dir that a boot loader's member replaces (vfs_lock
+ * held): out of the tree, freed once nothing holds it.  A directory stays (the member is then
+ * skipped). */
+static void replace_locked(struct inode *dir, const char *base)
+{
+    struct inode *old = vfs_child_locked(dir, base);
+    if (old && !S_ISDIR(old->mode)) {
+        list_del(&old->sibling);
+        old->in_tree = false;
+        old->parent = 0;
+        inode_put(old);
+    }
+}
+
+/* One initrd member: a directory, a file or a symbolic link at `name` (vfs_lock held); one from
+ * the boot loader's archive (over) replaces a built-in file or link of the same path. */
+static void add_member(const char *name, unsigned mode, const void *data, size_t size, bool over)
 {
     ASSERT_HELD(&vfs_lock);
     char dirpath[VFS_PATH_MAX];
@@ -441,6 +452,9 @@ static void add_member(const char *name, unsigned mode, const void *data, size_t
     }
     bool link = S_ISLNK(mode);
     char *target = link && size && size < VFS_PATH_MAX ? kmem_alloc(VFS_PATH_MAX) : 0;
+    if (dir && over && !S_ISDIR(mode) && base[0]) {
+        replace_locked(dir, base);
+    }
     if (!dir || !base[0] || strlen(base) > VFS_NAME_MAX || vfs_child_locked(dir, base) ||
         (link && !target)) {
         printk("vfs: initrd member '%pE' skipped\n", name);
@@ -483,13 +497,11 @@ void vfs_init(void)
     add_dir_locked("tmp", 01777, true);
     struct inode *dev = add_dir_locked("dev", 0755, false);
     add_dir_locked("dev/shm", 01777, true); /* POSIX shared memory: a RAM directory as /tmp */
-    struct inode *self = add_dir_locked("proc/self", 0555, false);
-    struct inode *exe = self ? inode_new(INODE_SELF_EXE, S_IFLNK | 0777) : 0;
-    if (exe) {
-        vfs_link_locked(self, exe, "exe");
-    }
+    procfs_init_locked(vfs_root);           /* /proc and /sys: kernel/fs/synth.h */
+    sysfs_init_locked(vfs_root);
     spin_unlock(&vfs_lock);
     if (dev) {
         devfs_init(dev);
     }
+    mounts_init(); /* which file system each part of the tree is (st_dev, statfs) */
 }

@@ -183,7 +183,7 @@ static bool has_position(const struct file *file)
 {
     return file->inode &&
            (file->inode->kind == INODE_TMPFS_FILE || file->inode->kind == INODE_INITRD_FILE ||
-            file->inode->kind == INODE_DIR);
+            file->inode->kind == INODE_DIR || file->inode->kind == INODE_SYNTH);
 }
 
 /* One read or write through file's ops at its position (or `at` when at != NULL).  Checked

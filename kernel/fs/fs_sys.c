@@ -110,9 +110,11 @@ _Static_assert(sizeof(struct stat_k) == 128, "Linux/aarch64's struct stat (asm-g
 static void fill_stat(const struct inode *ino, struct stat_k *st)
 {
     memset(st, 0, sizeof(*st));
-    st->dev = 1;
+    st->dev = ino->dev;
     st->ino = ino->ino;
     st->mode = ino->mode;
+    st->uid = ino->uid;
+    st->gid = ino->gid;
     st->nlink = S_ISDIR(ino->mode) ? 2 : 1;
     st->rdev = ino->rdev;
     st->size = (int64_t)ino->size;
@@ -233,6 +235,8 @@ long sys_statx(struct trap_frame *f)
     sx.mask = STATX_BASIC_STATS;
     sx.blksize = (uint32_t)st.blksize;
     sx.nlink = st.nlink;
+    sx.uid = st.uid;
+    sx.gid = st.gid;
     sx.mode = (uint16_t)st.mode;
     sx.ino = st.ino;
     sx.size = (uint64_t)st.size;
@@ -240,7 +244,7 @@ long sys_statx(struct trap_frame *f)
     sx.atime = sx.ctime = sx.mtime = (struct statx_ts){st.mtime, (uint32_t)st.mtime_ns, 0};
     sx.rdev_major = (uint32_t)(st.rdev >> 8);
     sx.rdev_minor = (uint32_t)(st.rdev & 0xff);
-    sx.dev_minor = 1;
+    sx.dev_minor = (uint32_t)st.dev;
     return copy_to_user(current_vm(), arch_frame_arg(f, 4), &sx, sizeof(sx)) ? -EFAULT : 0;
 }
 
@@ -264,7 +268,8 @@ long sys_getdents64(struct trap_frame *f)
         uint64_t ino;
         unsigned type;
         uint64_t next = file->pos;
-        if (!vfs_dir_entry(file->inode, &next, rec + 19, &ino, &type)) {
+        if (!(file->ops->readdir ? file->ops->readdir(file, &next, rec + 19, &ino, &type)
+                                 : vfs_dir_entry(file->inode, &next, rec + 19, &ino, &type))) {
             break;
         }
         uint16_t reclen = (uint16_t)((19 + strlen(rec + 19) + 1 + 7) & ~7u);
@@ -578,4 +583,9 @@ long sys_fsync(struct trap_frame *f)
     }
     file_put(file);
     return 0; /* everything is in memory already */
+}
+
+int fs_at_path(int dirfd, uint64_t upath, char *path, struct inode **base)
+{
+    return path_and_base(dirfd, upath, path, base);
 }

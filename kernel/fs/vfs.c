@@ -20,6 +20,7 @@
 #include "kernel/kmem.h"
 #include "kernel/lib.h"
 #include "kernel/signal.h"
+#include "kernel/synth.h"
 #include "kernel/task.h"
 #include "uapi/zt_errno.h"
 
@@ -84,6 +85,7 @@ void vfs_link_locked(struct inode *dir, struct inode *child, const char *name)
     ASSERT_HELD(&vfs_lock);
     ASSERT(S_ISDIR(dir->mode) && list_empty(&child->sibling)); /* in no directory now */
     kstrlcpy(child->name, name, sizeof(child->name));
+    child->dev = child->dev ? child->dev : dir->dev; /* set by mounts_init for their roots */
     child->parent = dir;
     child->in_tree = true;
     child->dir_pos = dir->next_pos++; /* the list stays in position order */
@@ -175,10 +177,17 @@ static int follow_link_locked(struct inode *dir, struct inode *link, struct walk
         return -ELOOP;
     }
     w->links++;
-    if (link->kind == INODE_SELF_EXE) {
-        struct task *t = current();
-        *out = t && t->proc ? t->proc->exe : 0;
-        return *out ? 0 : -ENOENT;
+    if (link->kind == INODE_SYNTH) { /* /proc's links: a path to walk, or an inode */
+        char target[VFS_PATH_MAX];
+        *out = 0;
+        int r = synth_follow_locked(link, target, sizeof(target), out);
+        if (r || *out) {
+            return r;
+        }
+        w->depth++;
+        r = walk_locked(dir, target, true, w, out);
+        w->depth--;
+        return r;
     }
     w->depth++;
     int r = walk_locked(dir, link->data, true, w, out);
@@ -216,7 +225,8 @@ static int walk_locked(struct inode *dir, const char *path, bool follow, struct 
             cur = cur->parent ? cur->parent : cur;
             continue;
         }
-        struct inode *child = vfs_child_locked(cur, name);
+        struct inode *child =
+            cur->kind == INODE_SYNTH ? synth_child_locked(cur, name) : vfs_child_locked(cur, name);
         if (!child) {
             return -ENOENT;
         }
@@ -349,6 +359,9 @@ static int check_open(const struct inode *ino, unsigned flags)
 
 int vfs_open_inode(struct inode *ino, unsigned flags, struct file **out)
 {
+    if (ino->kind == INODE_SYNTH) {
+        return synth_open(ino, flags, out);
+    }
     int r = check_open(ino, flags);
     if (r) {
         return r;

@@ -866,8 +866,8 @@ long vm_mmap(struct vm *vm, uint64_t addr, uint64_t len, unsigned prot, unsigned
     if ((flags & (MAP_PRIVATE | MAP_SHARED)) == 0 || (prot & PROT_WRITE && prot & PROT_EXEC)) {
         return -EINVAL; /* W^X holds for user memory too */
     }
-    if (!(flags & MAP_ANONYMOUS) || fd != -1) {
-        return -EBADF; /* no files to map */
+    if (!(flags & MAP_ANONYMOUS)) {
+        return -EBADF; /* no files to map; an anonymous mapping ignores fd, as on Linux */
     }
     len = page_round_up(len);
     if ((flags & MAP_FIXED) && !range_is_valid(addr, len)) {
@@ -1473,6 +1473,8 @@ int vm_copy(struct vm *dst, struct vm *src)
     unsigned long irq = lock_two(dst, src);
     dst->brk_start = src->brk_start;
     dst->brk = src->brk;
+    dst->arg_start = src->arg_start;
+    dst->arg_end = src->arg_end;
     dst->stack_partial = src->stack_partial; /* what src never populated, dst has not either */
     unlock_two(dst, src, irq);
     spin_unlock(&src->map_lock);

@@ -243,6 +243,8 @@ static int build_stack(struct vm *vm, const struct elf_image *img, const struct 
         return -EFAULT;
     }
     r = copy_strv(vm, argv, argc, &str, execfn_at, argv_at);
+    vm->arg_start = strings;
+    vm->arg_end = str;
     if (r == 0) {
         r = copy_strv(vm, envp, envc, &str, execfn_at, envp_at);
     }

@@ -23,6 +23,7 @@
 #include "kernel/kmem.h"
 #include "kernel/lib.h"
 #include "kernel/pid.h"
+#include "kernel/ptimer.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/task.h"
@@ -242,8 +243,10 @@ void proc_exec_commit(struct vm *vm, const struct exec_start *start, struct inod
      * (device.c's release path), before the old image is destroyed. */
     device_release_all(p);
     fdtable_close_on_exec(p->files);
+    ptimer_exec(p); /* POSIX timers do not survive execve */
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     reset_signals_locked(p, t);
+    p->cap_eff_dropped = p->cap_perm_dropped = 0; /* root's program holds every capability */
     struct inode *old_exe = p->exe;
     p->exe = exe;
     kstrlcpy(p->name, name, sizeof(p->name));

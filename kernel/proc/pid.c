@@ -59,6 +59,12 @@ void pid_map_free(struct pid_map *m, int id)
 
 static spinlock_t pid_lock = SPINLOCK_INIT_RANK(LOCK_LEAF);
 static struct pid_map pids = {.used = {1}};
+static void (*free_observer)(int id);
+
+void pid_set_free_observer(void (*fn)(int id))
+{
+    free_observer = fn;
+}
 
 int pid_alloc(void)
 {
@@ -72,5 +78,24 @@ void pid_free(int id)
 {
     unsigned long flags = spin_lock_irqsave(&pid_lock);
     pid_map_free(&pids, id);
+    spin_unlock_irqrestore(&pid_lock, flags);
+    if (free_observer) {
+        free_observer(id);
+    }
+}
+
+bool pid_is_taken(int id)
+{
+    unsigned long flags = spin_lock_irqsave(&pid_lock);
+    bool taken = pid_map_is_taken(&pids, id);
+    spin_unlock_irqrestore(&pid_lock, flags);
+    return taken;
+}
+
+void pid_stats(unsigned *taken, int *last)
+{
+    unsigned long flags = spin_lock_irqsave(&pid_lock);
+    *taken = pids.nused;
+    *last = (int)pids.last;
     spin_unlock_irqrestore(&pid_lock, flags);
 }

@@ -24,6 +24,7 @@
 #include "kernel/pid.h"
 #include "kernel/power.h"
 #include "kernel/printk.h"
+#include "kernel/ptimer.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/tty.h"
@@ -34,6 +35,7 @@ spinlock_t proc_lock = SPINLOCK_INIT_RANK(LOCK_PROC);
 struct list all_procs = LIST_INIT(all_procs);
 struct process *init_proc;
 static unsigned nprocs;           /* processes alive or zombie (not yet reaped) */
+static uint64_t nprocs_created;   /* processes made since boot (/proc/stat) */
 static unsigned max_procs = 4096; /* proc_set_limit: spawn says -EAGAIN past it */
 
 /* Where a new user task's first instructions are: entry.c's return to user space, handed in
@@ -188,8 +190,17 @@ int proc_alloc(const char *name, const struct process *parent, struct vm *share,
     }
     p->pid = pid;
     p->sig_infos = infos;
+    p->start_cycles = arch_counter_read();
+    __atomic_add_fetch(&nprocs_created, 1, __ATOMIC_RELAXED);
     kstrlcpy(p->name, name, sizeof(p->name));
     p->umask = parent ? parent->umask : 022;
+    if (parent) {
+        p->cap_eff_dropped = parent->cap_eff_dropped;
+        p->cap_perm_dropped = parent->cap_perm_dropped;
+        p->cap_inheritable = parent->cap_inheritable;
+        p->mempolicy_mode = parent->mempolicy_mode;
+        p->mempolicy_nodes = parent->mempolicy_nodes;
+    }
     if (parent) {
         memcpy(p->rlimits, parent->rlimits, sizeof(p->rlimits));
     } else {
@@ -401,6 +412,10 @@ void task_copy_caller(struct task *t, const struct task *me, uint64_t flags, uin
     t->cpu = me->cpu;
     t->sig_blocked = me->sig_blocked;
     kstrlcpy(t->name, me->name, sizeof(t->name));
+    bool keep = !me->reset_on_fork || (flags & CLONE_THREAD); /* threads keep it, as on Linux */
+    t->sched_policy = keep ? me->sched_policy : 0;
+    t->rt_priority = keep ? me->rt_priority : 0;
+    t->reset_on_fork = keep && me->reset_on_fork;
 }
 
 int task_clone(uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t tls, uint64_t ctid)
@@ -455,6 +470,10 @@ static void reparent_children(struct process *p)
     bool zombie = false;
     list_for_each_safe(pos, tmp, &p->children) {
         struct process *c = container_of(pos, struct process, sibling);
+        if (c->pdeath_signal && c->state == PROC_ALIVE) {
+            signal_send_proc_locked(c, c->pdeath_signal,
+                                    &signal_info_kernel); /* prctl(PR_SET_PDEATHSIG) */
+        }
         list_del(&c->sibling);
         c->parent = init_proc;
         list_add_tail(&init_proc->children, &c->sibling);
@@ -477,6 +496,7 @@ static void proc_teardown(struct work *w)
 {
     struct process *p = container_of(w, struct process, teardown);
     ASSERT(p->unfreed_tasks == 0 && p->nthreads == 0 && p->state == PROC_ALIVE);
+    ptimer_exit(p);        /* no timer of it fires from now on */
     device_release_all(p); /* reset its devices before their DMA pages are freed */
     vfork_release(p);      /* before it is a zombie: once reaped, p is gone */
     proc_release_files(p); /* pipe ends close now: readers see end of file */
@@ -663,6 +683,32 @@ struct process *proc_find_locked(int pid)
         }
     }
     return 0;
+}
+
+struct process *proc_of_id_locked(int id)
+{
+    ASSERT_HELD(&proc_lock);
+    list_for_each(pp, &all_procs) {
+        struct process *p = container_of(pp, struct process, all_link);
+        if (p->pid == id) {
+            return p;
+        }
+    }
+    struct task *t = task_find_locked(id);
+    return t ? t->proc : 0;
+}
+
+void proc_for_each_locked(void (*fn)(struct process *p, void *arg), void *arg)
+{
+    ASSERT_HELD(&proc_lock);
+    list_for_each(pp, &all_procs) {
+        fn(container_of(pp, struct process, all_link), arg);
+    }
+}
+
+uint64_t proc_created(void)
+{
+    return __atomic_load_n(&nprocs_created, __ATOMIC_RELAXED);
 }
 
 static char state_letter(const struct task *t)

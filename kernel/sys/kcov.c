@@ -32,8 +32,6 @@
 #include "uapi/zt_debug.h"
 #include "uapi/zt_errno.h"
 
-#define A(i) arch_frame_arg(f, i)
-
 #ifdef ZT_COVER
 
 #define KCOV_WORDS (KCOV_MAX_PAGES * KCOV_BITS_PER_PAGE / 64)

@@ -23,10 +23,15 @@
 #include "kernel/isolate.h"
 #include "kernel/kcov.h"
 #include "kernel/lib.h"
+#include "kernel/mounts.h"
+#include "kernel/owner.h"
 #include "kernel/pipe.h"
 #include "kernel/poll.h"
+#include "kernel/printk.h"
+#include "kernel/ptimer.h"
 #include "kernel/repartition.h"
 #include "kernel/sched.h"
+#include "kernel/schedattr.h"
 #include "kernel/signal.h"
 #include "kernel/sysdebug.h"
 #include "kernel/sysinfo.h"
@@ -401,34 +406,9 @@ static long sys_rt_sigpending_f(struct trap_frame *f)
     return sys_rt_sigpending(arch_frame_arg(f, 0), arch_frame_arg(f, 1));
 }
 
-static long sys_prctl(struct trap_frame *f)
-{
-    struct task *t = current();
-    char name[ZT_NAME_LEN];
-    switch (arch_frame_arg(f, 0)) {
-    case PR_SET_NAME:
-        if (strncpy_from_user(current_vm(), name, arch_frame_arg(f, 1), sizeof(name)) < 0) {
-            name[sizeof(name) - 1] = 0; /* Linux truncates long names */
-            if (copy_from_user(current_vm(), name, arch_frame_arg(f, 1), sizeof(name) - 1)) {
-                return -EFAULT;
-            }
-        }
-        kstrlcpy(t->name, name, sizeof(t->name));
-        return 0;
-    case PR_GET_NAME:
-        return copy_to_user(current_vm(), arch_frame_arg(f, 1), t->name, sizeof(t->name)) ? -EFAULT
-                                                                                          : 0;
-    case PR_SET_TASK_ISOLATION:
-    case PR_GET_TASK_ISOLATION:
-        return isol_prctl(arch_frame_arg(f, 0), arch_frame_arg(f, 1));
-    default:
-        return -EINVAL;
-    }
-}
-
 static long sys_uname(struct trap_frame *f)
 {
-    static const char fields[6][65] = {"zerotick", "zerotick", ZT_RELEASE, "tickless SMP kernel",
+    static const char fields[6][65] = {ZT_SYSNAME, "zerotick", ZT_RELEASE, "tickless SMP kernel",
                                        "aarch64",  "(none)"};
     return copy_to_user(current_vm(), arch_frame_arg(f, 0), fields, sizeof(fields)) ? -EFAULT : 0;
 }
@@ -461,11 +441,15 @@ struct syscall_entry {
     X(unlinkat, sys_unlinkat, FAST)                                                                \
     X(symlinkat, sys_symlinkat, FAST)                                                              \
     X(renameat, sys_renameat, FAST)                                                                \
+    X(statfs, sys_statfs, FAST)                                                                    \
+    X(fstatfs, sys_fstatfs, FAST)                                                                  \
     X(ftruncate, sys_ftruncate, FAST)                                                              \
     X(faccessat, sys_faccessat, FAST)                                                              \
     X(chdir, sys_chdir, FAST)                                                                      \
     X(fchdir, sys_fchdir, FAST)                                                                    \
     X(fchmod, sys_fchmod, FAST)                                                                    \
+    X(fchownat, sys_fchownat, FAST)                                                                \
+    X(fchown, sys_fchown, FAST)                                                                    \
     X(fchmodat, sys_fchmodat, FAST)                                                                \
     X(openat, sys_openat, FAST)                                                                    \
     X(close, sys_close, FAST)                                                                      \
@@ -492,10 +476,24 @@ struct syscall_entry {
     X(futex, sys_futex, FAST)                                                                      \
     X(set_robust_list, sys_set_robust_list, FAST)                                                  \
     X(nanosleep, sys_nanosleep, FAST)                                                              \
+    X(getitimer, sys_getitimer, FAST)                                                              \
+    X(setitimer, sys_setitimer, FAST)                                                              \
+    X(timer_create, sys_timer_create, FAST)                                                        \
+    X(timer_gettime, sys_timer_gettime, FAST)                                                      \
+    X(timer_getoverrun, sys_timer_getoverrun, FAST)                                                \
+    X(timer_settime, sys_timer_settime, FAST)                                                      \
+    X(timer_delete, sys_timer_delete, FAST)                                                        \
     X(clock_gettime, sys_clock_gettime, FAST)                                                      \
     X(clock_getres, sys_clock_getres, FAST)                                                        \
     X(clock_nanosleep, sys_clock_nanosleep, FAST)                                                  \
     X(sched_setaffinity, sys_sched_setaffinity, FAST)                                              \
+    X(sched_setparam, sys_sched_setparam, FAST)                                                    \
+    X(sched_setscheduler, sys_sched_setscheduler, FAST)                                            \
+    X(sched_getscheduler, sys_sched_getscheduler, FAST)                                            \
+    X(sched_getparam, sys_sched_getparam, FAST)                                                    \
+    X(sched_get_priority_max, sys_sched_get_priority_max, FAST)                                    \
+    X(sched_get_priority_min, sys_sched_get_priority_min, FAST)                                    \
+    X(sched_rr_get_interval, sys_sched_rr_get_interval, FAST)                                      \
     X(sched_getaffinity, sys_sched_getaffinity, FAST)                                              \
     X(sched_yield, sys_sched_yield, FAST)                                                          \
     X(kill, sys_kill, FAST)                                                                        \
@@ -514,6 +512,8 @@ struct syscall_entry {
     X(getresuid, sys_getresid, FAST)                                                               \
     X(getresgid, sys_getresid, FAST)                                                               \
     X(times, sys_times, FAST)                                                                      \
+    X(capget, sys_capget, FAST)                                                                    \
+    X(capset, sys_capset, FAST)                                                                    \
     X(setpgid, sys_setpgid, FAST)                                                                  \
     X(getpgid, sys_getpgid, FAST)                                                                  \
     X(getsid, sys_getsid, FAST)                                                                    \
@@ -543,10 +543,19 @@ struct syscall_entry {
     X(mprotect, sys_mprotect, FAST)                                                                \
     X(madvise, sys_madvise, FAST)                                                                  \
     X(msync, sys_msync, FAST)                                                                      \
+    X(mbind, sys_mbind, FAST)                                                                      \
+    X(get_mempolicy, sys_get_mempolicy, FAST)                                                      \
+    X(set_mempolicy, sys_set_mempolicy, FAST)                                                      \
+    X(mlock, sys_mlock, FAST)                                                                      \
+    X(munlock, sys_munlock, FAST)                                                                  \
+    X(mlockall, sys_mlockall, FAST)                                                                \
+    X(munlockall, sys_munlockall, FAST)                                                            \
     X(wait4, sys_wait4, FAST)                                                                      \
     X(prlimit64, sys_prlimit64, FAST)                                                              \
     X(renameat2, sys_renameat2, FAST)                                                              \
     X(getrandom, sys_getrandom, FAST)                                                              \
+    X(membarrier, sys_membarrier, FAST)                                                            \
+    X(mlock2, sys_mlock2, FAST)                                                                    \
     X(statx, sys_statx, FAST)                                                                      \
     X(faccessat2, sys_faccessat2, FAST)
 

@@ -16,10 +16,13 @@
 #include "kernel/cycles.h"
 #include "kernel/fd.h"
 #include "kernel/lib.h"
+#include "kernel/mlock.h"
 #include "kernel/page.h"
 #include "kernel/random.h"
+#include "kernel/synth.h"
 #include "kernel/syscall.h"
 #include "kernel/task.h"
+#include "kernel/vfs.h"
 #include "uapi/zt_clock.h" /* the clock-id rules the vDSO shares */
 #include "uapi/zt_errno.h"
 #include "uapi/zt_syscall.h"
@@ -53,6 +56,100 @@ long sys_getresid(struct trap_frame *f)
 long sys_getgroups(struct trap_frame *f)
 {
     return (int)arch_frame_arg(f, 0) < 0 ? -EINVAL : 0;
+}
+
+/* ---- capabilities: one root user holds them all; capset drops some, for the reports ---- */
+
+#define CAP_V1      0x19980330u
+#define CAP_V2      0x20071026u
+#define CAP_V3      0x20080522u
+#define CAP_ALL     ((1ull << 41) - 1) /* 0..CAP_LAST_CAP (40), as Linux 6.1 */
+#define CAP_MAXDATA 2
+
+struct cap_header {
+    uint32_t version;
+    int32_t pid;
+};
+
+struct cap_data {
+    uint32_t effective, permitted, inheritable;
+};
+
+/* The header at uhdr: 0 and the words its version takes (1 or 2), or -errno (an unknown
+ * version: Linux's preferred one written back, -EINVAL). */
+static long cap_header(uint64_t uhdr, struct cap_header *h, int *words)
+{
+    if (copy_from_user(current_vm(), h, uhdr, sizeof(*h))) {
+        return -EFAULT;
+    }
+    if (h->version != CAP_V1 && h->version != CAP_V2 && h->version != CAP_V3) {
+        uint32_t v = CAP_V3;
+        return copy_to_user(current_vm(), uhdr, &v, sizeof(v)) ? -EFAULT : -EINVAL;
+    }
+    *words = h->version == CAP_V1 ? 1 : 2;
+    return h->pid < 0 ? -EINVAL : 0;
+}
+
+long sys_capget(struct trap_frame *f)
+{
+    struct cap_header h;
+    struct cap_data d[CAP_MAXDATA];
+    int words;
+    long r = cap_header(arch_frame_arg(f, 0), &h, &words);
+    if (r || !arch_frame_arg(f, 1)) {
+        return r; /* a NULL data pointer: the version is asked for */
+    }
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    struct process *p = h.pid ? proc_of_id_locked(h.pid) : current()->proc;
+    uint64_t eff = p ? CAP_ALL & ~p->cap_eff_dropped : 0;
+    uint64_t perm = p ? CAP_ALL & ~p->cap_perm_dropped : 0, inh = p ? p->cap_inheritable : 0;
+    spin_unlock_irqrestore(&proc_lock, flags);
+    if (!p) {
+        return -ESRCH;
+    }
+    for (int i = 0; i < words; i++) {
+        d[i] = (struct cap_data){(uint32_t)(eff >> 32 * i), (uint32_t)(perm >> 32 * i),
+                                 (uint32_t)(inh >> 32 * i)};
+    }
+    return copy_to_user(current_vm(), arch_frame_arg(f, 1), d, (size_t)words * sizeof(d[0]))
+               ? -EFAULT
+               : 0;
+}
+
+/* capset for the caller's own process: the permitted set may only shrink, the effective set
+ * stay within it, and the inheritable set within what a root process may hold (every one). */
+long sys_capset(struct trap_frame *f)
+{
+    struct cap_header h;
+    struct cap_data d[CAP_MAXDATA] = {{0, 0, 0}, {0, 0, 0}};
+    int words;
+    long r = cap_header(arch_frame_arg(f, 0), &h, &words);
+    if (r) {
+        return r;
+    }
+    struct process *p = current()->proc;
+    if (h.pid != 0 && h.pid != p->pid) {
+        return -EPERM; /* Linux 6.1: only one's own */
+    }
+    if (copy_from_user(current_vm(), d, arch_frame_arg(f, 1), (size_t)words * sizeof(d[0]))) {
+        return -EFAULT;
+    }
+    uint64_t eff = 0, perm = 0, inh = 0;
+    for (int i = 0; i < words; i++) {
+        eff |= (uint64_t)d[i].effective << 32 * i;
+        perm |= (uint64_t)d[i].permitted << 32 * i;
+        inh |= (uint64_t)d[i].inheritable << 32 * i;
+    }
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    uint64_t held = CAP_ALL & ~p->cap_perm_dropped;
+    r = (perm & ~held) || (eff & ~perm) || (inh & ~CAP_ALL) ? -EPERM : 0;
+    if (r == 0) {
+        p->cap_perm_dropped = CAP_ALL & ~perm;
+        p->cap_eff_dropped = CAP_ALL & ~eff;
+        p->cap_inheritable = inh;
+    }
+    spin_unlock_irqrestore(&proc_lock, flags);
+    return r;
 }
 
 /* ---- limits ---- */
@@ -120,6 +217,24 @@ long sys_set_robust_list(struct trap_frame *f)
     }
     current()->robust_list = arch_frame_arg(f, 0);
     return 0;
+}
+
+/* ---- membarrier ---- */
+
+#define MEMBARRIER_CMD_QUERY 0
+
+/* membarrier: QUERY reports no command.  Each of them makes every CPU that runs a thread (of
+ * this process, or of any) execute a barrier before the call returns, which takes an
+ * interrupt of those CPUs: dataplane CPUs included, which zerotick interrupts only for work
+ * their own task asked for.  So none is offered, and each is -EINVAL, as Linux says for a
+ * command QUERY does not list; glibc never calls membarrier, and liburcu falls back to its
+ * signal-based flavour. */
+long sys_membarrier(struct trap_frame *f)
+{
+    if (arch_frame_arg(f, 1) != 0) {
+        return -EINVAL; /* no flags without the commands they go with */
+    }
+    return arch_frame_arg(f, 0) == MEMBARRIER_CMD_QUERY ? 0 : -EINVAL;
 }
 
 /* ---- randomness ---- */
@@ -260,12 +375,190 @@ long sys_sysinfo(struct trap_frame *f)
     si.uptime = (int64_t)(cycles_to_ns(arch_counter_read()) / NS_PER_SEC);
     si.totalram = page_total_count();
     si.freeram = page_free_count();
+    si.sharedram = tmpfs_pages_used();
+    procfs_loadavg(si.loads);
     si.procs = (uint16_t)MIN(proc_count(), 0xffff);
     si.mem_unit = PAGE_SIZE;
     return copy_to_user(current_vm(), arch_frame_arg(f, 0), &si, sizeof(si)) ? -EFAULT : 0;
 }
 
 /* ---- memory ---- */
+
+/* ---- memory policy: one node, 0, holds all memory ----
+ * What libnuma (rt-tests links it) asks first: get_mempolicy(0, 0, 0, 0, 0) tells it NUMA is
+ * there.  The policies a program sets are checked as Linux checks them, kept and reported;
+ * every one of them names node 0 or none, and all memory is node 0's. */
+
+#define MPOL_DEFAULT        0
+#define MPOL_PREFERRED      1
+#define MPOL_BIND           2
+#define MPOL_INTERLEAVE     3
+#define MPOL_LOCAL          4
+#define MPOL_PREFERRED_MANY 5
+#define MPOL_MODE_FLAGS                                                                            \
+    ((1u << 15) | (1u << 14) | (1u << 13)) /* STATIC, RELATIVE, NUMA_BALANCING */
+#define MPOL_F_NODE         1
+#define MPOL_F_ADDR         2
+#define MPOL_F_MEMS_ALLOWED 4
+#define MPOL_MF_VALID       7 /* STRICT, MOVE, MOVE_ALL */
+#define NODES_MAX           (PAGE_SIZE * 8)
+
+/* The node mask a caller gave (maxnode bits at unodes): only node 0 exists, so a bit past
+ * it in the first word names no node (-EINVAL), and the rest of the mask is not read. */
+static long read_nodes(uint64_t unodes, uint64_t maxnode, uint64_t *nodes)
+{
+    *nodes = 0;
+    if (maxnode > NODES_MAX) {
+        return -EINVAL;
+    }
+    if (!unodes || maxnode <= 1) {
+        return 0; /* Linux reads maxnode - 1 bits: none */
+    }
+    if (copy_from_user(current_vm(), nodes, unodes, sizeof(*nodes))) {
+        return -EFAULT;
+    }
+    if (maxnode - 1 < 64) {
+        *nodes &= (1ull << (maxnode - 1)) - 1;
+    }
+    return *nodes & ~1ull ? -EINVAL : 0;
+}
+
+/* May `mode` (flags stripped) go with `nodes`?  Linux's rules for one node. */
+static bool mode_fits(unsigned mode, uint64_t nodes)
+{
+    switch (mode) {
+    case MPOL_DEFAULT:
+    case MPOL_LOCAL:
+        return nodes == 0;
+    case MPOL_PREFERRED:
+        return true;
+    case MPOL_BIND:
+    case MPOL_INTERLEAVE:
+    case MPOL_PREFERRED_MANY:
+        return nodes != 0;
+    default:
+        return false;
+    }
+}
+
+long sys_set_mempolicy(struct trap_frame *f)
+{
+    unsigned mode = (unsigned)arch_frame_arg(f, 0) & ~MPOL_MODE_FLAGS;
+    uint64_t nodes;
+    long r = read_nodes(arch_frame_arg(f, 1), arch_frame_arg(f, 2), &nodes);
+    if (r) {
+        return r;
+    }
+    if (!mode_fits(mode, nodes)) {
+        return -EINVAL;
+    }
+    struct process *p = current()->proc;
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    p->mempolicy_mode = (int)mode;
+    p->mempolicy_nodes = nodes;
+    spin_unlock_irqrestore(&proc_lock, flags);
+    return 0;
+}
+
+/* Write `nodes` as a mask of maxnode bits at unodes (as Linux: whole 64-bit words). */
+static long write_nodes(uint64_t unodes, uint64_t maxnode, uint64_t nodes)
+{
+    if (!unodes) {
+        return 0;
+    }
+    if (maxnode < 2 || maxnode > NODES_MAX) {
+        return -EINVAL; /* fewer bits than the one node needs */
+    }
+    uint64_t words = (maxnode - 1 + 63) / 64, zero = 0;
+    for (uint64_t i = 0; i < words; i++) {
+        if (copy_to_user(current_vm(), unodes + i * 8, i ? &zero : &nodes, 8)) {
+            return -EFAULT;
+        }
+    }
+    return 0;
+}
+
+long sys_get_mempolicy(struct trap_frame *f)
+{
+    unsigned flags = (unsigned)arch_frame_arg(f, 4);
+    struct process *p = current()->proc;
+    int mode;
+    uint64_t nodes;
+    if (flags & ~(unsigned)(MPOL_F_NODE | MPOL_F_ADDR | MPOL_F_MEMS_ALLOWED) ||
+        ((flags & MPOL_F_MEMS_ALLOWED) && (flags & (MPOL_F_NODE | MPOL_F_ADDR))) ||
+        (!(flags & MPOL_F_ADDR) && arch_frame_arg(f, 3))) {
+        return -EINVAL;
+    }
+    if ((flags & MPOL_F_ADDR) && vm_check_range(current_vm(), arch_frame_arg(f, 3), 1, 0)) {
+        return -EFAULT;
+    }
+    unsigned long irq = spin_lock_irqsave(&proc_lock);
+    mode = p->mempolicy_mode;
+    nodes = p->mempolicy_nodes;
+    spin_unlock_irqrestore(&proc_lock, irq);
+    if (flags & MPOL_F_MEMS_ALLOWED) {
+        mode = 0;
+        nodes = 1; /* node 0 */
+    } else if (flags & MPOL_F_NODE) {
+        if (!(flags & MPOL_F_ADDR) && mode != MPOL_INTERLEAVE) {
+            return -EINVAL;
+        }
+        mode = 0; /* the node the page (or the next interleaved page) is on */
+    }
+    long r = write_nodes(arch_frame_arg(f, 1), arch_frame_arg(f, 2), nodes);
+    if (r == 0 && arch_frame_arg(f, 0) &&
+        copy_to_user(current_vm(), arch_frame_arg(f, 0), &mode, sizeof(mode))) {
+        r = -EFAULT;
+    }
+    return r;
+}
+
+long sys_mbind(struct trap_frame *f)
+{
+    unsigned mode = (unsigned)arch_frame_arg(f, 2) & ~MPOL_MODE_FLAGS;
+    uint64_t nodes;
+    if ((arch_frame_arg(f, 0) & (PAGE_SIZE - 1)) ||
+        (arch_frame_arg(f, 5) & ~(uint64_t)MPOL_MF_VALID)) {
+        return -EINVAL;
+    }
+    long r = read_nodes(arch_frame_arg(f, 3), arch_frame_arg(f, 4), &nodes);
+    if (r) {
+        return r;
+    }
+    if (!mode_fits(mode, nodes)) {
+        return -EINVAL;
+    }
+    return vm_mapped(current_vm(), arch_frame_arg(f, 0), arch_frame_arg(f, 1))
+               ? -EFAULT
+               : 0; /* already on node 0 */
+}
+
+/* Memory is never paged out: kernel/mm/mlock.c. */
+long sys_mlock(struct trap_frame *f)
+{
+    return vm_mlock(current_vm(), arch_frame_arg(f, 0), arch_frame_arg(f, 1), 0, true);
+}
+
+long sys_mlock2(struct trap_frame *f)
+{
+    return vm_mlock(current_vm(), arch_frame_arg(f, 0), arch_frame_arg(f, 1),
+                    (unsigned)arch_frame_arg(f, 2), true);
+}
+
+long sys_munlock(struct trap_frame *f)
+{
+    return vm_mlock(current_vm(), arch_frame_arg(f, 0), arch_frame_arg(f, 1), 0, false);
+}
+
+long sys_mlockall(struct trap_frame *f)
+{
+    return vm_mlockall(current_vm(), (unsigned)arch_frame_arg(f, 0));
+}
+
+long sys_munlockall(struct trap_frame *f)
+{
+    return 0;
+}
 
 long sys_mprotect(struct trap_frame *f)
 {

@@ -30,6 +30,8 @@ REPO = Path(__file__).resolve().parents[2]
 # `make test` sets ZT_KERNEL to the checked kernel (assertions on); run by hand, the tests
 # boot the release build unless ZT_KERNEL names another.
 KERNEL = REPO / os.environ.get("ZT_KERNEL", "build/kernel.elf")
+# The same kernel as a Linux arm64 Image (make builds both): how QEMU hands over an initrd.
+IMAGE = KERNEL.with_suffix(".bin")
 BUILD = REPO / "build"
 QEMU = "qemu-system-aarch64"
 DEFAULT_TIMEOUT = 180  # seconds of host time before a boot counts as hung
@@ -81,11 +83,15 @@ def repro_shift():
 
 
 def qemu_cmd(cpus=4, bootargs=None, mem="512M", el2=False, semihosting=True, dtb=None,
-             icount=None, extra=(), cpu="cortex-a72", machine_opts="", kernel=None):
-    """kernel: another kernel file than KERNEL (e.g. the release build's)."""
+             icount=None, extra=(), cpu="cortex-a72", machine_opts="", kernel=None, initrd=None):
+    """kernel: another kernel file than KERNEL (e.g. the release build's).  initrd: a cpio
+    archive handed over as Linux's initrd is (-initrd): the kernel is then booted as a Linux
+    Image (IMAGE), since QEMU ignores -initrd for an ELF file."""
     machine = "virt,gic-version=3" + (",virtualization=on" if el2 else "") + machine_opts
     cmd = [QEMU, "-M", machine, "-cpu", cpu, "-m", mem, "-nographic", "-nic", "none",
-           "-smp", str(cpus), "-kernel", str(kernel or KERNEL)]
+           "-smp", str(cpus), "-kernel", str(kernel or (IMAGE if initrd else KERNEL))]
+    if initrd:
+        cmd += ["-initrd", str(initrd)]
     if semihosting:
         cmd += ["-semihosting-config", "enable=on,target=native,userspace=off"]
     if bootargs:

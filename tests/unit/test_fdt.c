@@ -96,13 +96,14 @@ enum dump {
     NDUMPS,
     VIRT_124 = NDUMPS,
     VIRT_512,
+    VIRT_4_INITRD,
     NALL
 };
 
 static const char *const dump_path[NALL] = {
     "build/dtb/virt-1.dtb",     "build/dtb/virt-4.dtb",        "build/dtb/virt-64.dtb",
     "build/dtb/virt-4-el2.dtb", "build/dtb/virt-4-noargs.dtb", "build/dtb/virt-124.dtb",
-    "build/dtb/virt-512.dtb",
+    "build/dtb/virt-512.dtb",   "build/dtb/virt-4-initrd.dtb",
 };
 
 struct blob {
@@ -439,6 +440,57 @@ static void fdt_13_virtio_bad_node_skipped(void **state)
     assert_int_equal(info.virtio[0].base, 0x0a000400);
     assert_int_equal(info.virtio_intid[29], 79);
     free(c.data);
+}
+
+/* IRD-01: a boot loader's initrd (QEMU -initrd of 1000 bytes with a Linux image): /chosen
+ * linux,initrd-start and -end give [0x48000000, +1000); trees without one give 0 and no note */
+static void ird_01_initrd_from_qemu(void **state)
+{
+    struct dt_info info;
+
+    parse_ok(dump(VIRT_4_INITRD), &info);
+    assert_int_equal(info.initrd_start, 0x48000000);
+    assert_int_equal(info.initrd_end - info.initrd_start, 1000);
+    assert_null(info.initrd_note);
+    for (enum dump d = 0; d < NDUMPS; d++) {
+        parse_ok(dump(d), &info);
+        assert_int_equal(info.initrd_start, 0);
+        assert_int_equal(info.initrd_end, 0);
+        assert_null(info.initrd_note);
+    }
+}
+
+/* Parse a corrupted copy: it succeeds, without an initrd, and the note names the problem. */
+static void expect_initrd_note(struct blob *c, const char *want)
+{
+    struct dt_info info;
+
+    parse_ok(c, &info);
+    assert_int_equal(info.initrd_start, 0);
+    assert_int_equal(info.initrd_end, 0);
+    assert_non_null(info.initrd_note);
+    assert_non_null(strstr(info.initrd_note, want));
+    free(c->data);
+}
+
+/* IRD-02: a malformed initrd pair is ignored with a note, never fatal: a value neither 4 nor 8
+ * bytes long, the end below the start or equal to it, only one of the two */
+static void ird_02_initrd_malformed(void **state)
+{
+    struct blob c = compact(dump(VIRT_4_INITRD));
+
+    put32(c.data + find_prop(&c, "chosen", "linux,initrd-end") + 4, 3); /* len 3 */
+    expect_initrd_note(&c, "neither 4 nor 8");
+    c = compact(dump(VIRT_4_INITRD));
+    put32(c.data + find_prop(&c, "chosen", "linux,initrd-end") + 12, 0x47ffffff);
+    expect_initrd_note(&c, "not above");
+    c = compact(dump(VIRT_4_INITRD));
+    uint32_t start = find_prop(&c, "chosen", "linux,initrd-start");
+    put32(c.data + find_prop(&c, "chosen", "linux,initrd-end") + 8, get32(c.data + start + 8));
+    expect_initrd_note(&c, "only one"); /* two starts, no end */
+    c = compact(dump(VIRT_4_INITRD));
+    put32(c.data + find_prop(&c, "chosen", "linux,initrd-end") + 12, 0x48000000);
+    expect_initrd_note(&c, "not above"); /* empty */
 }
 
 /* ------------------------------------------------------------------ corrupted copies */
@@ -1478,6 +1530,8 @@ int main(void)
         cmocka_unit_test(fdt_54_struct_at_end),
         cmocka_unit_test(fdt_55_virt_124),
         cmocka_unit_test(fdt_56_virt_512),
+        cmocka_unit_test(ird_01_initrd_from_qemu),
+        cmocka_unit_test(ird_02_initrd_malformed),
     };
 
     return cmocka_run_group_tests_name("fdt", tests, NULL, NULL);

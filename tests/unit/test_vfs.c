@@ -3,8 +3,8 @@
  * test_vfs.c — host unit tests of the file tree (kernel/fs/): path lookup, /tmp changes,
  * symbolic links, and the RAM file system's page accounting.
  *
- * The tree is the one vfs_init builds (the fake arch's initrd is empty: /tmp, /dev and
- * /proc/self only).  Every test leaves /tmp empty and checks that no page leaked.
+ * The tree is the one vfs_init builds (the fake arch's initrd is empty: /tmp, /dev, /proc and
+ * /sys only).  Every test leaves /tmp empty and checks that no page leaked.
  * VFS-0n: lookup; VFS-1n: changes under /tmp; VFS-2n: links (VFS-21/22: the link bomb of issue
  * 20, counted by a host-only hook before each component a lookup walks); VFS-3n: tmpfs pages.
  */

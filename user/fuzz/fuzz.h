@@ -181,6 +181,9 @@ void fz_file_after(struct fz_env *e, const char *name, const struct fz_args *c, 
 /* ---- procs.c: execve, memory protection, signal waits, identity, limits, times ---- */
 fz_shape_fn fz_proc_shaper(const char *name);
 
+/* ---- abi.c: statfs, chown, timers, scheduling policy, memory locking, membarrier ---- */
+fz_shape_fn fz_abi_shaper(const char *name);
+
 /* ---- the runner's helpers: stuck.c (a stuck life's report), machine.c ---- */
 void fz_stuck_report(long pid);
 struct fz_machine {

@@ -893,5 +893,6 @@ fz_shape_fn fz_shaper(const char *name)
         }
     }
     fz_shape_fn fn = fz_file_shaper(name);
+    fn = fn ? fn : fz_abi_shaper(name);
     return fn ? fn : fz_proc_shaper(name);
 }
