@@ -606,8 +606,8 @@ static int net_slots(int *out, int max)
 static int open_port(int i, int slot, unsigned nbufs)
 {
     struct zt_claim c;
-    long r = zt_claim((unsigned)slot, port_dma_bytes(nbufs),
-                      ZT_CLAIM_V2 | ZT_CLAIM_UNCONFINED_DMA, &c);
+    long r =
+        zt_claim((unsigned)slot, port_dma_bytes(nbufs), ZT_CLAIM_V2 | ZT_CLAIM_UNCONFINED_DMA, &c);
     if (r) {
         printf("pipeline: cannot claim slot %d: -%s\n", slot, zt_errno_name((int)-r));
         return 1;

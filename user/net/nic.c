@@ -174,8 +174,7 @@ static void read_mac(struct nic *n)
 }
 
 static int check_device(struct nic *n, const struct zt_claim *c, unsigned nqueues, size_t dma_need,
-                        char *err,
-                        size_t errlen)
+                        char *err, size_t errlen)
 {
     if (nqueues < 1 || nqueues > NIC_MAX_QUEUES) {
         return fail(err, errlen, "%lu queue pairs: the driver handles 1 to %lu", nqueues,
@@ -344,7 +343,8 @@ int nic_open_queues(struct nic *n, const struct zt_claim *c, unsigned nqueues, c
 {
     memset(n, 0, sizeof(*n));
     n->nqueues = nqueues;
-    if (check_device(n, c, nqueues, nic_dma_bytes_n(nqueues), err, errlen) != 0 || negotiate(n, nqueues, err, errlen) != 0) {
+    if (check_device(n, c, nqueues, nic_dma_bytes_n(nqueues), err, errlen) != 0 ||
+        negotiate(n, nqueues, err, errlen) != 0) {
         return -1;
     }
     uint8_t *dma = (uint8_t *)(uintptr_t)c->dma;
