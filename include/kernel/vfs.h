@@ -136,12 +136,12 @@ struct inode {
     uint64_t dir_pos;     /* its position in parent (getdents64), never reused there */
     uint64_t next_pos;    /* directories: the position the next entry gets (from 2) */
     const struct file_ops *fops;
-    const void *data;              /* initrd files and symlinks */
-    void *pages;                   /* tmpfs files: the top table of their data pages (tmpfs.c) */
-    uint64_t pages_end;            /* tmpfs files: one past the highest data page that exists */
-    bool anon;                     /* tmpfs files: anonymous shared memory, not in /tmp's bound */
-    int maps;                      /* tmpfs files: shared mappings of its pages (vfs_lock: 0 <-> 1) */
-    struct vm_object vmobj;        /* what a mapping of this file holds (filemap.c) */
+    const void *data;       /* initrd files and symlinks */
+    void *pages;            /* tmpfs files: the top table of their data pages (tmpfs.c) */
+    uint64_t pages_end;     /* tmpfs files: one past the highest data page that exists */
+    bool anon;              /* tmpfs files: anonymous shared memory, not in /tmp's bound */
+    int maps;               /* tmpfs files: shared mappings of its pages (vfs_lock: 0 <-> 1) */
+    struct vm_object vmobj; /* what a mapping of this file holds (filemap.c) */
     const struct synth_ops *synth; /* synthetic inodes: what they do, and their */
     int synth_a, synth_b;          /* numbers (a pid and a tid, a CPU, ...: synth.h) */
 };
