@@ -10,9 +10,10 @@
  * The groups of `isolstat`:
  *   dispatch  the raw system call (svc with x8 = SYS_zt_isolstat) reaches a handler
  *   raw       every argument case, through the raw call: the contract of zt.h
- *   wrapper   the same cases through the user wrapper zt_isolstat: the same results
- *   yours     the student's test (user/labcheck/isolstat_test.c) passes on the real call and
- *             fails on each mutant, a call broken on purpose
+ *   wrapper   the same cases through the user wrapper zt_isolstat: what the raw call returns
+ *   yours     the student's test (user/labcheck/isolstat_test.c) agrees with the raw checks on
+ *             the real call (passes if it keeps the contract, fails if not) and fails on each
+ *             mutant, a call broken on purpose
  */
 #include <stdio.h>
 #include <string.h>
@@ -110,7 +111,49 @@ static void isolstat_cases(struct isol_case *c, int *n)
     *n = k;
 }
 
-static void run_cases(const char *group, isolstat_fn call)
+/* Check one result against the contract: 1, or 0 with why filled in. */
+static int as_contract_says(const struct isol_case *c, long r, char *why, size_t n)
+{
+    char a[24], b[24];
+    if (r != c->want) {
+        snprintf(why, n, "returned %s, expected %s", rstr(r, a, sizeof(a)),
+                 rstr(c->want, b, sizeof(b)));
+        return 0;
+    }
+    if (c->want == 0 && good.cpu != (uint32_t)c->cpu) {
+        snprintf(why, n, "the audit names cpu %u, not %lu", good.cpu, c->cpu);
+        return 0;
+    }
+    if (c->want == 0 && c->dataplane >= 0 && good.dataplane != c->dataplane) {
+        snprintf(why, n, "the audit says dataplane=%u", good.dataplane);
+        return 0;
+    }
+    return 1;
+}
+
+/* raw: every case through the system call itself, judged by the contract.  Returns how many
+ * cases broke it. */
+static int run_raw(void)
+{
+    int broken = 0;
+    struct isol_case cases[16];
+    int n;
+    isolstat_cases(cases, &n);
+    for (int i = 0; i < n; i++) {
+        char why[128];
+        memset(&good, 0xa5, sizeof(good));
+        long r = zt_syscall2(SYS_zt_isolstat, cases[i].cpu, cases[i].buf);
+        int ok = as_contract_says(&cases[i], r, why, sizeof(why));
+        broken += !ok;
+        result("raw", cases[i].name, ok, why);
+    }
+    return broken;
+}
+
+/* wrapper: every case through zt_isolstat, judged by what the raw call returns for it (the
+ * wrapper's job is to pass the arguments and the result through, whatever the kernel does);
+ * a call that is not dispatched leaves nothing to compare with. */
+static void run_wrapper(void)
 {
     struct isol_case cases[16];
     int n;
@@ -119,20 +162,23 @@ static void run_cases(const char *group, isolstat_fn call)
         struct isol_case *c = &cases[i];
         char why[128], a[24], b[24];
         memset(&good, 0xa5, sizeof(good));
-        long r = group[0] == 'r' ? zt_syscall2(SYS_zt_isolstat, c->cpu, c->buf)
-                                 : call((unsigned)c->cpu, c->buf);
-        int ok = r == c->want;
-        snprintf(why, sizeof(why), "returned %s, expected %s", rstr(r, a, sizeof(a)),
-                 rstr(c->want, b, sizeof(b)));
-        if (ok && c->want == 0 && good.cpu != (uint32_t)c->cpu) {
-            ok = 0;
-            snprintf(why, sizeof(why), "the audit names cpu %u, not %lu", good.cpu, c->cpu);
+        long raw = zt_syscall2(SYS_zt_isolstat, c->cpu, c->buf);
+        uint32_t raw_cpu = good.cpu;
+        memset(&good, 0x5a, sizeof(good));
+        long r = zt_isolstat((unsigned)c->cpu, c->buf);
+        int ok = raw != -ENOSYS && r == raw && (r != 0 || c->buf != &good || good.cpu == raw_cpu);
+        if (raw == -ENOSYS) {
+            snprintf(why, sizeof(why),
+                     "the raw call is not dispatched (-ENOSYS): nothing to "
+                     "compare the wrapper with");
+        } else if (r != raw) {
+            snprintf(why, sizeof(why), "returned %s, the raw call %s", rstr(r, a, sizeof(a)),
+                     rstr(raw, b, sizeof(b)));
+        } else {
+            snprintf(why, sizeof(why), "the audit names cpu %u, the raw call's %u", good.cpu,
+                     raw_cpu);
         }
-        if (ok && c->want == 0 && c->dataplane >= 0 && good.dataplane != c->dataplane) {
-            ok = 0;
-            snprintf(why, sizeof(why), "the audit says dataplane=%u", good.dataplane);
-        }
-        result(group, c->name, ok, why);
+        result("wrapper", c->name, ok, why);
     }
 }
 
@@ -154,7 +200,10 @@ static long mutant_wrong_cpu(unsigned cpu, struct zt_isol_audit *out)
     return raw_isolstat(cpu < (unsigned)zt_nr_cpus() ? 0 : cpu, out); /* audits CPU 0 */
 }
 
-static void run_yours(void)
+/* yours: the student's test against the real call and each mutant.  On the real call a good
+ * test passes if the call keeps the contract (raw_broken == 0) and fails if it does not: either
+ * way it agrees with the raw checks. */
+static void run_yours(int raw_broken)
 {
     static const struct {
         const char *name;
@@ -190,9 +239,9 @@ static void lab_isolstat(void)
     long r = raw_isolstat(0, &a);
     snprintf(why, sizeof(why), "SYS_zt_isolstat for cpu 0 returned %s", rstr(r, s, sizeof(s)));
     result("dispatch", "reaches-a-handler", r != -ENOSYS, why);
-    run_cases("raw", NULL);
-    run_cases("wrapper", zt_isolstat);
-    run_yours();
+    int raw_broken = run_raw();
+    run_wrapper();
+    run_yours(raw_broken);
 }
 
 int main(int argc, char **argv)

@@ -134,9 +134,10 @@ def test_lab22_isolstat_wrapper(labcheck):
 
 
 def test_lab23_own_test_catches_mutants(labcheck):
-    """LAB-23: the test of user/labcheck/isolstat_test.c passes on the real call with checks
-    made, and fails on each mutant (a call that ignores a bad buffer, one that accepts any
-    CPU number, one that audits the wrong CPU)."""
+    """LAB-23: the test of user/labcheck/isolstat_test.c agrees with LAB-21's checks on the
+    real call (it passes, with checks made, when the call keeps the contract; it fails when the
+    call does not), and fails on each mutant (a call that ignores a bad buffer, one that
+    accepts any CPU number, one that audits the wrong CPU)."""
     checks_pass(labcheck, "yours", 4)
 
 
