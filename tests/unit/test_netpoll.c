@@ -75,8 +75,8 @@ static size_t udp_request(uint8_t *f, unsigned seq, size_t payload)
     uint16_t c = csum(ip, 20);
     ip[10] = (uint8_t)(c >> 8), ip[11] = (uint8_t)c;
     uint8_t *udp = ip + 20;
-    udp[0] = 0x9c, udp[1] = 0x40;    /* source port 40000 */
-    udp[2] = 0x00, udp[3] = 7;       /* the echo port */
+    udp[0] = 0x9c, udp[1] = 0x40; /* source port 40000 */
+    udp[2] = 0x00, udp[3] = 7;    /* the echo port */
     udp[4] = (uint8_t)(udp_len >> 8), udp[5] = (uint8_t)udp_len, udp[6] = udp[7] = 0;
     for (size_t i = 0; i < payload; i++) {
         udp[8 + i] = (uint8_t)(seq + i);
