@@ -33,7 +33,7 @@ HZ = 100
 ICOUNT = 4  # -icount shift: what REPRO=1 uses by default
 
 
-REPRO_TIMEOUT = 90  # host seconds: these boots take about 5; a kernel that never preempts hangs
+REPRO_TIMEOUT = 60  # host seconds: these boots take about 5; a kernel that never preempts hangs
 
 
 def repro_boot(cmd, cpus=4, dataplane="2-3", **kw):
