@@ -79,7 +79,7 @@ USER_PROGS    := $(basename $(notdir $(wildcard user/*.c)))
 USER_BINS     := $(addprefix $(B)/initrd/bin/,$(USER_PROGS))
 
 .PHONY: all kernel checked cover percpu run run-net debug gdb test unit bench compare fuzz stress-long format \
-	check-format clean distclean help deps-build doccheck
+	check-format clean distclean help deps-build doccheck lab grade lab-ci
 all: $(B)/kernel.elf $(B)/kernel.bin
 
 deps-build:
@@ -206,6 +206,15 @@ $(B)/user/bin/fuzz: $(B)/user/fuzz.o $(FUZZ_OBJS) $(USER_LIB_OBJS) user/lib/user
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(USER_LDFLAGS) -o $@ $< $(FUZZ_OBJS) $(USER_LIB_OBJS)
+
+# /bin/labcheck, the grader's checks of the labs (labs/), links the tests students write for
+# it (user/labcheck/*.c), so it can run them against the real calls and against broken ones.
+LABCHECK_OBJS := $(patsubst %,$(B)/%.o,$(basename $(wildcard user/labcheck/*.c)))
+
+$(B)/user/bin/labcheck: $(B)/user/labcheck.o $(LABCHECK_OBJS) $(USER_LIB_OBJS) user/lib/user.ld
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(USER_LDFLAGS) -o $@ $< $(LABCHECK_OBJS) $(USER_LIB_OBJS)
 
 $(B)/initrd/bin/%: $(B)/user/bin/%
 	@mkdir -p $(dir $@)
@@ -769,6 +778,23 @@ compare: deps-test
 	@$(MAKE) --no-print-directory $(B)/kernel.elf $(B)/kernel.bin $(B)/linux/sockecho
 	@$(PYTHON) tools/compare $(COMPARE_ARGS)
 
+# ---------------------------------------------------------------- labs
+# Graded labs (labs/README.md): make lab LAB=NAME makes the student's starting tree (a git
+# worktree on branch lab/NAME beside this one, or DIR=); make grade runs the lab's graded
+# tests in a lab tree (LAB= names the lab to grade the reference tree against); make lab-ci
+# grades every lab's stubbed tree, the reference and every wrong solution and fails when a
+# score drifts from what the lab's description says (.ci/run runs it after make test).
+lab: deps-test
+	@if [ -z "$(LAB)" ]; then $(PYTHON) tools/lab list; echo "lab: say which: make lab LAB=NAME"; exit 2; fi
+	@$(PYTHON) tools/lab start $(LAB) $(if $(DIR),--dir $(DIR))
+
+grade: deps-test
+	@$(PYTHON) tools/lab grade $(LAB)
+
+lab-ci: deps-test
+	@$(MAKE) --no-print-directory $(B)/kernel.elf $(B)/checked/kernel.elf unit
+	@$(PYTHON) tools/lab ci $(LAB)
+
 # ---------------------------------------------------------------- housekeeping
 FORMAT_FILES = $(shell git ls-files '*.c' '*.h')
 
@@ -811,6 +837,9 @@ help:
 	@echo "  make run-net         boot with a virtio-net device on loopback (NET=dgram|user|pci, NETQ=N)"
 	@echo "  make debug           QEMU halted with a gdb stub on :1234"
 	@echo "  make gdb             gdb-multiarch attached to 'make debug', stopped at the first instruction"
+	@echo "  make lab LAB=NAME    a graded lab's starting tree (make lab: the list; labs/README.md)"
+	@echo "  make grade           in a lab tree: build and grade it (LAB=NAME: grade this tree for that lab)"
+	@echo "  make lab-ci          every lab: stubbed, reference and wrong trees graded, scores checked"
 	@echo "  make format          clang-format every C file in place"
 	@echo "  make check-format    fail if any C file is not formatted"
 	@echo "  make clean           remove $(B)/ but the downloads in $(B)/debs"

@@ -104,7 +104,7 @@ static void flush_run(void)
 static int audit(unsigned cpu, bool brief)
 {
     struct zt_isol_audit a;
-    long r = zt_syscall2(SYS_zt_isolstat, cpu, &a);
+    long r = zt_isolstat(cpu, &a);
     if (r) {
         flush_run();
         printf("isolstat: cpu %u: %s\n", cpu, zt_errno_name((int)-r));

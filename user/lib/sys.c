@@ -206,6 +206,11 @@ long zt_meminfo(struct zt_meminfo *mi)
     return zt_syscall1(SYS_zt_meminfo, mi);
 }
 
+long zt_isolstat(unsigned cpu, struct zt_isol_audit *out)
+{
+    return zt_syscall2(SYS_zt_isolstat, cpu, out);
+}
+
 /* ---- conveniences ---- */
 
 /* Under Linux (make compare) there is no spawn call: vfork + execve does the same (linux.c). */

@@ -164,6 +164,9 @@ long zt_tasks(struct zt_task_info *buf, size_t n);
 long zt_cpus(struct zt_cpu_info *buf, size_t n);
 long zt_poweroff(int status);
 long zt_meminfo(struct zt_meminfo *mi);
+/* The isolation audit of `cpu` (what can reach it) into *out: 0 or -errno (-EINVAL: no such
+ * CPU, or offline; -EFAULT: out is not writable memory of this process). */
+long zt_isolstat(unsigned cpu, struct zt_isol_audit *out);
 /* Change the role of the CPUs in `cpulist` (op: ZT_PART_*; 0 or -errno). */
 long zt_partition(const char *cpulist, unsigned op, unsigned flags);
 /* Sample the counter with IRQs masked for duration_us (at most ZT_HWNOISE_MAX_US) on this
