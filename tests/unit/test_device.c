@@ -124,37 +124,32 @@ static void boot(bool bus, bool smmu)
     }
 }
 
-static int test_setup(void **state)
+/* Boot the devices (the PCIe bus and the SMMU or not), then the two processes; the free
+ * pages after them are the baseline the teardown checks. */
+static int setup(bool bus, bool smmu)
 {
-    boot(false, false);
+    boot(bus, smmu);
     size_t before = page_free_count();
     process_init(&p1, 10);
     process_init(&p2, 11);
     free0 = page_free_count();
     vm_objects_pages = before - free0;
     return 0;
+}
+
+static int test_setup(void **state)
+{
+    return setup(false, false);
 }
 
 static int test_setup_pci(void **state)
 {
-    boot(true, true);
-    size_t before = page_free_count();
-    process_init(&p1, 10);
-    process_init(&p2, 11);
-    free0 = page_free_count();
-    vm_objects_pages = before - free0;
-    return 0;
+    return setup(true, true);
 }
 
 static int test_setup_pci_no_smmu(void **state)
 {
-    boot(true, false);
-    size_t before = page_free_count();
-    process_init(&p1, 10);
-    process_init(&p2, 11);
-    free0 = page_free_count();
-    vm_objects_pages = before - free0;
-    return 0;
+    return setup(true, false);
 }
 
 static int test_teardown(void **state)
