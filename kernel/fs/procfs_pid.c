@@ -330,15 +330,27 @@ static int show_maps(const struct inode *ino, struct sbuf *b)
     char exe[VFS_PATH_MAX] = "";
     uint64_t exe_ino = 0;
     unsigned exe_dev = 0;
+    /* The program's path first, with no lock held but a reference (vfs_lock ranks before
+     * proc_lock: lockrank.h); then the regions under proc_lock, the process looked up again. */
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     struct process *p = proc_of_id_locked(ino->synth_a);
+    struct inode *prog = p ? p->exe : 0;
+    if (prog) {
+        inode_get(prog);
+    }
+    spin_unlock_irqrestore(&proc_lock, flags);
+    if (prog && vfs_path_of(prog, exe, sizeof(exe)) > 0) {
+        exe_ino = prog->ino;
+        exe_dev = prog->dev;
+    }
+    if (prog) {
+        inode_put(prog);
+    }
+    flags = spin_lock_irqsave(&proc_lock);
+    p = proc_of_id_locked(ino->synth_a);
     if (!p) {
         spin_unlock_irqrestore(&proc_lock, flags);
         return -ESRCH;
-    }
-    if (p->exe && vfs_path_of(p->exe, exe, sizeof(exe)) > 0) { /* vfs_lock: after proc_lock */
-        exe_ino = p->exe->ino;
-        exe_dev = p->exe->dev;
     }
     if (p->state == PROC_ALIVE && p->nthreads > 0 && p->vm) { /* it stays meanwhile */
         spin_lock(&p->vm->lock);
