@@ -171,9 +171,10 @@ def test_lab30_console_flood_on_housekeeping():
 INSTS_RE = re.compile(r"udpecho: instructions: (\d+) per received frame, (\d+) per empty poll")
 # The most instructions one received datagram may cost in udpecho's loop (receive, answer,
 # re-post, publish, notify), under -icount with one datagram in flight.  The reference driver
-# took 673 to 689 in three runs of this test (the first frames' rounds vary with when the host's
-# datagrams arrive); the bound leaves room for a different but equally direct loop, not for one
-# that walks the whole 256-entry ring or copies frames it need not copy.
+# (nic_queue_poll over a queue pair) took 622 in each of three runs of this test (the first
+# frames' rounds can vary with when the host's datagrams arrive); the bound leaves room for a
+# different but equally direct loop, not for one that walks the whole 256-entry ring or copies
+# frames it need not copy.
 PER_FRAME_MAX = 1000
 
 

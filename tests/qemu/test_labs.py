@@ -319,7 +319,9 @@ points = 60
 def test_lab07_grade_report(tmp_path):
     """LAB-07: grading this tree (the reference) for a lab of two graded tests, one of two
     IDs: one `== Test NAME == ok (N pts)` line per test, in the description's order, then
-    `Score: 100/100`; the JSON report has the score and each test's result."""
+    `Score: 100/100`; the JSON report has the score and each test's result.  A failed unit
+    test's reason is its own: cmocka's lines after its result line (and what it printed
+    before it), never its neighbour's."""
     (tmp_path / "labs" / "fixture").mkdir(parents=True)
     (tmp_path / "labs" / "fixture" / "lab.toml").write_text(FIXTURE_LAB)
     lines = []
@@ -330,3 +332,32 @@ def test_lab07_grade_report(tmp_path):
                       "Score: 100/100"], lines
     assert score == 100
     assert '"score": 100' in (tmp_path / "grade.json").read_text()
+
+    fake = tmp_path / "build" / "host" / "tests" / "test_fake"
+    fake.parent.mkdir(parents=True)
+    fake.write_text(CMOCKA_TAP)
+    fake.chmod(0o755)
+    got = lab.run_unit(tmp_path, "test_fake", dict(os.environ))
+    assert got["first_case"] == (False, "# 0 != 0x8\n# t.c:10: error: Failure!"), got
+    assert got["second_case"] == (False, "# 0x1 != 0\n# t.c:20: error: Failure!\n"
+                                         "printed by the second case"), got
+    assert got["third_case"] == (True, ""), got
+    assert got["__binary__"][0] is False, got
+
+
+# What a cmocka binary prints with CMOCKA_MESSAGE_OUTPUT=TAP (cmocka 1.1), two of three failing.
+CMOCKA_TAP = """#!/bin/sh
+cat <<'EOF'
+1..3
+not ok 1 - first_case
+# 0 != 0x8
+# t.c:10: error: Failure!
+printed by the second case
+not ok 2 - second_case
+# 0x1 != 0
+# t.c:20: error: Failure!
+ok 3 - third_case
+# not ok - tests
+EOF
+exit 1
+"""
