@@ -93,9 +93,11 @@ static inline bool signal_may_be_pending(const struct task *t)
     (0xffull << 8 * (offsetof(struct cpu, field) - offsetof(struct cpu, slow_work)))
 static inline uint64_t slow_work_timer_bytes(void)
 {
-    _Static_assert(offsetof(struct cpu, timer_stale) - offsetof(struct cpu, slow_work) < 8,
-                   "timer_stale is a byte of slow_work");
-    return SLOW_WORK_BYTE(timer_dirty) | SLOW_WORK_BYTE(timer_stale); /* little-endian */
+    _Static_assert(offsetof(struct cpu, timer_stale) - offsetof(struct cpu, slow_work) < 8 &&
+                       offsetof(struct cpu, timer_quick) - offsetof(struct cpu, slow_work) < 8,
+                   "the timer's flags are bytes of slow_work");
+    return SLOW_WORK_BYTE(timer_dirty) | SLOW_WORK_BYTE(timer_stale) |
+           SLOW_WORK_BYTE(timer_quick); /* little-endian */
 }
 
 /* A system call when something else is to be done around it: the path of every exception. */
