@@ -141,14 +141,6 @@ static inline bool syscall_exit_fast(struct cpu *c)
     return true;
 }
 
-/* A fast exit whose only slow work is the timer: what the slow path would do for it, without
- * the full frame (timer_reprogram needs none).  Out of line, so the common exit stays a leaf. */
-static __attribute__((noinline)) bool syscall_exit_timer(struct cpu *c)
-{
-    timer_reprogram();
-    return syscall_exit_fast(c);
-}
-
 bool kernel_syscall_exit(void)
 {
     ASSERT_IRQS_MASKED();
@@ -159,7 +151,10 @@ bool kernel_syscall_exit(void)
         if ((c->slow_work & ~slow_work_timer_bytes()) != 0) {
             return false;
         }
-        return syscall_exit_timer(c);
+        /* Only the timer: what the slow path would do for it, without the full frame
+         * (timer_reprogram needs none); then the fast exit. */
+        timer_reprogram();
+        c = this_cpu();
     }
     return syscall_exit_fast(c);
 }

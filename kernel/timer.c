@@ -104,29 +104,31 @@ void timer_note_slice(uint64_t slice_end)
 {
     ASSERT_IRQS_MASKED();
     struct cpu *c = this_cpu();
-    struct timer_queue *tq = &tqs[c->id];
+    struct timer_queue *tq = percpu_elem(tqs, c->id);
     uint64_t programmed = tq->programmed; /* written by this CPU only */
+    uint64_t residual = tq->residual_next;
     /* While contention lasts, on any CPU, an armed slice timer early enough (0 - 1 wraps:
      * disarmed is never early enough) is left alone: at most one early interrupt per slice,
      * never a late one.  On a housekeeping CPU so is whatever the hardware holds once no
      * slice is needed.  A dataplane CPU whose contention ended (no slice) gets its exact
      * deadline, so it disarms before the remaining task returns to user space and never
      * takes the old slice's interrupt. */
-    bool early_enough = slice_end ? programmed - 1 < slice_end : !c->dataplane;
-    if (__builtin_expect(early_enough && !tq->residual_next, 1)) {
-        c->timer_quick = false; /* what the hardware holds will do: an earlier note is void */
+    if (slice_end ? programmed - 1 < slice_end : !c->dataplane) {
+        if (__builtin_expect(!residual, 1)) {
+            c->timer_quick = false; /* the hardware's deadline will do: an earlier note is void */
+            return;
+        }
+    } else if (!residual) {
+        /* timer_compute_deadline's answer: the scheduler's inputs are the ones just handed
+         * in (a due switch needs no slice timer), the queue head is read as timer_reprogram
+         * reads it, and there is no residual tick.  Any later change marks the timer again. */
+        uint64_t slice = c->need_resched ? 0 : slice_end;
+        uint64_t e = __atomic_load_n(&tq->earliest, __ATOMIC_RELAXED);
+        note_want(c, earlier(earlier(e, slice), tq->periodic_next), programmed);
         return;
     }
-    if (tq->residual_next) {
-        timer_note_change(c->id); /* depends on whether a task runs: timer_state decides */
-        return;
-    }
-    /* timer_compute_deadline's answer: the scheduler's inputs are the ones just handed in
-     * (a due switch needs no slice timer), the queue head is read as timer_reprogram reads
-     * it, and there is no residual tick.  Any later change marks the timer again. */
-    uint64_t slice = c->need_resched ? 0 : slice_end;
-    uint64_t e = __atomic_load_n(&tq->earliest, __ATOMIC_RELAXED);
-    note_want(c, earlier(earlier(e, slice), tq->periodic_next), programmed);
+    timer_note_change(c->id); /* the residual tick depends on whether a task runs: the full
+                                 computation (timer_state) decides */
 }
 
 void timer_note_idle(void)
@@ -313,13 +315,16 @@ uint64_t timer_compute_deadline(const struct timer_inputs *in)
     return compute_deadline(in);
 }
 
-/* The trace event of a hardware write (tracing on: out of line, so program stays a leaf). */
-static __attribute__((noinline)) void trace_write(uint64_t deadline)
+/* A hardware write with tracing on: the event, then the write (out of line, so that
+ * program's common path is a leaf ending in a tail call). */
+static __attribute__((noinline)) void write_traced(uint64_t deadline)
 {
     if (deadline) {
         trace_event(ZT_TR_TIMER_ARM, deadline, 0);
+        arch_timer_set_deadline(deadline);
     } else {
         trace_event(ZT_TR_TIMER_DISARM, 0, 0);
+        arch_timer_disarm();
     }
 }
 
@@ -329,12 +334,12 @@ static __attribute__((noinline)) void trace_write(uint64_t deadline)
 static inline void program(struct cpu *c, struct timer_queue *tq, uint64_t deadline)
 {
     c->timer_stale = false;
+    c->timer_quick = false;
     tq->programmed = deadline;
     stats_timer_write(c, deadline != 0);
     if (__builtin_expect(trace_on, 0)) {
-        trace_write(deadline);
-    }
-    if (deadline) {
+        write_traced(deadline);
+    } else if (deadline) {
         arch_timer_set_deadline(deadline);
     } else {
         arch_timer_disarm();
@@ -378,10 +383,10 @@ static inline uint64_t timer_bytes(void)
     return 0xffffffull << 8 * (offsetof(struct cpu, timer_dirty) - offsetof(struct cpu, slow_work));
 }
 
-/* timer_bytes() of a slow_work in which only timer_quick is set (each byte is a bool). */
-static inline uint64_t timer_quick_only(void)
+/* The bytes of slow_work that ask for the full computation: dirty, stale. */
+static inline uint64_t timer_full_bytes(void)
 {
-    return 1ull << 8 * (offsetof(struct cpu, timer_quick) - offsetof(struct cpu, slow_work));
+    return 0xffffull << 8 * (offsetof(struct cpu, timer_dirty) - offsetof(struct cpu, slow_work));
 }
 
 void timer_reprogram(void)
@@ -399,18 +404,16 @@ void timer_reprogram(void)
     if (__builtin_expect(work == 0, 1)) {
         return; /* the three bytes in one load (cpu.h's slow_work) */
     }
-    if (work != timer_quick_only()) {
+    if (work & timer_full_bytes()) {
         reprogram(c); /* dirty or stale: recomputed from every input */
-    } else {
-        /* only this CPU's own notes changed the deadline since the last computation, and
-         * the last of them left it in timer_want (timer_note_slice, timer_note_idle) */
-        c->timer_quick = false;
-        struct timer_queue *tq = percpu_elem(tqs, c->id);
-        uint64_t want = c->timer_want;
-        if (want != tq->programmed) {
-            program(c, tq, want);
-        }
+        return;
     }
+    /* Only this CPU's own notes changed the deadline since the last computation, and the last
+     * of them left it in timer_want (timer_note_slice, timer_note_idle), different from what
+     * the hardware holds: every write of the hardware (program) clears timer_quick. */
+    struct timer_queue *tq = percpu_elem(tqs, c->id);
+    ASSERT(c->timer_want != tq->programmed);
+    program(c, tq, c->timer_want);
 }
 
 /* Run every expired timer of this CPU (IRQ context). */
