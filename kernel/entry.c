@@ -93,9 +93,11 @@ static inline bool signal_may_be_pending(const struct task *t)
     (0xffull << 8 * (offsetof(struct cpu, field) - offsetof(struct cpu, slow_work)))
 static inline uint64_t slow_work_timer_bytes(void)
 {
-    _Static_assert(offsetof(struct cpu, timer_stale) - offsetof(struct cpu, slow_work) < 8,
-                   "timer_stale is a byte of slow_work");
-    return SLOW_WORK_BYTE(timer_dirty) | SLOW_WORK_BYTE(timer_stale); /* little-endian */
+    _Static_assert(offsetof(struct cpu, timer_stale) - offsetof(struct cpu, slow_work) < 8 &&
+                       offsetof(struct cpu, timer_quick) - offsetof(struct cpu, slow_work) < 8,
+                   "the timer's flags are bytes of slow_work");
+    return SLOW_WORK_BYTE(timer_dirty) | SLOW_WORK_BYTE(timer_stale) |
+           SLOW_WORK_BYTE(timer_quick); /* little-endian */
 }
 
 /* A system call when something else is to be done around it: the path of every exception. */
@@ -139,14 +141,6 @@ static inline bool syscall_exit_fast(struct cpu *c)
     return true;
 }
 
-/* A fast exit whose only slow work is the timer: what the slow path would do for it, without
- * the full frame (timer_reprogram needs none).  Out of line, so the common exit stays a leaf. */
-static __attribute__((noinline)) bool syscall_exit_timer(struct cpu *c)
-{
-    timer_reprogram();
-    return syscall_exit_fast(c);
-}
-
 bool kernel_syscall_exit(void)
 {
     ASSERT_IRQS_MASKED();
@@ -157,7 +151,10 @@ bool kernel_syscall_exit(void)
         if ((c->slow_work & ~slow_work_timer_bytes()) != 0) {
             return false;
         }
-        return syscall_exit_timer(c);
+        /* Only the timer: what the slow path would do for it, without the full frame
+         * (timer_reprogram needs none); then the fast exit. */
+        timer_reprogram();
+        c = this_cpu();
     }
     return syscall_exit_fast(c);
 }

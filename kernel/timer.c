@@ -15,6 +15,9 @@
  * callback reaches through it, like a sleeper's wait queue) may go.
  */
 #include "kernel/timer.h"
+
+#include <stddef.h>
+
 #include "arch.h"
 #include "kernel/cpu.h"
 #include "kernel/irq.h"
@@ -82,20 +85,50 @@ void timer_note_change(unsigned cpu)
     __atomic_store_n(&cpus[cpu].timer_dirty, true, __ATOMIC_RELEASE);
 }
 
+/* The earlier of two deadlines where 0 means none: 0 - 1 wraps to the largest value, so it
+ * loses every comparison (branch-free: this runs at every reprogramming). */
+static inline uint64_t earlier(uint64_t a, uint64_t b)
+{
+    return a - 1 < b - 1 ? a : b;
+}
+
+/* This CPU's own change left `want` as its exact deadline: the way out writes it unless the
+ * hardware already holds it (timer_reprogram's quick path, no scheduler hook, no recompute). */
+static inline void note_want(struct cpu *c, uint64_t want, uint64_t programmed)
+{
+    c->timer_want = want;
+    c->timer_quick = want != programmed;
+}
+
 void timer_note_slice(uint64_t slice_end)
 {
     ASSERT_IRQS_MASKED();
     struct cpu *c = this_cpu();
-    struct timer_queue *tq = &tqs[c->id];
+    struct timer_queue *tq = percpu_elem(tqs, c->id);
     uint64_t programmed = tq->programmed; /* written by this CPU only */
-    bool early_enough = !slice_end || (programmed && programmed <= slice_end);
-    /* A dataplane CPU whose contention ended (no slice) disarms at once, exactly: it must not
-     * take the old slice's interrupt.  While contention lasts it is like housekeeping: an
-     * early slice timer is left alone (at most one early interrupt per slice, never a late
-     * one).  The residual tick depends on whether a task runs, which a switch changes. */
-    if (!early_enough || (c->dataplane && !slice_end) || tq->residual_next) {
-        timer_note_change(c->id);
+    uint64_t residual = tq->residual_next;
+    /* While contention lasts, on any CPU, an armed slice timer early enough (0 - 1 wraps:
+     * disarmed is never early enough) is left alone: at most one early interrupt per slice,
+     * never a late one.  On a housekeeping CPU so is whatever the hardware holds once no
+     * slice is needed.  A dataplane CPU whose contention ended (no slice) gets its exact
+     * deadline, so it disarms before the remaining task returns to user space and never
+     * takes the old slice's interrupt. */
+    if (slice_end ? programmed - 1 < slice_end : !c->dataplane) {
+        if (__builtin_expect(!residual, 1)) {
+            c->timer_quick = false; /* the hardware's deadline will do: an earlier note is void */
+            return;
+        }
+    } else if (!residual) {
+        /* timer_compute_deadline's answer: the scheduler's inputs are the ones just handed
+         * in (a due switch needs no slice timer), the queue head is read as timer_reprogram
+         * reads it, and there is no residual tick.  Any later change marks the timer again. */
+        uint64_t slice = c->need_resched ? 0 : slice_end;
+        uint64_t e = __atomic_load_n(&tq->earliest, __ATOMIC_RELAXED);
+        note_want(c, earlier(earlier(e, slice), tq->periodic_next), programmed);
+        return;
     }
+    timer_note_change(c->id); /* the residual tick depends on whether a task runs: the full
+                                 computation (timer_state) decides */
 }
 
 void timer_note_idle(void)
@@ -104,11 +137,8 @@ void timer_note_idle(void)
     struct cpu *c = this_cpu();
     struct timer_queue *tq = &tqs[c->id];
     /* timer_compute_deadline with nothing running: no slice, no residual tick */
-    uint64_t e = __atomic_load_n(&tq->earliest, __ATOMIC_RELAXED), p = tq->periodic_next;
-    uint64_t idle = !e ? p : !p ? e : e < p ? e : p;
-    if (idle != tq->programmed) {
-        timer_note_change(c->id);
-    }
+    uint64_t e = __atomic_load_n(&tq->earliest, __ATOMIC_RELAXED);
+    note_want(c, earlier(e, tq->periodic_next), tq->programmed);
 }
 
 /* Insert t into tq by deadline (tq->lock held, t on no queue). */
@@ -272,13 +302,6 @@ void timer_set_dataplane(bool dataplane)
     timer_note_change(this_cpu_id());
 }
 
-/* The earlier of two deadlines where 0 means none: 0 - 1 wraps to the largest value, so it
- * loses every comparison (branch-free: this runs at every reprogramming). */
-static inline uint64_t earlier(uint64_t a, uint64_t b)
-{
-    return a - 1 < b - 1 ? a : b;
-}
-
 /* timer_reprogram's work, once its inputs may have changed. */
 static inline uint64_t compute_deadline(const struct timer_inputs *in)
 {
@@ -292,12 +315,44 @@ uint64_t timer_compute_deadline(const struct timer_inputs *in)
     return compute_deadline(in);
 }
 
+/* A hardware write with tracing on: the event, then the write (out of line, so that
+ * program's common path is a leaf ending in a tail call). */
+static __attribute__((noinline)) void write_traced(uint64_t deadline)
+{
+    if (deadline) {
+        trace_event(ZT_TR_TIMER_ARM, deadline, 0);
+        arch_timer_set_deadline(deadline);
+    } else {
+        trace_event(ZT_TR_TIMER_DISARM, 0, 0);
+        arch_timer_disarm();
+    }
+}
+
+/* Write `deadline` to this CPU's hardware timer (0: disarm) and remember it.  The
+ * bookkeeping first, the hardware last (IRQs are masked: the order is not observable), so
+ * the write is a tail call. */
+static inline void program(struct cpu *c, struct timer_queue *tq, uint64_t deadline)
+{
+    c->timer_stale = false;
+    c->timer_quick = false;
+    tq->programmed = deadline;
+    stats_timer_write(c, deadline != 0);
+    if (__builtin_expect(trace_on, 0)) {
+        write_traced(deadline);
+    } else if (deadline) {
+        arch_timer_set_deadline(deadline);
+    } else {
+        arch_timer_disarm();
+    }
+}
+
 static __attribute__((noinline)) void reprogram(struct cpu *c)
 {
     ASSERT(c == this_cpu()); /* only the owning CPU touches its hardware timer */
     unsigned cpu = c->id;
     struct timer_queue *tq = percpu_elem(tqs, cpu);
     bool dirty = __atomic_exchange_n(&c->timer_dirty, false, __ATOMIC_ACQ_REL);
+    c->timer_quick = false; /* this computation answers it too */
     if (!c->timer_stale && !dirty) {
         return; /* (stale or not, the flag is cleared: this computation answers it) */
     }
@@ -315,17 +370,23 @@ static __attribute__((noinline)) void reprogram(struct cpu *c)
     if (deadline == tq->programmed && !c->timer_stale) {
         return;
     }
-    c->timer_stale = false;
-    if (deadline) {
-        arch_timer_set_deadline(deadline);
-        stats_timer_write(c, true);
-        trace_event(ZT_TR_TIMER_ARM, deadline, 0);
-    } else {
-        arch_timer_disarm();
-        stats_timer_write(c, false);
-        trace_event(ZT_TR_TIMER_DISARM, 0, 0);
-    }
-    tq->programmed = deadline;
+    program(c, tq, deadline);
+}
+
+/* The bytes of slow_work (struct cpu) that ask timer_reprogram for work: dirty, stale, quick
+ * (adjacent, little-endian). */
+static inline uint64_t timer_bytes(void)
+{
+    _Static_assert(offsetof(struct cpu, timer_stale) == offsetof(struct cpu, timer_dirty) + 1 &&
+                       offsetof(struct cpu, timer_quick) == offsetof(struct cpu, timer_dirty) + 2,
+                   "the timer's bytes of slow_work are adjacent");
+    return 0xffffffull << 8 * (offsetof(struct cpu, timer_dirty) - offsetof(struct cpu, slow_work));
+}
+
+/* The bytes of slow_work that ask for the full computation: dirty, stale. */
+static inline uint64_t timer_full_bytes(void)
+{
+    return 0xffffull << 8 * (offsetof(struct cpu, timer_dirty) - offsetof(struct cpu, slow_work));
 }
 
 void timer_reprogram(void)
@@ -336,11 +397,23 @@ void timer_reprogram(void)
      * The dirty flag is cleared before the inputs are read (reprogram), so a change made
      * meanwhile (another CPU queueing a task here) marks it again and is seen next time.
      * Plain loads first: the exchange is a read-modify-write loop, and this test is all that
-     * most calls (every exit from an interrupt, every idle loop) need. */
+     * most calls (every exit from an interrupt, every idle loop) need.  A change this CPU
+     * noted itself with the deadline it implies (timer_quick) needs only the write. */
     struct cpu *c = this_cpu();
-    if (c->timer_stale || __atomic_load_n(&c->timer_dirty, __ATOMIC_RELAXED)) {
-        reprogram(c);
+    uint64_t work = __atomic_load_n(&c->slow_work, __ATOMIC_RELAXED) & timer_bytes();
+    if (__builtin_expect(work == 0, 1)) {
+        return; /* the three bytes in one load (cpu.h's slow_work) */
     }
+    if (work & timer_full_bytes()) {
+        reprogram(c); /* dirty or stale: recomputed from every input */
+        return;
+    }
+    /* Only this CPU's own notes changed the deadline since the last computation, and the last
+     * of them left it in timer_want (timer_note_slice, timer_note_idle), different from what
+     * the hardware holds: every write of the hardware (program) clears timer_quick. */
+    struct timer_queue *tq = percpu_elem(tqs, c->id);
+    ASSERT(c->timer_want != tq->programmed);
+    program(c, tq, c->timer_want);
 }
 
 /* Run every expired timer of this CPU (IRQ context). */

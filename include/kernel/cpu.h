@@ -63,6 +63,7 @@ struct cpu {
     bool online;    /* set by the CPU itself once it can take work */
     bool dataplane; /* partition.c, repartition.c: its role; changed at run time only by the
                        CPU itself, or while it is offline */
+    bool stopping;  /* going offline: its idle loop powers it off (smp.c) */
     /*
      * Why the way between user space and the kernel must take its slow path on this CPU:
      * each byte is one reason, written by the module named (plain or relaxed byte stores),
@@ -76,6 +77,8 @@ struct cpu {
             bool need_resched; /* sched.c: a switch is due (this CPU only) */
             bool timer_dirty;  /* timer.c: an input of this CPU's deadline changed (any CPU) */
             bool timer_stale;  /* timer.c: the compare register is unknown or has passed */
+            bool timer_quick;  /* timer.c: this CPU's own last change left its deadline
+                                  computed (timer_want); the hardware must get it */
             bool quiesce;      /* dataplane.h: this dataplane CPU has something to give
                                   back before user space runs again (a page in its cache:
                                   page.c; a deferred request: ipi.c, from any CPU) */
@@ -90,7 +93,7 @@ struct cpu {
     uint64_t start_counter;           /* counter value at its first instruction (boot.S) */
     uint64_t kstack_top;              /* this CPU's idle/boot stack */
     struct task *current_task;        /* the task running here (sched.c keeps it) */
-    bool stopping;                    /* going offline: its idle loop powers it off (smp.c) */
+    uint64_t timer_want;              /* timer.c: the deadline timer_quick asks for (0: none) */
     struct cpu_stats stats;
 } __attribute__((aligned(64)));
 

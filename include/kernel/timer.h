@@ -103,16 +103,18 @@ void timer_set_dataplane(bool dataplane);
 void timer_note_change(unsigned cpu);
 /* This CPU's run queue or its running task changed, and with it only what the slice asks of
  * the timer: it must fire by `slice_end` (0: the slice needs no timer).  IRQs masked, this
- * CPU.  If the hardware already fires no later than that, nothing is marked and the way out
- * stays fast: the deadline can only have moved later, so the interrupt comes early, finds the
- * slice not over and the exact deadline is programmed then (at most one early interrupt per
- * slice, never a late one).  Otherwise, and always on a dataplane CPU (whose timer stays
- * exact, for isolation) or with a residual tick, it is timer_note_change.  A CPU going idle uses
- * timer_note_change: an idle CPU is woken by no early interrupt. */
+ * CPU.  If the hardware already fires no later than that (or, on a housekeeping CPU, no slice
+ * is needed), nothing is asked of the way out, which stays fast: the deadline can only have
+ * moved later, so the interrupt comes early, finds the slice not over and the exact deadline
+ * is programmed then (at most one early interrupt per slice, never a late one).  Otherwise,
+ * and on a dataplane CPU whose contention ended (its timer stays exact, for isolation), the
+ * exact deadline is computed here from slice_end, need_resched, the queue head and the
+ * periodic tick, and the way out writes it unless the hardware already holds it
+ * (timer_quick, timer_want in struct cpu); with a residual tick it is timer_note_change. */
 void timer_note_slice(uint64_t slice_end);
-/* This CPU switches to its idle loop (IRQs masked): the timer is marked for reprogramming
- * unless the hardware already holds the exact idle deadline (the earliest timer or periodic
- * tick; no slice, no residual tick). */
+/* This CPU switches to its idle loop (IRQs masked): the way out writes the exact idle
+ * deadline (the earliest timer or periodic tick; no slice, no residual tick) unless the
+ * hardware already holds it. */
 void timer_note_idle(void);
 /* Program this CPU's hardware timer from its state (see above).  IRQs masked. */
 void timer_reprogram(void);

@@ -117,14 +117,36 @@ static int strv_measure(const struct exec_strv *s, int *count, uint64_t *bytes)
     }
 }
 
-static int put_word(struct vm *vm, uint64_t at, uint64_t v)
+/* Where build_stack writes: straight into vm, or, when the whole initial stack fits in
+ * STACK_STAGE_BYTES (a program started with a few arguments), into a kernel buffer that is
+ * written to vm in one vm_write_initial at the end (one lock and table walk per page
+ * instead of one per string, pointer and NUL). */
+#define STACK_STAGE_BYTES 1024
+struct stack_out {
+    struct vm *vm;
+    uint8_t *stage; /* 0: write straight into vm */
+    uint64_t base;  /* the user address of stage[0] */
+    uint64_t size;  /* bytes of stage in use */
+};
+
+static int stack_write(struct stack_out *o, uint64_t at, const void *src, size_t n)
 {
-    return vm_write_initial(vm, at, &v, sizeof(v));
+    if (!o->stage) {
+        return vm_write_initial(o->vm, at, src, n);
+    }
+    ASSERT(at >= o->base && at - o->base + n <= o->size); /* build_stack's layout */
+    memcpy(o->stage + (at - o->base), src, n);
+    return 0;
+}
+
+static int put_word(struct stack_out *o, uint64_t at, uint64_t v)
+{
+    return stack_write(o, at, &v, sizeof(v));
 }
 
 /* Copy string i of s (length as measured now, at most `room` bytes with its NUL) to `dst`
  * in vm; return its size with the NUL, or -errno. */
-static long copy_string(struct vm *vm, const struct exec_strv *s, int i, uint64_t dst,
+static long copy_string(struct stack_out *o, const struct exec_strv *s, int i, uint64_t dst,
                         uint64_t room)
 {
     uint64_t up;
@@ -145,31 +167,31 @@ static long copy_string(struct vm *vm, const struct exec_strv *s, int i, uint64_
         } else if (copy_from_user(s->vm, buf, up + (uint64_t)done, chunk)) {
             return -EFAULT;
         }
-        if (vm_write_initial(vm, dst + (uint64_t)done, buf, chunk)) {
+        if (stack_write(o, dst + (uint64_t)done, buf, chunk)) {
             return -EFAULT;
         }
         done += (long)chunk;
     }
     char nul = 0;
-    return vm_write_initial(vm, dst + (uint64_t)len, &nul, 1) ? -EFAULT : len + 1;
+    return stack_write(o, dst + (uint64_t)len, &nul, 1) ? -EFAULT : len + 1;
 }
 
 /* Copy the n strings of s to [*str, limit), storing their addresses at ptrs[0..n) and the
  * NULL after them.  Advances *str. */
-static int copy_strv(struct vm *vm, const struct exec_strv *s, int n, uint64_t *str, uint64_t limit,
-                     uint64_t ptrs)
+static int copy_strv(struct stack_out *o, const struct exec_strv *s, int n, uint64_t *str,
+                     uint64_t limit, uint64_t ptrs)
 {
     for (int i = 0; i < n; i++) {
-        long len = copy_string(vm, s, i, *str, limit - *str);
+        long len = copy_string(o, s, i, *str, limit - *str);
         if (len < 0) {
             return (int)len;
         }
-        if (put_word(vm, ptrs + (uint64_t)i * 8, *str)) {
+        if (put_word(o, ptrs + (uint64_t)i * 8, *str)) {
             return -EFAULT;
         }
         *str += (uint64_t)len;
     }
-    return put_word(vm, ptrs + (uint64_t)n * 8, 0);
+    return put_word(o, ptrs + (uint64_t)n * 8, 0);
 }
 
 /* The auxiliary vector for img (and its interpreter, if any: else NULL); AT_PHDR only when
@@ -235,18 +257,26 @@ static int build_stack(struct vm *vm, const struct elf_image *img, const struct 
     ASSERT(!(at & 15) && envp_at + ((uint64_t)envc + 1 + naux) * 8 <= random); /* no overlap */
     uint8_t rnd[16];
     random_bytes(rnd, sizeof(rnd));
+    uint8_t stage[STACK_STAGE_BYTES];
+    struct stack_out o = {vm, 0, at, top - at};
+    if (o.size <= sizeof(stage)) {
+        o.stage = stage;
+        memset(stage, 0, o.size); /* the gaps read as the fresh stack page's zeroes */
+    }
     uint64_t str = strings;
-    if (copy_string(vm, &fn, 0, execfn_at, fn_len) < 0 ||
-        vm_write_initial(vm, platform, "aarch64", 8) || vm_write_initial(vm, random, rnd, 16) ||
-        put_word(vm, at, (uint64_t)argc) ||
-        vm_write_initial(vm, envp_at + ((uint64_t)envc + 1) * 8, auxv, naux * 8)) {
+    if (copy_string(&o, &fn, 0, execfn_at, fn_len) < 0 || stack_write(&o, platform, "aarch64", 8) ||
+        stack_write(&o, random, rnd, 16) || put_word(&o, at, (uint64_t)argc) ||
+        stack_write(&o, envp_at + ((uint64_t)envc + 1) * 8, auxv, naux * 8)) {
         return -EFAULT;
     }
-    r = copy_strv(vm, argv, argc, &str, execfn_at, argv_at);
+    r = copy_strv(&o, argv, argc, &str, execfn_at, argv_at);
     vm->arg_start = strings;
     vm->arg_end = str;
     if (r == 0) {
-        r = copy_strv(vm, envp, envc, &str, execfn_at, envp_at);
+        r = copy_strv(&o, envp, envc, &str, execfn_at, envp_at);
+    }
+    if (r == 0 && o.stage && vm_write_initial(vm, o.base, o.stage, o.size)) {
+        r = -EFAULT;
     }
     *sp = at;
     return r;

@@ -148,6 +148,46 @@ static void exec02_empty(TEST_STATE)
     assert_int_equal(word(st.sp + 24), AT_PHDR);
 }
 
+/* EXEC-03: the layout is the same whether the initial stack is assembled in the kernel and
+ * written at once (small) or written piece by piece (larger than the kernel's buffer, and
+ * across a page boundary): argument lengths that take the stack from below to above the
+ * kernel's 1,024-byte buffer, and one of 5,000 bytes */
+static void exec03_layout_any_size(TEST_STATE)
+{
+    static char arg[5001];
+    for (size_t len = 500; len <= 5000; len = len < 700 ? len + 10 : 5000 + (len == 5000)) {
+        vm_destroy(&vm);
+        assert_int_equal(vm_init(&vm), 0);
+        memset(arg, 'a' + (int)(len % 26), len);
+        arg[len] = 0;
+        char *const argv[] = {"prog", arg, "end", 0}, *const envp[] = {"Y=2", 0};
+        struct exec_strv a = {0, 0, argv}, e = {0, 0, envp};
+        struct exec_start st;
+        assert_int_equal(exec_load_image(&vm, file, sizeof(file), "/bin/p", &a, &e, &st), 0);
+        assert_int_equal(st.sp % 16, 0);
+        assert_int_equal(word(st.sp), 3);
+        user_string_is(word(st.sp + 8), "prog");
+        uint64_t at = word(st.sp + 16);
+        for (size_t i = 0; i < len; i += 1 + i / 7) { /* the long one, sampled */
+            char c;
+            assert_int_equal(copy_from_user(&vm, &c, at + i, 1), 0);
+            assert_int_equal(c, arg[i]);
+        }
+        char nul = 1;
+        assert_int_equal(copy_from_user(&vm, &nul, at + len, 1), 0);
+        assert_int_equal(nul, 0);
+        user_string_is(word(st.sp + 24), "end");
+        assert_int_equal(word(st.sp + 32), 0);
+        user_string_is(word(st.sp + 40), "Y=2");
+        assert_int_equal(word(st.sp + 48), 0);
+        uint64_t av = st.sp + 56;
+        assert_int_equal(aux(av, AT_ENTRY), st.pc);
+        user_string_is(aux(av, AT_EXECFN), "/bin/p");
+        user_string_is(aux(av, AT_PLATFORM), "aarch64");
+        assert_true(aux(av, AT_RANDOM) > st.sp);
+    }
+}
+
 /* EXEC-10: more than EXEC_ARG_COUNT strings, or more than EXEC_ARG_BYTES, is E2BIG */
 static void exec10_limits(TEST_STATE)
 {
@@ -197,6 +237,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(exec01_layout, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(exec02_empty, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(exec03_layout_any_size, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(exec10_limits, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(exec11_bad_user_arrays, test_setup, test_teardown),
     };

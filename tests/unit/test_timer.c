@@ -722,8 +722,15 @@ static void tmr30_switch_leaves_early_timer(TEST_STATE)
     use_cpu(0);
 }
 
-/* TMR-31: timer_note_slice marks the timer only when the hardware would fire later than the
- * slice needs (or not at all), and always on a dataplane CPU */
+/* Is a reprogram pending on `cpu` (any of the timer's bytes of slow_work)? */
+static bool reprogram_pending(unsigned cpu)
+{
+    return cpus[cpu].timer_dirty || cpus[cpu].timer_stale || cpus[cpu].timer_quick;
+}
+
+/* TMR-31: timer_note_slice asks the way out for a write only when the hardware would fire
+ * later than the slice needs (or not at all), and always on a dataplane CPU whose contention
+ * ended */
 static void tmr31_note_slice_decisions(TEST_STATE)
 {
     cpu_setup(6);
@@ -734,21 +741,117 @@ static void tmr31_note_slice_decisions(TEST_STATE)
     timer_note_slice(0); /* no slice needed: an armed timer is only early */
     timer_note_slice(5000);
     timer_note_slice(9000);
-    assert_false(cpus[6].timer_dirty);
+    assert_false(reprogram_pending(6));
     timer_note_slice(4999); /* the slice ends before the timer fires */
-    assert_true(cpus[6].timer_dirty);
+    assert_true(reprogram_pending(6));
     timer_reprogram();
+    assert_false(reprogram_pending(6));
     timer_cancel(&tm[0]);
     timer_reprogram();
     assert_int_equal(fake.timer_deadline[6], 0);
     timer_note_slice(9000); /* disarmed, a slice to end */
-    assert_true(cpus[6].timer_dirty);
+    assert_true(reprogram_pending(6));
     timer_reprogram();
-    cpus[6].dataplane = true; /* exact always */
+    cpus[6].dataplane = true; /* exact when contention ends */
     timer_note_slice(0);
-    assert_true(cpus[6].timer_dirty);
-    cpus[6].dataplane = false;
+    assert_true(reprogram_pending(6));
     timer_reprogram();
+    assert_int_equal(fake.timer_deadline[6], 0); /* disarmed: a lone task is not interrupted */
+    cpus[6].dataplane = false;
+    use_cpu(0);
+}
+
+/* TMR-32: on a dataplane CPU a note carries its exact deadline to the way out (withdrawn
+ * when a later note finds the hardware right, a due switch needs no slice, a queue change
+ * wins); and in a futex-style ping-pong of two tasks there, each wake starts
+ * contention and its way out arms the waker's slice end, each sleep ends it and its way out
+ * disarms, one write each, and nothing is left pending after any way out */
+static void tmr32_dataplane_ping_pong_exact(TEST_STATE)
+{
+    cpu_setup(7);
+    cpus_dataplane = M64(0x80);
+    use_cpu(7);
+    cpus[7].dataplane = true;
+    timer_reprogram(); /* its first reprogram writes "disarmed" */
+    assert_int_equal(fake.timer_deadline[7], 0);
+    for (unsigned i = 0; i < 2; i++) {
+        memset(&contenders[i], 0, sizeof(contenders[i]));
+        contenders[i].tid = 300 + (int)i;
+        contenders[i].affinity = cpumask_of(7);
+        contenders[i].cpu = 7;
+        timer_init(&contenders[i].sleep_timer, 0);
+    }
+    /* The note's own answer (timer_quick): exact values, and a request withdrawn by a later
+     * note that finds the hardware right again. */
+    timer_note_slice(9000); /* contention: arm the slice */
+    timer_reprogram();
+    assert_int_equal(fake.timer_deadline[7], 9000);
+    unsigned w0 = fake.timer_writes;
+    timer_note_slice(0); /* contention ends ... */
+    assert_true(reprogram_pending(7));
+    timer_note_slice(9500); /* ... and is back before the way out: 9000 is early enough */
+    assert_false(reprogram_pending(7));
+    timer_reprogram();
+    assert_int_equal(fake.timer_writes, w0);
+    timer_note_slice(4000); /* the slice ends before the timer fires: exactly the slice */
+    timer_reprogram();
+    assert_int_equal(fake.timer_deadline[7], 4000);
+    timer_note_slice(0);
+    timer_reprogram();
+    assert_int_equal(fake.timer_deadline[7], 0);
+    assert_int_equal(fake.timer_writes, w0 + 2);
+    timer_note_slice(0); /* already what the hardware holds: nothing to write */
+    assert_false(reprogram_pending(7));
+    cpus[7].need_resched = true; /* a due switch needs no slice timer */
+    timer_note_slice(9000);
+    assert_false(reprogram_pending(7));
+    cpus[7].need_resched = false;
+    timer_arm(&tm[1], 7000); /* a queue change is recomputed, whatever a note asked */
+    timer_note_slice(0);
+    timer_reprogram();
+    assert_int_equal(fake.timer_deadline[7], 7000);
+    timer_cancel(&tm[1]);
+    timer_reprogram();
+    assert_int_equal(fake.timer_deadline[7], 0);
+
+    struct task *a = &contenders[0], *b = &contenders[1];
+    fake.switch_returns = true;
+    fake_counter = 1000;
+    sched_start_task(a);
+    schedule(); /* a runs alone */
+    assert_ptr_equal(sched_current(7), a);
+    timer_reprogram();
+    assert_int_equal(fake.timer_deadline[7], 0);
+    unsigned writes = fake.timer_writes;
+    uint64_t slice = timer_slice_cycles();
+
+    fake_counter = 2000;
+    sched_start_task(b); /* a wakes b: two runnable */
+    assert_true(reprogram_pending(7));
+    timer_reprogram();
+    assert_int_equal(fake.timer_deadline[7], 1000 + slice); /* a's slice */
+    for (unsigned round = 0; round < 3; round++) {
+        struct task *waker = round % 2 ? b : a, *other = round % 2 ? a : b;
+        fake_counter = 3000 + 1000 * round;
+        sched_prepare_sleep(waker); /* the waker waits */
+        schedule();
+        assert_ptr_equal(sched_current(7), other);
+        assert_true(sched_can_stop_tick(7));
+        timer_reprogram();
+        assert_int_equal(fake.timer_deadline[7], 0); /* other alone: disarmed */
+        assert_false(reprogram_pending(7));
+        fake_counter += 500;
+        sched_wakeup(waker); /* other wakes it */
+        assert_false(sched_can_stop_tick(7));
+        timer_reprogram();
+        assert_int_equal(fake.timer_deadline[7], 3000 + 1000 * round + slice); /* other's */
+        assert_false(reprogram_pending(7));
+        timer_reprogram(); /* nothing changed: no write */
+    }
+    assert_int_equal(fake.timer_writes, writes + 1 + 3 * 2);
+    fake.switch_returns = false;
+    cpus[7].dataplane = false;
+    cpus_dataplane = M64(0);
     use_cpu(0);
 }
 
@@ -787,6 +890,7 @@ int main(void)
                                         test_teardown),
         cmocka_unit_test_setup_teardown(tmr30_switch_leaves_early_timer, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(tmr31_note_slice_decisions, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(tmr32_dataplane_ping_pong_exact, test_setup, test_teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }
