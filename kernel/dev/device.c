@@ -580,6 +580,7 @@ static void take_back(struct device *d, struct process *p, unsigned slot)
 /* HELD by p -> RELEASING, or why not (lock held). */
 static int start_release(struct device *d, const struct process *p)
 {
+    ASSERT_HELD(&device_lock);
     if (d->holder != p) {
         return -EPERM;
     }

@@ -199,6 +199,7 @@ void smmu_set_fault_handler(void (*fn)(const struct smmu_fault *f))
 /* Append one command (cmd_lock held; the queue is never full: every batch is waited for). */
 static void cmd_add(uint64_t w0, uint64_t w1)
 {
+    ASSERT_HELD(&cmd_lock);
     uint64_t *e = &cmdq[2 * (cmd_prod & (CMDQ_SIZE - 1))];
     e[0] = w0;
     e[1] = w1;
@@ -209,6 +210,7 @@ static void cmd_add(uint64_t w0, uint64_t w1)
  * (cmd_lock held).  0, or -EIO on a command error or when it never completes. */
 static int cmd_sync(unsigned ncmds)
 {
+    ASSERT_HELD(&cmd_lock);
     cmd_add(CMD_SYNC, 0); /* CS = none: completion is seen in CMDQ_CONS */
     wr(CMDQ_PROD, cmd_prod);
     for (int i = 0; i < SYNC_POLLS; i++) {
@@ -331,6 +333,7 @@ int smmu_detach(struct smmu_context *c)
 /* Copy the record at index i out (evt_lock held). */
 static void take_record(unsigned i)
 {
+    ASSERT_HELD(&evt_lock);
     const uint64_t *r = &evtq[4 * (i & (EVTQ_SIZE - 1))];
     struct smmu_fault *last = npending ? &pending[npending - 1] : 0;
     stats.events++;

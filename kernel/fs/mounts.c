@@ -62,6 +62,7 @@ static const struct mount *mount_of(const struct inode *ino)
  * mount's own where one starts. */
 static void mark_locked(struct inode *dir, uint32_t dev, int depth)
 {
+    ASSERT_HELD(&vfs_lock);
     dir->dev = dev;
     list_for_each(p, &dir->children) {
         struct inode *c = container_of(p, struct inode, sibling);

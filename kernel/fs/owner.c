@@ -29,6 +29,7 @@
 /* Can ino's owner change (a file, directory or link of /tmp)?  vfs_lock held. */
 static bool changeable_locked(const struct inode *ino)
 {
+    ASSERT_HELD(&vfs_lock);
     return ino->kind == INODE_TMPFS_FILE || (S_ISDIR(ino->mode) && ino->writable_dir) ||
            (S_ISLNK(ino->mode) && ino->kind == INODE_SYMLINK && ino->parent &&
             ino->parent->writable_dir);

@@ -337,6 +337,7 @@ static struct inode *id_lookup(struct inode *dir, const char *name, int pid)
  * /proc/PID/task/ID.  An id taken again meanwhile keeps them, cached for its new owner. */
 static void prune_id_locked(int id)
 {
+    ASSERT_HELD(&vfs_lock);
     char name[12];
     if (pid_is_taken(id)) {
         __atomic_fetch_or(&cached_ids[id / 64], 1ull << (id % 64), __ATOMIC_RELEASE);
@@ -431,6 +432,7 @@ static const struct synth_ops root_ops = {.list = root_list, .lookup_locked = ro
 
 void procfs_init_locked(struct inode *root)
 {
+    ASSERT_HELD(&vfs_lock);
     struct inode *proc = synth_add_locked(root, "proc", DIR_MODE, &root_ops, 0, 0);
     proc_root = proc;
     work_init(&prune_work, "procfs prune", prune_freed);

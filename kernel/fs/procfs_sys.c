@@ -423,6 +423,7 @@ static const struct synth_ops sysctl_ops = {.show = show_sysctl, .show_fresh = t
 /* The directory `path` (relative, no trailing slash) under dir, made if missing. */
 static struct inode *sysctl_dir_locked(struct inode *dir, const char *path, size_t len)
 {
+    ASSERT_HELD(&vfs_lock);
     char name[VFS_NAME_MAX + 1];
     while (len) {
         size_t n = 0;
@@ -444,6 +445,7 @@ static struct inode *sysctl_dir_locked(struct inode *dir, const char *path, size
 
 void procfs_sys_init_locked(struct inode *sys)
 {
+    ASSERT_HELD(&vfs_lock);
     uint8_t id[16];
     random_bytes(id, sizeof(id));
     struct tbuf t;

@@ -128,6 +128,7 @@ static int list_children(const struct inode *dir, struct sbuf *b)
 struct inode *synth_add_locked(struct inode *dir, const char *name, unsigned mode,
                                const struct synth_ops *ops, int a, int b)
 {
+    ASSERT_HELD(&vfs_lock);
     struct inode *ino = inode_new(INODE_SYNTH, mode);
     if (!ino) {
         return 0;
@@ -142,6 +143,7 @@ struct inode *synth_add_locked(struct inode *dir, const char *name, unsigned mod
 struct inode *synth_table_lookup_locked(struct inode *dir, const struct synth_entry *table,
                                         size_t n, const char *name)
 {
+    ASSERT_HELD(&vfs_lock);
     for (size_t i = 0; i < n; i++) {
         if (strcmp(table[i].name, name) == 0) {
             struct inode *c = vfs_child_locked(dir, name);
@@ -155,6 +157,7 @@ struct inode *synth_table_lookup_locked(struct inode *dir, const struct synth_en
 
 void synth_prune_locked(struct inode *ino)
 {
+    ASSERT_HELD(&vfs_lock);
     list_for_each_safe(p, next, &ino->children) {
         synth_prune_locked(container_of(p, struct inode, sibling));
     }
@@ -181,6 +184,7 @@ int synth_number(const char *name)
 
 struct inode *synth_child_locked(struct inode *dir, const char *name)
 {
+    ASSERT_HELD(&vfs_lock);
     if (dir->synth && dir->synth->lookup_locked) {
         return dir->in_tree ? dir->synth->lookup_locked(dir, name) : 0;
     }
@@ -189,6 +193,7 @@ struct inode *synth_child_locked(struct inode *dir, const char *name)
 
 int synth_follow_locked(const struct inode *link, char *buf, size_t n, struct inode **direct)
 {
+    ASSERT_HELD(&vfs_lock);
     *direct = 0;
     return link->synth && link->synth->follow_locked
                ? link->synth->follow_locked(link, buf, n, direct)

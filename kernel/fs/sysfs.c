@@ -135,6 +135,7 @@ static const struct synth_ops text_ops = {.show = show_text, .show_fresh = true}
 
 static struct inode *dir_locked(struct inode *parent, const char *name)
 {
+    ASSERT_HELD(&vfs_lock);
     struct inode *d = parent ? vfs_child_locked(parent, name) : 0;
     return d ? d : parent ? synth_add_locked(parent, name, DIR_MODE, 0, 0, 0) : 0;
 }
@@ -142,6 +143,7 @@ static struct inode *dir_locked(struct inode *parent, const char *name)
 static void add_file_locked(struct inode *dir, const char *name, const struct synth_ops *ops, int a,
                             int b)
 {
+    ASSERT_HELD(&vfs_lock);
     if (dir) {
         synth_add_locked(dir, name, FILE_MODE, ops, a, b);
     }
@@ -149,6 +151,7 @@ static void add_file_locked(struct inode *dir, const char *name, const struct sy
 
 static void cpu_dir_locked(struct inode *cpu_dir, unsigned c)
 {
+    ASSERT_HELD(&vfs_lock);
     static const struct {
         const char *name;
         enum topo what;
@@ -172,6 +175,7 @@ static void cpu_dir_locked(struct inode *cpu_dir, unsigned c)
 
 void sysfs_init_locked(struct inode *root)
 {
+    ASSERT_HELD(&vfs_lock);
     struct inode *sys = synth_add_locked(root, "sys", DIR_MODE, 0, 0, 0);
     struct inode *system = dir_locked(dir_locked(sys, "devices"), "system");
     struct inode *cpu = dir_locked(system, "cpu");

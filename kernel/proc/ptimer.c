@@ -72,6 +72,7 @@ _Static_assert(sizeof(struct ptimers) <= PAGE_SIZE, "a process's timers fit in a
 
 static bool is_pending_locked(const struct ptimer *pt, const struct task *t)
 {
+    ASSERT_HELD(&proc_lock);
     uint64_t bit = 1ull << (pt->signo - 1);
     return (pt->proc->sig_pending & bit) || (t && (t->sig_pending & bit));
 }
@@ -79,6 +80,7 @@ static bool is_pending_locked(const struct ptimer *pt, const struct task *t)
 /* The thread SIGEV_THREAD_ID names, if it is still one of the process's (proc_lock held). */
 static struct task *target_thread_locked(const struct ptimer *pt)
 {
+    ASSERT_HELD(&proc_lock);
     struct task *t = pt->notify == SIGEV_THREAD_ID ? task_find_locked(pt->tid) : 0;
     return t && t->proc == pt->proc ? t : 0;
 }
@@ -86,6 +88,7 @@ static struct task *target_thread_locked(const struct ptimer *pt)
 /* Timer interrupt of the CPU it is armed on (IRQs masked). */
 static void ptimer_fire(struct timer *tm)
 {
+    ASSERT_IRQS_MASKED();
     struct ptimer *pt = container_of(tm, struct ptimer, timer);
     uint64_t now = arch_counter_read();
     spin_lock(&proc_lock);
@@ -147,6 +150,7 @@ static struct ptimers *table(struct process *p)
 static bool claim_locked(struct ptimers *tab, int i, struct process *p, int signo, int notify,
                          int tid)
 {
+    ASSERT_HELD(&proc_lock);
     struct ptimer *pt = &tab->slot[i];
     if (pt->state != SLOT_FREE) {
         return false;
@@ -164,6 +168,7 @@ static bool claim_locked(struct ptimers *tab, int i, struct process *p, int sign
 /* Live timer i of tab (proc_lock held), or NULL. */
 static struct ptimer *live_locked(struct ptimers *tab, int i)
 {
+    ASSERT_HELD(&proc_lock);
     return tab && tab->slot[i].state == SLOT_LIVE ? &tab->slot[i] : 0;
 }
 
@@ -234,6 +239,7 @@ static void cycles_ts(uint64_t cycles, struct timespec_k *ts, uint64_t unit_ns)
 /* What is left of pt's period and its interval (proc_lock held). */
 static void remaining_locked(const struct ptimer *pt, uint64_t *left, uint64_t *interval)
 {
+    ASSERT_HELD(&proc_lock);
     uint64_t now = arch_counter_read();
     *left = pt->active ? (pt->expires > now ? pt->expires - now : 1) : 0;
     *interval = pt->interval;
@@ -244,6 +250,7 @@ static void remaining_locked(const struct ptimer *pt, uint64_t *left, uint64_t *
  * goes on this CPU's queue. */
 static void set_locked(struct ptimer *pt, uint64_t value, uint64_t interval, bool absolute)
 {
+    ASSERT_HELD(&proc_lock);
     pt->interval = interval;
     pt->overrun = pt->overrun_last = 0;
     pt->active = value != 0;
@@ -338,6 +345,7 @@ static bool clock_ok(int clk)
 /* A free slot of tab made a live timer (proc_lock held): the new timer's id, or -1. */
 static int place_locked(struct ptimers *tab, struct process *p, const struct sigevent_k *ev)
 {
+    ASSERT_HELD(&proc_lock);
     for (int i = REAL_SLOT + 1; i <= PTIMER_MAX; i++) {
         if (claim_locked(tab, i, p, ev->signo, ev->notify, ev->tid)) {
             return i - 1;
@@ -390,6 +398,7 @@ long sys_timer_create(struct trap_frame *f)
 /* POSIX timer `id` of the caller's process (proc_lock held), or NULL. */
 static struct ptimer *posix_timer_locked(long id)
 {
+    ASSERT_HELD(&proc_lock);
     struct ptimers *tab = current()->proc->timers;
     return id >= 0 && id < PTIMER_MAX ? live_locked(tab, (int)id + 1) : 0;
 }

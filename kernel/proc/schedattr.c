@@ -54,6 +54,7 @@ static bool prio_fits(int policy, int prio)
 /* The thread `pid` names (0: the caller), or NULL (proc_lock held). */
 static struct task *target_locked(int pid)
 {
+    ASSERT_HELD(&proc_lock);
     return pid == 0 ? current() : task_find_locked(pid);
 }
 

@@ -86,6 +86,7 @@ static long sys_getcpu(struct trap_frame *f)
 /* The task `tid` names (0 = the caller); proc_lock held by the caller. */
 static struct task *task_of(int tid)
 {
+    ASSERT_HELD(&proc_lock);
     return tid == 0 ? current() : tid > 0 ? task_find_locked(tid) : 0;
 }
 

@@ -88,6 +88,7 @@ static bool cpu_clock_decode(int clk, struct cpu_clock *c)
 /* User and system cycles of every thread of p, alive and exited (proc_lock held). */
 static void process_times_locked(struct process *p, uint64_t *user, uint64_t *sys)
 {
+    ASSERT_HELD(&proc_lock);
     *user = p->dead_user_cycles;
     *sys = p->dead_sys_cycles;
     list_for_each(pos, &p->threads) {
