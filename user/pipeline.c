@@ -440,18 +440,6 @@ static long stage_main(void *arg)
 
 /* ---- setting up ---- */
 
-static bool parse_ip(const char *s, uint8_t out[4])
-{
-    unsigned a, b, c, d;
-    char end;
-    if (sscanf(s, "%u.%u.%u.%u%c", &a, &b, &c, &d, &end) != 4 || a > 255 || b > 255 || c > 255 ||
-        d > 255) {
-        return false;
-    }
-    out[0] = (uint8_t)a, out[1] = (uint8_t)b, out[2] = (uint8_t)c, out[3] = (uint8_t)d;
-    return true;
-}
-
 static long number(const char *s, long lo, long hi)
 {
     char *end;
@@ -516,13 +504,13 @@ static void option(char opt, const char *v)
         }
         break;
     case 'a':
-        if (!parse_ip(v, ip)) {
+        if (!frame_parse_ip(v, ip)) {
             usage();
         }
         break;
     case 'g':
         ask_gateway = strcmp(v, "none") != 0;
-        if (ask_gateway && !parse_ip(v, gateway)) {
+        if (ask_gateway && !frame_parse_ip(v, gateway)) {
             usage();
         }
         break;

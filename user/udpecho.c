@@ -57,18 +57,6 @@ static void usage(void)
     exit(2);
 }
 
-static bool parse_ip(const char *s, uint8_t out[4])
-{
-    unsigned a, b, c, d;
-    char end;
-    if (sscanf(s, "%u.%u.%u.%u%c", &a, &b, &c, &d, &end) != 4 || a > 255 || b > 255 || c > 255 ||
-        d > 255) {
-        return false;
-    }
-    out[0] = (uint8_t)a, out[1] = (uint8_t)b, out[2] = (uint8_t)c, out[3] = (uint8_t)d;
-    return true;
-}
-
 static long number(const char *s, long lo, long hi)
 {
     char *end;
@@ -81,7 +69,7 @@ static long number(const char *s, long lo, long hi)
 
 static void parse_addr(const char *v, uint8_t out[4])
 {
-    if (!parse_ip(v, out)) {
+    if (!frame_parse_ip(v, out)) {
         usage();
     }
 }

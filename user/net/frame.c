@@ -15,6 +15,7 @@
 #include "frame.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #define ETH_HLEN      14
@@ -283,4 +284,16 @@ const char *frame_drop_name(enum frame_drop d)
         [DROP_TX_FULL] = "tx-full",
     };
     return (unsigned)d < DROP_KINDS ? names[d] : "?";
+}
+
+bool frame_parse_ip(const char *s, uint8_t out[4])
+{
+    unsigned a, b, c, d;
+    char end;
+    if (sscanf(s, "%u.%u.%u.%u%c", &a, &b, &c, &d, &end) != 4 || a > 255 || b > 255 || c > 255 ||
+        d > 255) {
+        return false;
+    }
+    out[0] = (uint8_t)a, out[1] = (uint8_t)b, out[2] = (uint8_t)c, out[3] = (uint8_t)d;
+    return true;
 }

@@ -15,6 +15,7 @@
 #ifndef ZT_NET_FRAME_H
 #define ZT_NET_FRAME_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -74,5 +75,8 @@ size_t frame_arp_request(const struct frame_cfg *cfg, const uint8_t target[4], u
 uint16_t frame_checksum(const uint8_t *p, size_t n, uint32_t sum);
 
 const char *frame_drop_name(enum frame_drop d);
+
+/* "a.b.c.d" (each 0-255, nothing after) into out: true, or false with out unchanged. */
+bool frame_parse_ip(const char *s, uint8_t out[4]);
 
 #endif
