@@ -31,13 +31,6 @@
 #define FZ_DONE_STATUS 77  /* a life that made all its calls exits with this */
 #define FZ_MAX_CALLS   256 /* entries of the call table */
 
-/* The seed of life `gen` of worker `worker` in a run seeded with `seed`. */
-static inline uint64_t fz_life_seed(uint64_t seed, int worker, int gen)
-{
-    struct fz_rng r = {.s = seed ^ ((uint64_t)(unsigned)worker << 40) ^ (uint64_t)(unsigned)gen};
-    return fz_next(&r);
-}
-
 struct fz_range {
     uint64_t lo, hi; /* [lo, hi) */
 };
