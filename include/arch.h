@@ -252,7 +252,9 @@ int arch_kmap_prepare(uint64_t va, uint64_t len);
 
 /* Each arch defines, in its arch_defs.h: struct trap_frame (the registers saved on every
  * exception, read through the arch_frame_* accessors only), struct arch_context (what a task
- * switched out in the kernel keeps) and struct arch_fpsimd (user floating-point state). */
+ * switched out in the kernel keeps) and struct arch_fpsimd (user floating-point state); and
+ * arch_context_user_sp(c, f): the user SP of a task switched out with context c in the system
+ * call whose frame is f (a fast system call leaves SP_EL0 out of its frame on aarch64). */
 
 /* Switch from the running context to `next`; returns in next's context with the value of
  * `prev_task` that was passed by whichever switch resumed it.  IRQs must be masked. */

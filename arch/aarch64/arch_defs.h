@@ -143,6 +143,13 @@ struct arch_context {
     uint64_t sp_el0; /* the task's user SP: the system-call fast path does not restore it */
 };
 
+static inline uint64_t arch_context_user_sp(const struct arch_context *c,
+                                            const struct trap_frame *f)
+{
+    (void)f; /* a fast call's frame has no SP_EL0; the switch kept the live one */
+    return c->sp_el0;
+}
+
 /* User FP/SIMD registers: q0-q31, FPSR, FPCR (switch.S). */
 struct arch_fpsimd {
     uint64_t q[64];

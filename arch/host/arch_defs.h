@@ -40,6 +40,13 @@ struct arch_context {
     uint64_t entry;
 };
 
+static inline uint64_t arch_context_user_sp(const struct arch_context *c,
+                                            const struct trap_frame *f)
+{
+    (void)c;
+    return arch_frame_sp(f);
+}
+
 /* User floating-point state: nothing to keep on the host. */
 struct arch_fpsimd {
     uint64_t unused;

@@ -124,7 +124,7 @@ void procfs_loadavg(uint64_t out[3]);
 /* A process's files (procfs_pid.c): synth_a names the process (an id /proc shows), synth_b
  * the thread (0: the process as a whole). */
 extern const struct synth_ops procfs_cmdline_ops, procfs_comm_ops, procfs_maps_ops, procfs_stat_ops,
-    procfs_statm_ops, procfs_status_ops;
+    procfs_statm_ops, procfs_status_ops, procfs_syscall_ops;
 /* The machine's files (procfs_sys.c; mounts: kernel/fs/mounts.c). */
 extern const struct synth_ops procfs_kcmdline_ops, procfs_cpuinfo_ops, procfs_filesystems_ops,
     procfs_interrupts_ops, procfs_loadavg_ops, procfs_meminfo_ops, procfs_mounts_ops,

@@ -266,6 +266,7 @@ static const struct synth_entry pid_table[] = {
     {"stat", S_IFREG | 0444, &procfs_stat_ops},
     {"statm", S_IFREG | 0444, &procfs_statm_ops},
     {"status", S_IFREG | 0444, &procfs_status_ops},
+    {"syscall", S_IFREG | 0400, &procfs_syscall_ops},
     {"task", DIR_MODE, &task_dir_ops},
 };
 #define THREAD_ENTRIES (ARRAY_SIZE(pid_table) - 1) /* all but task, the last */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * procfs_pid.c — the texts of a process's files in /proc/ID (and a thread's in
- * /proc/ID/task/TID): stat, status, statm, maps, cmdline, comm, in the formats of Linux's
- * fs/proc/array.c and task_mmu.c, field for field, so ps, top and pthread_getattr_np parse
- * them unchanged (tests/qemu/test_procfs.py compares them with Linux's own).
+ * /proc/ID/task/TID): stat, status, statm, maps, cmdline, comm, syscall, in the formats of
+ * Linux's fs/proc/array.c, base.c and task_mmu.c, field for field, so ps, top and
+ * pthread_getattr_np parse them unchanged (tests/qemu/test_procfs.py compares them with Linux's
+ * own).
  *
  * Each text is written at open, from a struct view taken under proc_lock (and the address
  * space's lock for the memory figures), so the fields agree with each other.  What zerotick
@@ -37,7 +38,9 @@ struct view {
     uint64_t sig_pending, sig_shared, sig_blocked, sig_ignored, sig_caught;
     uint64_t cap_eff, cap_perm, cap_inh;
     cpumask_t affinity;
-    bool has_vm; /* the figures below are there (not a zombie) */
+    bool asleep;      /* in a system call, sleeping: its registers below */
+    uint64_t regs[9]; /* the call's number, its 6 arguments, the user SP and PC */
+    bool has_vm;      /* the figures below are there (not a zombie) */
     uint64_t vsize, rss_pages, code_start, code_end, code_bytes, data_bytes, stack_bytes;
     uint64_t stack_top, brk_start, brk, arg_start, arg_end;
 };
@@ -117,6 +120,22 @@ static void view_signals(struct view *v, const struct process *p, const struct t
     }
 }
 
+/* The system call t sleeps in (proc_lock held).  Only a system call sleeps, and its user
+ * registers stay in its frame until it returns; a wake-up between this look and the copy can
+ * mix two calls' registers, as Linux's own reading can, which only a monitor cares about. */
+static void view_syscall(struct view *v, const struct task *t)
+{
+    v->asleep = t && t->frame && __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == TASK_SLEEPING;
+    if (v->asleep) {
+        v->regs[0] = arch_frame_sysno(t->frame);
+        for (unsigned i = 0; i < 6; i++) {
+            v->regs[1 + i] = arch_frame_arg(t->frame, i);
+        }
+        v->regs[7] = arch_context_user_sp(&t->ctx, t->frame);
+        v->regs[8] = arch_frame_pc(t->frame);
+    }
+}
+
 /* Fill v for the process (or thread) ino names: 0 or -ESRCH. */
 static int view_take(const struct inode *ino, struct view *v)
 {
@@ -162,6 +181,7 @@ static int view_take(const struct inode *ino, struct view *v)
     }
     view_times(v, p, t);
     view_signals(v, p, shown);
+    view_syscall(v, shown);
     v->has_vm = p->state == PROC_ALIVE && p->nthreads > 0 && p->vm;
     if (v->has_vm) {
         view_memory(v, p->vm);
@@ -394,7 +414,26 @@ static int show_comm(const struct inode *ino, struct sbuf *b)
     return r;
 }
 
+/* syscall: what a sleeping thread waits in (Linux's format: the number, the six arguments,
+ * SP and PC in hex), "running" for one that runs or may run. */
+static int show_syscall(const struct inode *ino, struct sbuf *b)
+{
+    struct view v;
+    int r = view_take(ino, &v);
+    if (r == 0 && !v.asleep) {
+        sbuf_printf(b, "running\n");
+    } else if (r == 0) {
+        sbuf_printf(b, "%ld", (long)v.regs[0]);
+        for (unsigned i = 1; i < 9; i++) {
+            sbuf_printf(b, " 0x%lx", (unsigned long)v.regs[i]);
+        }
+        sbuf_printf(b, "\n");
+    }
+    return r;
+}
+
 const struct synth_ops procfs_stat_ops = {.show = show_stat};
+const struct synth_ops procfs_syscall_ops = {.show = show_syscall};
 const struct synth_ops procfs_statm_ops = {.show = show_statm};
 const struct synth_ops procfs_status_ops = {.show = show_status};
 const struct synth_ops procfs_maps_ops = {.show = show_maps};

@@ -150,9 +150,15 @@ def test_fz03_seed_and_replay_printed(housekeeping_round):
 def test_fz04_watchdog_catches_a_stuck_life():
     """FZ-04: a life that blocks for good (-T: SIGALRM blocked, then a futex wait with no
     timeout) is reported by the watchdog, killed, and the run fails: the watchdog is a
-    check that can fail."""
+    check that can fail.  The report names what the life's thread sleeps in (/proc's syscall
+    file: futex, 98, with the user SP its switch kept: the fast call's frame has none) and
+    shows SIGALRM (bit 13) in its blocked mask."""
     b = zt.boot(cpus=2, bootargs="quiet init=/bin/fuzz -- -n 200 -s 1 -w 1 -T", timeout=TIMEOUT)
     assert b.line_matching(r"^fuzz: watchdog: life 0\.0 .* made no progress for \d+ s: killed$"), b
+    pat = r"^fuzz: stuck: task \d+\.\d+ syscall 98 0x[0-9a-f]+ .*SigBlk: ([0-9a-f]{16})"
+    line = b.line_matching(pat)
+    assert line and int(re.search(pat, line).group(1), 16) & (1 << 13), b
+    assert " 0x7a7a7a7a7a7a7a7a " not in line, line  # the SP the switch kept, not frame poison
     assert b.line_matching(r"^fuzz: FAIL \(a life was stuck\)"), b
     assert b.status == 1, b
 

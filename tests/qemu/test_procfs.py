@@ -237,7 +237,7 @@ def test_proc02_values_are_the_kernels(dump_boot):
     assert cpu3.get("irq", 0) == 0, cpu3
 
 
-PROCTEST_CHECKS = ["nprocs", "self", "listing", "errors", "reread", "stack", "statfs"]
+PROCTEST_CHECKS = ["nprocs", "self", "listing", "errors", "reread", "stack", "statfs", "syscall"]
 
 
 def check_lines(console, prefix):
@@ -251,7 +251,9 @@ def test_proc03_what_programs_do_with_them():
     /proc/self/fd its descriptors, task/ its three threads; writes and creation are refused, a
     free pid and a closed descriptor's link are ENOENT; lseek(0) and read gives a new
     /proc/uptime; pthread_getattr_np finds the main thread's stack through /proc/self/maps;
-    statfs of /tmp and /proc as df sees them."""
+    statfs of /tmp and /proc as df sees them; a thread blocked in read shows the call's number,
+    its descriptor, buffer and length, SP and PC in its task/TID/syscall, and the reader's own
+    /proc/self/syscall says "running"."""
     b = zt.boot(cpus=4, bootargs="quiet dataplane=3 init=/bin/proctest -- "
                 + " ".join(PROCTEST_CHECKS), timeout=TIMEOUT)
     got = check_lines(b.console, "proctest")

@@ -3,13 +3,15 @@
  * stuck.c — what the runner prints about a stuck life before it kills it: what the kernel
  * says about every CPU, twice, one second apart (what moves and what does not), the life's
  * threads and every task that runs or waits for a CPU, and the end of every CPU's trace
- * ring as it was when the life was found stuck.  Lines are shorter than the console's
+ * ring as it was when the life was found stuck; for each of the life's threads, the system
+ * call it sleeps in and its signal masks, from /proc.  Lines are shorter than the console's
  * 256-byte chunk, so other output cannot cut them.  Runner only (it reads the trace rings
  * with ZT_TRACE_CLEAR: they are read once).
  */
 #include "fuzz.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #define NS_S        1000000000ull
 #define TRACE_SHOWN 48 /* trace events shown per CPU */
@@ -36,6 +38,50 @@ static void show_cpus(const char *when)
     }
 }
 
+/* The first `n` bytes of /proc/PID/task/TID/NAME into buf, NUL-terminated ("" if unreadable). */
+static void read_task_file(long pid, int tid, const char *name, char *buf, size_t n)
+{
+    char path[64];
+    long got = 0;
+    snprintf(path, sizeof(path), "/proc/%ld/task/%d/%s", pid, tid, name);
+    long fd = zt_syscall4(SYS_openat, -100 /* AT_FDCWD */, path, 0 /* O_RDONLY */, 0);
+    if (fd >= 0) {
+        long r;
+        while (got < (long)n - 1 && (r = zt_read((int)fd, buf + got, n - 1 - (size_t)got)) > 0) {
+            got += r;
+        }
+        zt_syscall1(SYS_close, fd);
+    }
+    buf[got] = 0;
+}
+
+/* What a thread of the stuck life waits in (/proc's syscall file: the call's number and
+ * arguments, SP and PC) and its signals (status's SigPnd to SigCgt lines, one line). */
+static void show_thread_detail(long pid, int tid)
+{
+    static char status[4096];
+    char sc[200], sigs[200] = "";
+    read_task_file(pid, tid, "syscall", sc, sizeof(sc));
+    read_task_file(pid, tid, "status", status, sizeof(status));
+    size_t at = 0;
+    for (char *line = strstr(status, "\nSigPnd:"); line && *line && at < sizeof(sigs) - 40;) {
+        char *end = strchr(line + 1, '\n');
+        if (!end || (strncmp(line + 1, "Sig", 3) && strncmp(line + 1, "ShdPnd", 6))) {
+            break;
+        }
+        at += (size_t)snprintf(sigs + at, sizeof(sigs) - at, " %.*s", (int)(end - line - 1),
+                               line + 1);
+        line = end;
+    }
+    for (char *c = sc; *c; c++) {
+        *c = *c == '\n' ? 0 : *c;
+    }
+    for (char *c = sigs; *c; c++) {
+        *c = *c == '\t' ? ' ' : *c;
+    }
+    printf("fuzz: stuck: task %ld.%d syscall %s;%s\n", pid, tid, sc[0] ? sc : "?", sigs);
+}
+
 /* The threads of process `pid` (none: it has exited, and has not been torn down) and every
  * task that runs or waits for a CPU, as ps shows them. */
 static void show_tasks(long pid)
@@ -51,6 +97,9 @@ static void show_tasks(long pid)
                    "user %llu sys %llu us\n",
                    t->pid, t->tid, t->name, t->ppid, t->state, t->cpu, cpus,
                    (unsigned long long)(t->user_ns / 1000), (unsigned long long)(t->sys_ns / 1000));
+            if (t->pid == pid) {
+                show_thread_detail(pid, t->tid);
+            }
         }
     }
     if (!mine) {

@@ -21,7 +21,8 @@
  * threads), errors (writes refused, a free pid is ENOENT, a closed descriptor's link is gone),
  * reread (lseek to 0 and read again gives a new /proc/uptime; a kept-open pid file does not
  * change), stack (pthread_getattr_np on the main thread, which glibc answers from
- * /proc/self/maps), statfs (/tmp and /proc as df sees them).
+ * /proc/self/maps), statfs (/tmp and /proc as df sees them), syscall (a thread blocked in
+ * read shows the call's number and arguments in its task/TID/syscall, the caller "running").
  * Exit status: the number of failed checks.
  */
 #define _GNU_SOURCE
@@ -36,6 +37,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
@@ -331,6 +333,61 @@ static int check_listing(void)
     return 0;
 }
 
+struct blocked_reader {
+    int fd;
+    volatile int tid;
+    volatile uintptr_t stack; /* an address on the reader's stack */
+    char buf[8];
+};
+
+static void *blocked_reader(void *arg)
+{
+    struct blocked_reader *r = arg;
+    char here;
+    r->stack = (uintptr_t)&here;
+    r->tid = gettid();
+    return (void *)(intptr_t)read(r->fd, r->buf, sizeof(r->buf));
+}
+
+static int check_syscall(void)
+{
+    char path[64], buf[256] = "";
+    int pfd[2];
+    unsigned long a[8];
+    long nr = -2;
+    pthread_t t;
+    CHECK(pipe(pfd) == 0, "pipe: %s", strerror(errno));
+    struct blocked_reader r = {.fd = pfd[0]};
+    CHECK(pthread_create(&t, NULL, blocked_reader, &r) == 0, "pthread_create");
+    while (r.tid == 0) {
+        sched_yield();
+    }
+    snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", r.tid);
+    for (int i = 0; i < 5000; i++) { /* until the reader sleeps in read (5 s at most) */
+        if (slurp(path, buf, sizeof(buf), 9) > 0 && strncmp(buf, "running", 7) != 0) {
+            break;
+        }
+        usleep(1000);
+    }
+    int got = sscanf(buf, "%ld 0x%lx 0x%lx 0x%lx 0x%lx 0x%lx 0x%lx 0x%lx 0x%lx", &nr, &a[0], &a[1],
+                     &a[2], &a[3], &a[4], &a[5], &a[6], &a[7]);
+    char own[64] = "";
+    slurp("/proc/self/syscall", own, sizeof(own), 4);
+    CHECK(write(pfd[1], "x", 1) == 1, "write: %s", strerror(errno));
+    pthread_join(t, NULL);
+    close(pfd[0]);
+    close(pfd[1]);
+    /* SP within 64 KiB below the reader's local, PC within 64 KiB of read() (static glibc) */
+    unsigned long sp_off = r.stack - a[6], pc_off = a[7] - (unsigned long)(uintptr_t)read;
+    CHECK(got == 9 && nr == SYS_read && a[0] == (unsigned long)pfd[0] &&
+              a[1] == (unsigned long)r.buf && a[2] == sizeof(r.buf) && sp_off < 65536 &&
+              pc_off < 65536,
+          "%s: '%s' (read is %d, fd %d, buffer %p, stack near %#lx, read() at %p)", path, buf,
+          SYS_read, pfd[0], r.buf, (unsigned long)r.stack, (void *)read);
+    CHECK(strcmp(own, "running\n") == 0, "/proc/self/syscall: '%s'", own);
+    return 0;
+}
+
 static int check_errors(void)
 {
     char path[64], buf[64];
@@ -405,9 +462,9 @@ struct check {
 };
 
 static const struct check checks[] = {
-    {"nprocs", check_nprocs}, {"self", check_self},     {"listing", check_listing},
-    {"errors", check_errors}, {"reread", check_reread}, {"stack", check_stack},
-    {"statfs", check_statfs},
+    {"nprocs", check_nprocs}, {"self", check_self},       {"listing", check_listing},
+    {"errors", check_errors}, {"reread", check_reread},   {"stack", check_stack},
+    {"statfs", check_statfs}, {"syscall", check_syscall},
 };
 
 int main(int argc, char **argv)
