@@ -127,8 +127,11 @@ def test_fz08_sandbox_made_again_balances():
 def test_fz26_programs_and_collide_mode(housekeeping_round):
     """FZ-26: lives run programs (short sequences of shaped calls), and one program in eight
     also runs in three colliding threads of the life at once (collide mode, -x 8): the round
-    ran such programs and every life reported its programs."""
+    ran such programs and every life reported its programs; no colliding call's signal mask
+    blocked SIGALRM when the threads started (the masks have slots of their own: in scratch, a
+    later call's shaping could write one, and the waker could no longer end that wait)."""
     b, s = housekeeping_round
+    assert not [l for l in b.lines() if "would block SIGALRM" in l], b
     p = s["programs"]
     assert p["programs"] > CALLS // 16 and p["collided"] > p["programs"] // 20, p
     assert p["mutated"] == 0 and p["kept"] == 0, p  # no corpus without coverage (-c)

@@ -35,7 +35,6 @@
 #define O_DIRECTORY  040000
 #define O_CLOEXEC    02000000
 #define O_PATH       010000000
-#define ALRM_BIT     (1ull << (SIGALRM - 1))
 #define POLLIN       1
 #define POLLOUT      4
 
@@ -447,13 +446,7 @@ static uint64_t temp_mask(struct fz_env *e)
     if (fz_chance(&e->rng, 1, 3)) {
         return 0;
     }
-    uint64_t p = fz_buf(e, 8, 6);
-    if (fz_in_scratch(e, p, 8)) {
-        *(uint64_t *)(uintptr_t)p = fz_next(&e->rng) & ~ALRM_BIT;
-    } else if (p && p < 0x0000008000000000ull) {
-        p = e->hole; /* unreadable: refused before any wait */
-    }
-    return p;
+    return fz_temp_mask(e, 6);
 }
 
 /* A short timeout, none (the waker ends the wait), or a bad one. */

@@ -82,6 +82,11 @@ struct fz_env {
     uint64_t brk0;                  /* the break at the start of the life: never below it */
     uint8_t *stacks[FZ_MAX_STACKS]; /* stacks for threads made by fuzzed clone calls */
     int stack_free[FZ_MAX_STACKS];  /* 1: no thread uses it (the thread sets it last) */
+    /* the masks ppoll, pselect6 and rt_sigsuspend block for their duration point here, not
+     * into scratch, where a later call's shaping (a collide program shapes all its calls
+     * first) could write SIGALRM into one: one slot per call of a program */
+    uint64_t masks[FZ_PROG_CALLS];
+    unsigned nmasks;
     struct fz_stats st;
     /* programs (worker.c): -c follows coverage (the coverage kernel), -x runs 1 program in
      * collide_den by FZ_COLLIDERS threads at once (0: never) */
@@ -149,6 +154,12 @@ bool fz_in_scratch(const struct fz_env *e, uint64_t p, uint64_t bytes);
 bool fz_hits_protected(const struct fz_env *e, uint64_t lo, uint64_t len);
 void fz_arena_init(struct fz_env *e);
 void fz_scratch_refill(struct fz_env *e);
+/* A mask argument for ppoll, pselect6 or rt_sigsuspend: in one of the life's mask slots, never
+ * with SIGALRM (the waker's) blocked, or, one time in `hostile_den`, a hostile pointer. */
+uint64_t fz_temp_mask(struct fz_env *e, unsigned hostile_den);
+/* The signal mask a shaped ppoll, pselect6 or rt_sigsuspend would block for its duration, if
+ * it lies in memory the fuzzer wrote (scratch, or the life's own mask slots); 0 otherwise. */
+uint64_t fz_temp_mask_of(const struct fz_env *e, const struct fz_args *c);
 
 /* ---- shapes.c: the shaper of a call the fuzzer knows by name (its own, files.c's or
  * procs.c's), or NULL; the helpers the other shapers share ---- */

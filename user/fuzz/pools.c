@@ -31,6 +31,37 @@ bool fz_in_scratch(const struct fz_env *e, uint64_t p, uint64_t bytes)
     return p >= lo && bytes <= FZ_SCRATCH && p - lo <= FZ_SCRATCH - bytes;
 }
 
+/* Where a mask argument may be read from: scratch or the mask slots (8 bytes). */
+static bool mask_readable(const struct fz_env *e, uint64_t p)
+{
+    uint64_t slots = (uint64_t)(uintptr_t)e->masks;
+    return (fz_in_scratch(e, p, 8) || (p >= slots && p < slots + sizeof(e->masks))) && !(p & 7);
+}
+
+uint64_t fz_temp_mask(struct fz_env *e, unsigned hostile_den)
+{
+    uint64_t p = fz_buf(e, 8, hostile_den);
+    if (fz_in_scratch(e, p, 8)) {
+        uint64_t *slot = &e->masks[e->nmasks++ % FZ_PROG_CALLS];
+        *slot = fz_next(&e->rng) & ~ZT_SIGBIT(SIGALRM);
+        return (uint64_t)(uintptr_t)slot;
+    }
+    return p && p < 0x0000008000000000ull ? e->hole : p; /* unreadable: refused before a wait */
+}
+
+uint64_t fz_temp_mask_of(const struct fz_env *e, const struct fz_args *c)
+{
+    uint64_t p = 0;
+    if (c->nr == SYS_ppoll) {
+        p = c->a[3];
+    } else if (c->nr == SYS_rt_sigsuspend) {
+        p = c->a[0];
+    } else if (c->nr == SYS_pselect6 && fz_in_scratch(e, c->a[5], 16) && !(c->a[5] & 7)) {
+        p = *(const uint64_t *)(uintptr_t)c->a[5]; /* {const sigset_t *ss, size_t ss_len} */
+    }
+    return mask_readable(e, p) ? *(const uint64_t *)(uintptr_t)p : 0;
+}
+
 bool fz_hits_protected(const struct fz_env *e, uint64_t lo, uint64_t len)
 {
     uint64_t hi = lo + len;

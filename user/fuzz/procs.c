@@ -17,8 +17,6 @@
 
 #include <string.h>
 
-#define ALRM_BIT (1ull << (SIGALRM - 1))
-
 static uint64_t out_buf(struct fz_env *e, uint64_t bytes)
 {
     return fz_chance(&e->rng, 2, 3) ? fz_buf(e, bytes, 0) : fz_ptr(e, FZ_OUT);
@@ -106,13 +104,7 @@ static enum fz_plan shape_msync(struct fz_env *e, struct fz_args *c)
 
 static enum fz_plan shape_rt_sigsuspend(struct fz_env *e, struct fz_args *c)
 {
-    uint64_t p = fz_buf(e, 8, 6);
-    if (fz_in_scratch(e, p, 8)) {
-        *(uint64_t *)(uintptr_t)p = fz_next(&e->rng) & ~ALRM_BIT; /* the waker ends it */
-    } else if (p && p < 0x0000008000000000ull) {
-        p = e->hole;
-    }
-    c->a[0] = p;
+    c->a[0] = fz_temp_mask(e, 6); /* the waker ends it */
     c->a[1] = fz_chance(&e->rng, 7, 8) ? 8 : fz_len(e);
     return FZ_PLAN_CALL;
 }

@@ -559,6 +559,13 @@ static void run_collide(struct fz_env *e, const struct table *t, struct fz_prog 
         eligible[i] = plan == FZ_PLAN_CALL && collidable(which[i]->name, args[i].nr);
         e->st.filtered += !eligible[i];
     }
+    for (uint32_t i = 0; i < p->n; i++) { /* a later shaping must not have undone a mask */
+        if (eligible[i] && (fz_temp_mask_of(e, &args[i]) & ZT_SIGBIT(SIGALRM))) {
+            printf("fuzz: life %d.%d: collide: call %u (%s) would block SIGALRM: its mask was "
+                   "overwritten after it was shaped\n",
+                   e->worker, e->gen, i, which[i]->name);
+        }
+    }
     if (e->log_calls) { /* -C: what the colliders are about to make (share, or all of it) */
         for (uint32_t i = 0; i < p->n; i++) {
             if (eligible[i]) {
