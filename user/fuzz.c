@@ -27,6 +27,9 @@
  *   fuzz ... -D
  *       every life removes FZ_TMP and makes it again instead of fuzzing (machine.c): what
  *       fuzzed lives sometimes do, shown not to upset the memory balance (FZ-08)
+ *   fuzz ... -B
+ *       the runner leaves a file of one page in /tmp after its baseline: a run that must
+ *       fail its memory balance, and shows what the balance report names (FZ-09)
  *
  * The runner never makes a fuzzed call.  It records the partition and makes FZ_TMP
  * (machine.c), spawns lives, respawns a worker whose life ended (done, or killed by its own
@@ -71,6 +74,7 @@ struct run {
     bool isolation;
     bool test_watchdog; /* -T: lives block for good, to show the watchdog works */
     bool replant;       /* -D: lives remove FZ_TMP and make it again (fz_replant_life) */
+    bool test_balance;  /* -B: a page left in /tmp after the baseline (FZ-09) */
     bool cover;         /* -c: coverage-guided */
     unsigned collide;   /* -x: collide mode 1 program in this many (0: never) */
     struct slot slots[MAX_W];
@@ -331,12 +335,30 @@ static bool busy(const struct run *r)
     return false;
 }
 
+/* -B: a file of one page in /tmp, made after the baseline and kept (FZ-09). */
+static void leave_a_page(void)
+{
+    static char page[4096];
+    long fd = zt_syscall4(SYS_openat, -100 /* AT_FDCWD */, "/tmp/fz-balance-test",
+                          0101 /* O_WRONLY | O_CREAT */, 0644);
+    if (fd >= 0) {
+        memset(page, 'b', sizeof(page));
+        zt_write((int)fd, page, sizeof(page));
+        zt_syscall1(SYS_close, fd);
+    }
+}
+
 static int run(struct run *r)
 {
     static struct fz_machine machine0;
     fz_machine_save(&machine0);
     fz_tmp_remove(); /* FZ_TMP is the run's (machine.c): made after the baseline */
     struct zt_meminfo m0 = settled(NULL, SETTLE_S), m1;
+    static struct fz_balance bal0, bal1;
+    fz_balance_take(&bal0);
+    if (r->test_balance) {
+        leave_a_page();
+    }
     fz_tmp_make();
     if (r->cover) {
         fz_corpus_dir_make();
@@ -401,6 +423,8 @@ static int run(struct run *r)
         fail(r, "the kernel took a synchronous exception at EL1");
     }
     if (m1.free_pages != m0.free_pages || m1.kstacks_used != m0.kstacks_used) {
+        fz_balance_take(&bal1);
+        fz_balance_show(&bal0, &bal1); /* what the difference is made of */
         fail(r, "free pages or kernel stacks not back at their baseline");
     }
     if (r->failed) {
@@ -420,7 +444,7 @@ static int usage(void)
     fprintf(
         stderr,
         "usage: fuzz -n COUNT -s SEED [-w WORKERS] [-l LIFE] [-L LETHAL] [-x COLLIDE] [-i] [-c]\n"
-        "            [-T] [-D]\n"
+        "            [-T] [-D] [-B]\n"
         "       fuzz -W WORKER -G LIFE -s SEED -n CALLS [-L LETHAL] [-x COLLIDE] [-i] [-c] [-C]\n"
         "       fuzz -k\n"
         "       fuzz -v\n");
@@ -496,6 +520,10 @@ int main(int argc, char **argv)
         }
         if (!strcmp(o, "-D")) {
             r.replant = true;
+            continue;
+        }
+        if (!strcmp(o, "-B")) {
+            r.test_balance = true;
             continue;
         }
         if (!strcmp(o, "-C")) {

@@ -128,7 +128,7 @@ extern const struct synth_ops procfs_cmdline_ops, procfs_comm_ops, procfs_maps_o
 /* The machine's files (procfs_sys.c; mounts: kernel/fs/mounts.c). */
 extern const struct synth_ops procfs_kcmdline_ops, procfs_cpuinfo_ops, procfs_filesystems_ops,
     procfs_interrupts_ops, procfs_loadavg_ops, procfs_meminfo_ops, procfs_mounts_ops,
-    procfs_stat_all_ops, procfs_uptime_ops, procfs_version_ops;
+    procfs_slabinfo_ops, procfs_stat_all_ops, procfs_uptime_ops, procfs_version_ops;
 /* /proc/sys and what is under it (procfs_sys.c). */
 void procfs_sys_init_locked(struct inode *sys);
 

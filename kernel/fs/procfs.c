@@ -402,6 +402,7 @@ static const struct synth_entry root_table[] = {
     {"meminfo", S_IFREG | 0444, &procfs_meminfo_ops},
     {"mounts", S_IFREG | 0444, &procfs_mounts_ops},
     {"self", LINK_MODE, &self_ops},
+    {"slabinfo", S_IFREG | 0400, &procfs_slabinfo_ops},
     {"stat", S_IFREG | 0444, &procfs_stat_all_ops},
     {"sys", DIR_MODE, 0},
     {"uptime", S_IFREG | 0444, &procfs_uptime_ops},

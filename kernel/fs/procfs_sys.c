@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * procfs_sys.c — the machine's files in /proc (cpuinfo, stat, meminfo, uptime, loadavg,
- * interrupts, cmdline, version, filesystems) and /proc/sys, in the formats of Linux
+ * interrupts, cmdline, version, filesystems, slabinfo) and /proc/sys, in the formats of Linux
  * 6.1 (fs/proc/, arch/arm64/kernel/cpuinfo.c), and the load averages.
  *
  * Every figure comes from the kernel's own counters, read with relaxed loads from whichever
@@ -20,6 +20,7 @@
 #include "kernel/cpu.h"
 #include "kernel/cycles.h"
 #include "kernel/ipi.h"
+#include "kernel/kmem.h"
 #include "kernel/lib.h"
 #include "kernel/page.h"
 #include "kernel/pid.h"
@@ -262,10 +263,22 @@ static void kb_line(struct sbuf *b, const char *key, uint64_t kb)
     sbuf_printf(b, "%-15s %8lu kB\n", label, (unsigned long)kb);
 }
 
+/* Pages the kernel's object allocator holds (slabs and whole-page objects). */
+static uint64_t slab_pages(void)
+{
+    struct kmem_class_info k[KMEM_CLASSES];
+    kmem_info(k);
+    uint64_t n = 0;
+    for (unsigned c = 0; c < KMEM_CLASSES; c++) {
+        n += k[c].slabs;
+    }
+    return n;
+}
+
 static int show_meminfo(const struct inode *ino, struct sbuf *b)
 {
     uint64_t total = page_total_count() * 4, free = page_free_count() * 4;
-    uint64_t shmem = tmpfs_pages_used() * 4;
+    uint64_t shmem = tmpfs_pages_used() * 4, slab = slab_pages() * 4;
     /* Linux 6.1's keys in its order; what zerotick has not (swap, page cache of block files,
      * huge pages, ...) is 0. */
     static const char *const zero_keys[] = {
@@ -291,16 +304,43 @@ static int show_meminfo(const struct inode *ino, struct sbuf *b)
         bool is_shmem = strcmp(tail_keys[i], "Shmem") == 0;
         bool is_commit = strcmp(tail_keys[i], "CommitLimit") == 0;
         bool is_anon = strcmp(tail_keys[i], "AnonPages") == 0;
+        bool is_slab = !strcmp(tail_keys[i], "Slab") || !strcmp(tail_keys[i], "SUnreclaim");
         kb_line(b, tail_keys[i],
-                is_shmem    ? shmem
+                is_slab     ? slab
+                : is_shmem  ? shmem
                 : is_commit ? total
-                : is_anon   ? total - free - shmem
+                : is_anon   ? total - free - shmem - slab
                             : 0);
     }
     sbuf_printf(b, "HugePages_Total:       0\nHugePages_Free:        0\n"
                    "HugePages_Rsvd:        0\nHugePages_Surp:        0\n");
     kb_line(b, "Hugepagesize", 2048);
     kb_line(b, "Hugetlb", 0);
+    return 0;
+}
+
+/* slabinfo: the object allocator's classes in Linux's version 2.1 layout (slabtop reads it);
+ * zerotick's classes are the power-of-two kmalloc sizes, one page a slab, no tunables. */
+static int show_slabinfo(const struct inode *ino, struct sbuf *b)
+{
+    struct kmem_class_info k[KMEM_CLASSES];
+    kmem_info(k);
+    sbuf_printf(b, "slabinfo - version: 2.1\n# name            <active_objs> <num_objs> "
+                   "<objsize> <objperslab> <pagesperslab> : tunables <limit> <batchcount> "
+                   "<sharedfactor> : slabdata <active_slabs> <num_slabs> <sharedavail>\n");
+    for (unsigned c = KMEM_CLASSES; c-- > 0;) {
+        char name[24];
+        if (k[c].size >= 1024) {
+            ksnprintf(name, sizeof(name), "kmalloc-%luk", (unsigned long)(k[c].size >> 10));
+        } else {
+            ksnprintf(name, sizeof(name), "kmalloc-%lu", (unsigned long)k[c].size);
+        }
+        sbuf_printf(
+            b, "%-17s %6lu %6lu %6lu %4u %4d : tunables %4d %4d %4d : slabdata %6lu %6lu %6d\n",
+            name, (unsigned long)k[c].objects, (unsigned long)(k[c].slabs * k[c].per_slab),
+            (unsigned long)k[c].size, k[c].per_slab, 1, 0, 0, 0, (unsigned long)k[c].slabs,
+            (unsigned long)k[c].slabs, 0);
+    }
     return 0;
 }
 
@@ -331,6 +371,7 @@ const struct synth_ops procfs_stat_all_ops = {.show = show_stat_all, .show_fresh
 const struct synth_ops procfs_interrupts_ops = {.show = show_interrupts, .show_fresh = true};
 const struct synth_ops procfs_cpuinfo_ops = {.show = show_cpuinfo, .show_fresh = true};
 const struct synth_ops procfs_meminfo_ops = {.show = show_meminfo, .show_fresh = true};
+const struct synth_ops procfs_slabinfo_ops = {.show = show_slabinfo, .show_fresh = true};
 const struct synth_ops procfs_filesystems_ops = {.show = show_filesystems, .show_fresh = true};
 const struct synth_ops procfs_kcmdline_ops = {.show = show_kcmdline, .show_fresh = true};
 const struct synth_ops procfs_version_ops = {.show = show_version, .show_fresh = true};

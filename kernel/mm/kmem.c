@@ -48,8 +48,12 @@ struct slab {
 
 struct size_class {
     spinlock_t lock;
-    struct list partial; /* slabs with at least one free object */
+    struct list partial;     /* slabs with at least one free object */
+    uint64_t objects, slabs; /* in use, and pages held (/proc/slabinfo) */
 };
+
+static uint64_t page_objects; /* objects over half a page: a page each */
+_Static_assert(NCLASSES + 1 == KMEM_CLASSES, "kmem.h's class count");
 
 static struct size_class classes[NCLASSES] = {
     [0 ... NCLASSES - 1] = {.lock = SPINLOCK_INIT_RANK(LOCK_ALLOC)},
@@ -69,6 +73,13 @@ static size_t class_size(unsigned c)
     return (size_t)1 << (c + MIN_SHIFT);
 }
 
+/* Where class c's first object starts in its page (objects stay size-aligned). */
+static size_t first_offset(unsigned c)
+{
+    size_t obj = class_size(c);
+    return (sizeof(struct slab) + obj - 1) / obj * obj;
+}
+
 /* A fresh slab for class c, every object on its free list. */
 static struct slab *slab_new(unsigned c)
 {
@@ -77,8 +88,7 @@ static struct slab *slab_new(unsigned c)
         return 0;
     }
     struct slab *s = phys_to_virt(pa);
-    size_t obj = class_size(c);
-    size_t first = (sizeof(*s) + obj - 1) / obj * obj; /* objects stay size-aligned */
+    size_t obj = class_size(c), first = first_offset(c);
     /* the page came zeroed: no object yet */
     ASSERT(c < NCLASSES && s->free == 0 && s->in_use == 0);
     if (ZT_CHECKS_ON) {
@@ -99,6 +109,9 @@ void *kmem_alloc(size_t size)
 {
     if (size > PAGE_SIZE / 2) {
         paddr_t pa = size <= PAGE_SIZE ? page_alloc() : 0;
+        if (pa) {
+            __atomic_fetch_add(&page_objects, 1, __ATOMIC_RELAXED);
+        }
         return pa ? phys_to_virt(pa) : 0;
     }
     unsigned c = class_of(size);
@@ -114,6 +127,7 @@ void *kmem_alloc(size_t size)
             return 0;
         }
         list_add_head(&sc->partial, &fresh->link);
+        sc->slabs++;
     }
     struct slab *s = container_of(sc->partial.next, struct slab, link);
     ASSERT(s->free && s->in_use < s->capacity); /* a partial slab has a free object */
@@ -122,6 +136,7 @@ void *kmem_alloc(size_t size)
     if (++s->in_use == s->capacity) {
         list_del(&s->link);
     }
+    sc->objects++;
     spin_unlock_irqrestore(&sc->lock, flags);
     UNPOISON(o, class_size(c));
     memset(o, 0, class_size(c));
@@ -134,6 +149,7 @@ void kmem_free(void *p, size_t size)
         return;
     }
     if (size > PAGE_SIZE / 2) {
+        __atomic_fetch_sub(&page_objects, 1, __ATOMIC_RELAXED);
         page_free(virt_to_phys(p));
         return;
     }
@@ -150,10 +166,12 @@ void kmem_free(void *p, size_t size)
     s->free = o;
     POISON((char *)o + sizeof(*o), class_size(class_of(size)) - sizeof(*o));
     s->in_use--;
+    sc->objects--;
     if (s->in_use == 0) {
         if (!was_full) {
             list_del(&s->link);
         }
+        sc->slabs--;
         spin_unlock_irqrestore(&sc->lock, flags);
         UNPOISON(s, PAGE_SIZE);
         page_free(virt_to_phys(s));
@@ -163,4 +181,19 @@ void kmem_free(void *p, size_t size)
         list_add_head(&sc->partial, &s->link);
     }
     spin_unlock_irqrestore(&sc->lock, flags);
+}
+
+void kmem_info(struct kmem_class_info out[KMEM_CLASSES])
+{
+    for (unsigned c = 0; c < NCLASSES; c++) {
+        struct size_class *sc = &classes[c];
+        unsigned long flags = spin_lock_irqsave(&sc->lock);
+        out[c].objects = sc->objects;
+        out[c].slabs = sc->slabs;
+        spin_unlock_irqrestore(&sc->lock, flags);
+        out[c].size = class_size(c);
+        out[c].per_slab = (unsigned)((PAGE_SIZE - first_offset(c)) / class_size(c));
+    }
+    uint64_t pages = __atomic_load_n(&page_objects, __ATOMIC_RELAXED);
+    out[NCLASSES] = (struct kmem_class_info){PAGE_SIZE, 1, pages, pages};
 }

@@ -109,6 +109,22 @@ def test_fz07_dataplane_round_memory(dataplane_round):
     assert pages0 == pages1, b
 
 
+def test_fz09_balance_report_names_the_difference():
+    """FZ-09: a run whose free pages do not come back says what the difference is made of
+    (-B: the runner leaves a one-page file in /tmp after its baseline): the run fails its
+    memory balance, and the report names the new /tmp file, the tmpfs page (meminfo's Shmem
+    up 4 kB) and the object allocator's classes (/proc/slabinfo) that grew."""
+    b = zt.boot(cpus=2, bootargs="quiet init=/bin/fuzz -- -n 300 -s 1 -w 1 -B", timeout=TIMEOUT)
+    assert b.line_matching(r"^fuzz: FAIL \(free pages or kernel stacks not back"), b
+    assert b.line_matching(r"^fuzz: balance: /tmp/fz-balance-test made$"), b
+    m = re.search(r"^fuzz: balance: tmpfs pages \(Shmem\) (\d+) kB -> (\d+) kB$",
+                  b.line_matching(r"^fuzz: balance: tmpfs") or "")
+    assert m and int(m.group(2)) - int(m.group(1)) == 4, b
+    grew = [l for l in b.lines() if re.match(r"^fuzz: balance: kmalloc-\w+: \d+ objects", l)]
+    assert grew, b  # the file's inode and records
+    assert b.status == 1, b
+
+
 def test_fz08_sandbox_made_again_balances():
     """FZ-08: lives that remove /tmp/fz and make it again (-D: its new inode lands in another
     slab page than the old one, which its other objects keep) end with free pages at their

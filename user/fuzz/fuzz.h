@@ -157,6 +157,19 @@ void fz_scratch_refill(struct fz_env *e);
 /* A mask argument for ppoll, pselect6 or rt_sigsuspend: in one of the life's mask slots, never
  * with SIGALRM (the waker's) blocked, or, one time in `hostile_den`, a hostile pointer. */
 uint64_t fz_temp_mask(struct fz_env *e, unsigned hostile_den);
+/* ---- balance.c: what the memory balance is made of (runner) ---- */
+#define FZ_BALANCE_CLASSES 16
+struct fz_balance {
+    int nclasses;
+    char names[FZ_BALANCE_CLASSES][24]; /* /proc/slabinfo's classes */
+    uint64_t objects[FZ_BALANCE_CLASSES], slabs[FZ_BALANCE_CLASSES];
+    uint64_t shmem_kb;          /* meminfo's Shmem: tmpfs pages */
+    char root[1024], tmp[1024]; /* the names in / and /tmp, each ended by '/' */
+};
+void fz_balance_take(struct fz_balance *b);
+/* Print what differs between a (the baseline) and b. */
+void fz_balance_show(const struct fz_balance *a, const struct fz_balance *b);
+
 /* The signal mask a shaped ppoll, pselect6 or rt_sigsuspend would block for its duration, if
  * it lies in memory the fuzzer wrote (scratch, or the life's own mask slots); 0 otherwise. */
 uint64_t fz_temp_mask_of(const struct fz_env *e, const struct fz_args *c);
