@@ -87,6 +87,8 @@ struct fz_env {
      * first) could write SIGALRM into one: one slot per call of a program */
     uint64_t masks[FZ_PROG_CALLS];
     unsigned nmasks;
+    uint64_t acts[FZ_PROG_CALLS][4]; /* rt_sigaction's new actions, for the same reason */
+    unsigned nacts;
     struct fz_stats st;
     /* programs (worker.c): -c follows coverage (the coverage kernel), -x runs 1 program in
      * collide_den by FZ_COLLIDERS threads at once (0: never) */

@@ -355,21 +355,36 @@ static enum fz_plan shape_rt_sigaction(struct fz_env *e, struct fz_args *c)
 {
     struct fz_rng *r = &e->rng;
     c->a[0] = free_sig(e);
+    const uint64_t noop = (uint64_t)(uintptr_t)fz_noop_handler;
+    const uint64_t trampoline = (uint64_t)(uintptr_t)zt_sigreturn_trampoline;
+    bool kills = false;
     c->a[1] = fz_chance(r, 1, 4) ? 0 : fz_buf(e, 32, 4);
     if (fz_in_scratch(e, c->a[1], 32)) {
-        uint64_t *act = (uint64_t *)(uintptr_t)c->a[1];
+        /* in a slot of the life's own: a later shaping's bytes in scratch must not become a
+         * handler (a collide program shapes all its calls first) */
+        uint64_t *act = e->acts[e->nacts++ % FZ_PROG_CALLS];
         static const uint64_t handlers[] = {0, 1, 0, 1, 2};
-        act[0] = fz_chance(r, 1, 3)   ? (uint64_t)(uintptr_t)fz_noop_handler
+        act[0] = fz_chance(r, 1, 3)   ? noop
                  : fz_chance(r, 1, 2) ? handlers[fz_below(r, 5)]
                                       : fz_ptr(e, FZ_IN);
         act[1] = fz_flags(e, FZ_SA_KNOWN);
-        act[2] =
-            fz_chance(r, 1, 2) ? (uint64_t)(uintptr_t)zt_sigreturn_trampoline : fz_ptr(e, FZ_IN);
+        act[2] = fz_chance(r, 1, 2) ? trampoline : fz_ptr(e, FZ_IN);
         act[3] = fz_next(r);
+        /* A handler, or a way back from one, that faults when the signal comes ends the life
+         * then, unannounced (signals arrive unasked: SIGIO, SIGXFSZ, SIGTTIN...): installed
+         * only as a lethal draw, else made the no-op handler's. */
+        kills = (act[0] > 1 && act[0] != noop) ||
+                (act[0] == noop && (act[1] & ZT_SA_RESTORER) && act[2] != trampoline);
+        if (kills && !lethal_roll(e)) {
+            act[0] = noop;
+            act[2] = trampoline;
+            kills = false;
+        }
+        c->a[1] = (uint64_t)(uintptr_t)act;
     }
     c->a[2] = fz_chance(r, 1, 2) ? 0 : fz_ptr(e, FZ_OUT);
     c->a[3] = fz_chance(r, 7, 8) ? 8 : fz_len(e);
-    return FZ_PLAN_CALL;
+    return kills ? FZ_PLAN_LETHAL : FZ_PLAN_CALL;
 }
 
 static enum fz_plan shape_rt_sigprocmask(struct fz_env *e, struct fz_args *c)
