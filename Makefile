@@ -146,7 +146,7 @@ $(VDSO): arch/aarch64/vdso/vdso.c arch/aarch64/vdso/vdso.lds include/uapi/zt_vds
 		echo "vdso: the image needs relocating:" >&2; $(CROSS)readelf -rW $@.full >&2; exit 1; fi
 	$(Q)$(CROSS)strip -o $@ $@.full
 
-$(B)/arch/aarch64/vdso_blob.o $(B)/checked/arch/aarch64/vdso_blob.o: $(VDSO)
+$(B)/arch/aarch64/vdso_blob.o $(B)/checked/arch/aarch64/vdso_blob.o $(B)/cover/arch/aarch64/vdso_blob.o: $(VDSO)
 
 $(B)/cover/%.o: %.c | deps-build
 	@mkdir -p $(dir $@)
