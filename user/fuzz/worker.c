@@ -675,6 +675,14 @@ int fz_life(struct fz_env *e, long calls)
 
     e->rng.s = e->seed;
     e->pid = (int)zt_getpid();
+    e->runner_pid = (int)zt_syscall0(SYS_getppid); /* lives are the runner's children */
+    static struct zt_task_info tasks[256];
+    long ntasks = zt_tasks(tasks, 256);
+    for (long i = 0; i < ntasks && i < 256; i++) { /* kernel threads (pid 0) and the runner's */
+        if (tasks[i].pid <= e->runner_pid && tasks[i].tid > e->long_ids) {
+            e->long_ids = tasks[i].tid;
+        }
+    }
     deep_stack();
     e->busy[0].tid = e->pid;
     e->console_fds[0] = 7; /* 0, 1, 2 */
@@ -702,7 +710,7 @@ int fz_life(struct fz_env *e, long calls)
     static struct zt_device_info devs[32];
     long ndevs = zt_syscall2(SYS_zt_devices, devs, 32);
     for (long i = 0; i < ndevs && i < 32; i++) {
-        e->device_slots |= devs[i].device_id && devs[i].slot < 32 ? 1u << devs[i].slot : 0;
+        e->device_slots |= devs[i].device_id && devs[i].slot < 64 ? 1ull << devs[i].slot : 0;
     }
     if (e->cover) {
         if (!fz_corpus_alloc(&corpus)) {
