@@ -40,6 +40,7 @@ struct fz_range {
 #define FZ_MAX_MAPS     16
 #define FZ_MAX_CHILDREN 16
 #define FZ_MAX_STACKS   16
+#define FZ_ALTSTACK     (16 * 1024) /* the main thread's signal stack for fuzzed sigaltstack */
 #define FZ_MAX_FILES    8 /* descriptors of files the life opened, kept for mmap and reads */
 #define FZ_SCRATCH      (16 * FZ_PAGE)        /* random bytes: arguments point here */
 #define FZ_PLAY_BASE    0x0000004000000000ull /* MAP_FIXED playground: 1 GiB nothing else uses */
@@ -76,6 +77,7 @@ struct fz_env {
     /* the arena (fz_arena_init): scratch RW, then a hole; a read-only page; a PROT_NONE
      * page; NUL bytes right before a hole (what console writes may read) */
     uint8_t *scratch;
+    uint64_t altstack; /* FZ_ALTSTACK bytes, protected: the one valid sigaltstack (worker.c) */
     uint64_t hole, ro, none, zeros;
     struct fz_range prot[FZ_MAX_PROT];
     int nprot;
