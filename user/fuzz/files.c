@@ -257,7 +257,8 @@ static uint64_t proc_pid_path(struct fz_env *e)
 
 /* A path: under FZ_TMP (created things go there), elsewhere (read-only, devices, /proc and
  * /sys, absent), relative, too long, running into a hole, or a hostile pointer.  *pool is the
- * index of the name in the pool (0: FZ_TMP itself), or -1. */
+ * index of the name in the pool (0: FZ_TMP itself), FZ_POOL_SYNTH for /proc and /sys, or -1. */
+#define FZ_POOL_SYNTH (-2)
 static uint64_t path_from_pool(struct fz_env *e, int *pool)
 {
     static const char *const paths[] = {
@@ -303,8 +304,10 @@ static uint64_t path_from_pool(struct fz_env *e, int *pool)
         return fz_ptr(e, FZ_IN);
     case 3:
     case 4:
+        *pool = FZ_POOL_SYNTH;
         return str_at(e, synth_paths[fz_below(r, sizeof(synth_paths) / sizeof(synth_paths[0]))]);
     case 5:
+        *pool = FZ_POOL_SYNTH;
         return proc_pid_path(e);
     default:
         *pool = (int)fz_below(r, sizeof(paths) / sizeof(paths[0]));
@@ -495,9 +498,14 @@ static enum fz_plan shape_fd_int(struct fz_env *e, struct fz_args *c)
 
 static enum fz_plan shape_openat(struct fz_env *e, struct fz_args *c)
 {
+    int pool;
     c->a[0] = fz_chance(&e->rng, 2, 3) ? (uint64_t)AT_FDCWD : fz_fd(e);
-    c->a[1] = fz_path(e);
+    c->a[1] = path_from_pool(e, &pool);
     c->a[2] = open_flags(e);
+    if (pool == FZ_POOL_SYNTH && fz_chance(&e->rng, 2, 3)) {
+        /* /proc and /sys: read them mostly (their texts are made at open); else the refusals */
+        c->a[2] = fz_chance(&e->rng, 3, 4) ? 0 : O_DIRECTORY;
+    }
     c->a[3] = mode_arg(e);
     return FZ_PLAN_CALL;
 }
