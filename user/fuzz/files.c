@@ -5,9 +5,10 @@
  * for them.
  *
  * Descriptors come from a small pool (the console's 0-2, the low numbers the life's own
- * opens and pipes get, AT_FDCWD, the table's edges); paths from a pool of real and unreal
- * names (programs, /dev, /proc/self/exe, the read-only initrd, names too long or running
- * into a hole) and of names under FZ_TMP, the one directory where a life may create things
+ * opens and pipes get, the files it opened (e->files: what mmap maps), AT_FDCWD, the table's
+ * edges); paths from a pool of real and unreal names (programs, /dev, the read-only initrd,
+ * /proc and /sys, names too long or running into a hole) and of names under FZ_TMP, the one
+ * directory where a life may create things
  * (no name in the pool leads into /tmp itself: a life that made it its working directory
  * would create there).
  * The runner makes FZ_TMP before the run and removes it after, so what lives create is
