@@ -146,7 +146,7 @@ $(VDSO): arch/aarch64/vdso/vdso.c arch/aarch64/vdso/vdso.lds include/uapi/zt_vds
 		echo "vdso: the image needs relocating:" >&2; $(CROSS)readelf -rW $@.full >&2; exit 1; fi
 	$(Q)$(CROSS)strip -o $@ $@.full
 
-$(B)/arch/aarch64/vdso_blob.o $(B)/checked/arch/aarch64/vdso_blob.o: $(VDSO)
+$(B)/arch/aarch64/vdso_blob.o $(B)/checked/arch/aarch64/vdso_blob.o $(B)/cover/arch/aarch64/vdso_blob.o: $(VDSO)
 
 $(B)/cover/%.o: %.c | deps-build
 	@mkdir -p $(dir $@)
@@ -725,7 +725,9 @@ doccheck: deps-test
 # with coverage: make cover) and follows coverage (fuzz -c), and tools/covreport prints what
 # the run reached by file; FUZZ_COLLIDE=N runs 1 program in N in colliding threads (0:
 # never); FUZZ_NET=1 adds a virtio-net device (slirp, binding no host port: zt_claim gets
-# past its slot checks); FUZZ_BOOTARGS adds kernel parameters (trace=1: the trace rings).
+# past its slot checks); FUZZ_PCI=1 adds an SMMUv3 and a virtio-net-pci function behind it
+# (slot 33: zt_claim of a PCI function, the SMMU's stream tables and I/O page tables);
+# FUZZ_BOOTARGS adds kernel parameters (trace=1: the trace rings).
 # The console goes to build/fuzz/fuzz-SEED[-dataplane][-cover].log and
 # tools/fuzzsum prints the totals; the exit status is the fuzzer's (0: PASS).
 FUZZ_CALLS     ?= 1000000
@@ -735,9 +737,12 @@ FUZZ_DATAPLANE ?= 0
 FUZZ_COVER     ?= 0
 FUZZ_COLLIDE   ?= 8
 FUZZ_NET       ?= 0
+FUZZ_PCI       ?= 0
 FUZZ_BOOTARGS  ?=
 FUZZ_QEMU_NET  := $(if $(filter 1,$(FUZZ_NET)),-netdev user$(,)id=n0$(,)restrict=on \
-	-device virtio-net-device$(,)netdev=n0)
+	-device virtio-net-device$(,)netdev=n0)$(if $(filter 1,$(FUZZ_PCI)), -M iommu=smmuv3 \
+	-netdev user$(,)id=p0$(,)restrict=on \
+	-device virtio-net-pci$(,)netdev=p0$(,)disable-legacy=on$(,)romfile=$(,)iommu_platform=on)
 FUZZ_KERNEL    := $(B)/$(if $(filter 1,$(FUZZ_COVER)),cover,checked)/kernel.elf
 FUZZ_LOG       := $(B)/fuzz/fuzz-$(FUZZ_SEED)$(if $(filter 1,$(FUZZ_DATAPLANE)),-dataplane)$(if \
 	$(filter 1,$(FUZZ_COVER)),-cover).log

@@ -38,10 +38,13 @@
 static unsigned pages_used; /* vfs_lock */
 
 /* The slot holding data page i of ino, making the tables on the way when `make`; NULL if
- * absent (or out of memory). */
+ * absent (or out of memory), and for any i past what the two table levels reach. */
 static paddr_t *slot(struct inode *ino, uint64_t i, bool make)
 {
     paddr_t **top = (paddr_t **)&ino->pages;
+    if (i >= (uint64_t)TABLE_SLOTS * TABLE_SLOTS) {
+        return 0;
+    }
     if (!*top && make) {
         *top = kmem_alloc(PAGE_SIZE);
     }
@@ -144,10 +147,13 @@ static void drop_past_locked(struct inode *ino, uint64_t size)
 
 /* The file grows from its size to `to` over pages a shared mapping may have written past the
  * end: zero those bytes in the pages that exist, so the new part reads as zeros (lock held;
- * without a mapping nothing exists past the size but zeros). */
+ * without a mapping nothing exists past the size but zeros).  Pages exist only below
+ * pages_end, so the walk stops there: at most the file's page limit, whatever `to` is (a
+ * write's offset may be anything up to 2^63). */
 static void zero_past_size_locked(struct inode *ino, uint64_t to)
 {
     bool mapped = __atomic_load_n(&ino->maps, __ATOMIC_RELAXED) != 0;
+    to = MIN(to, ino->pages_end * PAGE_SIZE);
     for (uint64_t at = ino->size; mapped && at < to;) {
         uint64_t next = MIN(to, (at / PAGE_SIZE + 1) * PAGE_SIZE);
         paddr_t *s = slot(ino, at / PAGE_SIZE, false);

@@ -46,6 +46,7 @@ static void vfs23_walk_leaves_interrupts_on(void **state);
 static void vfs24_cwd_race(void **state);
 static void vfs25_dotdot_race(void **state);
 static void vfs30_tmpfs_pages(void **state);
+static void vfs31_write_far_past_a_mapped_file(void **state);
 
 /* The tree, and one run of every test first: the kernel object allocator keeps the pages it
  * takes for inodes, files and tmpfs tables, so the leak checks start from there. */
@@ -69,6 +70,7 @@ static int group_setup(void **state)
     vfs24_cwd_race(state);
     vfs25_dotdot_race(state);
     vfs30_tmpfs_pages(state);
+    vfs31_write_far_past_a_mapped_file(state);
     return 0;
 }
 
@@ -585,6 +587,39 @@ static void vfs30_tmpfs_pages(TEST_STATE)
     inode_put(b);
 }
 
+/* VFS-31: a write far past the end of a file that a shared mapping holds is refused with
+ * ENOSPC and changes nothing; before the fix, zeroing the gap between the size and the offset
+ * (zero_past_size_locked) walked every page of it, indexing the page tables past their end:
+ * the fuzzer's pwrite64 at a large offset to a mapped /tmp file was an EL1 data abort, and
+ * an offset of 2^62 a walk of 2^50 pages */
+static void vfs31_write_far_past_a_mapped_file(TEST_STATE)
+{
+    static const uint64_t far[] = {(uint64_t)TMPFS_MAX_PAGES * PAGE_SIZE, 1ull << 40, 1ull << 62,
+                                   ~0ull >> 1};
+    struct inode *a = new_tmp_file("/tmp/m");
+    spin_lock(&vfs_lock);
+    assert_int_equal(tmpfs_truncate_locked(a, PAGE_SIZE + 5), 0);
+    spin_unlock(&vfs_lock);
+    a->maps = 1; /* what filemap.c counts while a shared mapping of the file exists */
+    memset(&victim_proc, 0, sizeof(victim_proc));
+    memset(&victim, 0, sizeof(victim));
+    victim.proc = &victim_proc;
+    struct task *was = cpus[0].current_task;
+    cpus[0].current_task = &victim;
+    struct file f = {.refs = 1, .flags = 1, .inode = a, .ops = &tmpfs_file_ops};
+    for (size_t i = 0; i < sizeof(far) / sizeof(far[0]); i++) {
+        uint64_t pos = far[i];
+        assert_int_equal(tmpfs_file_ops.write(&f, 0x1000, 1, &pos), -ENOSPC);
+        assert_true(pos == far[i]);
+        assert_int_equal(a->size, PAGE_SIZE + 5);
+        assert_int_equal(tmpfs_pages_used(), 2);
+    }
+    cpus[0].current_task = was;
+    a->maps = 0;
+    assert_int_equal(vfs_unlink(vfs_root, "/tmp/m", false), 0);
+    inode_put(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -601,6 +636,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(vfs24_cwd_race, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(vfs25_dotdot_race, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(vfs30_tmpfs_pages, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(vfs31_write_far_past_a_mapped_file, test_setup,
+                                        test_teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }

@@ -5,9 +5,10 @@
  * for them.
  *
  * Descriptors come from a small pool (the console's 0-2, the low numbers the life's own
- * opens and pipes get, AT_FDCWD, the table's edges); paths from a pool of real and unreal
- * names (programs, /dev, /proc/self/exe, the read-only initrd, names too long or running
- * into a hole) and of names under FZ_TMP, the one directory where a life may create things
+ * opens and pipes get, the files it opened (e->files: what mmap maps), AT_FDCWD, the table's
+ * edges); paths from a pool of real and unreal names (programs, /dev, the read-only initrd,
+ * /proc and /sys, names too long or running into a hole) and of names under FZ_TMP, the one
+ * directory where a life may create things
  * (no name in the pool leads into /tmp itself: a life that made it its working directory
  * would create there).
  * The runner makes FZ_TMP before the run and removes it after, so what lives create is
@@ -23,6 +24,7 @@
  */
 #include "fuzz.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define AT_FDCWD     (-100)
@@ -38,11 +40,20 @@
 #define POLLIN       1
 #define POLLOUT      4
 
-/* A descriptor: mostly ones that exist (the console, what the life opened), sometimes not. */
+int64_t fz_file_fd(struct fz_env *e)
+{
+    return e->nfiles ? e->files[fz_below(&e->rng, (uint64_t)e->nfiles)] : -1;
+}
+
+/* A descriptor: mostly ones that exist (the console, what the life opened, a file it opened
+ * above all), sometimes not. */
 uint64_t fz_fd(struct fz_env *e)
 {
     static const int64_t edges[] = {-1, AT_FDCWD, 255, 256, 1000, 0x7fffffff, -2147483648ll};
     struct fz_rng *r = &e->rng;
+    if (e->nfiles && fz_chance(r, 1, 4)) {
+        return (uint64_t)fz_file_fd(e);
+    }
     if (fz_chance(r, 3, 4)) {
         return fz_below(r, 10);
     }
@@ -81,6 +92,27 @@ static void mark(struct fz_env *e, long fd, bool console)
     }
 }
 
+/* The file descriptors: the newest FZ_MAX_FILES an openat gave, less those closed or replaced. */
+static void forget_file(struct fz_env *e, long fd)
+{
+    for (int i = 0; i < e->nfiles; i++) {
+        if (e->files[i] == (int)fd) {
+            memmove(&e->files[i], &e->files[i + 1],
+                    sizeof(e->files[0]) * (size_t)(--e->nfiles - i));
+            return;
+        }
+    }
+}
+
+static void keep_file(struct fz_env *e, long fd)
+{
+    forget_file(e, fd);
+    if (e->nfiles == FZ_MAX_FILES) {
+        forget_file(e, e->files[0]);
+    }
+    e->files[e->nfiles++] = (int)fd;
+}
+
 void fz_file_after(struct fz_env *e, const char *name, const struct fz_args *c, long r)
 {
     if (r < 0) {
@@ -91,10 +123,16 @@ void fz_file_after(struct fz_env *e, const char *name, const struct fz_args *c, 
         mark(e, r, fz_is_console(e, c->a[0]));
     } else if (!strcmp(name, "dup3")) { /* fcntl above: F_DUPFD and F_DUPFD_CLOEXEC */
         mark(e, (long)c->a[1], fz_is_console(e, c->a[0]));
+        forget_file(e, (long)c->a[1]);
     } else if (!strcmp(name, "close")) {
         mark(e, (long)c->a[0], false);
+        forget_file(e, (long)c->a[0]);
     } else if (!strcmp(name, "openat")) {
-        mark(e, r, is_char_device(r));
+        bool dev = is_char_device(r);
+        mark(e, r, dev);
+        if (!dev) {
+            keep_file(e, r);
+        }
     } else if (!strcmp(name, "pipe2") && fz_in_scratch(e, c->a[0], 8)) {
         const int *fds = (const int *)(uintptr_t)c->a[0];
         mark(e, fds[0], false);
@@ -109,9 +147,127 @@ static uint64_t str_at(struct fz_env *e, const char *s)
     return p;
 }
 
-/* A path: under FZ_TMP (created things go there), elsewhere (read-only, devices, absent),
- * relative, too long, running into a hole, or a hostile pointer.  *pool is the index of
- * the name in the pool (0: FZ_TMP itself), or -1. */
+/* /proc and /sys: synthetic files and directories, read-only (an open for writing, a create,
+ * a removal, a rename, a change of mode or times there must be refused), some absent. */
+static const char *const synth_paths[] = {
+    "/proc",
+    "/proc/self",
+    "/proc/self/stat",
+    "/proc/self/status",
+    "/proc/self/statm",
+    "/proc/self/maps",
+    "/proc/self/cmdline",
+    "/proc/self/comm",
+    "/proc/self/syscall",
+    "/proc/self/mounts",
+    "/proc/self/fd",
+    "/proc/self/fd/0",
+    "/proc/self/fd/3",
+    "/proc/self/fd/4",
+    "/proc/self/task",
+    "/proc/self/cwd",
+    "/proc/self/root",
+    "/proc/thread-self",
+    "/proc/cpuinfo",
+    "/proc/meminfo",
+    "/proc/interrupts",
+    "/proc/loadavg",
+    "/proc/uptime",
+    "/proc/mounts",
+    "/proc/filesystems",
+    "/proc/stat",
+    "/proc/version",
+    "/proc/cmdline",
+    "/proc/nope",
+    "/proc/sys",
+    "/proc/sys/kernel",
+    "/proc/sys/kernel/pid_max",
+    "/proc/sys/kernel/osrelease",
+    "/proc/sys/kernel/random/uuid",
+    "/proc/sys/kernel/random/boot_id",
+    "/proc/sys/vm/overcommit_memory",
+    "/proc/sys/fs/nr_open",
+    "/proc/sys/nope",
+    "/sys",
+    "/sys/devices/system/cpu",
+    "/sys/devices/system/cpu/online",
+    "/sys/devices/system/cpu/possible",
+    "/sys/devices/system/cpu/present",
+    "/sys/devices/system/cpu/offline",
+    "/sys/devices/system/cpu/isolated",
+    "/sys/devices/system/cpu/nohz_full",
+    "/sys/devices/system/cpu/kernel_max",
+    "/sys/devices/system/cpu/cpu0/online",
+    "/sys/devices/system/cpu/cpu2/online",
+    "/sys/devices/system/cpu/cpu1/topology",
+    "/sys/devices/system/cpu/cpu1/topology/core_id",
+    "/sys/devices/system/cpu/cpu3/topology/thread_siblings_list",
+    "/sys/devices/system/cpu/cpu3/topology/package_cpus",
+    "/sys/devices/system/cpu/cpu63/online",
+    "/sys/devices/system/node/node0/cpulist",
+    "/sys/devices/system/node/node0/cpumap",
+    "/sys/devices/system/node/online",
+    "/sys/kernel/mm/transparent_hugepage/enabled",
+};
+
+/* What /proc/PID/ and /proc/PID/task/TID/ hold, and a name they do not. */
+static const char *const pid_leaves[] = {
+    "",    "stat", "status", "statm", "maps", "cmdline", "comm",   "syscall", "exe",
+    "cwd", "root", "fd",     "fd/0",  "fd/3", "task",    "mounts", "nope",    "fd/999",
+};
+
+/*
+ * A pid or thread id for /proc: the life, its waker, a child, or an id near the life's own
+ * (another life, a child of one).  Never an id that outlives the lives (init, which is the
+ * runner, or what took ids before the first life): the kernel keeps the directories a lookup
+ * makes under /proc/ID until ID is freed (procfs.c), so a directory of a long-lived id would
+ * hold its pages past the run's memory balance.  Any id goes where the entry lives under one
+ * of those directories (task/TID).
+ */
+static int proc_id(struct fz_env *e, bool any)
+{
+    struct fz_rng *r = &e->rng;
+    switch (fz_below(r, any ? 6 : 5)) {
+    case 0:
+    case 1:
+        return e->pid;
+    case 2:
+        return e->waker_tid;
+    case 3:
+        return e->nchildren ? e->children[fz_below(r, (uint64_t)e->nchildren)] : e->pid;
+    case 4: {
+        int id = e->pid - 8 + (int)fz_below(r, 17);
+        return id > e->long_ids ? id : e->pid;
+    }
+    default:
+        return fz_chance(r, 1, 2) ? 1 : (int)fz_below(r, 400);
+    }
+}
+
+/* /proc/PID/LEAF, /proc/self/task/TID/LEAF or /proc/PID/task/TID/LEAF, of someone. */
+static uint64_t proc_pid_path(struct fz_env *e)
+{
+    struct fz_rng *r = &e->rng;
+    uint64_t p = fz_buf(e, 96, 0);
+    const char *leaf = pid_leaves[fz_below(r, sizeof(pid_leaves) / sizeof(pid_leaves[0]))];
+    int pid = proc_id(e, false);
+    switch (fz_below(r, 4)) {
+    case 0:
+        snprintf((char *)(uintptr_t)p, 96, "/proc/self/task/%d/%s", proc_id(e, true), leaf);
+        break;
+    case 1:
+        snprintf((char *)(uintptr_t)p, 96, "/proc/%d/task/%d/%s", pid, proc_id(e, true), leaf);
+        break;
+    default:
+        snprintf((char *)(uintptr_t)p, 96, "/proc/%d/%s", pid, leaf);
+    }
+    return p;
+}
+
+/* A path: under FZ_TMP (created things go there), elsewhere (read-only, devices, /proc and
+ * /sys, absent), relative, too long, running into a hole, or a hostile pointer.  *pool is the
+ * index of the name in the pool (0: FZ_TMP itself), FZ_POOL_SYNTH for /proc and /sys, or -1. */
+#define FZ_POOL_SYNTH (-2)
 static uint64_t path_from_pool(struct fz_env *e, int *pool)
 {
     static const char *const paths[] = {
@@ -141,7 +297,7 @@ static uint64_t path_from_pool(struct fz_env *e, int *pool)
     };
     struct fz_rng *r = &e->rng;
     *pool = -1;
-    switch (fz_below(r, 12)) {
+    switch (fz_below(r, 16)) {
     case 0: {
         uint64_t p = fz_buf(e, 400, 0);
         memset((void *)(uintptr_t)p, 'n', 399); /* longer than a path may be */
@@ -155,6 +311,13 @@ static uint64_t path_from_pool(struct fz_env *e, int *pool)
     }
     case 2:
         return fz_ptr(e, FZ_IN);
+    case 3:
+    case 4:
+        *pool = FZ_POOL_SYNTH;
+        return str_at(e, synth_paths[fz_below(r, sizeof(synth_paths) / sizeof(synth_paths[0]))]);
+    case 5:
+        *pool = FZ_POOL_SYNTH;
+        return proc_pid_path(e);
     default:
         *pool = (int)fz_below(r, sizeof(paths) / sizeof(paths[0]));
         return str_at(e, paths[*pool]);
@@ -171,8 +334,8 @@ uint64_t fz_path(struct fz_env *e)
  * (a link made in FZ_TMP's own place points at an absolute name: shape_symlinkat). */
 static uint64_t link_target(struct fz_env *e)
 {
-    static const char *const targets[] = {FZ_TMP "/a",    "a", ".", "/bin", "/", "/nope",
-                                          "/dev/console", "l", ""};
+    static const char *const targets[] = {FZ_TMP "/a",    "a", ".",          "/bin", "/", "/nope",
+                                          "/dev/console", "l", "/proc/self", ""};
     if (fz_chance(&e->rng, 1, 8)) {
         return fz_ptr(e, FZ_IN);
     }
@@ -344,9 +507,14 @@ static enum fz_plan shape_fd_int(struct fz_env *e, struct fz_args *c)
 
 static enum fz_plan shape_openat(struct fz_env *e, struct fz_args *c)
 {
+    int pool;
     c->a[0] = fz_chance(&e->rng, 2, 3) ? (uint64_t)AT_FDCWD : fz_fd(e);
-    c->a[1] = fz_path(e);
+    c->a[1] = path_from_pool(e, &pool);
     c->a[2] = open_flags(e);
+    if (pool == FZ_POOL_SYNTH && fz_chance(&e->rng, 2, 3)) {
+        /* /proc and /sys: read them mostly (their texts are made at open); else the refusals */
+        c->a[2] = fz_chance(&e->rng, 3, 4) ? 0 : O_DIRECTORY;
+    }
     c->a[3] = mode_arg(e);
     return FZ_PLAN_CALL;
 }

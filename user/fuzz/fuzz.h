@@ -40,6 +40,8 @@ struct fz_range {
 #define FZ_MAX_MAPS     16
 #define FZ_MAX_CHILDREN 16
 #define FZ_MAX_STACKS   16
+#define FZ_ALTSTACK     (16 * 1024) /* the main thread's signal stack for fuzzed sigaltstack */
+#define FZ_MAX_FILES    8 /* descriptors of files the life opened, kept for mmap and reads */
 #define FZ_SCRATCH      (16 * FZ_PAGE)        /* random bytes: arguments point here */
 #define FZ_PLAY_BASE    0x0000004000000000ull /* MAP_FIXED playground: 1 GiB nothing else uses */
 #define FZ_PLAY_SIZE    (1ull << 30)
@@ -62,16 +64,20 @@ struct fz_env {
     uint64_t seed; /* this life's seed */
     int ncpus;
     uint64_t online, dataplane; /* CPU masks */
-    uint32_t device_slots;      /* zt_devices' transports with a device behind them */
+    uint64_t device_slots;      /* zt_devices' slots (0-63) with a device behind them */
     bool isolation;             /* -i: steer towards dataplane CPUs and task isolation */
     unsigned lethal_den;        /* a life-ending draw is made 1 time in lethal_den */
     bool log_calls;             /* -C: each call on the console before it is made, and its result */
     long made;                  /* calls made so far in this life */
     uint64_t console_fds[4];    /* descriptors (the table's 256) that are the console */
+    int files[FZ_MAX_FILES];    /* descriptors openat gave that are no character device */
+    int nfiles;
     int pid, runner_pid, waker_tid;
+    int long_ids; /* the highest id of the runner's and the kernel's own tasks at the start */
     /* the arena (fz_arena_init): scratch RW, then a hole; a read-only page; a PROT_NONE
      * page; NUL bytes right before a hole (what console writes may read) */
     uint8_t *scratch;
+    uint64_t altstack; /* FZ_ALTSTACK bytes, protected: the one valid sigaltstack (worker.c) */
     uint64_t hole, ro, none, zeros;
     struct fz_range prot[FZ_MAX_PROT];
     int nprot;
@@ -194,7 +200,10 @@ uint64_t fz_fd(struct fz_env *e);
 uint64_t fz_path(struct fz_env *e);
 /* Is descriptor fd the console (0-2, or a dup or open of it)? */
 bool fz_is_console(const struct fz_env *e, uint64_t fd);
-/* After a call returned r: keep the set of console descriptors up to date. */
+/* A descriptor the life opened on a file (no character device), or -1 if it has none. */
+int64_t fz_file_fd(struct fz_env *e);
+/* After a call returned r: keep the set of console descriptors, and of file descriptors, up to
+ * date. */
 void fz_file_after(struct fz_env *e, const char *name, const struct fz_args *c, long r);
 
 /* ---- procs.c: execve, memory protection, signal waits, identity, limits, times ---- */

@@ -109,15 +109,35 @@ static enum fz_plan shape_rt_sigsuspend(struct fz_env *e, struct fz_args *c)
     return FZ_PLAN_CALL;
 }
 
+static bool in_maps(const struct fz_env *e, uint64_t p)
+{
+    for (int i = 0; i < e->nmaps; i++) {
+        if (p >= e->maps[i].lo && p < e->maps[i].hi) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static enum fz_plan shape_sigaltstack(struct fz_env *e, struct fz_args *c)
 {
     struct fz_rng *r = &e->rng;
     c->a[0] = fz_chance(r, 1, 4) ? 0 : fz_buf(e, 24, 6);
     if (fz_in_scratch(e, c->a[0], 24)) { /* {sp, flags, size} */
         uint64_t *ss = (uint64_t *)(uintptr_t)c->a[0];
-        ss[0] = fz_chance(r, 1, 2) ? fz_buf(e, 4096, 0) : fz_ptr(e, FZ_OUT);
+        ss[0] = fz_ptr(e, FZ_OUT);
+        /* a valid stack is the life's own protected one: a signal frame in memory that other
+         * calls write (scratch, the fuzzed mappings, the playground) would be overwritten by a
+         * collider's read before its rt_sigreturn (the life then ends by SIGTRAP, unreported) */
+        if (fz_chance(r, 1, 2) || fz_in_scratch(e, ss[0], 1) ||
+            (ss[0] >= FZ_PLAY_BASE && ss[0] < FZ_PLAY_BASE + FZ_PLAY_SIZE) || in_maps(e, ss[0])) {
+            ss[0] = e->altstack;
+        }
         ss[1] = fz_chance(r, 3, 4) ? fz_below(r, 3) * 2 : fz_int(e); /* 0, SS_DISABLE */
-        ss[2] = fz_chance(r, 1, 2) ? 4096 + fz_below(r, 8192) : fz_len(e);
+        ss[2] = fz_chance(r, 1, 2) ? 4096 + fz_below(r, FZ_ALTSTACK - 4096) : fz_len(e);
+        if (ss[0] == e->altstack && ss[2] > FZ_ALTSTACK) {
+            ss[2] = fz_chance(r, 1, 2) ? FZ_ALTSTACK : fz_below(r, 2048); /* too small: refused */
+        }
     }
     c->a[1] = fz_chance(r, 1, 2) ? 0 : out_buf(e, 24);
     return FZ_PLAN_CALL;

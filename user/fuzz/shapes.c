@@ -129,8 +129,10 @@ static uint64_t timespec_arg(struct fz_env *e, bool abs)
 static enum fz_plan shape_read(struct fz_env *e, struct fz_args *c)
 {
     static const int fds[] = {0, 0, 1, 2, -1, 3, 1000};
-    c->a[0] = (uint64_t)(long)fds[fz_below(&e->rng, 7)];
-    c->a[1] = fz_ptr(e, FZ_OUT);
+    int64_t file = fz_file_fd(e);
+    c->a[0] = file >= 0 && fz_chance(&e->rng, 1, 3) ? (uint64_t)file
+                                                    : (uint64_t)(long)fds[fz_below(&e->rng, 7)];
+    c->a[1] = fz_chance(&e->rng, 1, 2) ? fz_buf(e, 512, 0) : fz_ptr(e, FZ_OUT);
     c->a[2] = fz_len(e);
     if (fz_is_console(e, c->a[0]) && c->a[2] && fz_in_scratch(e, c->a[1], 1) &&
         !fz_chance(&e->rng, 1, 64)) {
@@ -142,7 +144,9 @@ static enum fz_plan shape_read(struct fz_env *e, struct fz_args *c)
 static enum fz_plan shape_write(struct fz_env *e, struct fz_args *c)
 {
     static const int fds[] = {1, 2, 1, 0, -1, 3, 1000};
-    c->a[0] = (uint64_t)(long)fds[fz_below(&e->rng, 7)];
+    int64_t file = fz_file_fd(e);
+    c->a[0] = file >= 0 && fz_chance(&e->rng, 1, 4) ? (uint64_t)file
+                                                    : (uint64_t)(long)fds[fz_below(&e->rng, 7)];
     c->a[1] = fz_ptr(e, FZ_IN);
     c->a[2] = fz_chance(&e->rng, 1, 2) ? fz_below(&e->rng, 70) : fz_len(e);
     if (fz_is_console(e, c->a[0]) && c->a[1] && c->a[1] < 0x0000008000000000ull) {
@@ -447,9 +451,42 @@ static uint64_t map_offset(struct fz_env *e)
     return fz_chance(r, 7, 8) ? offs[fz_below(r, 8)] : fz_int(e);
 }
 
+/*
+ * A mapping of a file the life opened (an initrd program, a /tmp/fz file, a /proc or /sys file,
+ * a directory, a pipe reopened through /proc/self/fd): private or shared, fixed in the
+ * playground at times, at offset 0 or a few pages in, a few pages long, readable, writable or
+ * both, so the file mapping paths run past their checks (the kernel refuses what is not a
+ * regular file of the initrd, /tmp or /dev/shm, or not opened for what prot asks).
+ */
+static enum fz_plan shape_mmap_file(struct fz_env *e, struct fz_args *c, int64_t fd)
+{
+    static const uint64_t flags[] = {
+        MAP_PRIVATE,           MAP_PRIVATE, MAP_SHARED, MAP_SHARED, MAP_PRIVATE | MAP_FIXED,
+        MAP_SHARED | MAP_FIXED};
+    static const uint64_t prots[] = {
+        PROT_READ,  PROT_READ, PROT_READ | PROT_WRITE, PROT_READ | PROT_WRITE,
+        PROT_WRITE, PROT_NONE, PROT_READ | PROT_EXEC};
+    struct fz_rng *r = &e->rng;
+    c->a[0] = 0;
+    c->a[1] = fz_chance(r, 3, 4) ? (1 + fz_below(r, 4)) * FZ_PAGE : 1 + fz_below(r, 3 * FZ_PAGE);
+    c->a[2] = prots[fz_below(r, 7)];
+    c->a[3] = flags[fz_below(r, 6)];
+    c->a[4] = (uint64_t)fd;
+    c->a[5] = fz_chance(r, 2, 3) ? 0 : fz_below(r, 4) * FZ_PAGE;
+    if (c->a[3] & MAP_FIXED) {
+        c->a[0] = FZ_PLAY_BASE + (fz_below(r, FZ_PLAY_SIZE) & ~(FZ_PAGE - 1));
+        return fz_steer_range(e, &c->a[0], c->a[1]);
+    }
+    return FZ_PLAN_CALL;
+}
+
 static enum fz_plan shape_mmap(struct fz_env *e, struct fz_args *c)
 {
     struct fz_rng *r = &e->rng;
+    int64_t fd = fz_file_fd(e);
+    if (fd >= 0 && fz_chance(r, 1, 3)) {
+        return shape_mmap_file(e, c, fd);
+    }
     static const uint64_t flags[] = {MAP_PRIVATE | MAP_ANONYMOUS,
                                      MAP_PRIVATE | MAP_ANONYMOUS,
                                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
@@ -816,9 +853,9 @@ static enum fz_plan shape_zt_claim(struct fz_env *e, struct fz_args *c)
     static const uint64_t flags[] = {ZT_CLAIM_UNCONFINED_DMA, ZT_CLAIM_UNCONFINED_DMA | ZT_CLAIM_V2,
                                      ZT_CLAIM_V2, 0};
     c->a[0] = fz_chance(&e->rng, 3, 4) ? fz_below(&e->rng, 70) : fz_int(e);
-    if (e->device_slots && fz_chance(&e->rng, 1, 2)) { /* a transport with a device: claimable */
-        for (c->a[0] = fz_below(&e->rng, 32); !(e->device_slots >> c->a[0] & 1);) {
-            c->a[0] = (c->a[0] + 1) % 32;
+    if (e->device_slots && fz_chance(&e->rng, 1, 2)) { /* a slot with a device: claimable */
+        for (c->a[0] = fz_below(&e->rng, 64); !(e->device_slots >> c->a[0] & 1);) {
+            c->a[0] = (c->a[0] + 1) % 64;
         }
     }
     c->a[1] = fz_chance(&e->rng, 3, 4) ? sizes[fz_below(&e->rng, 7)] : fz_len(e);

@@ -534,11 +534,13 @@ static void collider_join(struct collider *t)
 
 /* Calls a collider does not make: those that return twice, start or end a thread or the
  * life, or change how the collider's own exit is seen (set_tid_address: its join waits for
- * the kernel to clear the word it was started with). */
+ * the kernel to clear the word it was started with); sigaltstack, whose one valid stack is
+ * the main thread's (two threads taking signals on it at once would overwrite each other's
+ * frames). */
 static bool collidable(const char *name, long nr)
 {
     return !fz_is_forkish(name) && nr != SYS_clone && nr != SYS_exit && nr != SYS_exit_group &&
-           nr != SYS_set_tid_address;
+           nr != SYS_set_tid_address && nr != SYS_sigaltstack;
 }
 
 /* Run p's calls in FZ_COLLIDERS threads at once: each its share (i % threads), or, one time
@@ -675,6 +677,14 @@ int fz_life(struct fz_env *e, long calls)
 
     e->rng.s = e->seed;
     e->pid = (int)zt_getpid();
+    e->runner_pid = (int)zt_syscall0(SYS_getppid); /* lives are the runner's children */
+    static struct zt_task_info tasks[256];
+    long ntasks = zt_tasks(tasks, 256);
+    for (long i = 0; i < ntasks && i < 256; i++) { /* kernel threads (pid 0) and the runner's */
+        if (tasks[i].pid <= e->runner_pid && tasks[i].tid > e->long_ids) {
+            e->long_ids = tasks[i].tid;
+        }
+    }
     deep_stack();
     e->busy[0].tid = e->pid;
     e->console_fds[0] = 7; /* 0, 1, 2 */
@@ -686,15 +696,17 @@ int fz_life(struct fz_env *e, long calls)
     }
     long m = zt_mmap(NULL, FZ_MAX_STACKS * CLONE_STACK, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    long cm = zt_mmap(NULL, (FZ_COLLIDERS + 1) * COLLIDE_STACK, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    /* the colliders' stacks, a spare, then the signal stack a fuzzed sigaltstack may set */
+    long cm = zt_mmap(NULL, (FZ_COLLIDERS + 1) * COLLIDE_STACK + FZ_ALTSTACK,
+                      PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m < 0 || cm < 0) {
         return 3;
     }
     e->prot[e->nprot++] = (struct fz_range){(uint64_t)m, (uint64_t)m + FZ_MAX_STACKS * CLONE_STACK};
-    e->prot[e->nprot++] =
-        (struct fz_range){(uint64_t)cm, (uint64_t)cm + (FZ_COLLIDERS + 1) * COLLIDE_STACK};
+    e->prot[e->nprot++] = (struct fz_range){
+        (uint64_t)cm, (uint64_t)cm + (FZ_COLLIDERS + 1) * COLLIDE_STACK + FZ_ALTSTACK};
     collide_stacks = (uint8_t *)(uintptr_t)cm;
+    e->altstack = (uint64_t)cm + (FZ_COLLIDERS + 1) * COLLIDE_STACK;
     for (int i = 0; i < FZ_MAX_STACKS; i++) {
         e->stacks[i] = (uint8_t *)(uintptr_t)m + i * CLONE_STACK;
         slots[i].done = 1;
@@ -702,7 +714,7 @@ int fz_life(struct fz_env *e, long calls)
     static struct zt_device_info devs[32];
     long ndevs = zt_syscall2(SYS_zt_devices, devs, 32);
     for (long i = 0; i < ndevs && i < 32; i++) {
-        e->device_slots |= devs[i].device_id && devs[i].slot < 32 ? 1u << devs[i].slot : 0;
+        e->device_slots |= devs[i].device_id && devs[i].slot < 64 ? 1ull << devs[i].slot : 0;
     }
     if (e->cover) {
         if (!fz_corpus_alloc(&corpus)) {
