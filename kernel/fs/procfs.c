@@ -223,13 +223,21 @@ static int fd_list(const struct inode *dir, struct sbuf *b)
     return r;
 }
 
-/* Is descriptor fd of the caller open (its table's lock, a leaf)? */
-static bool own_fd_open(int fd)
+/* Is descriptor fd of the process /proc/`id` names open (proc_lock, then its table's)?  A
+ * lookup makes an entry only for a descriptor that is open, so what lookups can keep in the
+ * tree is bounded by the descriptors processes really have, not FD_MAX for every id. */
+static bool fd_open(int id, int fd)
 {
-    struct fdtable *t = current()->proc->files;
-    unsigned long flags = spin_lock_irqsave(&t->lock);
-    bool open = t->fd[fd] != 0;
-    spin_unlock_irqrestore(&t->lock, flags);
+    bool open = false;
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    struct process *p = proc_of_id_locked(id);
+    struct fdtable *t = p ? p->files : 0;
+    if (t) {
+        spin_lock(&t->lock);
+        open = fd < t->end && t->fd[fd] != 0;
+        spin_unlock(&t->lock);
+    }
+    spin_unlock_irqrestore(&proc_lock, flags);
     return open;
 }
 
@@ -237,7 +245,7 @@ static struct inode *fd_lookup(struct inode *dir, const char *name)
 {
     int fd = synth_number(name);
     struct inode *c = fd >= 0 ? vfs_child_locked(dir, name) : 0;
-    bool exists = fd >= 0 && fd < FD_MAX && (!is_own(dir) || own_fd_open(fd));
+    bool exists = fd >= 0 && fd < FD_MAX && fd_open((int)dir->synth_a, fd);
     if (!exists) {
         if (c) {
             synth_prune_locked(c); /* a descriptor closed since */
@@ -316,12 +324,30 @@ static int task_list(const struct inode *dir, struct sbuf *b)
     return p ? 0 : -ESRCH;
 }
 
-/* /proc/ID/`name` or /proc/ID/task/`name` for the taken id `name` (dir: its parent). */
+/* Is `tid` a thread of the process /proc/`id` names (proc_lock, taken under vfs_lock)? */
+static bool thread_of(int id, int tid)
+{
+    bool found = false;
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    struct process *p = proc_of_id_locked(id);
+    if (p) {
+        list_for_each(pos, &p->threads) {
+            found |= container_of(pos, struct task, thread_link)->tid == tid;
+        }
+    }
+    spin_unlock_irqrestore(&proc_lock, flags);
+    return found;
+}
+
+/* /proc/ID/`name` for the taken id `name`, or /proc/`pid`/task/`name` for a thread of
+ * process `pid` (dir: the parent).  Only what exists gets an entry: task/ of one process
+ * does not name the threads of others (as on Linux), so lookups cannot fill the tree with
+ * an entry per live id under every live id. */
 static struct inode *id_lookup(struct inode *dir, const char *name, int pid)
 {
     int id = synth_number(name);
     struct inode *c = vfs_child_locked(dir, name);
-    if (id <= 0 || id >= PID_MAX || !pid_is_taken(id)) {
+    if (id <= 0 || id >= PID_MAX || !pid_is_taken(id) || (pid && !thread_of(pid, id))) {
         if (c) {
             synth_prune_locked(c); /* its process was reaped, or the thread ended */
         }

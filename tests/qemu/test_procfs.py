@@ -237,7 +237,8 @@ def test_proc02_values_are_the_kernels(dump_boot):
     assert cpu3.get("irq", 0) == 0, cpu3
 
 
-PROCTEST_CHECKS = ["nprocs", "self", "listing", "errors", "reread", "stack", "statfs", "syscall"]
+PROCTEST_CHECKS = ["nprocs", "self", "listing", "errors", "reread", "stack", "statfs", "syscall",
+                   "exact"]
 
 
 def check_lines(console, prefix):
@@ -253,7 +254,9 @@ def test_proc03_what_programs_do_with_them():
     /proc/uptime; pthread_getattr_np finds the main thread's stack through /proc/self/maps;
     statfs of /tmp and /proc as df sees them; a thread blocked in read shows the call's number,
     its descriptor, buffer and length, SP and PC in its task/TID/syscall, and the reader's own
-    /proc/self/syscall says "running"."""
+    /proc/self/syscall says "running"; /proc/CHILD/task/SELF, /proc/SELF/task/CHILD and
+    /proc/CHILD/fd/200 (not open) are ENOENT while the child's open descriptor is there (a
+    lookup made them all before: entries for every live id under every process)."""
     b = zt.boot(cpus=4, bootargs="quiet dataplane=3 init=/bin/proctest -- "
                 + " ".join(PROCTEST_CHECKS), timeout=TIMEOUT)
     got = check_lines(b.console, "proctest")

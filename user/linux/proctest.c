@@ -39,6 +39,7 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -388,6 +389,40 @@ static int check_syscall(void)
     return 0;
 }
 
+static int check_exact(void)
+{
+    char path[64];
+    struct stat st;
+    int pfd[2];
+    CHECK(pipe(pfd) == 0, "pipe: %s", strerror(errno));
+    pid_t child = fork();
+    if (child == 0) { /* waits for its parent's word with descriptors 0-2 and the pipe */
+        char c;
+        read(pfd[0], &c, 1);
+        _exit(0);
+    }
+    CHECK(child > 0, "fork: %s", strerror(errno));
+    const char *const absent[] = {"/proc/%d/task/%d", "/proc/%d/task/%d", "/proc/%d/fd/200"};
+    const int ids[][2] = {{child, getpid()}, {getpid(), child}, {child, 0}};
+    int bad = -1, err = 0;
+    for (int i = 0; i < 3 && bad < 0; i++) {
+        snprintf(path, sizeof(path), absent[i], ids[i][0], ids[i][1]);
+        if (lstat(path, &st) == 0 || errno != ENOENT) {
+            bad = i, err = errno;
+        }
+    }
+    char open_path[64];
+    snprintf(open_path, sizeof(open_path), "/proc/%d/fd/%d", child, pfd[0]);
+    int open_ok = lstat(open_path, &st) == 0, open_err = errno;
+    CHECK(write(pfd[1], "x", 1) == 1, "write: %s", strerror(errno));
+    waitpid(child, NULL, 0);
+    close(pfd[0]);
+    close(pfd[1]);
+    CHECK(bad < 0, "%s exists (or not ENOENT: %s)", path, strerror(err));
+    CHECK(open_ok, "%s: %s", open_path, strerror(open_err));
+    return 0;
+}
+
 static int check_errors(void)
 {
     char path[64], buf[64];
@@ -464,7 +499,7 @@ struct check {
 static const struct check checks[] = {
     {"nprocs", check_nprocs}, {"self", check_self},       {"listing", check_listing},
     {"errors", check_errors}, {"reread", check_reread},   {"stack", check_stack},
-    {"statfs", check_statfs}, {"syscall", check_syscall},
+    {"statfs", check_statfs}, {"syscall", check_syscall}, {"exact", check_exact},
 };
 
 int main(int argc, char **argv)
