@@ -353,9 +353,9 @@ static int run(struct run *r)
     static struct fz_machine machine0;
     fz_machine_save(&machine0);
     fz_tmp_remove(); /* FZ_TMP is the run's (machine.c): made after the baseline */
-    struct zt_meminfo m0 = settled(NULL, SETTLE_S), m1;
     static struct fz_balance bal0, bal1;
-    fz_balance_take(&bal0);
+    fz_balance_take(&bal0); /* first: what its reading leaves (/proc entries) is in the baseline */
+    struct zt_meminfo m0 = settled(NULL, SETTLE_S), m1;
     if (r->test_balance) {
         leave_a_page();
     }

@@ -2,10 +2,10 @@
 /*
  * balance.c — what a run's memory balance is made of, printed when free pages did not come
  * back to the baseline: the kernel object allocator's classes (/proc/slabinfo: objects and
- * pages of each size), tmpfs's pages (meminfo's Shmem) and the names in / and /tmp that came
- * or went.  Taken with the baseline and again at the end; only what differs is printed, so a
- * one-page difference names its kind (a slab page of some size, a file's page, a page the
- * allocator counts nowhere).  Runner only.
+ * pages of each size), tmpfs's pages (meminfo's Shmem), the memory of the runner and of init
+ * (their statm) and the names in / and /tmp that came or went.  Taken with the baseline and again
+ * at the end; only what differs is printed, so a one-page difference names its kind (a slab page of
+ * some size, a file's page, a page the allocator counts nowhere).  Runner only.
  */
 #include "fuzz.h"
 
@@ -99,6 +99,17 @@ static void take_names(const char *dir, char *out, size_t size)
     zt_syscall1(SYS_close, fd);
 }
 
+/* The first two numbers of a statm file: the address space's size and its resident pages. */
+static void take_statm(const char *path, uint64_t out[2])
+{
+    out[0] = out[1] = 0;
+    if (slurp(path) > 0) {
+        const char *p = text;
+        out[0] = number(&p);
+        out[1] = number(&p);
+    }
+}
+
 void fz_balance_take(struct fz_balance *b)
 {
     take_slabs(b);
@@ -110,6 +121,8 @@ void fz_balance_take(struct fz_balance *b)
             b->shmem_kb = number(&p);
         }
     }
+    take_statm("/proc/self/statm", b->self_pages);
+    take_statm("/proc/1/statm", b->init_pages);
     take_names("/", b->root, sizeof(b->root));
     take_names("/tmp", b->tmp, sizeof(b->tmp));
 }
@@ -151,6 +164,16 @@ void fz_balance_show(const struct fz_balance *a, const struct fz_balance *b)
     if (a->shmem_kb != b->shmem_kb) {
         printf("fuzz: balance: tmpfs pages (Shmem) %llu kB -> %llu kB\n",
                (unsigned long long)a->shmem_kb, (unsigned long long)b->shmem_kb);
+    }
+    const char *const who[2] = {"the runner", "init"};
+    const uint64_t *const pa[2] = {a->self_pages, a->init_pages};
+    const uint64_t *const pb[2] = {b->self_pages, b->init_pages};
+    for (int i = 0; i < 2; i++) {
+        if (pa[i][0] != pb[i][0] || pa[i][1] != pb[i][1]) {
+            printf("fuzz: balance: %s's memory (statm) %llu pages, %llu resident -> %llu, %llu\n",
+                   who[i], (unsigned long long)pa[i][0], (unsigned long long)pa[i][1],
+                   (unsigned long long)pb[i][0], (unsigned long long)pb[i][1]);
+        }
     }
     show_new("/", "made", a->root, b->root);
     show_new("/", "gone", b->root, a->root);

@@ -172,6 +172,8 @@ struct fz_balance {
     char names[FZ_BALANCE_CLASSES][24]; /* /proc/slabinfo's classes */
     uint64_t objects[FZ_BALANCE_CLASSES], slabs[FZ_BALANCE_CLASSES];
     uint64_t shmem_kb;          /* meminfo's Shmem: tmpfs pages */
+    uint64_t self_pages[2];     /* the runner's /proc/self/statm: size and resident pages */
+    uint64_t init_pages[2];     /* init's (pid 1) */
     char root[1024], tmp[1024]; /* the names in / and /tmp, each ended by '/' */
 };
 void fz_balance_take(struct fz_balance *b);
