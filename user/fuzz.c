@@ -30,6 +30,9 @@
  *   fuzz ... -B
  *       the runner leaves a file of one page in /tmp after its baseline: a run that must
  *       fail its memory balance, and shows what the balance report names (FZ-09)
+ *   fuzz ... -N
+ *       the runner nests directories 250 deep in FZ_TMP after its baseline, as lives can
+ *       leave it: removing them at the end must not upset the balance (FZ-10)
  *
  * The runner never makes a fuzzed call.  It records the partition and makes FZ_TMP
  * (machine.c), spawns lives, respawns a worker whose life ended (done, or killed by its own
@@ -75,6 +78,7 @@ struct run {
     bool test_watchdog; /* -T: lives block for good, to show the watchdog works */
     bool replant;       /* -D: lives remove FZ_TMP and make it again (fz_replant_life) */
     bool test_balance;  /* -B: a page left in /tmp after the baseline (FZ-09) */
+    bool test_nest;     /* -N: FZ_TMP nested deep, as lives can leave it (FZ-10) */
     bool cover;         /* -c: coverage-guided */
     unsigned collide;   /* -x: collide mode 1 program in this many (0: never) */
     struct slot slots[MAX_W];
@@ -335,6 +339,22 @@ static bool busy(const struct run *r)
     return false;
 }
 
+/* -N: FZ_TMP/d/d/... `depth` levels deep, made through directory descriptors as a life
+ * can (no path length limits it). */
+static void nest_deep(int depth)
+{
+    long dir = zt_syscall4(SYS_openat, -100 /* AT_FDCWD */, FZ_TMP, 040000 /* O_DIRECTORY */, 0);
+    for (int i = 0; i < depth && dir >= 0; i++) {
+        zt_syscall3(SYS_mkdirat, dir, "d", 0777);
+        long sub = zt_syscall4(SYS_openat, dir, "d", 040000, 0);
+        zt_syscall1(SYS_close, dir);
+        dir = sub;
+    }
+    if (dir >= 0) {
+        zt_syscall1(SYS_close, dir);
+    }
+}
+
 /* -B: a file of one page in /tmp, made after the baseline and kept (FZ-09). */
 static void leave_a_page(void)
 {
@@ -354,12 +374,16 @@ static int run(struct run *r)
     fz_machine_save(&machine0);
     fz_tmp_remove(); /* FZ_TMP is the run's (machine.c): made after the baseline */
     static struct fz_balance bal0, bal1;
+    fz_stack_prefault();    /* its stack does not grow after the baseline */
     fz_balance_take(&bal0); /* first: what its reading leaves (/proc entries) is in the baseline */
     struct zt_meminfo m0 = settled(NULL, SETTLE_S), m1;
     if (r->test_balance) {
         leave_a_page();
     }
     fz_tmp_make();
+    if (r->test_nest) {
+        nest_deep(250);
+    }
     if (r->cover) {
         fz_corpus_dir_make();
     }
@@ -444,7 +468,7 @@ static int usage(void)
     fprintf(
         stderr,
         "usage: fuzz -n COUNT -s SEED [-w WORKERS] [-l LIFE] [-L LETHAL] [-x COLLIDE] [-i] [-c]\n"
-        "            [-T] [-D] [-B]\n"
+        "            [-T] [-D] [-B] [-N]\n"
         "       fuzz -W WORKER -G LIFE -s SEED -n CALLS [-L LETHAL] [-x COLLIDE] [-i] [-c] [-C]\n"
         "       fuzz -k\n"
         "       fuzz -v\n");
@@ -524,6 +548,10 @@ int main(int argc, char **argv)
         }
         if (!strcmp(o, "-B")) {
             r.test_balance = true;
+            continue;
+        }
+        if (!strcmp(o, "-N")) {
+            r.test_nest = true;
             continue;
         }
         if (!strcmp(o, "-C")) {

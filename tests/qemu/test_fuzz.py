@@ -125,6 +125,19 @@ def test_fz09_balance_report_names_the_difference():
     assert b.status == 1, b
 
 
+def test_fz10_deep_sandbox_tree_balances():
+    """FZ-10: directories nested 250 deep in /tmp/fz (-N: the runner makes them after its
+    baseline, as lives can through directory descriptors) are all removed at the end and free
+    pages come back: the runner's stack, which grows on demand, is touched before the
+    baseline (it grew by 56 pages removing 200 levels: the dataplane long runs' one page)."""
+    b = zt.boot(cpus=2, bootargs="quiet init=/bin/fuzz -- -n 300 -s 1 -w 1 -N", timeout=TIMEOUT)
+    s = fuzzsum().summarize(b.console.replace("\0", ""))
+    pages0, pages1, stacks0, stacks1 = s["memory"]
+    assert (pages0, stacks0) == (pages1, stacks1), b
+    assert not b.line_matching(r"cannot remove|could not be removed|^fuzz: balance"), b
+    assert s["verdict"] == "PASS" and b.status == 0, b
+
+
 def test_fz08_sandbox_made_again_balances():
     """FZ-08: lives that remove /tmp/fz and make it again (-D: its new inode lands in another
     slab page than the old one, which its other objects keep) end with free pages at their

@@ -224,6 +224,12 @@ void fz_machine_save(struct fz_machine *m);
 /* Put every CPU back as m says; how many could not be. */
 int fz_machine_restore(const struct fz_machine *m);
 void fz_tmp_make(void);
+/* The runner's stack grows on demand (16 KiB of it populated at exec): a deeper call after
+ * the baseline, such as removing a tree lives nested deep in FZ_TMP, took pages the balance
+ * then missed (the dataplane long runs' "one page short": FZ-10).  The runner touches this
+ * much of it first, more than its deepest path (MAX_DEPTH levels of removal) needs. */
+#define FZ_RUNNER_STACK (192 * 1024)
+__attribute__((noinline)) void fz_stack_prefault(void);
 /* Remove FZ_TMP and everything lives created in it; false if something stayed. */
 bool fz_tmp_remove(void);
 /* -D: a life that removes FZ_TMP and makes it again (machine.c): FZ_DONE_STATUS if both did. */

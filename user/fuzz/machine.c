@@ -95,11 +95,20 @@ void fz_tmp_make(void)
     zt_syscall3(SYS_mkdirat, AT_FDCWD, FZ_TMP, 0777);
 }
 
+void fz_stack_prefault(void)
+{
+    volatile char pad[FZ_RUNNER_STACK];
+    for (size_t i = 0; i < sizeof(pad); i += FZ_PAGE) {
+        pad[i] = 0;
+    }
+    pad[sizeof(pad) - 1] = 0;
+}
+
 /* One pass over the directory open as `dir`: remove every entry (a directory after its
  * contents).  How many entries it saw; *left counts those that could not be removed. */
 static int empty_pass(int dir, int depth, int *left)
 {
-    char buf[1024];
+    char buf[256]; /* small: MAX_DEPTH of these fit in what fz_stack_prefault touched */
     long got;
     int seen = 0;
     zt_syscall3(SYS_lseek, dir, 0, 0);
