@@ -343,10 +343,10 @@ static bool busy(const struct run *r)
  * can (no path length limits it). */
 static void nest_deep(int depth)
 {
-    long dir = zt_syscall4(SYS_openat, -100 /* AT_FDCWD */, FZ_TMP, 040000 /* O_DIRECTORY */, 0);
+    long dir = zt_syscall4(SYS_openat, AT_FDCWD, FZ_TMP, O_DIRECTORY, 0);
     for (int i = 0; i < depth && dir >= 0; i++) {
         zt_syscall3(SYS_mkdirat, dir, "d", 0777);
-        long sub = zt_syscall4(SYS_openat, dir, "d", 040000, 0);
+        long sub = zt_syscall4(SYS_openat, dir, "d", O_DIRECTORY, 0);
         zt_syscall1(SYS_close, dir);
         dir = sub;
     }
@@ -359,7 +359,7 @@ static void nest_deep(int depth)
 static void leave_a_page(void)
 {
     static char page[4096];
-    long fd = zt_syscall4(SYS_openat, -100 /* AT_FDCWD */, "/tmp/fz-balance-test",
+    long fd = zt_syscall4(SYS_openat, AT_FDCWD, "/tmp/fz-balance-test",
                           0101 /* O_WRONLY | O_CREAT */, 0644);
     if (fd >= 0) {
         memset(page, 'b', sizeof(page));
@@ -525,6 +525,12 @@ int main(int argc, char **argv)
     static struct fz_env e;
     long v, worker = -1, gen = -1;
     bool have_seed = false;
+    static const struct {
+        const char *opt;
+        bool *flag;
+    } switches[] = {{"-i", &r.isolation},    {"-T", &r.test_watchdog}, {"-D", &r.replant},
+                    {"-B", &r.test_balance}, {"-N", &r.test_nest},     {"-C", &e.log_calls},
+                    {"-c", &r.cover}}; /* the options without a value */
 
     if (argc == 2 && !strcmp(argv[1], "-v")) {
         return fz_victim(zt_now_ns());
@@ -534,32 +540,12 @@ int main(int argc, char **argv)
     }
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *a = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(o, "-i")) {
-            r.isolation = true;
-            continue;
+        bool *flag = 0;
+        for (size_t k = 0; k < sizeof(switches) / sizeof(switches[0]); k++) {
+            flag = !strcmp(o, switches[k].opt) ? switches[k].flag : flag;
         }
-        if (!strcmp(o, "-T")) {
-            r.test_watchdog = true;
-            continue;
-        }
-        if (!strcmp(o, "-D")) {
-            r.replant = true;
-            continue;
-        }
-        if (!strcmp(o, "-B")) {
-            r.test_balance = true;
-            continue;
-        }
-        if (!strcmp(o, "-N")) {
-            r.test_nest = true;
-            continue;
-        }
-        if (!strcmp(o, "-C")) {
-            e.log_calls = true;
-            continue;
-        }
-        if (!strcmp(o, "-c")) {
-            r.cover = true;
+        if (flag) {
+            *flag = true;
             continue;
         }
         if (!a) {

@@ -12,25 +12,26 @@
 #include <stdio.h>
 #include <string.h>
 
-#define AT_FDCWD    (-100)
-#define O_DIRECTORY 040000
-
 static char text[8192];
 
-/* The whole of `path` into text (NUL-terminated): its length, or -1. */
-static long slurp(const char *path)
+long fz_read_file(const char *path, char *buf, size_t size)
 {
     long fd = zt_syscall4(SYS_openat, AT_FDCWD, path, 0, 0), got = 0, r;
     if (fd < 0) {
+        buf[0] = 0;
         return -1;
     }
-    while (got < (long)sizeof(text) - 1 &&
-           (r = zt_read((int)fd, text + got, sizeof(text) - 1 - (size_t)got)) > 0) {
+    while (got < (long)size - 1 && (r = zt_read((int)fd, buf + got, size - 1 - (size_t)got)) > 0) {
         got += r;
     }
     zt_syscall1(SYS_close, fd);
-    text[got] = 0;
+    buf[got] = 0;
     return got;
+}
+
+static long slurp(const char *path)
+{
+    return fz_read_file(path, text, sizeof(text));
 }
 
 static uint64_t number(const char **p)

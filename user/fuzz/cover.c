@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define AT_FDCWD     (-100)
 #define O_RDONLY     0
 #define O_WRONLY     1
 #define O_CREAT      0100

@@ -27,14 +27,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#define AT_FDCWD     (-100)
 #define AT_REMOVEDIR 0x200
 #define O_CREAT      0100
 #define O_EXCL       0200
 #define O_TRUNC      01000
 #define O_APPEND     02000
 #define O_NONBLOCK   04000
-#define O_DIRECTORY  040000
 #define O_CLOEXEC    02000000
 #define O_PATH       010000000
 #define POLLIN       1

@@ -165,7 +165,14 @@ void fz_scratch_refill(struct fz_env *e);
 /* A mask argument for ppoll, pselect6 or rt_sigsuspend: in one of the life's mask slots, never
  * with SIGALRM (the waker's) blocked, or, one time in `hostile_den`, a hostile pointer. */
 uint64_t fz_temp_mask(struct fz_env *e, unsigned hostile_den);
+/* Linux's openat constants (aarch64), for the fuzzer's own file work. */
+#define AT_FDCWD    (-100)
+#define O_DIRECTORY 040000
+
 /* ---- balance.c: what the memory balance is made of (runner) ---- */
+/* The first size - 1 bytes of the file at `path` into buf, NUL-terminated: its length, or -1
+ * (the runner's reads of /proc; stuck.c's too). */
+long fz_read_file(const char *path, char *buf, size_t size);
 #define FZ_BALANCE_CLASSES 16
 struct fz_balance {
     int nclasses;

@@ -22,9 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define AT_FDCWD     (-100)
 #define AT_REMOVEDIR 0x200
-#define O_DIRECTORY  040000
 #define O_NOFOLLOW   0100000
 #define DT_DIR       4
 #define MAX_DEPTH    256

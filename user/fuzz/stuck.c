@@ -38,21 +38,12 @@ static void show_cpus(const char *when)
     }
 }
 
-/* The first `n` bytes of /proc/PID/task/TID/NAME into buf, NUL-terminated ("" if unreadable). */
+/* /proc/PID/task/TID/NAME into buf ("" if unreadable). */
 static void read_task_file(long pid, int tid, const char *name, char *buf, size_t n)
 {
     char path[64];
-    long got = 0;
     snprintf(path, sizeof(path), "/proc/%ld/task/%d/%s", pid, tid, name);
-    long fd = zt_syscall4(SYS_openat, -100 /* AT_FDCWD */, path, 0 /* O_RDONLY */, 0);
-    if (fd >= 0) {
-        long r;
-        while (got < (long)n - 1 && (r = zt_read((int)fd, buf + got, n - 1 - (size_t)got)) > 0) {
-            got += r;
-        }
-        zt_syscall1(SYS_close, fd);
-    }
-    buf[got] = 0;
+    fz_read_file(path, buf, n);
 }
 
 /* What a thread of the stuck life waits in (/proc's syscall file: the call's number and
