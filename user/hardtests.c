@@ -18,6 +18,12 @@
 #define SELF "/bin/hardtests"
 
 static const int iso_on = PR_TASK_ISOLATION_ENABLE;
+
+/* A handler that does nothing: a signal that has one is taken (an ignored one reaches no
+ * sleeper and interrupts no CPU, SIG-13), so it ends a nap and IPIs its target's CPU. */
+static void noop_handler(int sig)
+{
+}
 static const int iso_strict = PR_TASK_ISOLATION_ENABLE | PR_TASK_ISOLATION_STRICT;
 
 static int need_dataplane(int from)
@@ -419,6 +425,7 @@ static void test_mmap_irqs(void)
     int taken = 0, sends = 0;
 
     CHECK(n >= 2, "needs 2 CPUs");
+    EXPECT(zt_signal(SIGURG, noop_handler, 0), 0);
     EXPECT(zt_mmap(NULL, (size_t)(free0 + 1024) * UT_PAGE, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
            -ENOMEM);
@@ -430,7 +437,7 @@ static void test_mmap_irqs(void)
     }
     while (__atomic_load_n(&m.busy, __ATOMIC_ACQUIRE) && taken < 4) {
         uint64_t before = cpu_irqs(1);
-        zt_tgkill((int)zt_getpid(), zt_thread_tid(t), SIGURG); /* ignored; kicks CPU 1 */
+        zt_tgkill((int)zt_getpid(), zt_thread_tid(t), SIGURG); /* handled: kicks CPU 1 */
         sends++;
         while (__atomic_load_n(&m.busy, __ATOMIC_ACQUIRE) && cpu_irqs(1) == before) {
         }
@@ -616,13 +623,15 @@ static long short_napper_fn(void *p)
     return 0;
 }
 
-/* A thread naps 50,000 times (or for 60 s) while another sends it (ignored) signals as fast as it
- * can: a sender reaching the sleeper's wait queue just after its timer ended the nap must find a
+/* A thread naps 50,000 times (or for 60 s) while another sends it signals as fast as it can: a
+ * sender reaching the sleeper's wait queue just after its timer ended the nap must find a
  * wait queue there, not a dead stack frame (the checked kernel panicked on the sender's
- * unlock; the release kernel wrote into the sleeper's stack). */
+ * unlock; the release kernel wrote into the sleeper's stack).  The signal has a handler that
+ * does nothing: an ignored one no longer reaches a sleeper (SIG-13). */
 static void test_sleep_signal_race(void)
 {
     static struct napper_race r;
+    EXPECT(zt_signal(SIGURG, noop_handler, 0), 0);
     zt_thread_t *t = zt_thread_create(short_napper_fn, &r, 1);
     long sent = 0;
 
@@ -944,8 +953,8 @@ static bool mid(const struct long_call *c, long p)
  * began or after it ended.  The first look reads the progress before the counts, the second
  * the counts before the progress, so both counts fall inside the work.  A local timer may be
  * due there (a napper); should none be taken in the first half of the work, the caller is
- * sent an ignored signal (SIGURG), whose IPI its CPU takes as soon as its interrupts are
- * unmasked. */
+ * sent a signal (SIGURG, with a handler that does nothing: the caller installs it), whose
+ * IPI its CPU takes as soon as its interrupts are unmasked. */
 static bool irq_taken_mid_call(const struct long_call *c, struct mid_call *m)
 {
     bool have_first = false, kicked = false;
@@ -1027,6 +1036,7 @@ static void test_tmpfs_write_irqs(void)
 
     CHECK(ut_nr_cpus() >= 2, "needs 2 CPUs");
     CHECK(fd >= 0, "open " BIGFILE ": %s", ut_rstr(fd));
+    EXPECT(zt_signal(SIGURG, noop_handler, 0), 0); /* irq_taken_mid_call's kick */
     memset(buf, 'w', BIGFILE_BYTES);
     EXPECT(zt_set_affinity(1), 0);
     zt_thread_t *wt = zt_thread_create(writer_fn, &w, 1);
@@ -1084,6 +1094,7 @@ static void test_mmap_map_irqs(void)
     int round;
 
     CHECK(ut_nr_cpus() >= 2, "needs 2 CPUs");
+    EXPECT(zt_signal(SIGURG, noop_handler, 0), 0); /* irq_taken_mid_call's kick */
     EXPECT(zt_set_affinity(1), 0);
     zt_thread_t *nt = zt_thread_create(ms_napper_fn, &nap, 1);
     CHECK(nt != NULL, "napper on CPU 1: %s", zt_errno_name(errno));
@@ -1405,13 +1416,197 @@ static void test_isol_report_name(void)
     printf("isol_report_name: pid %ld\n", pid);
 }
 
+/* ---------------------------------------------------------------- signals that wait */
+
+long zt_clone_thread(unsigned long flags, void *stack, int *ptid, void *tls, int *ctid,
+                     void (*start)(void *), void *arg);
+
+static volatile long usr1_handled;
+
+static void count_usr1(int sig)
+{
+    usr1_handled++;
+}
+
+static uint64_t pending_set(void)
+{
+    uint64_t set = 0;
+
+    EXPECT(zt_syscall2(SYS_rt_sigpending, &set, 8), 0);
+    return set;
+}
+
+struct sender {
+    int tid; /* whom to signal */
+    int sig;
+    long gap_ns;
+};
+
+static long send_after_fn(void *p)
+{
+    struct sender *s = p;
+
+    zt_sleep_ns((uint64_t)s->gap_ns);
+    return zt_tgkill((int)zt_getpid(), s->tid, s->sig);
+}
+
+/* One nap of 100 ms while another thread sends `sig` to the napper 10 ms in: 0 (slept it all)
+ * or -EINTR. */
+static long nap_while_signalled(int sig)
+{
+    struct sender s = {(int)zt_gettid(), sig, 10 * (long)UT_MS};
+    struct timespec ts = {0, 100 * 1000000};
+    zt_thread_t *t = zt_thread_create(send_after_fn, &s, -1);
+
+    CHECK(t != NULL, "sender: %s", zt_errno_name(errno));
+    long r = zt_nanosleep(&ts, NULL);
+    EXPECT(zt_thread_join(t), 0);
+    return r;
+}
+
+/* SIG-13 (issue 20, the fuzzer's stuck life): a signal the sleeper blocks, or one whose action
+ * is to ignore it, does not end its sleep (Linux wakes a thread only for a signal it will take).
+ * A blocked SIGUSR1 stays pending and is taken when unblocked; a handled one still ends the
+ * nap with -EINTR. Before: every signal sent ended every wait of its target. */
+static void test_blocked_signal_sleeps(void)
+{
+    uint64_t usr1 = ZT_SIGBIT(SIGUSR1), old = 0;
+
+    EXPECT(zt_signal(SIGUSR1, count_usr1, 0), 0);
+    EXPECT(zt_rt_sigprocmask(ZT_SIG_BLOCK, &usr1, &old, 8), 0);
+    long r = nap_while_signalled(SIGUSR1);
+    CHECK(r == 0, "nap with SIGUSR1 blocked: %s, want 0", ut_rstr(r));
+    CHECK(pending_set() & usr1, "the blocked SIGUSR1 is not pending");
+    CHECK(usr1_handled == 0, "SIGUSR1 handled while blocked");
+    EXPECT(zt_rt_sigprocmask(ZT_SIG_SETMASK, &old, NULL, 8), 0);
+    CHECK(usr1_handled == 1, "SIGUSR1 handled %ld times once unblocked, want 1", usr1_handled);
+
+    r = nap_while_signalled(SIGURG); /* default action: ignore */
+    CHECK(r == 0, "nap with SIGURG (ignored) sent: %s, want 0", ut_rstr(r));
+    EXPECT(zt_signal(SIGWINCH, (void (*)(int))1 /* SIG_IGN */, 0), 0);
+    r = nap_while_signalled(SIGWINCH);
+    CHECK(r == 0, "nap with SIGWINCH (SIG_IGN) sent: %s, want 0", ut_rstr(r));
+
+    r = nap_while_signalled(SIGUSR1); /* handled, not blocked: it ends the nap */
+    CHECK(r == -EINTR, "nap with SIGUSR1 handled: %s, want EINTR", ut_rstr(r));
+    CHECK(usr1_handled == 2, "SIGUSR1 handled %ld times, want 2", usr1_handled);
+    printf("blocked_signal_sleeps: blocked and ignored signals left 3 naps whole\n");
+}
+
+struct vfork_child {
+    int parent;
+    int sig;
+    int done; /* set by the child just before it exits: the parent must see it */
+};
+
+static uint8_t vfork_stack[16 * 1024] __attribute__((aligned(16)));
+
+static void vfork_child_fn(void *p)
+{
+    struct vfork_child *c = p;
+    struct timespec ts = {0, 50 * 1000000};
+
+    zt_syscall2(SYS_kill, c->parent, c->sig);
+    zt_syscall2(SYS_nanosleep, (long)&ts, 0); /* the parent must still wait */
+    __atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+    zt_syscall1(SYS_exit_group, 0);
+}
+
+/* One vfork whose child signals its parent, naps, and exits: did the parent wait for it? */
+static void vfork_signalled(int sig, const char *what)
+{
+    static struct vfork_child c;
+    const unsigned long flags = CLONE_VM | 0x4000 /* CLONE_VFORK */ | SIGCHLD;
+    int status = 0;
+
+    c = (struct vfork_child){(int)zt_getpid(), sig, 0};
+    long pid = zt_clone_thread(flags, vfork_stack + sizeof(vfork_stack), NULL, NULL, NULL,
+                               vfork_child_fn, &c);
+    CHECK(pid > 0, "vfork: %s", ut_rstr(pid));
+    int done = __atomic_load_n(&c.done, __ATOMIC_ACQUIRE);
+    EXPECT(zt_wait4((int)pid, &status, 0, NULL), pid);
+    CHECK(done == 1, "vfork returned before its child exited (%s sent to the parent)", what);
+}
+
+/* SIG-14 (issue 20): a vfork parent waits until its child has exec'd or exited, whatever
+ * signal comes meanwhile (Linux: a killable wait); the signal is taken afterwards. Before: any
+ * signal ended the wait, and the parent ran on beside a child using its memory. */
+static void test_vfork_waits(void)
+{
+    uint64_t usr2 = ZT_SIGBIT(SIGUSR2);
+
+    usr1_handled = 0;
+    EXPECT(zt_signal(SIGUSR1, count_usr1, 0), 0);
+    vfork_signalled(SIGUSR1, "a handled SIGUSR1");
+    CHECK(usr1_handled == 1, "SIGUSR1 handled %ld times after the vfork, want 1", usr1_handled);
+    EXPECT(zt_rt_sigprocmask(ZT_SIG_BLOCK, &usr2, NULL, 8), 0);
+    vfork_signalled(SIGUSR2, "a blocked SIGUSR2");
+    CHECK(pending_set() & usr2, "the blocked SIGUSR2 is not pending");
+    printf("vfork_waits: 2 vforks waited for their child\n");
+}
+
+static long sleep_forever_fn(void *p)
+{
+    for (;;) {
+        zt_sleep_ns(1000 * UT_MS);
+    }
+    return 0;
+}
+
+/* execve from a process of two threads, with SIGURG blocked while the test sends it: the
+ * exec must succeed (/bin/true exits 0); an execve that returns exits 100 + its errno. */
+static void helper_exec_signalled(const char *arg)
+{
+    uint64_t urg = ZT_SIGBIT(SIGURG);
+    char *argv[] = {"/bin/true", NULL};
+
+    EXPECT(zt_rt_sigprocmask(ZT_SIG_BLOCK, &urg, NULL, 8), 0);
+    zt_thread_t *t = zt_thread_create(sleep_forever_fn, NULL, -1);
+    CHECK(t != NULL, "thread: %s", zt_errno_name(errno));
+    while (!(pending_set() & urg)) { /* the test's signals are coming */
+    }
+    long r = zt_syscall3(SYS_execve, (long)argv[0], (long)argv, 0);
+    exit(100 + (int)-r);
+}
+
+/* SIG-15 (issue 20, what left the fuzzer's life without its waker thread): an execve that has
+ * told its other threads to exit waits for them with every signal blocked but SIGKILL;
+ * signals that arrive then stay pending. Before: any signal sent to the process ended that
+ * wait, execve returned -EINTR (Linux never does there), and the process went on with its
+ * other threads gone. 40 execs, each under a stream of signals. */
+static void test_exec_signalled(void)
+{
+    int failed = 0, bad = 0;
+    long signals = 0;
+
+    for (int i = 0; i < 40; i++) {
+        long pid = ut_spawn_helper("exec-signalled", NULL, 0);
+        int status = 0;
+        long w;
+        while ((w = zt_wait4((int)pid, &status, 1 /* WNOHANG */, NULL)) == 0) {
+            long k = zt_kill((int)pid, SIGURG); /* -ESRCH once it has exited (a zombie) */
+            CHECK(k == 0 || k == -ESRCH, "kill: %s", ut_rstr(k));
+            signals += k == 0;
+        }
+        EXPECT(w, pid);
+        if (!zt_wifexited(status) || zt_wexitstatus(status) != 0) {
+            failed++;
+            bad = status;
+        }
+    }
+    CHECK(failed == 0, "%d of 40 execs failed (last wait status 0x%x: exit 100 + errno)", failed,
+          bad);
+    printf("exec_signalled: 40 execs under %ld signals, none failed\n", signals);
+}
+
 /* ---------------------------------------------------------------- the suite */
 
 static const struct utest_helper helpers[] = {
-    {"touch-none", helper_touch_none},   {"exit", helper_exit0},
-    {"big-write", helper_big_write},     {"pmu-write", helper_pmu_write},
-    {"bomb-walker", helper_bomb_walker}, {"exit7", helper_exit7},
-    {"fault-info", helper_fault_info},   {"evil-name", helper_evil_name},
+    {"touch-none", helper_touch_none},         {"exit", helper_exit0},
+    {"big-write", helper_big_write},           {"pmu-write", helper_pmu_write},
+    {"bomb-walker", helper_bomb_walker},       {"exit7", helper_exit7},
+    {"fault-info", helper_fault_info},         {"evil-name", helper_evil_name},
+    {"exec-signalled", helper_exec_signalled},
 };
 
 static const struct utest tests[] = {
@@ -1442,6 +1637,9 @@ static const struct utest tests[] = {
     {"sigreturn_keeps_x0", test_sigreturn_keeps_x0, 120},
     {"huge_lengths", test_huge_lengths, 60},
     {"isol_report_name", test_isol_report_name, 60},
+    {"blocked_signal_sleeps", test_blocked_signal_sleeps, 60},
+    {"vfork_waits", test_vfork_waits, 60},
+    {"exec_signalled", test_exec_signalled, 120},
 };
 
 int main(int argc, char **argv)

@@ -71,7 +71,13 @@ void signal_siginfo(int sig, const struct sig_info *info, int32_t out[SIGINFO_BY
 /* The part of a siginfo from user space (rt_sigqueueinfo) that zerotick keeps, read with the
  * same layout rules: si_code, si_pid and si_value, or si_addr for a fault's code. */
 struct sig_info signal_info_from_siginfo(int sig, const int32_t in[SIGINFO_BYTES / 4]);
-/* Make t notice pending work: interrupt its sleep, or IPI its CPU if it runs elsewhere. */
+/* Has t something to act on now: its process ending, another thread's execve ending it, or
+ * a signal it does not block that will run a handler or end the process?  What ends a wait
+ * and what signal_kick acts on (Linux wakes a thread only for a signal it will take: a
+ * blocked one waits until it is unblocked, an ignored one is dropped). */
+bool signal_wakes(const struct task *t);
+/* Make t notice pending work if signal_wakes(t): interrupt its sleep, or IPI its CPU if it
+ * runs elsewhere.  Otherwise nothing: the signal waits in its pending set. */
 void signal_kick(struct task *t);
 /* On the way to user space: act on pending signals.  May not return (process death). */
 void signal_deliver(struct trap_frame *f);

@@ -82,18 +82,42 @@ static void fork_undo(struct process *p, struct task *t)
 /* The parent of a vfork sleeps until its child has exec'd or exited, or a signal comes
  * (then it goes on at once: its child has a memory of its own, so nothing depends on the
  * wait but the order the two run in). */
+/* Block every signal but SIGKILL (and SIGSTOP, fatal here) for a wait only they may end, as
+ * Linux's killable waits: the rest stay pending until the mask comes back.  Returns the mask
+ * to restore. */
+static uint64_t block_all_but_fatal(struct task *me)
+{
+    unsigned long flags = spin_lock_irqsave(&proc_lock); /* signal_kick reads it under it */
+    uint64_t blocked = me->sig_blocked;
+    me->sig_blocked = ~0ull;
+    spin_unlock_irqrestore(&proc_lock, flags);
+    return blocked;
+}
+
+static void restore_blocked(struct task *me, uint64_t blocked)
+{
+    unsigned long flags = spin_lock_irqsave(&proc_lock);
+    me->sig_blocked = blocked;
+    spin_unlock_irqrestore(&proc_lock, flags);
+}
+
+/* The parent of a CLONE_VFORK child waits until the child has exec'd or exited: the child runs
+ * on its memory meanwhile.  Only a fatal signal ends the wait early (the parent dies then). */
 static void vfork_wait(struct process *child)
 {
+    struct task *me = current();
+    uint64_t blocked = block_all_but_fatal(me);
     for (;;) {
         unsigned long flags = spin_lock_irqsave(&child->vfork_wq.lock);
         if (__atomic_load_n(&child->vfork_done, __ATOMIC_ACQUIRE)) {
             spin_unlock_irqrestore(&child->vfork_wq.lock, flags);
-            return;
+            break;
         }
         if (waitq_sleep_locked(&child->vfork_wq, flags, 0) == -EINTR) {
-            return;
+            break; /* SIGKILL or exit_group: the parent ends anyway */
         }
     }
+    restore_blocked(me, blocked);
 }
 
 void vfork_release(struct process *p)
@@ -182,9 +206,8 @@ int proc_end_other_threads(void)
             signal_kick(t); /* it exits on its way back to user space */
         }
     }
-    uint64_t blocked = me->sig_blocked;
-    me->sig_blocked = ~0ull; /* only a fatal signal may end the wait; the rest stay pending */
     spin_unlock_irqrestore(&proc_lock, flags);
+    uint64_t blocked = block_all_but_fatal(me); /* only a fatal signal may end the wait */
     int r = 0;
     for (;;) {
         flags = spin_lock_irqsave(&p->exec_wq.lock);
@@ -197,9 +220,7 @@ int proc_end_other_threads(void)
             break;
         }
     }
-    flags = spin_lock_irqsave(&proc_lock);
-    me->sig_blocked = blocked;
-    spin_unlock_irqrestore(&proc_lock, flags);
+    restore_blocked(me, blocked);
     __atomic_store_n(&p->exec_task, 0, __ATOMIC_RELEASE);
     return r;
 }

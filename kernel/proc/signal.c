@@ -124,8 +124,20 @@ bool signal_interrupts(const struct task *t)
     return __atomic_load_n(&t->proc->exiting, __ATOMIC_RELAXED);
 }
 
+bool signal_wakes(const struct task *t)
+{
+    return t->proc && (__atomic_load_n(&t->exec_kill, __ATOMIC_RELAXED) || signal_interrupts(t));
+}
+
 void signal_kick(struct task *t)
 {
+    /* The pending bit is set; now t's mask.  Pairs with the fence a sleeper makes between
+     * setting its mask (a temporary one: rt_sigsuspend, ppoll) and looking for signals
+     * (waitq_sleep_locked): either it sees the signal, or this sees its new mask. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (!signal_wakes(t)) {
+        return; /* blocked or ignored: it stays pending, no wait ends, no CPU is interrupted */
+    }
     waitq_interrupt(t);
     unsigned cpu = __atomic_load_n(&t->cpu, __ATOMIC_RELAXED);
     if (cpu != this_cpu_id() && sched_current(cpu) == t) {

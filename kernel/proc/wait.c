@@ -71,7 +71,7 @@ int waitq_sleep_locked(struct waitq *wq, unsigned long flags, uint64_t deadline)
     list_add_tail(&wq->tasks, &t->wait_link);
     __atomic_store_n(&t->waiting_on, wq, __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (signal_pending(t)) {
+    if (signal_wakes(t)) { /* what signal_kick would have woken it for */
         list_del(&t->wait_link);
         t->waiting_on = 0;
         spin_unlock_irqrestore(&wq->lock, flags);

@@ -239,3 +239,30 @@ def test_hrd26_isolation_report_escapes_the_name(suite):
         rf"^isolation: pid {pid} \(ev\\x1b\[2J\\x07il\\x0aX\) on cpu \d+: syscall \d+ "
         r"\(getpid\)$"), suite
     assert "\x1b" not in suite.console and "\x07" not in suite.console, suite
+
+
+def test_sig13_blocked_or_ignored_signal_leaves_a_sleep(suite):
+    """SIG-13 (issue 20): a signal the sleeper blocks, or one it ignores (SIGURG by default,
+    SIGWINCH by SIG_IGN), does not end its nanosleep; the blocked one stays pending and is
+    handled once unblocked; a handled one still ends the sleep with -EINTR. Before: every
+    signal sent woke its target's wait with -EINTR."""
+    ok(suite, "blocked_signal_sleeps")
+    assert suite.line_matching(r"^blocked_signal_sleeps: blocked and ignored signals left 3 "
+                               r"naps whole$"), suite
+
+
+def test_sig14_vfork_parent_waits_through_signals(suite):
+    """SIG-14 (issue 20): a vfork parent sent a handled or a blocked signal by its child still
+    waits until the child exits (Linux: a killable wait). Before: the signal released the
+    parent while the child still ran on its memory."""
+    ok(suite, "vfork_waits")
+
+
+def test_sig15_exec_is_not_interrupted_by_signals(suite):
+    """SIG-15 (issue 20, the fuzzer's life left without its waker thread): execve from a
+    process of two threads succeeds while the test streams signals at it; it waits for its
+    other threads with only SIGKILL able to end the wait. Before: a signal ended the wait,
+    execve returned -EINTR after telling the other threads to exit."""
+    ok(suite, "exec_signalled")
+    assert suite.line_matching(r"^exec_signalled: 40 execs under [1-9]\d* signals, none "
+                               r"failed$"), suite

@@ -8,7 +8,8 @@
  * (the frame used to leave offsets 16-127 as whatever the user stack held: "unexpected
  * signal 10 from 0"); SIG-11: a signal sent while it is pending keeps the first sender's
  * info, a thread's pending signal is taken before the process's, and taking one clears it;
- * SIG-12: a siginfo from user space (rt_sigqueueinfo) is read back with the same layout.
+ * SIG-12: a siginfo from user space (rt_sigqueueinfo) is read back with the same layout;
+ * SIG-13: a send wakes a waiting thread only for a signal it will take.
  * Tasks and processes are plain structures here: no CPU runs them, so a send only records.
  */
 #include <setjmp.h>
@@ -27,6 +28,9 @@
 #include "fixture.h"
 
 #define TEST_STATE void **state __attribute__((unused))
+#define SIGURG     23 /* ignored by default */
+#define SIGWINCH   28
+#define SIGBIT(s)  (1ull << ((s)-1))
 
 static struct process sender_p, target_p;
 static struct task sender, target;
@@ -174,6 +178,72 @@ static void sig12_siginfo_from_user(TEST_STATE)
     assert_int_equal(info.value, ((uint64_t)0x5a5a5a5a << 32) | 1234u);
 }
 
+static struct waitq wq;
+
+/* The target waits on wq as waitq_sleep_locked leaves a sleeper (its state stays RUNNABLE
+ * here, so a wakeup only takes it off the queue with its reason: no CPU runs it). */
+static void wait_on_wq(struct task *t)
+{
+    waitq_init(&wq);
+    unsigned long flags = spin_lock_irqsave(&wq.lock);
+    list_add_tail(&wq.tasks, &t->wait_link);
+    t->waiting_on = &wq;
+    t->wake_reason = 0;
+    spin_unlock_irqrestore(&wq.lock, flags);
+}
+
+static void expect_woken(struct task *t, bool woken)
+{
+    if (woken) {
+        assert_null(t->waiting_on);
+        assert_int_equal(t->wake_reason, -EINTR);
+    } else {
+        assert_ptr_equal(t->waiting_on, &wq);
+        assert_false(list_empty(&wq.tasks));
+    }
+}
+
+/* SIG-13: a send wakes a waiting thread only for a signal it will take (Linux's rule): not one
+ * it blocks (to the thread or to its process), not one whose action is to ignore it (SIGURG
+ * by default, SIGWINCH by SIG_IGN); it does for one it takes, for exit_group and for another
+ * thread's execve.  The signals stay pending.  Before: every send ended the wait with -EINTR
+ * (issue 20: an execve waiting for its other threads gave up, and the process went on without
+ * them). */
+static void sig13_only_a_signal_taken_wakes(TEST_STATE)
+{
+    struct sig_info info = {SI_USER, 42, 0};
+    target_p.sigactions[SIGUSR1 - 1].handler = 0x400000; /* a handler */
+    target_p.sigactions[SIGWINCH - 1].handler = SIG_IGN;
+    target.sig_blocked = SIGBIT(SIGUSR1);
+    wait_on_wq(&target);
+    send_task(&target, SIGUSR1, &info);
+    expect_woken(&target, false);
+    send_proc(&target_p, SIGUSR1, &info);
+    expect_woken(&target, false);
+    send_task(&target, SIGURG, &info);
+    send_proc(&target_p, SIGWINCH, &info);
+    expect_woken(&target, false);
+    assert_true(signal_pending(&target)); /* SIGURG and SIGWINCH: pending, dropped later */
+    assert_false(signal_wakes(&target));
+    assert_int_equal(target.sig_pending, SIGBIT(SIGUSR1) | SIGBIT(SIGURG));
+
+    target.sig_blocked = 0; /* unblocked: the pending SIGUSR1 would be taken; a send wakes */
+    assert_true(signal_wakes(&target));
+    send_task(&target, SIGUSR1, &info);
+    expect_woken(&target, true);
+
+    target.sig_pending = target_p.sig_pending = 0;
+    wait_on_wq(&target);
+    target.exec_kill = true; /* another thread's execve */
+    signal_kick(&target);
+    expect_woken(&target, true);
+    target.exec_kill = false;
+    wait_on_wq(&target);
+    target_p.exiting = true; /* exit_group */
+    signal_kick(&target);
+    expect_woken(&target, true);
+}
+
 #define T_(f) cmocka_unit_test_setup_teardown(f, test_setup, test_teardown)
 
 int main(void)
@@ -182,6 +252,7 @@ int main(void)
         T_(sig10_siginfo_layouts),
         T_(sig11_pending_info),
         T_(sig12_siginfo_from_user),
+        T_(sig13_only_a_signal_taken_wakes),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }
