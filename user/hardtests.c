@@ -1599,6 +1599,33 @@ static void test_exec_signalled(void)
     printf("exec_signalled: 40 execs under %ld signals, none failed\n", signals);
 }
 
+static volatile int chld_seen;
+
+static void note_chld(int sig)
+{
+    chld_seen = 1;
+}
+
+/* SIG-16 (issue 20): kill of a zombie (exited, not yet reaped) succeeds and changes nothing, as
+ * on Linux; once reaped the pid is -ESRCH. Before: -ESRCH at once (a harness that kills a
+ * child and then reaps it saw an error). */
+static void test_kill_zombie(void)
+{
+    chld_seen = 0;
+    EXPECT(zt_signal(SIGCHLD, note_chld, 0), 0);
+    long pid = ut_spawn_helper("exit7", NULL, 0);
+    for (int i = 0; i < 5000 && !chld_seen; i++) {
+        zt_sleep_ns(UT_MS); /* SIGCHLD comes once it is a zombie */
+    }
+    CHECK(chld_seen, "no SIGCHLD from the helper in 5 s");
+    EXPECT(zt_kill((int)pid, 0), 0);
+    EXPECT(zt_kill((int)pid, SIGKILL), 0);
+    int status = ut_wait_status(pid);
+    CHECK(zt_wifexited(status) && zt_wexitstatus(status) == 7, "wait status 0x%x, want exit 7",
+          status);
+    EXPECT(zt_kill((int)pid, 0), -ESRCH);
+}
+
 /* ---------------------------------------------------------------- the suite */
 
 static const struct utest_helper helpers[] = {
@@ -1640,6 +1667,7 @@ static const struct utest tests[] = {
     {"blocked_signal_sleeps", test_blocked_signal_sleeps, 60},
     {"vfork_waits", test_vfork_waits, 60},
     {"exec_signalled", test_exec_signalled, 120},
+    {"kill_zombie", test_kill_zombie, 60},
 };
 
 int main(int argc, char **argv)

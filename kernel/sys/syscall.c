@@ -265,8 +265,8 @@ static long sys_wait4(struct trap_frame *f)
     return r;
 }
 
-/* kill(pid > 0): that process; 0: the caller's group; -1: every process but init and the
- * caller; < -1: group -pid. */
+/* kill(pid > 0): that process (a zombie takes nothing, and the call succeeds: Linux); 0: the
+ * caller's group; -1: every process but init and the caller; < -1: group -pid. */
 static long sys_kill(struct trap_frame *f)
 {
     int pid = (int)arch_frame_arg(f, 0), sig = (int)arch_frame_arg(f, 1);
@@ -278,8 +278,10 @@ static long sys_kill(struct trap_frame *f)
     unsigned long flags = spin_lock_irqsave(&proc_lock);
     long r;
     if (pid > 0) {
-        struct process *p = proc_find_locked(pid);
-        r = !p ? -ESRCH : sig ? signal_send_proc_locked(p, sig, &info) : 0;
+        struct process *p = proc_of_id_locked(pid);
+        r = !p || p->pid != pid             ? -ESRCH
+            : sig && p->state == PROC_ALIVE ? signal_send_proc_locked(p, sig, &info)
+                                            : 0;
     } else if (pid == -1) {
         r = -ESRCH;
         list_for_each(pp, &all_procs) {

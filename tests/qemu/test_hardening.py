@@ -266,3 +266,10 @@ def test_sig15_exec_is_not_interrupted_by_signals(suite):
     ok(suite, "exec_signalled")
     assert suite.line_matching(r"^exec_signalled: 40 execs under [1-9]\d* signals, none "
                                r"failed$"), suite
+
+
+def test_sig16_kill_of_a_zombie_succeeds(suite):
+    """SIG-16 (issue 20): kill(pid, 0) and kill(pid, SIGKILL) of a child that has exited but
+    is not reaped return 0 and change nothing (it is reaped with its own exit status 7), as on
+    Linux; once reaped, -ESRCH. Before: -ESRCH while it was a zombie."""
+    ok(suite, "kill_zombie")

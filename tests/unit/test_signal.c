@@ -9,7 +9,7 @@
  * signal 10 from 0"); SIG-11: a signal sent while it is pending keeps the first sender's
  * info, a thread's pending signal is taken before the process's, and taking one clears it;
  * SIG-12: a siginfo from user space (rt_sigqueueinfo) is read back with the same layout;
- * SIG-13: a send wakes a waiting thread only for a signal it will take.
+ * SIG-17: a send wakes a waiting thread only for a signal it will take.
  * Tasks and processes are plain structures here: no CPU runs them, so a send only records.
  */
 #include <setjmp.h>
@@ -203,13 +203,13 @@ static void expect_woken(struct task *t, bool woken)
     }
 }
 
-/* SIG-13: a send wakes a waiting thread only for a signal it will take (Linux's rule): not one
+/* SIG-17: a send wakes a waiting thread only for a signal it will take (Linux's rule): not one
  * it blocks (to the thread or to its process), not one whose action is to ignore it (SIGURG
  * by default, SIGWINCH by SIG_IGN); it does for one it takes, for exit_group and for another
  * thread's execve.  The signals stay pending.  Before: every send ended the wait with -EINTR
  * (issue 20: an execve waiting for its other threads gave up, and the process went on without
  * them). */
-static void sig13_only_a_signal_taken_wakes(TEST_STATE)
+static void sig17_only_a_signal_taken_wakes(TEST_STATE)
 {
     struct sig_info info = {SI_USER, 42, 0};
     target_p.sigactions[SIGUSR1 - 1].handler = 0x400000; /* a handler */
@@ -252,7 +252,7 @@ int main(void)
         T_(sig10_siginfo_layouts),
         T_(sig11_pending_info),
         T_(sig12_siginfo_from_user),
-        T_(sig13_only_a_signal_taken_wakes),
+        T_(sig17_only_a_signal_taken_wakes),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }

@@ -383,6 +383,10 @@ static int check_harness(void)
           "the test's status %x", status);
     int gone = 0;
     for (double end = now_s() + 2; now_s() < end && !gone;) {
+        if (getpid() == 1) { /* booted as init: the orphan is ours to reap */
+            while (waitpid(-1, NULL, WNOHANG) > 0) {
+            }
+        }
         gone = kill(helper, 0) < 0 && errno == ESRCH; /* init reaps it once it is an orphan */
         usleep(10000);
     }
