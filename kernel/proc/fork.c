@@ -79,9 +79,6 @@ static void fork_undo(struct process *p, struct task *t)
     proc_free(p);
 }
 
-/* The parent of a vfork sleeps until its child has exec'd or exited, or a signal comes
- * (then it goes on at once: its child has a memory of its own, so nothing depends on the
- * wait but the order the two run in). */
 /* Block every signal but SIGKILL (and SIGSTOP, fatal here) for a wait only they may end, as
  * Linux's killable waits: the rest stay pending until the mask comes back.  Returns the mask
  * to restore. */
