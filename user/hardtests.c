@@ -18,13 +18,13 @@
 #define SELF "/bin/hardtests"
 
 static const int iso_on = PR_TASK_ISOLATION_ENABLE;
+static const int iso_strict = PR_TASK_ISOLATION_ENABLE | PR_TASK_ISOLATION_STRICT;
 
 /* A handler that does nothing: a signal that has one is taken (an ignored one reaches no
  * sleeper and interrupts no CPU, SIG-13), so it ends a nap and IPIs its target's CPU. */
 static void noop_handler(int sig)
 {
 }
-static const int iso_strict = PR_TASK_ISOLATION_ENABLE | PR_TASK_ISOLATION_STRICT;
 
 static int need_dataplane(int from)
 {
@@ -1417,9 +1417,6 @@ static void test_isol_report_name(void)
 }
 
 /* ---------------------------------------------------------------- signals that wait */
-
-long zt_clone_thread(unsigned long flags, void *stack, int *ptid, void *tls, int *ctid,
-                     void (*start)(void *), void *arg);
 
 static volatile long usr1_handled;
 

@@ -358,20 +358,6 @@ void signal_set_temp_mask(uint64_t mask)
     t->sig_blocked = mask & ~UNBLOCKABLE;
 }
 
-/* Drop pending signals whose action is to be ignored (proc_lock held). */
-static void discard_ignored_locked(struct task *t)
-{
-    ASSERT_HELD(&proc_lock);
-    for (uint64_t d = deliverable(t); d; d &= d - 1) {
-        int sig = __builtin_ctzll(d) + 1;
-        const struct sigaction_k *sa = &t->proc->sigactions[sig - 1];
-        if (sa->handler == SIG_IGN || (sa->handler == SIG_DFL && (DEFAULT_IGNORED & SIGBIT(sig)))) {
-            t->sig_pending &= ~SIGBIT(sig);
-            t->proc->sig_pending &= ~SIGBIT(sig);
-        }
-    }
-}
-
 long sys_rt_sigsuspend(uint64_t umask, uint64_t sigsetsize)
 {
     struct task *t = current();
@@ -385,19 +371,11 @@ long sys_rt_sigsuspend(uint64_t umask, uint64_t sigsetsize)
     signal_set_temp_mask(m);
     struct waitq wq; /* nobody knows it: only a signal ends the sleep */
     waitq_init(&wq);
-    for (;;) {
-        unsigned long flags = spin_lock_irqsave(&proc_lock);
-        discard_ignored_locked(t);
-        spin_unlock_irqrestore(&proc_lock, flags);
-        flags = spin_lock_irqsave(&wq.lock);
-        if (waitq_sleep_locked(&wq, flags, 0) == -EINTR) {
-            flags = spin_lock_irqsave(&proc_lock);
-            discard_ignored_locked(t);
-            bool real = signal_pending(t);
-            spin_unlock_irqrestore(&proc_lock, flags);
-            if (real) {
-                return -EINTR;
-            }
+    for (;;) { /* an ignored signal wakes no one (signal_wakes); one taken meanwhile by
+                  another thread of the process leaves this one asleep again */
+        unsigned long flags = spin_lock_irqsave(&wq.lock);
+        if (waitq_sleep_locked(&wq, flags, 0) == -EINTR && signal_wakes(t)) {
+            return -EINTR;
         }
     }
 }
